@@ -1,0 +1,3 @@
+//! The `gradus` command.
+
+fn main() {}

@@ -1,0 +1,12 @@
+//! The gradus compiler: a differentiable subset of Futhark.
+//!
+//! The pipeline, one module per stage (see DESIGN.md):
+//!
+//! ```text
+//! source -> syntax (AST with spans) -> types (typed AST) -> internalise (core IR)
+//!        -> ad -> opt -> backend (interpreter | C)
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod value;

@@ -1,0 +1,503 @@
+//! Run-time values exchanged with gradus programs: primitive scalars and regular
+//! multidimensional arrays of primitives.
+//!
+//! An array is a flat, typed buffer in row-major order plus a shape — never a boxed value per
+//! element. Buffers are reference counted so that passing an array around is cheap; a backend
+//! that updates in place calls [`Array::buffer_mut`], which copies only when the buffer is
+//! shared (copy-on-write).
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A primitive type of the language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PrimType {
+    /// `bool`
+    Bool,
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+}
+
+impl PrimType {
+    /// Every primitive type, in a fixed order.
+    pub const ALL: [PrimType; 11] = [
+        PrimType::Bool,
+        PrimType::I8,
+        PrimType::I16,
+        PrimType::I32,
+        PrimType::I64,
+        PrimType::U8,
+        PrimType::U16,
+        PrimType::U32,
+        PrimType::U64,
+        PrimType::F32,
+        PrimType::F64,
+    ];
+
+    /// The name used in source code and in the textual value format (`f64`, `bool`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PrimType::Bool => "bool",
+            PrimType::I8 => "i8",
+            PrimType::I16 => "i16",
+            PrimType::I32 => "i32",
+            PrimType::I64 => "i64",
+            PrimType::U8 => "u8",
+            PrimType::U16 => "u16",
+            PrimType::U32 => "u32",
+            PrimType::U64 => "u64",
+            PrimType::F32 => "f32",
+            PrimType::F64 => "f64",
+        }
+    }
+
+    /// The type with the given source name.
+    pub fn from_name(name: &str) -> Option<PrimType> {
+        PrimType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Whether this is a signed integer type.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64)
+    }
+    /// Whether this is an unsigned integer type.
+    pub fn is_unsigned_int(self) -> bool {
+        matches!(self, PrimType::U8 | PrimType::U16 | PrimType::U32 | PrimType::U64)
+    }
+    /// Whether this is an integer type.
+    pub fn is_int(self) -> bool {
+        self.is_signed_int() || self.is_unsigned_int()
+    }
+    /// Whether this is a float type.
+    pub fn is_float(self) -> bool {
+        matches!(self, PrimType::F32 | PrimType::F64)
+    }
+    /// Whether this is a numeric (integer or float) type.
+    pub fn is_numeric(self) -> bool {
+        self != PrimType::Bool
+    }
+    /// Size of one element in bytes (the binary value format's width).
+    pub fn byte_width(self) -> usize {
+        match self {
+            PrimType::Bool | PrimType::I8 | PrimType::U8 => 1,
+            PrimType::I16 | PrimType::U16 => 2,
+            PrimType::I32 | PrimType::U32 | PrimType::F32 => 4,
+            PrimType::I64 | PrimType::U64 | PrimType::F64 => 8,
+        }
+    }
+    /// Number of bits of the type (`bool` counts as 8, as stored).
+    pub fn bits(self) -> u32 {
+        self.byte_width() as u32 * 8
+    }
+}
+
+impl fmt::Display for PrimType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A primitive value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum Scalar {
+    Bool(bool),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Scalar {
+    /// The type of this value.
+    pub fn prim_type(&self) -> PrimType {
+        match self {
+            Scalar::Bool(_) => PrimType::Bool,
+            Scalar::I8(_) => PrimType::I8,
+            Scalar::I16(_) => PrimType::I16,
+            Scalar::I32(_) => PrimType::I32,
+            Scalar::I64(_) => PrimType::I64,
+            Scalar::U8(_) => PrimType::U8,
+            Scalar::U16(_) => PrimType::U16,
+            Scalar::U32(_) => PrimType::U32,
+            Scalar::U64(_) => PrimType::U64,
+            Scalar::F32(_) => PrimType::F32,
+            Scalar::F64(_) => PrimType::F64,
+        }
+    }
+
+    /// The zero of a type (`false` for `bool`).
+    pub fn zero(t: PrimType) -> Scalar {
+        Scalar::from_f64(t, 0.0)
+    }
+
+    /// The one of a type (`true` for `bool`).
+    pub fn one(t: PrimType) -> Scalar {
+        Scalar::from_f64(t, 1.0)
+    }
+
+    /// Converts `x` to type `t` as the language's conversion functions do (8.3): floats to
+    /// integers truncate towards zero and saturate, NaN becomes 0; numbers to `bool` test for
+    /// non-zero.
+    pub fn from_f64(t: PrimType, x: f64) -> Scalar {
+        let int = |x: f64| if x.is_nan() { 0.0 } else { x.trunc() };
+        match t {
+            PrimType::Bool => Scalar::Bool(x != 0.0),
+            PrimType::I8 => Scalar::I8(int(x) as i8),
+            PrimType::I16 => Scalar::I16(int(x) as i16),
+            PrimType::I32 => Scalar::I32(int(x) as i32),
+            PrimType::I64 => Scalar::I64(int(x) as i64),
+            PrimType::U8 => Scalar::U8(int(x) as u8),
+            PrimType::U16 => Scalar::U16(int(x) as u16),
+            PrimType::U32 => Scalar::U32(int(x) as u32),
+            PrimType::U64 => Scalar::U64(int(x) as u64),
+            PrimType::F32 => Scalar::F32(x as f32),
+            PrimType::F64 => Scalar::F64(x),
+        }
+    }
+
+    /// The value as an `f64` (exact for every type except 64-bit integers of large magnitude).
+    pub fn to_f64(&self) -> f64 {
+        match *self {
+            Scalar::Bool(b) => b as u8 as f64,
+            Scalar::I8(v) => v as f64,
+            Scalar::I16(v) => v as f64,
+            Scalar::I32(v) => v as f64,
+            Scalar::I64(v) => v as f64,
+            Scalar::U8(v) => v as f64,
+            Scalar::U16(v) => v as f64,
+            Scalar::U32(v) => v as f64,
+            Scalar::U64(v) => v as f64,
+            Scalar::F32(v) => v as f64,
+            Scalar::F64(v) => v,
+        }
+    }
+
+    /// The value as an `i64` for integer and boolean values (wrapping for `u64`); `None` for
+    /// floats.
+    pub fn as_i64(&self) -> Option<i64> {
+        Some(match *self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::I8(v) => v as i64,
+            Scalar::I16(v) => v as i64,
+            Scalar::I32(v) => v as i64,
+            Scalar::I64(v) => v,
+            Scalar::U8(v) => v as i64,
+            Scalar::U16(v) => v as i64,
+            Scalar::U32(v) => v as i64,
+            Scalar::U64(v) => v as i64,
+            Scalar::F32(_) | Scalar::F64(_) => return None,
+        })
+    }
+}
+
+/// The elements of an array: one flat vector of a single primitive type.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum Buffer {
+    Bool(Vec<bool>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// Applies `$body` to the vector inside a [`Buffer`], whatever its element type.
+#[macro_export]
+macro_rules! with_buffer {
+    ($buf:expr, $v:ident => $body:expr) => {
+        match $buf {
+            $crate::value::Buffer::Bool($v) => $body,
+            $crate::value::Buffer::I8($v) => $body,
+            $crate::value::Buffer::I16($v) => $body,
+            $crate::value::Buffer::I32($v) => $body,
+            $crate::value::Buffer::I64($v) => $body,
+            $crate::value::Buffer::U8($v) => $body,
+            $crate::value::Buffer::U16($v) => $body,
+            $crate::value::Buffer::U32($v) => $body,
+            $crate::value::Buffer::U64($v) => $body,
+            $crate::value::Buffer::F32($v) => $body,
+            $crate::value::Buffer::F64($v) => $body,
+        }
+    };
+}
+
+impl Buffer {
+    /// The element type.
+    pub fn prim_type(&self) -> PrimType {
+        match self {
+            Buffer::Bool(_) => PrimType::Bool,
+            Buffer::I8(_) => PrimType::I8,
+            Buffer::I16(_) => PrimType::I16,
+            Buffer::I32(_) => PrimType::I32,
+            Buffer::I64(_) => PrimType::I64,
+            Buffer::U8(_) => PrimType::U8,
+            Buffer::U16(_) => PrimType::U16,
+            Buffer::U32(_) => PrimType::U32,
+            Buffer::U64(_) => PrimType::U64,
+            Buffer::F32(_) => PrimType::F32,
+            Buffer::F64(_) => PrimType::F64,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        with_buffer!(self, v => v.len())
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// An empty buffer of type `t` with room for `capacity` elements.
+    pub fn with_capacity(t: PrimType, capacity: usize) -> Buffer {
+        match t {
+            PrimType::Bool => Buffer::Bool(Vec::with_capacity(capacity)),
+            PrimType::I8 => Buffer::I8(Vec::with_capacity(capacity)),
+            PrimType::I16 => Buffer::I16(Vec::with_capacity(capacity)),
+            PrimType::I32 => Buffer::I32(Vec::with_capacity(capacity)),
+            PrimType::I64 => Buffer::I64(Vec::with_capacity(capacity)),
+            PrimType::U8 => Buffer::U8(Vec::with_capacity(capacity)),
+            PrimType::U16 => Buffer::U16(Vec::with_capacity(capacity)),
+            PrimType::U32 => Buffer::U32(Vec::with_capacity(capacity)),
+            PrimType::U64 => Buffer::U64(Vec::with_capacity(capacity)),
+            PrimType::F32 => Buffer::F32(Vec::with_capacity(capacity)),
+            PrimType::F64 => Buffer::F64(Vec::with_capacity(capacity)),
+        }
+    }
+
+    /// `n` copies of `x`.
+    pub fn filled(x: Scalar, n: usize) -> Buffer {
+        match x {
+            Scalar::Bool(v) => Buffer::Bool(vec![v; n]),
+            Scalar::I8(v) => Buffer::I8(vec![v; n]),
+            Scalar::I16(v) => Buffer::I16(vec![v; n]),
+            Scalar::I32(v) => Buffer::I32(vec![v; n]),
+            Scalar::I64(v) => Buffer::I64(vec![v; n]),
+            Scalar::U8(v) => Buffer::U8(vec![v; n]),
+            Scalar::U16(v) => Buffer::U16(vec![v; n]),
+            Scalar::U32(v) => Buffer::U32(vec![v; n]),
+            Scalar::U64(v) => Buffer::U64(vec![v; n]),
+            Scalar::F32(v) => Buffer::F32(vec![v; n]),
+            Scalar::F64(v) => Buffer::F64(vec![v; n]),
+        }
+    }
+
+    /// Element `i`. Panics when out of range (callers check bounds first).
+    pub fn get(&self, i: usize) -> Scalar {
+        match self {
+            Buffer::Bool(v) => Scalar::Bool(v[i]),
+            Buffer::I8(v) => Scalar::I8(v[i]),
+            Buffer::I16(v) => Scalar::I16(v[i]),
+            Buffer::I32(v) => Scalar::I32(v[i]),
+            Buffer::I64(v) => Scalar::I64(v[i]),
+            Buffer::U8(v) => Scalar::U8(v[i]),
+            Buffer::U16(v) => Scalar::U16(v[i]),
+            Buffer::U32(v) => Scalar::U32(v[i]),
+            Buffer::U64(v) => Scalar::U64(v[i]),
+            Buffer::F32(v) => Scalar::F32(v[i]),
+            Buffer::F64(v) => Scalar::F64(v[i]),
+        }
+    }
+
+    /// Sets element `i` to `x`, which must have the buffer's type. Returns `false` (and does
+    /// nothing) on a type mismatch.
+    pub fn set(&mut self, i: usize, x: Scalar) -> bool {
+        match (self, x) {
+            (Buffer::Bool(v), Scalar::Bool(x)) => v[i] = x,
+            (Buffer::I8(v), Scalar::I8(x)) => v[i] = x,
+            (Buffer::I16(v), Scalar::I16(x)) => v[i] = x,
+            (Buffer::I32(v), Scalar::I32(x)) => v[i] = x,
+            (Buffer::I64(v), Scalar::I64(x)) => v[i] = x,
+            (Buffer::U8(v), Scalar::U8(x)) => v[i] = x,
+            (Buffer::U16(v), Scalar::U16(x)) => v[i] = x,
+            (Buffer::U32(v), Scalar::U32(x)) => v[i] = x,
+            (Buffer::U64(v), Scalar::U64(x)) => v[i] = x,
+            (Buffer::F32(v), Scalar::F32(x)) => v[i] = x,
+            (Buffer::F64(v), Scalar::F64(x)) => v[i] = x,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends `x`, which must have the buffer's type. Returns `false` on a type mismatch.
+    pub fn push(&mut self, x: Scalar) -> bool {
+        match (self, x) {
+            (Buffer::Bool(v), Scalar::Bool(x)) => v.push(x),
+            (Buffer::I8(v), Scalar::I8(x)) => v.push(x),
+            (Buffer::I16(v), Scalar::I16(x)) => v.push(x),
+            (Buffer::I32(v), Scalar::I32(x)) => v.push(x),
+            (Buffer::I64(v), Scalar::I64(x)) => v.push(x),
+            (Buffer::U8(v), Scalar::U8(x)) => v.push(x),
+            (Buffer::U16(v), Scalar::U16(x)) => v.push(x),
+            (Buffer::U32(v), Scalar::U32(x)) => v.push(x),
+            (Buffer::U64(v), Scalar::U64(x)) => v.push(x),
+            (Buffer::F32(v), Scalar::F32(x)) => v.push(x),
+            (Buffer::F64(v), Scalar::F64(x)) => v.push(x),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends the elements `range` of `other`, which must have the same type. Returns `false`
+    /// on a type mismatch.
+    pub fn extend_from(&mut self, other: &Buffer, range: std::ops::Range<usize>) -> bool {
+        match (self, other) {
+            (Buffer::Bool(a), Buffer::Bool(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::I8(a), Buffer::I8(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::I16(a), Buffer::I16(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::I32(a), Buffer::I32(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::I64(a), Buffer::I64(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::U8(a), Buffer::U8(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::U16(a), Buffer::U16(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::U32(a), Buffer::U32(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::U64(a), Buffer::U64(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::F32(a), Buffer::F32(b)) => a.extend_from_slice(&b[range]),
+            (Buffer::F64(a), Buffer::F64(b)) => a.extend_from_slice(&b[range]),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// A regular multidimensional array: a shape and a flat row-major buffer of
+/// `shape.iter().product()` elements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    shape: Vec<usize>,
+    data: Arc<Buffer>,
+}
+
+impl Array {
+    /// An array of the given shape. Returns `None` if the element count does not match.
+    pub fn new(shape: Vec<usize>, data: Buffer) -> Option<Array> {
+        let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+        (n == data.len()).then(|| Array {
+            shape,
+            data: Arc::new(data),
+        })
+    }
+
+    /// A one-dimensional array.
+    pub fn from_buffer(data: Buffer) -> Array {
+        Array {
+            shape: vec![data.len()],
+            data: Arc::new(data),
+        }
+    }
+
+    /// The shape, outermost dimension first.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The rank (number of dimensions, at least 1).
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+    /// The element type.
+    pub fn elem_type(&self) -> PrimType {
+        self.data.prim_type()
+    }
+    /// The flat elements.
+    pub fn buffer(&self) -> &Buffer {
+        &self.data
+    }
+    /// The flat elements, for updating in place; copies them first if they are shared.
+    pub fn buffer_mut(&mut self) -> &mut Buffer {
+        Arc::make_mut(&mut self.data)
+    }
+    /// Total number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+    /// Takes the buffer out, copying only if it is shared.
+    pub fn into_buffer(self) -> Buffer {
+        Arc::try_unwrap(self.data).unwrap_or_else(|shared| (*shared).clone())
+    }
+}
+
+/// A value: a primitive or an array of primitives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A primitive value (rank 0).
+    Scalar(Scalar),
+    /// An array (rank at least 1).
+    Array(Array),
+}
+
+impl Value {
+    /// The element type.
+    pub fn elem_type(&self) -> PrimType {
+        match self {
+            Value::Scalar(s) => s.prim_type(),
+            Value::Array(a) => a.elem_type(),
+        }
+    }
+    /// The shape (empty for scalars).
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Value::Scalar(_) => &[],
+            Value::Array(a) => a.shape(),
+        }
+    }
+    /// The rank (0 for scalars).
+    pub fn rank(&self) -> usize {
+        self.shape().len()
+    }
+    /// The type of the value in source syntax, e.g. `[2][3]f64`.
+    pub fn type_name(&self) -> String {
+        let mut s = String::new();
+        for d in self.shape() {
+            s.push_str(&format!("[{d}]"));
+        }
+        s.push_str(self.elem_type().name());
+        s
+    }
+}
+
+impl From<Scalar> for Value {
+    fn from(s: Scalar) -> Self {
+        Value::Scalar(s)
+    }
+}
+
+impl From<Array> for Value {
+    fn from(a: Array) -> Self {
+        Value::Array(a)
+    }
+}
