@@ -1,1 +1,1 @@
-//! Placeholder; see the crate's specification in ../shared.
+//! Benchmark programs shared by the Criterion harnesses in `benches/`.

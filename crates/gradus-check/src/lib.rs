@@ -32,9 +32,15 @@ pub struct Tolerance {
 
 impl Tolerance {
     /// The default for comparing a derivative with central finite differences in `f64`.
-    pub const FINITE_DIFFERENCE: Tolerance = Tolerance { abs: 1e-6, rel: 1e-5 };
+    pub const FINITE_DIFFERENCE: Tolerance = Tolerance {
+        abs: 1e-6,
+        rel: 1e-5,
+    };
     /// The default for comparing two exact derivatives that differ only by rounding.
-    pub const ROUNDING: Tolerance = Tolerance { abs: 1e-10, rel: 1e-9 };
+    pub const ROUNDING: Tolerance = Tolerance {
+        abs: 1e-10,
+        rel: 1e-9,
+    };
 
     /// A tolerance with the given absolute and relative parts.
     pub fn new(abs: f64, rel: f64) -> Self {
@@ -56,7 +62,11 @@ impl Tolerance {
     /// two agree. Useful for reporting the worst element of a comparison.
     pub fn error_ratio(&self, a: f64, b: f64) -> f64 {
         if a.is_nan() || b.is_nan() {
-            return if a.is_nan() && b.is_nan() { 0.0 } else { f64::INFINITY };
+            return if a.is_nan() && b.is_nan() {
+                0.0
+            } else {
+                f64::INFINITY
+            };
         }
         if a == b {
             return 0.0;
@@ -97,14 +107,24 @@ where
         .filter(|(_, d)| **d != 0.0)
         .map(|(x, _)| x.abs())
         .fold(1.0f64, f64::max);
-    let dx_norm = dx.iter().fold(0.0f64, |m, d| m.max(d.abs())).max(f64::MIN_POSITIVE);
+    let dx_norm = dx
+        .iter()
+        .fold(0.0f64, |m, d| m.max(d.abs()))
+        .max(f64::MIN_POSITIVE);
     let h = RELATIVE_STEP * scale / dx_norm;
     let plus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x + h * d).collect();
     let minus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x - h * d).collect();
     let fp = f(&plus);
     let fm = f(&minus);
-    assert_eq!(fp.len(), fm.len(), "fd_jvp: output length changed between evaluations");
-    fp.iter().zip(&fm).map(|(a, b)| (a - b) / (2.0 * h)).collect()
+    assert_eq!(
+        fp.len(),
+        fm.len(),
+        "fd_jvp: output length changed between evaluations"
+    );
+    fp.iter()
+        .zip(&fm)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
 }
 
 /// Central finite-difference gradient of a scalar function, one coordinate at a time.
@@ -149,7 +169,9 @@ where
         );
     }
     let m = columns.first().map_or(0, Vec::len);
-    (0..m).map(|r| columns.iter().map(|c| c[r]).collect()).collect()
+    (0..m)
+        .map(|r| columns.iter().map(|c| c[r]).collect())
+        .collect()
 }
 
 /// The inner product `<u, v>` of two flat vectors, summed in order.
@@ -186,7 +208,11 @@ impl fmt::Display for Mismatch {
 /// # Panics
 /// If the lengths differ: that is a bug in the caller's test, not a numerical mismatch.
 pub fn worst(actual: &[f64], expected: &[f64], tol: Tolerance) -> Option<Mismatch> {
-    assert_eq!(actual.len(), expected.len(), "worst: vectors differ in length");
+    assert_eq!(
+        actual.len(),
+        expected.len(),
+        "worst: vectors differ in length"
+    );
     actual
         .iter()
         .zip(expected)
@@ -226,7 +252,12 @@ pub fn check_transposition(
         .zip(xdot)
         .map(|(a, b)| (a * b).abs())
         .sum::<f64>()
-        .max(ybar.iter().zip(jvp_of_xdot).map(|(a, b)| (a * b).abs()).sum());
+        .max(
+            ybar.iter()
+                .zip(jvp_of_xdot)
+                .map(|(a, b)| (a * b).abs())
+                .sum(),
+        );
     if (lhs - rhs).abs() <= tol.abs + tol.rel * magnitude {
         Ok((lhs, rhs))
     } else {
@@ -275,10 +306,12 @@ impl SplitMix64 {
         margin: f64,
     ) -> Vec<f64> {
         (0..n)
-            .map(|_| loop {
-                let v = self.uniform(lo, hi);
-                if kinks.iter().all(|k| (v - k).abs() >= margin) {
-                    break v;
+            .map(|_| {
+                loop {
+                    let v = self.uniform(lo, hi);
+                    if kinks.iter().all(|k| (v - k).abs() >= margin) {
+                        break v;
+                    }
                 }
             })
             .collect()
@@ -319,7 +352,12 @@ mod tests {
     fn gradient_of_large_inputs_uses_scaled_steps() {
         let x = [1.0e6, -2.0e-3];
         let g = fd_gradient(|x| x[0] * x[0] + x[1].cos(), &x);
-        compare(&g, &[2.0e6, (2.0e-3f64).sin()], Tolerance::FINITE_DIFFERENCE).unwrap();
+        compare(
+            &g,
+            &[2.0e6, (2.0e-3f64).sin()],
+            Tolerance::FINITE_DIFFERENCE,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -329,7 +367,9 @@ mod tests {
         let xdot = [0.5, 0.25];
         let ybar = [1.0, -2.0];
         let jv: Vec<f64> = j.iter().map(|r| dot(r, &xdot)).collect();
-        let vj: Vec<f64> = (0..2).map(|c| j[0][c] * ybar[0] + j[1][c] * ybar[1]).collect();
+        let vj: Vec<f64> = (0..2)
+            .map(|c| j[0][c] * ybar[0] + j[1][c] * ybar[1])
+            .collect();
         assert!(check_transposition(&vj, &xdot, &ybar, &jv, Tolerance::ROUNDING).is_ok());
         let wrong = [vj[0] + 1e-3, vj[1]];
         assert!(check_transposition(&wrong, &xdot, &ybar, &jv, Tolerance::ROUNDING).is_err());

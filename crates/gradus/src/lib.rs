@@ -9,4 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod diag;
+pub mod pipeline;
+pub mod program;
 pub mod value;

@@ -76,11 +76,17 @@ impl PrimType {
 
     /// Whether this is a signed integer type.
     pub fn is_signed_int(self) -> bool {
-        matches!(self, PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64)
+        matches!(
+            self,
+            PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64
+        )
     }
     /// Whether this is an unsigned integer type.
     pub fn is_unsigned_int(self) -> bool {
-        matches!(self, PrimType::U8 | PrimType::U16 | PrimType::U32 | PrimType::U64)
+        matches!(
+            self,
+            PrimType::U8 | PrimType::U16 | PrimType::U32 | PrimType::U64
+        )
     }
     /// Whether this is an integer type.
     pub fn is_int(self) -> bool {
