@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod core;
 pub mod diag;
 pub mod pipeline;
 pub mod program;

@@ -1,0 +1,5 @@
+//! Core IR: the typed, first-order, A-normal-form language every pass after internalisation
+//! works on. See [`ir`] for the node types and their meaning.
+
+pub mod ir;
+pub mod prim;
