@@ -13,4 +13,5 @@ pub mod core;
 pub mod diag;
 pub mod pipeline;
 pub mod program;
+pub mod types;
 pub mod value;
