@@ -12,6 +12,7 @@
 pub mod core;
 pub mod diag;
 pub mod pipeline;
+pub mod prelude;
 pub mod program;
 pub mod types;
 pub mod value;
