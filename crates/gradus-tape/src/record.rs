@@ -1,0 +1,321 @@
+//! Recording: the thread-local active job (TAPE.md §3.6), the job table (§3.3), and the entry
+//! points `grad`, `record` and the reusable [`Tape`].
+
+use crate::id::{JobId, NodeId};
+use crate::reverse::{Adjoints, Recording, ReverseOptions};
+use crate::segment::{Before, JobRecord, Segment};
+use crate::var::Var;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// State shared by all jobs of one recording.
+pub(crate) struct Shared {
+    next_job: AtomicU32,
+    table: Mutex<Vec<Option<JobRecord>>>,
+    pool: Mutex<Vec<Segment>>,
+}
+
+impl Shared {
+    /// Takes `n` consecutive fresh job IDs with one `fetch_add`.
+    pub(crate) fn fresh_jobs(&self, n: u32) -> u32 {
+        let first = self.next_job.fetch_add(n, Ordering::Relaxed);
+        if first.checked_add(n).is_none_or(|end| end == u32::MAX) {
+            panic!("gradus-tape: a recording exceeded the limit of 2^32 - 1 jobs");
+        }
+        first
+    }
+
+    fn segment(&self) -> Segment {
+        lock(&self.pool).pop().unwrap_or_default()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while the lock was held leaves only complete records behind; the recording is
+    // discarded anyway, so poisoning carries no information here.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The recorder of the job currently running on a thread.
+pub(crate) struct JobRecorder {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) job: JobId,
+    before: Before,
+    pub(crate) segment: Segment,
+}
+
+impl JobRecorder {
+    pub(crate) fn new(shared: Arc<Shared>, job: JobId, before: Before) -> JobRecorder {
+        let segment = shared.segment();
+        JobRecorder {
+            shared,
+            job,
+            before,
+            segment,
+        }
+    }
+
+    /// Ends the job: writes its record into the job table and returns its ID.
+    pub(crate) fn finish(self) -> JobId {
+        let JobRecorder {
+            shared,
+            job,
+            before,
+            segment,
+        } = self;
+        let mut table = lock(&shared.table);
+        let i = job.0 as usize;
+        if table.len() <= i {
+            table.resize_with(i + 1, || None);
+        }
+        table[i] = Some(JobRecord { segment, before });
+        job
+    }
+}
+
+thread_local! {
+    static ACTIVE: RefCell<Option<JobRecorder>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the segment of the active job.
+///
+/// # Panics
+/// If no job is active on this thread (see [`Var`]).
+#[inline]
+pub(crate) fn with_active<R>(f: impl FnOnce(&mut Segment, JobId) -> R) -> R {
+    ACTIVE.with(|slot| match slot.borrow_mut().as_mut() {
+        Some(rec) => f(&mut rec.segment, rec.job),
+        None => outside_recording(),
+    })
+}
+
+#[cold]
+#[inline(never)]
+fn outside_recording() -> ! {
+    panic!(
+        "gradus-tape: operation on a Var outside its recording's jobs; use gradus_tape::join / \
+         par_map for parallelism inside a recording"
+    )
+}
+
+/// Takes the active recorder out of this thread's slot.
+pub(crate) fn take_active() -> Option<JobRecorder> {
+    ACTIVE.with(|slot| slot.borrow_mut().take())
+}
+
+/// Restores the slot's previous content when dropped, also during unwinding: installs of
+/// recorders nest like a stack.
+pub(crate) struct ActiveGuard {
+    previous: Option<Option<JobRecorder>>,
+}
+
+impl ActiveGuard {
+    /// Installs `rec` as the active recorder until the guard is dropped.
+    pub(crate) fn install(rec: JobRecorder) -> ActiveGuard {
+        let previous = ACTIVE.with(|slot| slot.replace(Some(rec)));
+        ActiveGuard {
+            previous: Some(previous),
+        }
+    }
+
+    /// Ends the guarded stretch normally: returns the recorder active now (the one installed,
+    /// or the one a `join` replaced it by) and restores the previous one.
+    pub(crate) fn finish(mut self) -> JobRecorder {
+        let current = take_active().expect("gradus-tape: active job vanished (internal error)");
+        if let Some(prev) = self.previous.take() {
+            ACTIVE.with(|slot| *slot.borrow_mut() = prev);
+        }
+        current
+    }
+}
+
+impl Drop for ActiveGuard {
+    fn drop(&mut self) {
+        if let Some(prev) = self.previous.take() {
+            // Unwinding: the recorder in the slot (if any) is discarded with its recording.
+            let _discarded = ACTIVE.with(|slot| slot.replace(prev));
+        }
+    }
+}
+
+/// Installs `rec` as the active job of this thread (used by `join` after the tasks return).
+pub(crate) fn set_active(rec: JobRecorder) {
+    ACTIVE.with(|slot| *slot.borrow_mut() = Some(rec));
+}
+
+/// Runs one task: a fresh job `job` (a `Start`), the closure, and the end of its last job.
+/// Returns the result and the ID of the job the task ended in.
+pub(crate) fn run_task<R>(shared: &Arc<Shared>, job: JobId, f: impl FnOnce() -> R) -> (R, JobId) {
+    let guard = ActiveGuard::install(JobRecorder::new(shared.clone(), job, Before::Start));
+    let r = f();
+    let last = guard.finish().finish();
+    (r, last)
+}
+
+/// Records `body` on inputs `x`; `body` returns the outputs as (value, id) pairs.
+pub(crate) fn record_raw<F>(x: &[f64], segments: Vec<Segment>, body: F) -> Recording
+where
+    F: for<'r> FnOnce(&[Var<'r>]) -> Vec<(f64, NodeId)>,
+{
+    let shared = Arc::new(Shared {
+        next_job: AtomicU32::new(1),
+        table: Mutex::new(Vec::new()),
+        pool: Mutex::new(segments),
+    });
+    let mut root = JobRecorder::new(shared.clone(), JobId(0), Before::Start);
+    if x.len() >= u32::MAX as usize {
+        panic!("gradus-tape: more than 2^32 - 2 inputs");
+    }
+    root.segment.ends.resize(x.len(), 0);
+    let inputs: Vec<Var<'_>> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| Var::from_parts(v, NodeId::new(JobId(0), i as u32)))
+        .collect();
+    let guard = ActiveGuard::install(root);
+    let outputs = body(&inputs);
+    let terminal = guard.finish().finish();
+    drop(inputs);
+    let jobs_allocated = shared.next_job.load(Ordering::Relaxed) as usize;
+    let shared = match Arc::try_unwrap(shared) {
+        Ok(s) => s,
+        Err(_) => panic!("gradus-tape: a task outlived its recording (internal error)"),
+    };
+    let table = shared.table.into_inner().unwrap_or_else(|e| e.into_inner());
+    let spare = shared.pool.into_inner().unwrap_or_else(|e| e.into_inner());
+    debug_assert_eq!(table.len(), jobs_allocated);
+    let jobs: Vec<JobRecord> = table
+        .into_iter()
+        .map(|j| j.expect("gradus-tape: a job was never finished (internal error)"))
+        .collect();
+    Recording::new(jobs, terminal, x.len(), outputs, spare)
+}
+
+/// Gradient of a scalar function: returns `(f(x), ∇f(x))`.
+///
+/// `f` receives the inputs as [`Var`]s and returns the output. Use ordinary Rust for control
+/// flow, and [`join`](crate::join) / [`par_map`](crate::par_map) for parallel parts; the reverse
+/// pass runs independent tasks in parallel on the current rayon pool.
+///
+/// ```
+/// let (y, g) = gradus_tape::grad(&[3.0, 4.0], |x| x[0] * x[1]);
+/// assert_eq!(y, 12.0);
+/// assert_eq!(g, vec![4.0, 3.0]);
+/// ```
+pub fn grad<F>(x: &[f64], f: F) -> (f64, Vec<f64>)
+where
+    F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
+{
+    Tape::new().grad(x, f)
+}
+
+/// Records a vector function once, for any number of pullbacks.
+///
+/// ```
+/// use gradus_tape::Var;
+/// let rec = gradus_tape::record(&[1.0, 2.0], |x| vec![x[0] * x[1], x[0] + x[1].sin()]);
+/// assert_eq!(rec.outputs(), &[2.0, 1.0 + 2f64.sin()]);
+/// assert_eq!(rec.pullback(&[1.0, 0.0]), vec![2.0, 1.0]);
+/// assert_eq!(rec.pullback(&[0.0, 1.0]), vec![1.0, 2f64.cos()]);
+/// ```
+pub fn record<F>(x: &[f64], f: F) -> Recording
+where
+    F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
+{
+    record_raw(x, Vec::new(), |xs| {
+        f(xs).into_iter().map(|v| (v.value(), v.id())).collect()
+    })
+}
+
+/// Reusable buffers for repeated recordings: segments, adjoints and the job table keep their
+/// capacity between calls, so a loop of [`Tape::grad_into`] calls allocates little after the
+/// first.
+///
+/// ```
+/// let mut tape = gradus_tape::Tape::new();
+/// let mut g = [0.0; 2];
+/// for k in 0..3 {
+///     let y = tape.grad_into(&[k as f64, 2.0], |x| x[0] * x[1] * x[1], &mut g);
+///     assert_eq!(y, 4.0 * k as f64);
+///     assert_eq!(g, [4.0, 4.0 * k as f64]);
+/// }
+/// ```
+#[derive(Default)]
+pub struct Tape {
+    segments: Vec<Segment>,
+    adjoints: Adjoints,
+    options: ReverseOptions,
+}
+
+impl Tape {
+    /// An empty tape.
+    pub fn new() -> Tape {
+        Tape::default()
+    }
+
+    /// A tape whose pullbacks use `options`.
+    pub fn with_options(options: ReverseOptions) -> Tape {
+        Tape {
+            options,
+            ..Tape::default()
+        }
+    }
+
+    /// Like [`grad`]: returns `(f(x), ∇f(x))`.
+    pub fn grad<F>(&mut self, x: &[f64], f: F) -> (f64, Vec<f64>)
+    where
+        F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
+    {
+        let mut g = vec![0.0; x.len()];
+        let y = self.grad_into(x, f, &mut g);
+        (y, g)
+    }
+
+    /// Writes `∇f(x)` into `gradient` and returns `f(x)`.
+    ///
+    /// # Panics
+    /// If `gradient.len() != x.len()`.
+    pub fn grad_into<F>(&mut self, x: &[f64], f: F, gradient: &mut [f64]) -> f64
+    where
+        F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
+    {
+        let rec = self.record_scalar(x, f);
+        let y = rec.outputs()[0];
+        if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, gradient) {
+            panic!("gradus-tape: grad_into: {e}");
+        }
+        self.recycle(rec);
+        y
+    }
+
+    /// Like [`record`], reusing this tape's buffers.
+    pub fn record<F>(&mut self, x: &[f64], f: F) -> Recording
+    where
+        F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
+    {
+        record_raw(x, std::mem::take(&mut self.segments), |xs| {
+            f(xs).into_iter().map(|v| (v.value(), v.id())).collect()
+        })
+    }
+
+    fn record_scalar<F>(&mut self, x: &[f64], f: F) -> Recording
+    where
+        F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
+    {
+        record_raw(x, std::mem::take(&mut self.segments), |xs| {
+            let y = f(xs);
+            vec![(y.value(), y.id())]
+        })
+    }
+
+    /// Gives a recording's buffers back to the tape for reuse.
+    pub fn recycle(&mut self, rec: Recording) {
+        rec.into_segments(&mut self.segments);
+    }
+
+    /// The scratch adjoint buffer, for [`Recording::pullback_into`].
+    pub fn adjoints(&mut self) -> &mut Adjoints {
+        &mut self.adjoints
+    }
+}

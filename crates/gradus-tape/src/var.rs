@@ -1,0 +1,392 @@
+//! `Var`: a recorded scalar (TAPE.md §3.5), with operator overloading and the elementary
+//! functions of [`gradus_num::Real`], whose partials come from [`gradus_num::rules`].
+
+use crate::id::NodeId;
+use crate::record::with_active;
+use gradus_num::{Real, rules};
+use std::cmp::Ordering;
+use std::fmt;
+use std::iter::Sum;
+use std::marker::PhantomData;
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+
+/// A scalar of a recording: its value and the ID of the node that computed it
+/// ([`NodeId::CONSTANT`] for constants).
+///
+/// 16 bytes, `Copy`, `Send` and `Sync`. The invariant lifetime `'r` brands the recording: the
+/// closures given to [`grad`](crate::grad) and [`record`](crate::record) are generic over it, so
+/// a `Var` cannot escape its recording or be combined with another recording's `Var`s — the
+/// compiler rejects it.
+///
+/// Every operation is recorded into the job running on the current thread.
+///
+/// # Panics
+/// An operation on a non-constant `Var` on a thread that runs no job of a recording (for
+/// example a thread the user spawned inside the closure) panics with "gradus-tape: operation on
+/// a Var outside its recording's jobs". Use [`join`](crate::join) and
+/// [`par_map`](crate::par_map) for parallelism inside a recording.
+///
+/// Values must flow between parallel tasks only along the fork-join structure (captured at the
+/// fork, returned at the join). A `Var` sent to a sibling task through a channel, a lock or a
+/// global breaks the order of the reverse pass and gives wrong gradients.
+///
+/// Constants record nothing: an operation whose operands are all constants returns a constant.
+/// Nested recordings are independent; a `Var` of an outer recording must not be used inside an
+/// inner one (the brand catches mixing the two in one operation, not every such use).
+///
+/// Comparisons (`==`, `<`, …) compare values only.
+#[derive(Clone, Copy)]
+pub struct Var<'r> {
+    value: f64,
+    id: NodeId,
+    brand: PhantomData<fn(&'r ()) -> &'r ()>,
+}
+
+impl<'r> Var<'r> {
+    #[inline]
+    pub(crate) fn from_parts(value: f64, id: NodeId) -> Var<'r> {
+        Var {
+            value,
+            id,
+            brand: PhantomData,
+        }
+    }
+    /// A constant (records nothing, receives no adjoint).
+    #[inline]
+    pub fn constant(value: f64) -> Var<'r> {
+        Var::from_parts(value, NodeId::CONSTANT)
+    }
+    /// The primal value.
+    #[inline]
+    pub fn value(self) -> f64 {
+        self.value
+    }
+    /// The node that computed this value.
+    #[inline]
+    pub fn id(self) -> NodeId {
+        self.id
+    }
+    /// Whether this is a constant.
+    #[inline]
+    pub fn is_constant(self) -> bool {
+        self.id.is_constant()
+    }
+
+    /// A node with value `v` and partial `p` with respect to `self`.
+    #[inline]
+    fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
+        if self.id.is_constant() {
+            return Var::constant(v);
+        }
+        let a = self.id;
+        let id = with_active(|seg, job| NodeId::new(job, seg.push1(a, p)));
+        Var::from_parts(v, id)
+    }
+
+    /// A node with value `v` and partials `pa`, `pb` with respect to `self` and `o`.
+    #[inline]
+    fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
+        let (a, b) = (self.id, o.id);
+        let id = match (a.is_constant(), b.is_constant()) {
+            (true, true) => return Var::constant(v),
+            (false, true) => with_active(|seg, job| NodeId::new(job, seg.push1(a, pa))),
+            (true, false) => with_active(|seg, job| NodeId::new(job, seg.push1(b, pb))),
+            (false, false) => with_active(|seg, job| NodeId::new(job, seg.push2(a, pa, b, pb))),
+        };
+        Var::from_parts(v, id)
+    }
+
+    /// A value with derivative 0: a constant.
+    #[inline]
+    fn flat(v: f64) -> Var<'r> {
+        Var::constant(v)
+    }
+
+    /// `self` or `o`, whichever the rule selected (no new node).
+    #[inline]
+    fn select(self, o: Var<'r>, first: bool) -> Var<'r> {
+        if first { self } else { o }
+    }
+}
+
+/// The sum of `terms` as one n-ary node (`4 + 16n` bytes) rather than a chain of additions.
+///
+/// ```
+/// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| gradus_tape::sum(x));
+/// assert_eq!((y, g), (6.0, vec![1.0, 1.0, 1.0]));
+/// ```
+pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
+    let value: f64 = terms.iter().map(|t| t.value).sum();
+    if terms.iter().all(|t| t.is_constant()) {
+        return Var::constant(value);
+    }
+    let id = with_active(|seg, job| {
+        for t in terms.iter().filter(|t| !t.is_constant()) {
+            seg.edges.push(crate::segment::Edge {
+                to: t.id,
+                partial: 1.0,
+            });
+        }
+        NodeId::new(job, seg.close_node())
+    });
+    Var::from_parts(value, id)
+}
+
+impl fmt::Debug for Var<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Var({} @ {:?})", self.value, self.id)
+    }
+}
+
+impl fmt::Display for Var<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.value, f)
+    }
+}
+
+impl PartialEq for Var<'_> {
+    #[inline]
+    fn eq(&self, o: &Self) -> bool {
+        self.value == o.value
+    }
+}
+impl PartialOrd for Var<'_> {
+    #[inline]
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        self.value.partial_cmp(&o.value)
+    }
+}
+impl PartialEq<f64> for Var<'_> {
+    #[inline]
+    fn eq(&self, o: &f64) -> bool {
+        self.value == *o
+    }
+}
+impl PartialOrd<f64> for Var<'_> {
+    #[inline]
+    fn partial_cmp(&self, o: &f64) -> Option<Ordering> {
+        self.value.partial_cmp(o)
+    }
+}
+
+macro_rules! binary_op {
+    ($tr:ident, $m:ident, $atr:ident, $am:ident, $rule:path) => {
+        impl<'r> $tr for Var<'r> {
+            type Output = Var<'r>;
+            #[inline]
+            fn $m(self, o: Var<'r>) -> Var<'r> {
+                self.binary(o, $rule(self.value, o.value))
+            }
+        }
+        impl<'r> $tr<f64> for Var<'r> {
+            type Output = Var<'r>;
+            #[inline]
+            fn $m(self, o: f64) -> Var<'r> {
+                self.binary(Var::constant(o), $rule(self.value, o))
+            }
+        }
+        impl<'r> $tr<Var<'r>> for f64 {
+            type Output = Var<'r>;
+            #[inline]
+            fn $m(self, o: Var<'r>) -> Var<'r> {
+                Var::constant(self).binary(o, $rule(self, o.value))
+            }
+        }
+        impl<'r> $atr for Var<'r> {
+            #[inline]
+            fn $am(&mut self, o: Var<'r>) {
+                *self = $tr::$m(*self, o);
+            }
+        }
+        impl<'r> $atr<f64> for Var<'r> {
+            #[inline]
+            fn $am(&mut self, o: f64) {
+                *self = $tr::$m(*self, o);
+            }
+        }
+    };
+}
+
+binary_op!(Add, add, AddAssign, add_assign, rules::add);
+binary_op!(Sub, sub, SubAssign, sub_assign, rules::sub);
+binary_op!(Mul, mul, MulAssign, mul_assign, rules::mul);
+binary_op!(Div, div, DivAssign, div_assign, rules::div);
+
+impl<'r> Rem for Var<'r> {
+    type Output = Var<'r>;
+    #[inline]
+    fn rem(self, o: Var<'r>) -> Var<'r> {
+        self.binary(o, rules::rem(self.value, o.value))
+    }
+}
+
+impl<'r> Neg for Var<'r> {
+    type Output = Var<'r>;
+    #[inline]
+    fn neg(self) -> Var<'r> {
+        self.unary((-self.value, -1.0))
+    }
+}
+
+impl<'r> Sum for Var<'r> {
+    /// Sums in order from the constant 0 with binary additions (a chain of nodes; see
+    /// [`sum`](crate::sum) for one n-ary node).
+    fn sum<I: Iterator<Item = Var<'r>>>(iter: I) -> Var<'r> {
+        iter.fold(Var::constant(0.0), |a, b| a + b)
+    }
+}
+
+impl<'a, 'r> Sum<&'a Var<'r>> for Var<'r> {
+    fn sum<I: Iterator<Item = &'a Var<'r>>>(iter: I) -> Var<'r> {
+        iter.fold(Var::constant(0.0), |a, b| a + *b)
+    }
+}
+
+macro_rules! unary_methods {
+    ($($m:ident),*) => {
+        $(
+            #[inline]
+            fn $m(self) -> Self {
+                self.unary(rules::$m(self.value))
+            }
+        )*
+    };
+}
+
+impl<'r> Real for Var<'r> {
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        Var::constant(x)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self.value
+    }
+    unary_methods!(
+        sqrt, cbrt, rsqrt, exp, exp2, ln, log2, log10, log1p, expm1, sin, cos, tan, asin, acos,
+        atan, sinh, cosh, tanh, asinh, acosh, atanh, abs, erf, erfc, gamma, lgamma, recip, square,
+        digamma
+    );
+    #[inline]
+    fn atan2(self, x: Self) -> Self {
+        self.binary(x, rules::atan2(self.value, x.value))
+    }
+    #[inline]
+    fn powi(self, n: i32) -> Self {
+        self.unary(rules::powi(self.value, n))
+    }
+    #[inline]
+    fn powf(self, p: Self) -> Self {
+        self.binary(p, rules::powf(self.value, p.value))
+    }
+    #[inline]
+    fn min(self, o: Self) -> Self {
+        let (_, pa, _) = rules::min(self.value, o.value);
+        self.select(o, pa == 1.0)
+    }
+    #[inline]
+    fn max(self, o: Self) -> Self {
+        let (_, pa, _) = rules::max(self.value, o.value);
+        self.select(o, pa == 1.0)
+    }
+    #[inline]
+    fn hypot(self, o: Self) -> Self {
+        self.binary(o, rules::hypot(self.value, o.value))
+    }
+    #[inline]
+    fn floor(self) -> Self {
+        Var::flat(self.value.floor())
+    }
+    #[inline]
+    fn ceil(self) -> Self {
+        Var::flat(self.value.ceil())
+    }
+    #[inline]
+    fn round(self) -> Self {
+        Var::flat(self.value.round())
+    }
+    #[inline]
+    fn trunc(self) -> Self {
+        Var::flat(self.value.trunc())
+    }
+    #[inline]
+    fn signum(self) -> Self {
+        Var::flat(Real::signum(self.value))
+    }
+    #[inline]
+    fn copysign(self, s: Self) -> Self {
+        self.binary(s, rules::copysign(self.value, s.value))
+    }
+    #[inline]
+    fn nextafter(self, t: Self) -> Self {
+        self.binary(t, rules::nextafter(self.value, t.value))
+    }
+    #[inline]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        // One node with three edges: partials a, self, 1.
+        let v = self.value.mul_add(a.value, b.value);
+        let ops = [(self.id, a.value), (a.id, self.value), (b.id, 1.0)];
+        if ops.iter().all(|(id, _)| id.is_constant()) {
+            return Var::constant(v);
+        }
+        let id = with_active(|seg, job| {
+            for &(to, partial) in ops.iter().filter(|(id, _)| !id.is_constant()) {
+                seg.edges.push(crate::segment::Edge { to, partial });
+            }
+            NodeId::new(job, seg.close_node())
+        });
+        Var::from_parts(v, id)
+    }
+}
+
+// Inherent forwarding so that `x.sin()` works on a `Var` without importing `Real`.
+macro_rules! inherent_unary {
+    ($($m:ident),*) => {
+        impl<'r> Var<'r> {
+            $(
+                #[doc = concat!("`", stringify!($m), "`, as [`Real::", stringify!($m), "`].")]
+                #[inline]
+                pub fn $m(self) -> Var<'r> {
+                    Real::$m(self)
+                }
+            )*
+        }
+    };
+}
+inherent_unary!(
+    sqrt, cbrt, exp, exp2, ln, log2, log10, log1p, expm1, sin, cos, tan, asin, acos, atan, sinh,
+    cosh, tanh, asinh, acosh, atanh, abs, erf, erfc, gamma, lgamma, recip, square
+);
+
+impl<'r> Var<'r> {
+    /// Integer power, as [`Real::powi`].
+    #[inline]
+    pub fn powi(self, n: i32) -> Var<'r> {
+        Real::powi(self, n)
+    }
+    /// Real power, as [`Real::powf`].
+    #[inline]
+    pub fn powf(self, p: Var<'r>) -> Var<'r> {
+        Real::powf(self, p)
+    }
+    /// Four-quadrant arctangent, as [`Real::atan2`].
+    #[inline]
+    pub fn atan2(self, x: Var<'r>) -> Var<'r> {
+        Real::atan2(self, x)
+    }
+    /// Minimum, as [`Real::min`] (ties select `self`).
+    #[inline]
+    pub fn min(self, o: Var<'r>) -> Var<'r> {
+        Real::min(self, o)
+    }
+    /// Maximum, as [`Real::max`] (ties select `self`).
+    #[inline]
+    pub fn max(self, o: Var<'r>) -> Var<'r> {
+        Real::max(self, o)
+    }
+    /// `sqrt(x² + y²)`, as [`Real::hypot`].
+    #[inline]
+    pub fn hypot(self, o: Var<'r>) -> Var<'r> {
+        Real::hypot(self, o)
+    }
+}
