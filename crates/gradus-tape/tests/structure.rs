@@ -1,0 +1,305 @@
+//! Complexity (counted, never timed), job graphs, deep and wide fork structures, tape reuse and
+//! misuse.
+
+use gradus_tape::programs::{dotprod_inputs, fdotprod};
+use gradus_tape::{
+    Adjoints, LengthMismatch, ReverseOptions, Tape, Var, grad, join, par_map, par_map_chunks,
+    record,
+};
+
+fn no_skip() -> ReverseOptions {
+    ReverseOptions {
+        skip_zero: false,
+        ..ReverseOptions::sequential()
+    }
+}
+
+#[test]
+fn doubling_chain_is_linear() {
+    // x_{k+1} = x_k + x_k: each value used twice. Naive backpropagators would make 2^n calls.
+    for n in [10usize, 1000, 10_000] {
+        let rec = record(&[1.0], |x| {
+            let mut v = x[0];
+            for _ in 0..n {
+                v = v + v;
+            }
+            vec![v]
+        });
+        let stats = rec.stats();
+        assert_eq!(stats.nodes, n + 1);
+        assert_eq!(stats.edges, 2 * n);
+        let (g, counts) = rec.pullback_counting(&[1.0], &no_skip()).unwrap();
+        assert_eq!(counts.edges_visited, 2 * n as u64);
+        assert_eq!(counts.nodes_resolved, n as u64);
+        if n <= 1000 {
+            assert_eq!(g[0], 2f64.powi(n as i32));
+        }
+    }
+}
+
+#[test]
+fn exponential_sharing_binary_tree() {
+    // Each level uses the previous level's value twice, through two different operations:
+    // y_{k+1} = y_k * y_k + sin(y_k). The expression tree has 2^n leaves; the tape 3 nodes per
+    // level, each resolved once.
+    let n = 2000;
+    let rec = record(&[0.3], |x| {
+        let mut y = x[0];
+        for _ in 0..n {
+            y = (y * y + y.sin()) * 0.5;
+        }
+        vec![y]
+    });
+    let (_, counts) = rec.pullback_counting(&[1.0], &no_skip()).unwrap();
+    let stats = rec.stats();
+    assert_eq!(stats.nodes - 1, 4 * n);
+    assert_eq!(counts.edges_visited, stats.edges as u64);
+    assert_eq!(stats.edges, 6 * n);
+}
+
+#[test]
+fn edges_visited_never_exceed_edges_recorded() {
+    let x = dotprod_inputs(50);
+    let rec = record(&x, |x| {
+        let (a, b) = join(|| fdotprod(x), || x[3].sin() * 0.0 + x[0]);
+        vec![a * b, a.max(b)]
+    });
+    let all = rec
+        .pullback_counting(
+            &[1.0, 1.0],
+            &ReverseOptions {
+                skip_zero: false,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .1;
+    assert_eq!(all.edges_visited, rec.stats().edges as u64);
+    let skipping = rec
+        .pullback_counting(&[1.0, 0.0], &ReverseOptions::default())
+        .unwrap()
+        .1;
+    assert!(skipping.edges_visited <= all.edges_visited);
+}
+
+#[test]
+fn dot_product_records_4n_minus_1_edges() {
+    for n in [1usize, 10, 1000] {
+        let x = dotprod_inputs(n);
+        let rec = record(&x, |x| vec![fdotprod(x)]);
+        assert_eq!(rec.stats().edges, 4 * n - 1);
+        // 4 bytes per node plus 16 per edge.
+        assert_eq!(rec.stats().bytes, 4 * (2 * n + 2 * n) + 16 * (4 * n - 1));
+    }
+}
+
+#[test]
+fn worked_example_job_graph() {
+    // TAPE.md §5.8.
+    let rec = record(&[3.0, 0.5], |x| {
+        let (a, b) = join(|| x[0] * x[0], || x[1].sin());
+        vec![a + b]
+    });
+    let text = rec.job_graph().to_string();
+    assert_eq!(
+        text,
+        "job 0: start; 2 nodes, 0 edges\n\
+         job 1: start; 1 nodes, 2 edges\n\
+         job 2: start; 1 nodes, 1 edges\n\
+         job 3: fork of 0, joined from [1, 2]; 1 nodes, 2 edges (terminal)\n"
+    );
+    assert_eq!(rec.pullback(&[1.0]), vec![6.0, 0.5f64.cos()]);
+    assert_eq!(rec.stats().cross_job_edges, 5);
+    assert!(rec.job_graph().to_dot().contains("j1 -> j3;"));
+}
+
+#[test]
+fn nested_forks_and_par_map_job_graphs() {
+    let rec = record(&[1.0, 2.0], |x| {
+        let (a, (b, c)) = join(|| x[0] * 2.0, || join(|| x[1] * 3.0, || x[0] * x[1]));
+        vec![a + b + c]
+    });
+    assert_eq!(
+        rec.job_graph().to_string(),
+        "job 0: start; 2 nodes, 0 edges\n\
+         job 1: start; 1 nodes, 1 edges\n\
+         job 2: start; 0 nodes, 0 edges\n\
+         job 3: fork of 0, joined from [1, 6]; 2 nodes, 4 edges (terminal)\n\
+         job 4: start; 1 nodes, 1 edges\n\
+         job 5: start; 1 nodes, 2 edges\n\
+         job 6: fork of 2, joined from [4, 5]; 0 nodes, 0 edges\n"
+    );
+    assert_eq!(rec.pullback(&[1.0]), vec![2.0 + 2.0, 3.0 + 1.0]);
+
+    let rec = record(&[2.0], |x| {
+        let parts: Vec<Var> = par_map_chunks(&[1.0, 2.0, 3.0, 4.0, 5.0], 2, |k| x[0] * *k);
+        vec![parts.into_iter().sum()]
+    });
+    assert_eq!(
+        rec.job_graph().to_string(),
+        "job 0: start; 1 nodes, 0 edges\n\
+         job 1: start; 2 nodes, 2 edges\n\
+         job 2: start; 3 nodes, 3 edges\n\
+         job 3: fork of 0, joined from [1, 2]; 5 nodes, 9 edges (terminal)\n"
+    );
+    assert_eq!(rec.pullback(&[1.0]), vec![15.0]);
+}
+
+#[test]
+fn fork_inside_a_loop() {
+    let rec = record(&[0.5], |x| {
+        let mut y = x[0];
+        for _ in 0..3 {
+            let (a, b) = join(|| y.sin(), || y * y);
+            y = a + b;
+        }
+        vec![y]
+    });
+    assert_eq!(rec.stats().jobs, 1 + 3 * 3);
+    let g = rec.pullback(&[1.0]);
+    let fd = gradus_check::fd_gradient(
+        |x| {
+            let mut y = x[0];
+            for _ in 0..3 {
+                y = y.sin() + y * y;
+            }
+            y
+        },
+        &[0.5],
+    );
+    gradus_check::compare(&g, &fd, gradus_check::Tolerance::FINITE_DIFFERENCE).unwrap();
+}
+
+#[test]
+fn deep_and_wide() {
+    // 100 000 sequential forks: the reverse pass iterates along the chain, no deep recursion.
+    let n = 100_000;
+    let (y, g) = grad(&[1.0], |x| {
+        let mut y = x[0];
+        for _ in 0..n {
+            let (a, _) = join(|| y + 1.0, || ());
+            y = a;
+        }
+        y
+    });
+    assert_eq!((y, g), (1.0 + n as f64, vec![1.0]));
+    // A par_map over 100 000 items.
+    let items: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let (y, g) = grad(&[2.0], |x| {
+        let parts = par_map(&items, |k| x[0] * *k);
+        gradus_tape::sum(&parts)
+    });
+    let total: f64 = items.iter().sum();
+    assert_eq!((y, g), (2.0 * total, vec![total]));
+}
+
+#[test]
+fn tape_reuse_gives_the_same_results() {
+    let x = dotprod_inputs(100);
+    let mut tape = Tape::new();
+    let (y0, g0) = grad(&x, |x| fdotprod(x));
+    let mut g = vec![0.0; x.len()];
+    for _ in 0..3 {
+        let y = tape.grad_into(&x, |x| fdotprod(x), &mut g);
+        assert_eq!(y, y0);
+        assert_eq!(g, g0);
+    }
+}
+
+#[test]
+fn constants_record_nothing() {
+    let rec = record(&[1.0], |x| {
+        let c = Var::constant(2.0) * Var::constant(3.0) + 1.0;
+        vec![c, x[0] * c, Var::constant(5.0)]
+    });
+    assert_eq!(rec.stats().nodes, 2);
+    assert_eq!(rec.outputs(), &[7.0, 7.0, 5.0]);
+    assert_eq!(rec.pullback(&[1.0, 1.0, 1.0]), vec![7.0]);
+    // An output listed twice gets both seeds; an input as output seeds the input.
+    let rec = record(&[1.0, 2.0], |x| vec![x[0], x[0], x[1] * 3.0]);
+    assert_eq!(rec.pullback(&[1.0, 2.0, 1.0]), vec![3.0, 3.0]);
+}
+
+#[test]
+#[should_panic(expected = "gradus-tape: operation on a Var outside its recording's jobs")]
+fn operation_on_a_foreign_thread_panics() {
+    grad(&[1.0], |x| {
+        let v = x[0];
+        std::thread::scope(|s| {
+            let h = s.spawn(move || v.value() * 2.0 + (v * 2.0).value());
+            match h.join() {
+                Ok(_) => {}
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        });
+        v
+    });
+}
+
+#[test]
+#[should_panic(expected = "has length 2 but the recording needs 1")]
+fn pullback_with_wrong_seed_length_panics() {
+    let rec = record(&[1.0], |x| vec![x[0] * 2.0]);
+    rec.pullback(&[1.0, 2.0]);
+}
+
+#[test]
+fn pullback_into_reports_length_mismatch() {
+    let rec = record(&[1.0, 2.0], |x| vec![x[0] * x[1]]);
+    let mut out = [0.0; 2];
+    let e = rec
+        .pullback_into(
+            &[],
+            &ReverseOptions::default(),
+            &mut Adjoints::new(),
+            &mut out,
+        )
+        .unwrap_err();
+    assert_eq!((e.expected, e.actual), (1, 0));
+    let mut short = [0.0; 1];
+    let e: LengthMismatch = rec
+        .pullback_into(
+            &[1.0],
+            &ReverseOptions::default(),
+            &mut Adjoints::new(),
+            &mut short,
+        )
+        .unwrap_err();
+    assert_eq!((e.expected, e.actual), (2, 1));
+}
+
+#[test]
+fn panic_inside_the_closure_discards_the_recording() {
+    let r = std::panic::catch_unwind(|| {
+        grad(&[1.0], |x| {
+            let (a, _) = join(|| x[0] * 2.0, || -> Var { panic!("inside a task") });
+            a
+        })
+    });
+    assert!(r.is_err());
+    // The thread-local state was restored: recording works again, and operations outside
+    // any recording still panic.
+    assert_eq!(grad(&[2.0], |x| x[0] * x[0]), (4.0, vec![4.0]));
+    let outside = std::panic::catch_unwind(|| {
+        let rec = record(&[1.0], |x| vec![x[0]]);
+        drop(rec);
+    });
+    assert!(outside.is_ok());
+}
+
+#[test]
+fn nested_recordings_are_independent() {
+    let (y, g) = grad(&[3.0], |x| {
+        let (inner, inner_g) = grad(&[x[0].value()], |z| z[0] * z[0] * z[0]);
+        assert_eq!((inner, inner_g.clone()), (27.0, vec![27.0]));
+        x[0] * inner_g[0]
+    });
+    assert_eq!((y, g), (81.0, vec![27.0]));
+}
+
+#[test]
+fn join_and_par_map_outside_a_recording_are_plain() {
+    let (a, b) = join(|| 1 + 1, || 2 * 3);
+    assert_eq!((a, b), (2, 6));
+    assert_eq!(par_map(&[1, 2, 3], |x| x * 10), vec![10, 20, 30]);
+}
