@@ -229,8 +229,10 @@ pub fn mul<T: Real>(x: T, y: T) -> (T, T, T) {
 /// `x / y`: partials `1/y, −x/y²`.
 #[inline]
 pub fn div<T: Real>(x: T, y: T) -> (T, T, T) {
+    // The value is x / y itself (not x · (1/y), which can differ in the last bit from the
+    // primal program's division).
     let r = y.recip();
-    let q = x * r;
+    let q = x / y;
     (q, r, -q * r)
 }
 /// `x % y` (float remainder, sign of `x`): partials `1, −trunc(x/y)`.
