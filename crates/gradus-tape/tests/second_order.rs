@@ -1,6 +1,8 @@
 //! Hessian-vector products and Hessians against finite differences of the gradient and
 //! against nested forward mode.
 
+#![allow(clippy::needless_range_loop)]
+
 use gradus_check::{SplitMix64, Tolerance, compare, fd_jacobian};
 use gradus_num::{Dual, Real};
 use gradus_tape::programs::{fparticles_steps, particles_inputs};
