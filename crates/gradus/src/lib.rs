@@ -14,5 +14,6 @@ pub mod diag;
 pub mod pipeline;
 pub mod prelude;
 pub mod program;
+pub mod syntax;
 pub mod types;
 pub mod value;
