@@ -31,7 +31,7 @@ impl Segment {
     }
 
     /// Appends a node whose edges were pushed already; returns its index.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn close_node(&mut self) -> u32 {
         let index = self.ends.len();
         let edges = self.edges.len();
@@ -42,13 +42,13 @@ impl Segment {
         index as u32
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push1(&mut self, a: NodeId, pa: f64) -> u32 {
         self.edges.push(Edge { to: a, partial: pa });
         self.close_node()
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push2(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> u32 {
         self.edges.push(Edge { to: a, partial: pa });
         self.edges.push(Edge { to: b, partial: pb });

@@ -73,7 +73,7 @@ impl<'r> Var<'r> {
     }
 
     /// A node with value `v` and partial `p` with respect to `self`.
-    #[inline]
+    #[inline(always)]
     fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
         if self.id.is_constant() {
             return Var::constant(v);
@@ -84,7 +84,7 @@ impl<'r> Var<'r> {
     }
 
     /// A node with value `v` and partials `pa`, `pb` with respect to `self` and `o`.
-    #[inline]
+    #[inline(always)]
     fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
         let id = match (a.is_constant(), b.is_constant()) {
