@@ -31,10 +31,10 @@ where
     RA: Send,
     RB: Send,
 {
-    let Some(active) = take_active() else {
+    let Some(mut active) = take_active() else {
         return rayon::join(a, b);
     };
-    let shared = active.shared.clone();
+    let shared = active.shared();
     let parent = active.finish();
     let first = shared.fresh_jobs(3);
     let (ja, jb, jc) = (JobId(first), JobId(first + 1), JobId(first + 2));
@@ -90,10 +90,10 @@ where
 {
     let n = items.len();
     let chunks = chunks.clamp(1, n.max(1));
-    let Some(active) = take_active() else {
+    let Some(mut active) = take_active() else {
         return items.par_iter().map(&f).collect();
     };
-    let shared: Arc<Shared> = active.shared.clone();
+    let shared: Arc<Shared> = active.shared();
     let parent = active.finish();
     let count = u32::try_from(chunks + 1)
         .unwrap_or_else(|_| panic!("gradus-tape: par_map with more than 2^32 - 2 chunks"));

@@ -38,31 +38,63 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The recorder of the job currently running on a thread.
+///
+/// The root job of a recording starts without shared state: a program that never forks
+/// records into one segment with no `Arc`, lock or job table. The first fork creates the
+/// shared state (see [`JobRecorder::shared`]).
 pub(crate) struct JobRecorder {
-    pub(crate) shared: Arc<Shared>,
+    shared: Option<Arc<Shared>>,
     pub(crate) job: JobId,
     before: Before,
     pub(crate) segment: Segment,
+    /// Reusable segments, held by the root job until the first fork moves them into the pool.
+    spare: Vec<Segment>,
 }
 
 impl JobRecorder {
     pub(crate) fn new(shared: Arc<Shared>, job: JobId, before: Before) -> JobRecorder {
         let segment = shared.segment();
         JobRecorder {
-            shared,
+            shared: Some(shared),
             job,
             before,
             segment,
+            spare: Vec::new(),
         }
     }
 
+    fn root(mut spare: Vec<Segment>) -> JobRecorder {
+        let segment = spare.pop().unwrap_or_default();
+        JobRecorder {
+            shared: None,
+            job: JobId(0),
+            before: Before::Start,
+            segment,
+            spare,
+        }
+    }
+
+    /// The recording's shared state, created at the first fork.
+    pub(crate) fn shared(&mut self) -> Arc<Shared> {
+        self.shared
+            .get_or_insert_with(|| {
+                Arc::new(Shared {
+                    next_job: AtomicU32::new(1),
+                    table: Mutex::new(Vec::new()),
+                    pool: Mutex::new(std::mem::take(&mut self.spare)),
+                })
+            })
+            .clone()
+    }
+
     /// Ends the job: writes its record into the job table and returns its ID.
-    pub(crate) fn finish(self) -> JobId {
+    pub(crate) fn finish(mut self) -> JobId {
+        let shared = self.shared();
         let JobRecorder {
-            shared,
             job,
             before,
             segment,
+            ..
         } = self;
         let mut table = lock(&shared.table);
         let i = job.0 as usize;
@@ -181,12 +213,7 @@ pub(crate) fn record_raw<F>(x: &[f64], segments: Vec<Segment>, body: F) -> Recor
 where
     F: for<'r> FnOnce(&[Var<'r>]) -> Vec<(f64, NodeId)>,
 {
-    let shared = Arc::new(Shared {
-        next_job: AtomicU32::new(1),
-        table: Mutex::new(Vec::new()),
-        pool: Mutex::new(segments),
-    });
-    let mut root = JobRecorder::new(shared.clone(), JobId(0), Before::Start);
+    let mut root = JobRecorder::root(segments);
     if x.len() >= u32::MAX as usize {
         panic!("gradus-tape: more than 2^32 - 2 inputs");
     }
@@ -198,8 +225,20 @@ where
         .collect();
     let guard = ActiveGuard::install(root);
     let outputs = body(&inputs);
-    let terminal = guard.finish().finish();
+    let last = guard.finish();
     drop(inputs);
+    let Some(shared) = last.shared.clone() else {
+        // No fork: the root job is the whole recording.
+        let JobRecorder {
+            segment,
+            before,
+            spare,
+            ..
+        } = last;
+        let jobs = vec![JobRecord { segment, before }];
+        return Recording::new(jobs, JobId(0), x.len(), outputs, spare);
+    };
+    let terminal = last.finish();
     let jobs_allocated = shared.next_job.load(Ordering::Relaxed) as usize;
     let shared = match Arc::try_unwrap(shared) {
         Ok(s) => s,
