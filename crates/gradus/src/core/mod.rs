@@ -3,3 +3,4 @@
 
 pub mod ir;
 pub mod prim;
+pub mod type_of;
