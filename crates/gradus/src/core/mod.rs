@@ -3,4 +3,5 @@
 
 pub mod ir;
 pub mod prim;
+pub mod prim_eval;
 pub mod type_of;
