@@ -1,3 +1,208 @@
 //! Name resolution and type inference: AST -> typed AST (side tables keyed by node id).
+//!
+//! # Contract
+//!
+//! [`check_program`] takes the parsed prelude and the parsed main file (one [`NodeId`] space
+//! shared by both) and either returns a [`TypedProgram`] or the diagnostics of the first
+//! problem found (a user error, or a limitation for T2 features not supported yet). It never
+//! panics on any AST.
+//!
+//! What it guarantees to later stages, for every declaration it accepts:
+//!
+//! - every expression node has a type in [`TypedProgram::exp_types`] and every pattern node
+//!   one in [`TypedProgram::pat_types`], fully substituted: no unification variable that any
+//!   constraint touched is left; overloaded literals and operators are defaulted (7.2) per
+//!   top-level declaration; a type variable that nothing constrains may stay [`Ty::Var`]
+//!   (for example the element type of `length []`);
+//! - every name-like node (variables, qualified names, operators, sections, backticked
+//!   functions) is resolved in [`TypedProgram::resolved`]: a local binding, a declaration, or
+//!   a built-in overloaded operator at a known operand type;
+//! - polymorphic uses carry their instantiation in [`TypedProgram::instances`], so the
+//!   internaliser can monomorphise without re-running inference;
+//! - sizes: size parameters and `i64` parameters appear as [`Size::Named`] with the
+//!   [`BindingId`] of their binding; sizes that the checker cannot tell are
+//!   [`Size::Unknown`]. A size conflict is never an error (LANGUAGE.md 7.3 rule 8 allows the
+//!   run-time check); the conflicting size is kept from the expected side. Sizes that must be
+//!   known statically (7.3 rule 4: `unflatten`, `split`, `rep`, and in general size
+//!   parameters that appear bare in no parameter type) are checked and reported by name.
+//!
+//! What it checks: scoping of values, types and modules; Hindley–Milner inference with
+//! let-polymorphism (top-level declarations and local functions with parameters are
+//! generalised; overloading-constrained variables of local functions are not); rigid explicit
+//! type parameters; literals and overloaded operators (7.2) including the range of integer
+//! literals; tuples and records (field access needs the record type to be known by the end of
+//! the declaration); type abbreviations with parameters; application, sections, pipes,
+//! lambdas, `let`, local functions, loops, `if`, indexing, slicing, updates, ranges,
+//! ascriptions and coercions; the function restrictions of 7.5 (no arrays of functions, `if`
+//! and loops cannot produce functions, `'t` cannot be instantiated with a function type).
+//!
+//! Uniqueness (7.4) is checked only partially: a variable that is consumed (the target of
+//! `with`, or an argument for a `*` parameter of a named function) may not be used again
+//! afterwards, and a function may consume only its parameters declared unique. Aliasing
+//! (slices, tuples containing the variable, non-unique function results), consumption inside
+//! lambdas and loop bodies of variables bound outside, and consumption of lambda parameters
+//! are *not* checked.
+//!
+//! Not supported (reported as limitations at their span): parametric modules, module types
+//! and ascription, `import`, sum types and `match`.
 
+mod check;
+#[allow(dead_code)] // used once the checker lands
+mod infer;
+mod print;
 pub mod ty;
+
+pub use check::check_program;
+pub use print::print_typed;
+pub use ty::{BindingId, Size, SizeVar, Ty, TyVar};
+
+use crate::syntax::ast::NodeId;
+use std::collections::HashMap;
+
+/// Identifies one value declaration (`def`, `entry`, `let` at declaration level).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DeclRef {
+    /// The names of the enclosing modules, outermost first (`["f64"]` for `f64.sum`); empty
+    /// at the top level.
+    pub module_path: Vec<String>,
+    /// The declared name (an operator symbol for `def (+)`).
+    pub name: String,
+    /// Index into [`TypedProgram::decls`].
+    pub index: usize,
+}
+
+/// What a name-like expression node refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    /// A local binding: a pattern identifier (BindingId = the pattern node's `NodeId.0`), a
+    /// size parameter or a local function (BindingIds allocated by the checker, at or above
+    /// [`FIRST_CHECKER_BINDING`]).
+    Local(BindingId),
+    /// A top-level or module-level value declaration.
+    Decl(DeclRef),
+    /// A built-in overloaded operator (`+`, `==`, `&&`, unary `-` on a [`ExpKind::Neg`]
+    /// node, `!`, ...) at the operand type the checker resolved.
+    ///
+    /// [`ExpKind::Neg`]: crate::syntax::ast::ExpKind::Neg
+    Builtin {
+        /// The operator symbol.
+        op: String,
+        /// The type of (each) operand.
+        operand: Ty,
+    },
+    /// A dotted name `r.f.g` whose root is a value: the root's resolution, the root's type
+    /// and the fields projected from it, outermost first.
+    Project {
+        /// What the root name refers to (never a `Project`).
+        base: Box<Resolved>,
+        /// The type of the root value (at this use).
+        base_ty: Ty,
+        /// The fields, in order.
+        fields: Vec<String>,
+    },
+}
+
+/// The first [`BindingId`] the checker allocates itself (size parameters, local functions,
+/// top-level declarations); every smaller id is a pattern node's `NodeId`.
+pub const FIRST_CHECKER_BINDING: u32 = 1 << 31;
+
+/// The instantiation of a polymorphic declaration or local function at one use.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Instance {
+    /// Type parameters (as named in the scheme's [`Ty::Param`]s) and their types here.
+    pub types: Vec<(String, Ty)>,
+    /// Size parameters (and size-dependent `i64` parameters) and their sizes here.
+    pub sizes: Vec<(BindingId, Size)>,
+}
+
+/// Where a value declaration is in the AST.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecPath {
+    /// In the prelude's declarations (else the main program's).
+    pub in_prelude: bool,
+    /// Indices from the file's declaration list down through `module M = { ... }` bodies.
+    /// A `local` wrapper takes no step (its inner declaration has the same path).
+    pub path: Vec<usize>,
+}
+
+/// What the checker knows about one value declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclInfo {
+    /// How to refer to it.
+    pub decl: DeclRef,
+    /// Where it is.
+    pub location: DecPath,
+    /// The node id of its body expression.
+    pub body: NodeId,
+    /// Type parameters (explicit first, then generalised ones) and whether each is lifted
+    /// (`'^t`: may be a function).
+    pub type_params: Vec<(String, bool)>,
+    /// Size parameters, explicit and implicit, in order.
+    pub size_params: Vec<(String, BindingId)>,
+    /// The type: parameters as arrows, then the result type.
+    pub ty: Ty,
+    /// The binding id of the declared name (used by sizes that name a top-level constant).
+    pub binding: BindingId,
+    /// Whether the body is the typed hole `???` (an intrinsic of the prelude).
+    pub intrinsic: bool,
+}
+
+/// A local function `let f ... = ... in ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalFunInfo {
+    /// The binding of `f` (references resolve to `Resolved::Local` of it).
+    pub binding: BindingId,
+    /// Generalised type parameters and whether each is lifted.
+    pub type_params: Vec<(String, bool)>,
+    /// Its type (generalised variables as [`Ty::Param`]).
+    pub ty: Ty,
+}
+
+/// The signature of an entry point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntrySig {
+    /// The entry point's name.
+    pub name: String,
+    /// The declaration.
+    pub decl: DeclRef,
+    /// Parameter types, in order (point-free entries take them from their function type).
+    pub params: Vec<Ty>,
+    /// Whether each parameter is declared unique (`*`).
+    pub unique_params: Vec<bool>,
+    /// The result type.
+    pub ret: Ty,
+}
+
+/// The output of the type checker: side tables over the AST.
+#[derive(Clone, Debug, Default)]
+pub struct TypedProgram {
+    /// Type of every expression node (see the module doc for what "fully substituted" means).
+    pub exp_types: HashMap<NodeId, Ty>,
+    /// Type of every pattern node (for a parameter, its declared/inferred type with sizes as
+    /// `Size::Named(binding)` where they name size parameters).
+    pub pat_types: HashMap<NodeId, Ty>,
+    /// What each name-like expression node refers to: `Var`, `BinOp` (the operator),
+    /// `OpSection`, `LeftSection`, `RightSection` (the operator), `Neg` and `Not` (always a
+    /// builtin). For the shorthand loop `loop x for ...`, the loop pattern's name nodes map to
+    /// the outer variables that give the initial values.
+    pub resolved: HashMap<NodeId, Resolved>,
+    /// For the nodes of [`TypedProgram::resolved`] whose operator or function is a
+    /// declaration (binary operators, sections): the operator's instantiated function type.
+    pub op_types: HashMap<NodeId, Ty>,
+    /// Instantiations of polymorphic declarations and local functions, keyed like
+    /// [`TypedProgram::resolved`].
+    pub instances: HashMap<NodeId, Instance>,
+    /// Size parameters bound by each function-like construct (top-level or local function,
+    /// keyed by the NodeId of its body expression; `let [n] p = e` keyed by the let
+    /// expression's NodeId): their names and BindingIds in order. Implicit size parameters
+    /// (from `[]` in parameter types or inferred) come after the explicit ones.
+    pub size_params: HashMap<NodeId, Vec<(String, BindingId)>>,
+    /// Every value declaration checked, prelude first, in order ([`DeclRef::index`]).
+    pub decls: Vec<DeclInfo>,
+    /// Binding ids of top-level constants used in sizes, to their declarations.
+    pub decl_bindings: HashMap<BindingId, DeclRef>,
+    /// Local functions, keyed by the `LetFun` expression's NodeId.
+    pub local_functions: HashMap<NodeId, LocalFunInfo>,
+    /// Entry points (LANGUAGE.md §1), in order.
+    pub entries: Vec<EntrySig>,
+}

@@ -1,0 +1,514 @@
+//! Unification variables, their constraints, substitution and unification.
+//!
+//! Type variables carry a level (for let-generalisation) and three kinds of constraint:
+//! a set of primitive types (overloaded literals and operators, LANGUAGE.md 7.2), "no
+//! function" (equality, non-lifted type parameters, `if` results, loop parameters, array
+//! elements) and required record fields (field access on a value whose type is not known yet).
+//! Size variables carry only a level. Size unification never fails: a conflict between two
+//! known sizes is left to the run-time checks (7.3 rule 8).
+
+use super::ty::{Size, SizeVar, Ty, TyVar};
+use crate::diag::Span;
+use crate::value::PrimType;
+use std::collections::BTreeMap;
+
+/// A set of primitive types, one bit per [`PrimType::ALL`] entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PrimSet(pub u16);
+
+fn prim_index(t: PrimType) -> usize {
+    PrimType::ALL.iter().position(|&p| p == t).unwrap_or(0)
+}
+
+impl PrimSet {
+    fn from_fn(f: impl Fn(PrimType) -> bool) -> PrimSet {
+        let mut bits = 0;
+        for (i, t) in PrimType::ALL.iter().enumerate() {
+            if f(*t) {
+                bits |= 1 << i;
+            }
+        }
+        PrimSet(bits)
+    }
+    pub fn numeric() -> PrimSet {
+        PrimSet::from_fn(PrimType::is_numeric)
+    }
+    pub fn integral() -> PrimSet {
+        PrimSet::from_fn(PrimType::is_int)
+    }
+    pub fn float() -> PrimSet {
+        PrimSet::from_fn(PrimType::is_float)
+    }
+    pub fn ordered() -> PrimSet {
+        PrimSet::from_fn(|_| true)
+    }
+    pub fn bool_or_int() -> PrimSet {
+        PrimSet::from_fn(|t| t == PrimType::Bool || t.is_int())
+    }
+    pub fn contains(self, t: PrimType) -> bool {
+        self.0 & (1 << prim_index(t)) != 0
+    }
+    pub fn inter(self, o: PrimSet) -> PrimSet {
+        PrimSet(self.0 & o.0)
+    }
+    fn members(self) -> impl Iterator<Item = PrimType> {
+        PrimType::ALL.into_iter().filter(move |t| self.contains(*t))
+    }
+    pub fn single(self) -> Option<PrimType> {
+        if self.0.count_ones() == 1 {
+            self.members().next()
+        } else {
+            None
+        }
+    }
+    /// The default of LANGUAGE.md 7.2: `i32`, else `f64`, else `bool`, else the first member.
+    pub fn default_type(self) -> Option<PrimType> {
+        [PrimType::I32, PrimType::F64, PrimType::Bool]
+            .into_iter()
+            .find(|t| self.contains(*t))
+            .or_else(|| self.members().next())
+    }
+    pub fn describe(self) -> String {
+        if self == PrimSet::numeric() {
+            "a numeric type".into()
+        } else if self == PrimSet::integral() {
+            "an integer type".into()
+        } else if self == PrimSet::float() {
+            "a floating-point type".into()
+        } else if self == PrimSet::ordered() {
+            "a numeric type or `bool`".into()
+        } else if self == PrimSet::bool_or_int() {
+            "`bool` or an integer type".into()
+        } else {
+            let names: Vec<String> = self.members().map(|t| format!("`{t}`")).collect();
+            format!("one of {}", names.join(", "))
+        }
+    }
+}
+
+/// What is known about an unbound type variable.
+#[derive(Clone, Debug)]
+pub(crate) struct VarInfo {
+    pub level: u32,
+    pub prims: Option<PrimSet>,
+    pub no_fun: bool,
+    pub fields: Option<BTreeMap<String, Ty>>,
+    /// Where the first field access on it happened.
+    pub field_span: Option<Span>,
+}
+
+/// Why two types do not unify.
+#[derive(Clone, Debug)]
+pub(crate) enum UErr {
+    Mismatch,
+    Occurs,
+    NotIn(Ty, PrimSet),
+    Function(Ty),
+    NoField(Ty, String),
+}
+
+impl UErr {
+    /// A note explaining the failure beyond "expected X, found Y".
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            UErr::Mismatch => None,
+            UErr::Occurs => Some("this would need an infinite type".into()),
+            UErr::NotIn(t, set) => Some(format!("`{t}` is not {}", set.describe())),
+            UErr::Function(t) => Some(format!(
+                "`{t}` is a function type, which is not allowed here"
+            )),
+            UErr::NoField(t, f) => Some(format!("`{t}` has no field `{f}`")),
+        }
+    }
+}
+
+/// The substitution and the variables' constraints.
+#[derive(Default)]
+pub(crate) struct Unifier {
+    pub tvars: Vec<VarInfo>,
+    tsubst: Vec<Option<Ty>>,
+    slevels: Vec<u32>,
+    ssubst: Vec<Option<Size>>,
+    /// When set, size unification does nothing (coercions, loop results).
+    pub sizes_off: bool,
+}
+
+impl Unifier {
+    pub fn fresh(&mut self, level: u32, prims: Option<PrimSet>, no_fun: bool) -> Ty {
+        let v = TyVar(self.tvars.len() as u32);
+        self.tvars.push(VarInfo {
+            level,
+            prims,
+            no_fun,
+            fields: None,
+            field_span: None,
+        });
+        self.tsubst.push(None);
+        Ty::Var(v)
+    }
+    pub fn fresh_size(&mut self, level: u32) -> Size {
+        let v = SizeVar(self.slevels.len() as u32);
+        self.slevels.push(level);
+        self.ssubst.push(None);
+        Size::Var(v)
+    }
+    pub fn tvar_count(&self) -> usize {
+        self.tvars.len()
+    }
+    pub fn svar_count(&self) -> usize {
+        self.slevels.len()
+    }
+    pub fn is_bound(&self, v: TyVar) -> bool {
+        matches!(self.tsubst.get(v.0 as usize), Some(Some(_)))
+    }
+    pub fn size_is_bound(&self, v: SizeVar) -> bool {
+        matches!(self.ssubst.get(v.0 as usize), Some(Some(_)))
+    }
+    pub fn info(&self, v: TyVar) -> Option<&VarInfo> {
+        self.tvars.get(v.0 as usize)
+    }
+    pub fn size_level(&self, v: SizeVar) -> u32 {
+        self.slevels.get(v.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// Binds a variable without any check (generalisation and defaulting).
+    pub fn set(&mut self, v: TyVar, t: Ty) {
+        if let Some(slot) = self.tsubst.get_mut(v.0 as usize) {
+            *slot = Some(t);
+        }
+    }
+    /// Binds a size variable without any check.
+    pub fn set_size(&mut self, v: SizeVar, s: Size) {
+        if let Some(slot) = self.ssubst.get_mut(v.0 as usize) {
+            *slot = Some(s);
+        }
+    }
+
+    /// Follows variable bindings at the head of a type.
+    pub fn shallow(&self, t: &Ty) -> Ty {
+        let mut t = t.clone();
+        while let Ty::Var(v) = &t {
+            match self.tsubst.get(v.0 as usize) {
+                Some(Some(u)) => t = u.clone(),
+                _ => break,
+            }
+        }
+        t
+    }
+
+    /// Applies the substitution everywhere, normalising nested arrays.
+    pub fn resolve(&self, t: &Ty) -> Ty {
+        match t {
+            Ty::Var(v) => match self.tsubst.get(v.0 as usize) {
+                Some(Some(u)) => self.resolve(u),
+                _ => t.clone(),
+            },
+            Ty::Prim(_) | Ty::Param(_) => t.clone(),
+            Ty::Array(dims, elem) => {
+                let mut dims: Vec<Size> = dims.iter().map(|d| self.resolve_size(d)).collect();
+                match self.resolve(elem) {
+                    Ty::Array(d2, e2) => {
+                        dims.extend(d2);
+                        Ty::Array(dims, e2)
+                    }
+                    e => Ty::Array(dims, Box::new(e)),
+                }
+            }
+            Ty::Record(fs) => Ty::Record(
+                fs.iter()
+                    .map(|(k, v)| (k.clone(), self.resolve(v)))
+                    .collect(),
+            ),
+            Ty::Arrow(a, b) => Ty::Arrow(Box::new(self.resolve(a)), Box::new(self.resolve(b))),
+        }
+    }
+
+    pub fn resolve_size(&self, s: &Size) -> Size {
+        match s {
+            Size::Var(v) => match self.ssubst.get(v.0 as usize) {
+                Some(Some(u)) => self.resolve_size(u),
+                _ => s.clone(),
+            },
+            Size::Op(o, a, b) => Size::Op(
+                *o,
+                Box::new(self.resolve_size(a)),
+                Box::new(self.resolve_size(b)),
+            ),
+            _ => s.clone(),
+        }
+    }
+
+    fn occurs(&self, v: TyVar, t: &Ty) -> bool {
+        match t {
+            Ty::Var(u) => {
+                if *u == v {
+                    return true;
+                }
+                match self.tsubst.get(u.0 as usize) {
+                    Some(Some(t2)) => self.occurs(v, t2),
+                    _ => false,
+                }
+            }
+            Ty::Prim(_) | Ty::Param(_) => false,
+            Ty::Array(_, e) => self.occurs(v, e),
+            Ty::Record(fs) => fs.values().any(|f| self.occurs(v, f)),
+            Ty::Arrow(a, b) => self.occurs(v, a) || self.occurs(v, b),
+        }
+    }
+
+    fn size_occurs(&self, v: SizeVar, s: &Size) -> bool {
+        match s {
+            Size::Var(u) => {
+                if *u == v {
+                    return true;
+                }
+                match self.ssubst.get(u.0 as usize) {
+                    Some(Some(s2)) => self.size_occurs(v, s2),
+                    _ => false,
+                }
+            }
+            Size::Op(_, a, b) => self.size_occurs(v, a) || self.size_occurs(v, b),
+            _ => false,
+        }
+    }
+
+    /// Lowers the levels of the variables in `t` to at most `level`.
+    fn lower_levels(&mut self, t: &Ty, level: u32) {
+        match self.shallow(t) {
+            Ty::Var(v) => {
+                if let Some(info) = self.tvars.get_mut(v.0 as usize)
+                    && info.level > level
+                {
+                    info.level = level;
+                }
+            }
+            Ty::Prim(_) | Ty::Param(_) => {}
+            Ty::Array(dims, e) => {
+                for d in &dims {
+                    self.lower_size_levels(d, level);
+                }
+                self.lower_levels(&e, level);
+            }
+            Ty::Record(fs) => {
+                for f in fs.values() {
+                    self.lower_levels(f, level);
+                }
+            }
+            Ty::Arrow(a, b) => {
+                self.lower_levels(&a, level);
+                self.lower_levels(&b, level);
+            }
+        }
+    }
+
+    fn lower_size_levels(&mut self, s: &Size, level: u32) {
+        match self.resolve_size(s) {
+            Size::Var(v) => {
+                if let Some(l) = self.slevels.get_mut(v.0 as usize)
+                    && *l > level
+                {
+                    *l = level;
+                }
+            }
+            Size::Op(_, a, b) => {
+                self.lower_size_levels(&a, level);
+                self.lower_size_levels(&b, level);
+            }
+            _ => {}
+        }
+    }
+
+    /// Makes the two types equal.
+    pub fn unify(&mut self, a: &Ty, b: &Ty) -> Result<(), UErr> {
+        let a = self.shallow(a);
+        let b = self.shallow(b);
+        match (&a, &b) {
+            (Ty::Var(x), Ty::Var(y)) if x == y => Ok(()),
+            (Ty::Var(x), Ty::Var(y)) => self.bind_var_var(*x, *y),
+            (Ty::Var(x), _) => self.bind(*x, &b),
+            (_, Ty::Var(y)) => self.bind(*y, &a),
+            (Ty::Prim(p), Ty::Prim(q)) if p == q => Ok(()),
+            (Ty::Param(p), Ty::Param(q)) if p == q => Ok(()),
+            (Ty::Arrow(a1, r1), Ty::Arrow(a2, r2)) => {
+                self.unify(a1, a2)?;
+                self.unify(r1, r2)
+            }
+            (Ty::Record(f1), Ty::Record(f2)) => {
+                if f1.len() != f2.len() || f1.keys().zip(f2.keys()).any(|(x, y)| x != y) {
+                    return Err(UErr::Mismatch);
+                }
+                for (k, t1) in f1 {
+                    if let Some(t2) = f2.get(k) {
+                        self.unify(t1, t2)?;
+                    }
+                }
+                Ok(())
+            }
+            (Ty::Array(d1, _), Ty::Array(d2, _)) => {
+                if let (Some(s1), Some(s2)) = (d1.first(), d2.first()) {
+                    self.unify_size(s1, s2);
+                }
+                match (a.row(), b.row()) {
+                    (Some(r1), Some(r2)) => self.unify(&r1, &r2),
+                    _ => Err(UErr::Mismatch),
+                }
+            }
+            _ => Err(UErr::Mismatch),
+        }
+    }
+
+    fn bind_var_var(&mut self, x: TyVar, y: TyVar) -> Result<(), UErr> {
+        let (Some(ix), Some(iy)) = (self.info(x).cloned(), self.info(y).cloned()) else {
+            return Err(UErr::Mismatch);
+        };
+        let prims = match (ix.prims, iy.prims) {
+            (Some(a), Some(b)) => {
+                let s = a.inter(b);
+                if s.0 == 0 {
+                    return Err(UErr::NotIn(Ty::Var(y), a));
+                }
+                Some(s)
+            }
+            (a, b) => a.or(b),
+        };
+        self.set(x, Ty::Var(y));
+        if let Some(info) = self.tvars.get_mut(y.0 as usize) {
+            info.level = ix.level.min(iy.level);
+            info.prims = prims;
+            info.no_fun = ix.no_fun || iy.no_fun;
+            if info.field_span.is_none() {
+                info.field_span = ix.field_span;
+            }
+        }
+        if let Some(fx) = ix.fields {
+            for (f, t) in fx {
+                let ft = self.require_field(y, &f, None);
+                self.unify(&ft, &t)?;
+            }
+        }
+        if let Some(p) = prims.and_then(PrimSet::single) {
+            self.set(y, Ty::Prim(p));
+        }
+        Ok(())
+    }
+
+    fn bind(&mut self, v: TyVar, t: &Ty) -> Result<(), UErr> {
+        if self.occurs(v, t) {
+            return Err(UErr::Occurs);
+        }
+        let Some(info) = self.info(v).cloned() else {
+            return Err(UErr::Mismatch);
+        };
+        if let Some(set) = info.prims {
+            match t {
+                Ty::Prim(p) if set.contains(*p) => {}
+                _ => return Err(UErr::NotIn(t.clone(), set)),
+            }
+        }
+        if info.no_fun {
+            self.require_no_fun(t, &[])?;
+        }
+        if let Some(fields) = &info.fields {
+            match t {
+                Ty::Record(fs) => {
+                    for (f, ft) in fields {
+                        match fs.get(f) {
+                            Some(t2) => {
+                                let t2 = t2.clone();
+                                self.unify(ft, &t2)?;
+                            }
+                            None => return Err(UErr::NoField(t.clone(), f.clone())),
+                        }
+                    }
+                }
+                _ => {
+                    let f = fields.keys().next().cloned().unwrap_or_default();
+                    return Err(UErr::NoField(t.clone(), f));
+                }
+            }
+        }
+        self.lower_levels(t, info.level);
+        self.set(v, t.clone());
+        Ok(())
+    }
+
+    /// Requires that `t` contains no function type; unbound variables in it get the
+    /// constraint. `lifted` lists the rigid type parameters that may be functions.
+    pub fn require_no_fun(&mut self, t: &Ty, lifted: &[String]) -> Result<(), UErr> {
+        match self.shallow(t) {
+            Ty::Var(v) => {
+                if let Some(info) = self.tvars.get_mut(v.0 as usize) {
+                    info.no_fun = true;
+                    if let Some(fields) = info.fields.clone() {
+                        for f in fields.values() {
+                            self.require_no_fun(f, lifted)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Ty::Prim(_) => Ok(()),
+            Ty::Param(p) => {
+                if lifted.contains(&p) {
+                    Err(UErr::Function(Ty::Param(p)))
+                } else {
+                    Ok(())
+                }
+            }
+            Ty::Arrow(..) => Err(UErr::Function(self.resolve(t))),
+            Ty::Array(_, e) => self.require_no_fun(&e, lifted),
+            Ty::Record(fs) => {
+                for f in fs.values() {
+                    self.require_no_fun(f, lifted)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The type of field `f` of the unbound variable `v`, adding the constraint.
+    pub fn require_field(&mut self, v: TyVar, f: &str, span: Option<Span>) -> Ty {
+        let level = self.info(v).map_or(0, |i| i.level);
+        if let Some(t) = self
+            .info(v)
+            .and_then(|i| i.fields.as_ref())
+            .and_then(|fs| fs.get(f))
+        {
+            return t.clone();
+        }
+        let t = self.fresh(level, None, false);
+        if let Some(info) = self.tvars.get_mut(v.0 as usize) {
+            info.fields
+                .get_or_insert_with(BTreeMap::new)
+                .insert(f.to_string(), t.clone());
+            if info.field_span.is_none() {
+                info.field_span = span;
+            }
+        }
+        t
+    }
+
+    /// Makes two sizes equal where that is possible; conflicts are left to run time.
+    pub fn unify_size(&mut self, a: &Size, b: &Size) {
+        if self.sizes_off {
+            return;
+        }
+        let a = self.resolve_size(a);
+        let b = self.resolve_size(b);
+        match (&a, &b) {
+            (Size::Var(x), Size::Var(y)) if x == y => {}
+            (Size::Var(x), other) | (other, Size::Var(x)) => {
+                if !self.size_occurs(*x, other) {
+                    let level = self.size_level(*x);
+                    self.lower_size_levels(other, level);
+                    self.set_size(*x, other.clone());
+                }
+            }
+            (Size::Op(o1, a1, b1), Size::Op(o2, a2, b2)) if o1 == o2 => {
+                self.unify_size(a1, a2);
+                self.unify_size(b1, b2);
+            }
+            _ => {}
+        }
+    }
+}
