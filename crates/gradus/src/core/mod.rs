@@ -5,3 +5,6 @@ pub mod ir;
 pub mod prim;
 pub mod prim_eval;
 pub mod type_of;
+pub mod print;
+pub mod parse;
+pub mod renumber;

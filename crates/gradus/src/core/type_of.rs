@@ -84,7 +84,8 @@ pub fn slice_dims(dims: &[SubExp], slice: &[DimIndex]) -> Vec<SubExp> {
 /// The types bound by an expression, one per pattern variable.
 ///
 /// `if` and calls give their declared `ret`; a loop gives its parameters' types; `map` and
-/// `scan` give the lambda's result types with outer size `w`; `reduce` the lambda's result
+/// `scan` give the lambda's result types with outer size `w` (accumulators unchanged, see
+/// [`map_result_type`]); `reduce` the lambda's result
 /// types; `hist` and `scatter` their destinations' types; `with_acc` the types of the input
 /// arrays followed by the lambda's results after the accumulators.
 pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
@@ -94,7 +95,7 @@ pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
         Exp::Loop { params, .. } => params.iter().map(|(p, _)| names.ty(*p).clone()).collect(),
         Exp::Soac(soac) => match soac {
             Soac::Map { w, lam, .. } | Soac::Scan { w, lam, .. } => {
-                lam.ret.iter().map(|t| t.array_of(*w)).collect()
+                lam.ret.iter().map(|t| map_result_type(t, *w)).collect()
             }
             Soac::Reduce { lam, .. } => lam.ret.clone(),
             Soac::Hist { dests, .. } | Soac::Scatter { dests, .. } => {
@@ -109,6 +110,25 @@ pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
             out.extend(lam.ret.iter().skip(inputs.len()).cloned());
             out
         }
+    }
+}
+
+/// The type of one result of a `map` (or `scan`) of width `w` whose lambda returns `t`:
+/// `[w]t`, except that an accumulator stays an accumulator (a `map` takes accumulators as
+/// inputs whole, not row by row, and returns them updated, as in Futhark).
+pub fn map_result_type(t: &Type, w: SubExp) -> Type {
+    match t {
+        Type::Acc { .. } => t.clone(),
+        _ => t.array_of(w),
+    }
+}
+
+/// The type of the lambda parameter that receives input `t` of a SOAC: the row type, or the
+/// accumulator itself.
+pub fn map_param_type(t: &Type) -> Type {
+    match t {
+        Type::Acc { .. } => t.clone(),
+        _ => t.row(),
     }
 }
 
