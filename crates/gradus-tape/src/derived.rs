@@ -2,7 +2,7 @@
 //! Hessian-vector products and Hessians by reverse mode over forward mode.
 
 use crate::record::record_raw;
-use crate::reverse::{Adjoints, ReverseOptions};
+use crate::reverse::{Adjoints, Buffers, ReverseOptions};
 use crate::var::Var;
 use gradus_num::Dual;
 use rayon::prelude::*;
@@ -72,14 +72,15 @@ where
         x.len(),
         v.len()
     );
-    let rec = record_raw(x, Vec::new(), |xs| {
+    let rec = record_raw(x, Buffers::default(), |xs, values, ids| {
         let duals: Vec<Dual<Var<'_>>> = xs
             .iter()
             .zip(v)
             .map(|(&x, &d)| Dual::new(x, Var::constant(d)))
             .collect();
         let y = f(&duals);
-        vec![(y.v.value(), y.v.id()), (y.d.value(), y.d.id())]
+        values.extend([y.v.value(), y.d.value()]);
+        ids.extend([y.v.id(), y.d.id()]);
     });
     let (g, hv) = rayon::join(|| rec.pullback(&[1.0, 0.0]), || rec.pullback(&[0.0, 1.0]));
     (rec.outputs()[0], g, hv)

@@ -2,7 +2,7 @@
 //! points `grad`, `record` and the reusable [`Tape`].
 
 use crate::id::{JobId, NodeId};
-use crate::reverse::{Adjoints, Recording, ReverseOptions};
+use crate::reverse::{Adjoints, Buffers, Recording, ReverseOptions};
 use crate::segment::{Before, JobRecord, Segment};
 use crate::var::Var;
 use std::cell::Cell;
@@ -208,25 +208,41 @@ pub(crate) fn run_task<R>(shared: &Arc<Shared>, job: JobId, f: impl FnOnce() -> 
     (r, last)
 }
 
-/// Records `body` on inputs `x`; `body` returns the outputs as (value, id) pairs.
-pub(crate) fn record_raw<F>(x: &[f64], segments: Vec<Segment>, body: F) -> Recording
+/// Records `body` on inputs `x`; `body` pushes the outputs' values and IDs.
+pub(crate) fn record_raw<F>(x: &[f64], buffers: Buffers, body: F) -> Recording
 where
-    F: for<'r> FnOnce(&[Var<'r>]) -> Vec<(f64, NodeId)>,
+    F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
 {
+    let Buffers {
+        segments,
+        mut jobs,
+        offsets,
+        mut values,
+        mut ids,
+    } = buffers;
+    jobs.clear();
+    values.clear();
+    ids.clear();
     let mut root = JobRecorder::root(segments);
     if x.len() >= u32::MAX as usize {
         panic!("gradus-tape: more than 2^32 - 2 inputs");
     }
     root.segment.ends.resize(x.len(), 0);
-    let inputs: Vec<Var<'_>> = x
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| Var::from_parts(v, NodeId::new(JobId(0), i as u32)))
-        .collect();
+    let input = |(i, &v): (usize, &f64)| Var::from_parts(v, NodeId::new(JobId(0), i as u32));
     let guard = ActiveGuard::install(root);
-    let outputs = body(&inputs);
+    // Small input vectors live on the stack (no allocation per recording).
+    const SMALL: usize = 16;
+    if x.len() <= SMALL {
+        let mut inputs = [Var::constant(0.0); SMALL];
+        for (slot, v) in inputs.iter_mut().zip(x.iter().enumerate()) {
+            *slot = input(v);
+        }
+        body(&inputs[..x.len()], &mut values, &mut ids);
+    } else {
+        let inputs: Vec<Var<'_>> = x.iter().enumerate().map(input).collect();
+        body(&inputs, &mut values, &mut ids);
+    }
     let last = guard.finish();
-    drop(inputs);
     let Some(shared) = last.shared.clone() else {
         // No fork: the root job is the whole recording.
         let JobRecorder {
@@ -235,8 +251,8 @@ where
             spare,
             ..
         } = last;
-        let jobs = vec![JobRecord { segment, before }];
-        return Recording::new(jobs, JobId(0), x.len(), outputs, spare);
+        jobs.push(JobRecord { segment, before });
+        return Recording::new(jobs, offsets, JobId(0), x.len(), (values, ids), spare);
     };
     let terminal = last.finish();
     let jobs_allocated = shared.next_job.load(Ordering::Relaxed) as usize;
@@ -247,11 +263,19 @@ where
     let table = shared.table.into_inner().unwrap_or_else(|e| e.into_inner());
     let spare = shared.pool.into_inner().unwrap_or_else(|e| e.into_inner());
     debug_assert_eq!(table.len(), jobs_allocated);
-    let jobs: Vec<JobRecord> = table
-        .into_iter()
-        .map(|j| j.expect("gradus-tape: a job was never finished (internal error)"))
-        .collect();
-    Recording::new(jobs, terminal, x.len(), outputs, spare)
+    jobs.extend(
+        table
+            .into_iter()
+            .map(|j| j.expect("gradus-tape: a job was never finished (internal error)")),
+    );
+    Recording::new(jobs, offsets, terminal, x.len(), (values, ids), spare)
+}
+
+fn push_outputs(outputs: Vec<Var<'_>>, values: &mut Vec<f64>, ids: &mut Vec<NodeId>) {
+    for v in outputs {
+        values.push(v.value());
+        ids.push(v.id());
+    }
 }
 
 /// Gradient of a scalar function: returns `(f(x), ∇f(x))`.
@@ -285,8 +309,8 @@ pub fn record<F>(x: &[f64], f: F) -> Recording
 where
     F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
 {
-    record_raw(x, Vec::new(), |xs| {
-        f(xs).into_iter().map(|v| (v.value(), v.id())).collect()
+    record_raw(x, Buffers::default(), |xs, values, ids| {
+        push_outputs(f(xs), values, ids)
     })
 }
 
@@ -305,7 +329,7 @@ where
 /// ```
 #[derive(Default)]
 pub struct Tape {
-    segments: Vec<Segment>,
+    buffers: Buffers,
     adjoints: Adjoints,
     options: ReverseOptions,
 }
@@ -356,8 +380,8 @@ impl Tape {
     where
         F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
     {
-        record_raw(x, std::mem::take(&mut self.segments), |xs| {
-            f(xs).into_iter().map(|v| (v.value(), v.id())).collect()
+        record_raw(x, std::mem::take(&mut self.buffers), |xs, values, ids| {
+            push_outputs(f(xs), values, ids)
         })
     }
 
@@ -365,15 +389,16 @@ impl Tape {
     where
         F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
     {
-        record_raw(x, std::mem::take(&mut self.segments), |xs| {
+        record_raw(x, std::mem::take(&mut self.buffers), |xs, values, ids| {
             let y = f(xs);
-            vec![(y.value(), y.id())]
+            values.push(y.value());
+            ids.push(y.id());
         })
     }
 
     /// Gives a recording's buffers back to the tape for reuse.
     pub fn recycle(&mut self, rec: Recording) {
-        rec.into_segments(&mut self.segments);
+        self.buffers = rec.into_buffers();
     }
 
     /// The scratch adjoint buffer, for [`Recording::pullback_into`].

@@ -187,15 +187,27 @@ fn atomic_add(slot: &AtomicU64, x: f64) {
     }
 }
 
+/// The buffers of a recording, kept by a [`Tape`](crate::Tape) between recordings so that a
+/// steady-state loop reuses their capacity.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) jobs: Vec<JobRecord>,
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) values: Vec<f64>,
+    pub(crate) ids: Vec<NodeId>,
+}
+
 impl Recording {
     pub(crate) fn new(
         jobs: Vec<JobRecord>,
+        mut offsets: Vec<usize>,
         terminal: JobId,
         inputs: usize,
-        outputs: Vec<(f64, NodeId)>,
+        (output_values, output_ids): (Vec<f64>, Vec<NodeId>),
         spare: Vec<Segment>,
     ) -> Recording {
-        let mut offsets = Vec::with_capacity(jobs.len());
+        offsets.clear();
         let mut total = 0;
         for j in &jobs {
             offsets.push(total);
@@ -207,17 +219,34 @@ impl Recording {
             total,
             terminal,
             inputs,
-            output_values: outputs.iter().map(|o| o.0).collect(),
-            output_ids: outputs.iter().map(|o| o.1).collect(),
+            output_values,
+            output_ids,
             spare,
         }
     }
 
-    pub(crate) fn into_segments(self, out: &mut Vec<Segment>) {
-        out.extend(self.spare);
-        for mut j in self.jobs {
-            j.segment.clear();
-            out.push(j.segment);
+    pub(crate) fn into_buffers(self) -> Buffers {
+        let Recording {
+            mut jobs,
+            offsets,
+            mut output_values,
+            mut output_ids,
+            mut spare,
+            ..
+        } = self;
+        for j in jobs.drain(..) {
+            let mut segment = j.segment;
+            segment.clear();
+            spare.push(segment);
+        }
+        output_values.clear();
+        output_ids.clear();
+        Buffers {
+            segments: spare,
+            jobs,
+            offsets,
+            values: output_values,
+            ids: output_ids,
         }
     }
 
