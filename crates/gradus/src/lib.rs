@@ -11,6 +11,7 @@
 
 pub mod core;
 pub mod diag;
+pub mod internalise;
 pub mod pipeline;
 pub mod prelude;
 pub mod program;

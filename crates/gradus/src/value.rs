@@ -507,3 +507,118 @@ impl From<Array> for Value {
         Value::Array(a)
     }
 }
+
+/// Element types that convert between `ndarray` arrays and [`Value`]s.
+pub trait Element: Copy + 'static {
+    /// The primitive type.
+    const PRIM: PrimType;
+    /// Wraps a vector of elements.
+    fn into_buffer(v: Vec<Self>) -> Buffer;
+    /// Borrows the elements of a buffer of this type.
+    fn slice(b: &Buffer) -> Option<&[Self]>;
+}
+
+macro_rules! element {
+    ($t:ty, $variant:ident) => {
+        impl Element for $t {
+            const PRIM: PrimType = PrimType::$variant;
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                Buffer::$variant(v)
+            }
+            fn slice(b: &Buffer) -> Option<&[Self]> {
+                match b {
+                    Buffer::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+element!(bool, Bool);
+element!(i8, I8);
+element!(i16, I16);
+element!(i32, I32);
+element!(i64, I64);
+element!(u8, U8);
+element!(u16, U16);
+element!(u32, U32);
+element!(u64, U64);
+element!(f32, F32);
+element!(f64, F64);
+
+impl Value {
+    /// Converts an `ndarray` array (any dimensionality; rank 0 gives a scalar).
+    pub fn from_ndarray<T: Element, D: ndarray::Dimension>(a: ndarray::Array<T, D>) -> Value {
+        let shape = a.shape().to_vec();
+        let data: Vec<T> = a.iter().copied().collect();
+        if shape.is_empty() {
+            let b = T::into_buffer(data);
+            return Value::Scalar(b.get(0));
+        }
+        // The element count matches the shape by construction.
+        match Array::new(shape, T::into_buffer(data)) {
+            Some(arr) => Value::Array(arr),
+            None => Value::Scalar(Scalar::zero(T::PRIM)),
+        }
+    }
+
+    /// Converts to a dynamic-dimensional `ndarray` array, if the element type is `T`.
+    pub fn to_ndarray<T: Element>(&self) -> Option<ndarray::ArrayD<T>> {
+        match self {
+            Value::Scalar(s) => {
+                let b = Buffer::filled(*s, 1);
+                let v = T::slice(&b)?.to_vec();
+                ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[]), v).ok()
+            }
+            Value::Array(a) => {
+                let v = T::slice(a.buffer())?.to_vec();
+                ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(a.shape()), v).ok()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndarray_round_trip() {
+        let a = ndarray::arr2(&[[1.0f64, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+        let v = Value::from_ndarray(a.clone());
+        assert_eq!(v.shape(), &[2, 3]);
+        assert_eq!(v.type_name(), "[2][3]f64");
+        let back = v.to_ndarray::<f64>().unwrap();
+        assert_eq!(back, a.into_dyn());
+        assert!(v.to_ndarray::<f32>().is_none());
+    }
+
+    #[test]
+    fn scalar_conversion() {
+        let v = Value::from_ndarray(ndarray::arr0(7i32));
+        assert_eq!(v, Value::Scalar(Scalar::I32(7)));
+        assert_eq!(
+            v.to_ndarray::<i32>().unwrap().into_raw_vec_and_offset().0,
+            vec![7]
+        );
+    }
+
+    #[test]
+    fn conversions_saturate_and_truncate() {
+        assert_eq!(Scalar::from_f64(PrimType::I8, 300.7), Scalar::I8(127));
+        assert_eq!(Scalar::from_f64(PrimType::I32, -2.9), Scalar::I32(-2));
+        assert_eq!(Scalar::from_f64(PrimType::U8, f64::NAN), Scalar::U8(0));
+        assert_eq!(Scalar::from_f64(PrimType::Bool, 0.5), Scalar::Bool(true));
+    }
+
+    #[test]
+    fn copy_on_write() {
+        let a = Array::from_buffer(Buffer::I64(vec![1, 2, 3]));
+        let mut b = a.clone();
+        b.buffer_mut().set(0, Scalar::I64(9));
+        assert_eq!(a.buffer().get(0), Scalar::I64(1));
+        assert_eq!(b.buffer().get(0), Scalar::I64(9));
+        assert!(Array::new(vec![2, 2], Buffer::I64(vec![1])).is_none());
+    }
+}
