@@ -64,6 +64,7 @@ mod id;
 pub mod programs;
 mod record;
 mod reverse;
+mod scalars;
 mod segment;
 mod var;
 
@@ -76,4 +77,5 @@ pub use reverse::{
     Adjoints, JobGraphView, LengthMismatch, PullbackCounts, Recording, ReverseMode, ReverseOptions,
     TapeStats,
 };
+pub use scalars::{Scalars, grad_of};
 pub use var::{Var, sum};
