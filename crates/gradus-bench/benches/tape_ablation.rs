@@ -139,10 +139,10 @@ fn arena_particle<'r>(x: &[gradus_tape::Var<'r>], steps: usize) -> gradus_tape::
     for _ in 0..steps {
         let ax = px * -0.5 - vx * 0.2;
         let ay = py * -0.5 - vy * 0.2;
-        px = px + vx * 0.05;
-        py = py + vy * 0.05;
-        vx = vx + ax * 0.05;
-        vy = vy + ay * 0.05;
+        px += vx * 0.05;
+        py += vy * 0.05;
+        vx += ax * 0.05;
+        vy += ay * 0.05;
     }
     px * py
 }
@@ -163,7 +163,7 @@ fn bench_ablation(c: &mut Criterion) {
                     let (u, w) = v.split_at(v.len() / 2);
                     let mut acc = u[0] * w[0];
                     for i in 1..u.len() {
-                        acc = acc + u[i] * w[i];
+                        acc += u[i] * w[i];
                     }
                     acc
                 },
