@@ -20,7 +20,8 @@ pub mod print;
 use crate::diag::{Diagnostic, FileId};
 use ast::NodeIdGen;
 
-pub use print::print_decs;
+pub use parser::parse_exp;
+pub use print::{print_decs, print_exp, print_type};
 
 /// Parses one file into its declarations, taking node ids from `ids`.
 pub fn parse_file(
