@@ -53,3 +53,13 @@ fn snapshots_round_trip() {
         insta::assert_snapshot!(format!("print_{name}"), printed);
     }
 }
+
+#[test]
+fn snapshot_inputs_verify() {
+    for (name, text) in inputs() {
+        let prog = parse_prog(&text).unwrap();
+        if let Err(e) = gradus::core::verify::verify(&prog) {
+            panic!("{name}: {e}");
+        }
+    }
+}

@@ -8,3 +8,4 @@ pub mod type_of;
 pub mod print;
 pub mod parse;
 pub mod renumber;
+pub mod verify;
