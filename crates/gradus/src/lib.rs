@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod backend;
 pub mod core;
 pub mod diag;
 pub mod internalise;
