@@ -47,7 +47,6 @@
 //! and ascription, `import`, sum types and `match`.
 
 mod check;
-#[allow(dead_code)] // used once the checker lands
 mod infer;
 mod print;
 pub mod ty;
