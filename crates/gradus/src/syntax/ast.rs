@@ -139,6 +139,8 @@ pub struct Exp {
 }
 
 /// One index of an indexing or slicing expression, or of an update.
+// A slice is three expressions side by side; boxing them would only add allocations.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum DimIndex {
     /// `a[i]`: a single index.

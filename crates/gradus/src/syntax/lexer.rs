@@ -96,7 +96,7 @@ impl Kw {
     ];
 
     /// The keyword spelled `s`, if any.
-    pub fn from_str(s: &str) -> Option<Kw> {
+    pub fn lookup(s: &str) -> Option<Kw> {
         Kw::ALL.iter().find(|(t, _)| *t == s).map(|(_, k)| *k)
     }
 
@@ -326,10 +326,15 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
             }
             let s = self.slice(start, self.pos);
-            if c == b'_' && !s.bytes().nth(1).is_some_and(|b| b.is_ascii_alphanumeric()) {
+            if c == b'_'
+                && !s
+                    .as_bytes()
+                    .get(1)
+                    .is_some_and(|b| b.is_ascii_alphanumeric())
+            {
                 return Err(format!("invalid identifier `{s}`"));
             }
-            return Ok(match Kw::from_str(s) {
+            return Ok(match Kw::lookup(s) {
                 Some(k) => Tok::Kw(k),
                 None => Tok::Ident(s.to_string()),
             });

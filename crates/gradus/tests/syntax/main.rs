@@ -342,7 +342,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
         format!("type t = {}i32", "[n]".repeat(n)),
         format!("type t = {}i32", "* ".repeat(n)),
         format!("def f ({}x{}) = 1", "(".repeat(n), ")".repeat(n)),
-        format!("{}", "module M = { ".repeat(n)),
+        "module M = { ".repeat(n),
         format!("def f = {}x", "#[a] ".repeat(n)),
         format!("def f = #[{}a{}] x", "a(".repeat(n), ")".repeat(n)),
     ];
