@@ -40,14 +40,14 @@ where
     let (ja, jb, jc) = (JobId(first), JobId(first + 1), JobId(first + 2));
     let ((ra, ta), (rb, tb)) =
         rayon::join(|| run_task(&shared, ja, a), || run_task(&shared, jb, b));
-    set_active(JobRecorder::new(
+    set_active(Box::new(JobRecorder::new(
         shared,
         jc,
         Before::Fork {
             parent,
             children: vec![ta, tb],
         },
-    ));
+    )));
     (ra, rb)
 }
 
@@ -116,10 +116,10 @@ where
         children.push(last);
         out.extend(rs);
     }
-    set_active(JobRecorder::new(
+    set_active(Box::new(JobRecorder::new(
         shared,
         JobId(first + chunks as u32),
         Before::Fork { parent, children },
-    ));
+    )));
     out
 }

@@ -63,14 +63,22 @@ impl JobRecorder {
         }
     }
 
-    fn root(mut spare: Vec<Segment>) -> JobRecorder {
+    /// The root job, in `shell` (a box left by an earlier recording) if there is one.
+    fn root(mut spare: Vec<Segment>, shell: Option<Box<JobRecorder>>) -> Box<JobRecorder> {
         let segment = spare.pop().unwrap_or_default();
-        JobRecorder {
+        let root = JobRecorder {
             shared: None,
             job: JobId(0),
             before: Before::Start,
             segment,
             spare,
+        };
+        match shell {
+            Some(mut b) => {
+                *b = root;
+                b
+            }
+            None => Box::new(root),
         }
     }
 
@@ -112,8 +120,8 @@ thread_local! {
 }
 
 /// Puts `new` into this thread's slot and returns what was there.
-fn slot_replace(new: Option<JobRecorder>) -> Option<JobRecorder> {
-    let new_ptr = new.map_or(std::ptr::null_mut(), |r| Box::into_raw(Box::new(r)));
+fn slot_replace(new: Option<Box<JobRecorder>>) -> Option<Box<JobRecorder>> {
+    let new_ptr = new.map_or(std::ptr::null_mut(), Box::into_raw);
     let old = ACTIVE.with(|slot| slot.replace(new_ptr));
     if old.is_null() {
         None
@@ -122,7 +130,7 @@ fn slot_replace(new: Option<JobRecorder>) -> Option<JobRecorder> {
         // slot; having replaced it, we own it. No reference derived from it is alive: such
         // references exist only inside `with_active`, which never calls back into this
         // function (see Note [The active-job slot]).
-        Some(*unsafe { Box::from_raw(old) })
+        Some(unsafe { Box::from_raw(old) })
     }
 }
 
@@ -154,19 +162,19 @@ fn outside_recording() -> ! {
 }
 
 /// Takes the active recorder out of this thread's slot.
-pub(crate) fn take_active() -> Option<JobRecorder> {
+pub(crate) fn take_active() -> Option<Box<JobRecorder>> {
     slot_replace(None)
 }
 
 /// Restores the slot's previous content when dropped, also during unwinding: installs of
 /// recorders nest like a stack.
 pub(crate) struct ActiveGuard {
-    previous: Option<Option<JobRecorder>>,
+    previous: Option<Option<Box<JobRecorder>>>,
 }
 
 impl ActiveGuard {
     /// Installs `rec` as the active recorder until the guard is dropped.
-    pub(crate) fn install(rec: JobRecorder) -> ActiveGuard {
+    pub(crate) fn install(rec: Box<JobRecorder>) -> ActiveGuard {
         let previous = slot_replace(Some(rec));
         ActiveGuard {
             previous: Some(previous),
@@ -175,7 +183,7 @@ impl ActiveGuard {
 
     /// Ends the guarded stretch normally: returns the recorder active now (the one installed,
     /// or the one a `join` replaced it by) and restores the previous one.
-    pub(crate) fn finish(mut self) -> JobRecorder {
+    pub(crate) fn finish(mut self) -> Box<JobRecorder> {
         let prev = self.previous.take().flatten();
         slot_replace(prev).expect("gradus-tape: active job vanished (internal error)")
     }
@@ -191,7 +199,7 @@ impl Drop for ActiveGuard {
 }
 
 /// Installs `rec` as the active job of this thread (used by `join` after the tasks return).
-pub(crate) fn set_active(rec: JobRecorder) {
+pub(crate) fn set_active(rec: Box<JobRecorder>) {
     let _previous = slot_replace(Some(rec));
     debug_assert!(
         _previous.is_none(),
@@ -202,7 +210,11 @@ pub(crate) fn set_active(rec: JobRecorder) {
 /// Runs one task: a fresh job `job` (a `Start`), the closure, and the end of its last job.
 /// Returns the result and the ID of the job the task ended in.
 pub(crate) fn run_task<R>(shared: &Arc<Shared>, job: JobId, f: impl FnOnce() -> R) -> (R, JobId) {
-    let guard = ActiveGuard::install(JobRecorder::new(shared.clone(), job, Before::Start));
+    let guard = ActiveGuard::install(Box::new(JobRecorder::new(
+        shared.clone(),
+        job,
+        Before::Start,
+    )));
     let r = f();
     let last = guard.finish().finish();
     (r, last)
@@ -219,11 +231,12 @@ where
         offsets,
         mut values,
         mut ids,
+        shell,
     } = buffers;
     jobs.clear();
     values.clear();
     ids.clear();
-    let mut root = JobRecorder::root(segments);
+    let mut root = JobRecorder::root(segments, shell);
     if x.len() >= u32::MAX as usize {
         panic!("gradus-tape: more than 2^32 - 2 inputs");
     }
@@ -242,17 +255,16 @@ where
         let inputs: Vec<Var<'_>> = x.iter().enumerate().map(input).collect();
         body(&inputs, &mut values, &mut ids);
     }
-    let last = guard.finish();
+    let mut last = guard.finish();
     let Some(shared) = last.shared.clone() else {
-        // No fork: the root job is the whole recording.
-        let JobRecorder {
-            segment,
-            before,
-            spare,
-            ..
-        } = last;
+        // No fork: the root job is the whole recording; its box is kept for reuse.
+        let segment = std::mem::take(&mut last.segment);
+        let before = std::mem::replace(&mut last.before, Before::Start);
+        let spare = std::mem::take(&mut last.spare);
         jobs.push(JobRecord { segment, before });
-        return Recording::new(jobs, offsets, JobId(0), x.len(), (values, ids), spare);
+        let mut rec = Recording::new(jobs, offsets, JobId(0), x.len(), (values, ids), spare);
+        rec.shell = Some(last);
+        return rec;
     };
     let terminal = last.finish();
     let jobs_allocated = shared.next_job.load(Ordering::Relaxed) as usize;

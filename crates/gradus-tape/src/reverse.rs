@@ -8,6 +8,7 @@
 //! same time. A program without forks therefore performs no atomic read-modify-write at all.
 
 use crate::id::{JobId, NodeId};
+use crate::record::JobRecorder;
 use crate::segment::{Before, JobRecord, Segment};
 use rayon::prelude::*;
 use std::fmt;
@@ -166,6 +167,7 @@ pub struct Recording {
     output_values: Vec<f64>,
     output_ids: Vec<NodeId>,
     spare: Vec<Segment>,
+    pub(crate) shell: Option<Box<JobRecorder>>,
 }
 
 struct Pass<'a> {
@@ -196,6 +198,7 @@ pub(crate) struct Buffers {
     pub(crate) offsets: Vec<usize>,
     pub(crate) values: Vec<f64>,
     pub(crate) ids: Vec<NodeId>,
+    pub(crate) shell: Option<Box<JobRecorder>>,
 }
 
 impl Recording {
@@ -222,6 +225,7 @@ impl Recording {
             output_values,
             output_ids,
             spare,
+            shell: None,
         }
     }
 
@@ -232,6 +236,7 @@ impl Recording {
             mut output_values,
             mut output_ids,
             mut spare,
+            shell,
             ..
         } = self;
         for j in jobs.drain(..) {
@@ -247,6 +252,7 @@ impl Recording {
             offsets,
             values: output_values,
             ids: output_ids,
+            shell,
         }
     }
 
