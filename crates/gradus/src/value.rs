@@ -455,6 +455,15 @@ impl Array {
     pub fn into_buffer(self) -> Buffer {
         Arc::try_unwrap(self.data).unwrap_or_else(|shared| (*shared).clone())
     }
+    /// The same elements under another shape with the same number of elements, sharing the
+    /// buffer (no copy). `None` if the element counts differ.
+    pub fn reshaped(&self, shape: Vec<usize>) -> Option<Array> {
+        let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+        (n == self.data.len()).then(|| Array {
+            shape,
+            data: Arc::clone(&self.data),
+        })
+    }
 }
 
 /// A value: a primitive or an array of primitives.

@@ -466,10 +466,11 @@ impl Machine<'_> {
                 };
                 if want.is_empty() {
                     Val::Scalar(a.buffer().get(0))
-                } else if want.as_slice() == a.shape() {
-                    Val::Array(a.clone())
                 } else {
-                    Val::Array(array(want, a.clone().into_buffer())?)
+                    match a.reshaped(want) {
+                        Some(r) => Val::Array(r),
+                        None => return internal("reshape changed the element count"),
+                    }
                 }
             }
             BasicOp::Rearrange { array: arr, perm } => {
