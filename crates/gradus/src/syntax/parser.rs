@@ -766,10 +766,9 @@ impl<'a> Parser<'a> {
                 });
             }
             let mut m = p.mod_exp_atom()?;
-            while matches!(
-                p.peek(),
-                Tok::Ident(_) | Tok::LBrace | Tok::LParen | Tok::Kw(Kw::Import)
-            ) {
+            // `import` is not an argument: `open M` followed by `import "x"` is two
+            // declarations (write `F (import "x")` to apply).
+            while matches!(p.peek(), Tok::Ident(_) | Tok::LBrace | Tok::LParen) {
                 let arg = p.mod_exp_atom()?;
                 m = ModExp {
                     span: p.from(start),

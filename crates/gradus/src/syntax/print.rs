@@ -202,7 +202,13 @@ impl Printer {
                 self.s("(");
                 self.mod_exp(f);
                 self.s(" ");
-                self.mod_exp(a);
+                if matches!(a.kind, ModExpKind::Import(_)) {
+                    self.s("(");
+                    self.mod_exp(a);
+                    self.s(")");
+                } else {
+                    self.mod_exp(a);
+                }
                 self.s(")");
             }
             ModExpKind::Ascribe(m, t) => {

@@ -25,3 +25,6 @@ module type functor = (P: ring) -> ring
 open import "other"
 local open M
 def qual = (M.N.x, f64.i64 3, M.(1 + 2), a.b.c.0)
+open M
+import "after_open"
+module K = F (import "arg")
