@@ -29,8 +29,32 @@ fn limitation(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::limitation(span, msg))
 }
 
+/// The stack size of the checker's own thread: the parser accepts left-nested chains of
+/// thousands of nodes, which the checker traverses recursively.
+const CHECKER_STACK: usize = 512 << 20;
+
+/// The deepest expression nesting the checker follows before reporting an error.
+const MAX_DEPTH: u32 = 20_000;
+
 /// Checks the prelude and then the main program (see the module doc of [`super`]).
+///
+/// Runs on a thread of its own with a large stack; if no thread can be started, on the
+/// caller's thread.
 pub fn check_program(prelude: &[Dec], program: &[Dec]) -> Result<TypedProgram, Vec<Diagnostic>> {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .stack_size(CHECKER_STACK)
+            .spawn_scoped(scope, || check_on_this_thread(prelude, program));
+        match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|_| Err(vec![Diagnostic::bug("the type checker panicked")])),
+            Err(_) => check_on_this_thread(prelude, program),
+        }
+    })
+}
+
+fn check_on_this_thread(prelude: &[Dec], program: &[Dec]) -> Result<TypedProgram, Vec<Diagnostic>> {
     let mut c = Checker::default();
     c.next_binding = FIRST_CHECKER_BINDING;
     c.exports.push(ModEnv::default());
@@ -147,6 +171,7 @@ struct PendingStatic {
 #[derive(Default)]
 struct Checker {
     u: Unifier,
+    depth: u32,
     level: u32,
     scope: Vec<Entry>,
     exports: Vec<ModEnv>,
@@ -384,7 +409,16 @@ impl Checker {
         b
     }
     fn show(&self, t: &Ty) -> String {
-        format!("`{}`", self.u.resolve(t))
+        self.show2(t, t).0
+    }
+
+    /// Two types for a message, with unification variables named `?a`, `?b`, ... in order of
+    /// appearance.
+    fn show2(&self, a: &Ty, b: &Ty) -> (String, String) {
+        let mut names = Vec::new();
+        let a = rename_vars(&self.u.resolve(a), &mut names);
+        let b = rename_vars(&self.u.resolve(b), &mut names);
+        (format!("`{a}`"), format!("`{b}`"))
     }
 
     fn record_exp(&mut self, e: &Exp, t: &Ty) {
@@ -407,7 +441,7 @@ impl Checker {
         found: &Ty,
         e: UErr,
     ) -> Box<Diagnostic> {
-        let (exp, fnd) = (self.show(expected), self.show(found));
+        let (exp, fnd) = self.show2(expected, found);
         let mut d = Diagnostic::error(span, what.to_string());
         d = match &e {
             UErr::NotIn(_, set) => {
@@ -415,7 +449,9 @@ impl Checker {
             }
             _ => d.with_label(format!("expected {exp}, found {fnd}")),
         };
-        d = d.with_note(format!("expected type {exp}\n   found type {fnd}"));
+        if !matches!(e, UErr::NotIn(..)) {
+            d = d.with_note(format!("expected type {exp}\n   found type {fnd}"));
+        }
         if let Some(note) = e.detail() {
             d = d.with_note(note);
         }
@@ -1608,11 +1644,30 @@ impl Checker {
                     let p = self.fresh();
                     let r = self.fresh();
                     let want = Ty::Arrow(Box::new(p.clone()), Box::new(r.clone()));
-                    self.expect(fspan, "cannot apply a non-function", &want, &ft)?;
+                    if self.u.unify(&want, &ft).is_err() {
+                        let d = if i == 0 {
+                            Diagnostic::error(fspan, "cannot apply a non-function")
+                                .with_label(format!("this has type {}", self.show(&ft)))
+                        } else {
+                            Diagnostic::error(
+                                arg.span,
+                                format!("too many arguments to `{}`", callee.name),
+                            )
+                            .with_label("unexpected argument")
+                            .with_secondary(
+                                fspan,
+                                format!(
+                                    "the result after {i} argument(s) has type {}",
+                                    self.show(&ft)
+                                ),
+                            )
+                        };
+                        return Err(Box::new(d));
+                    }
                     (p, r)
                 }
                 other => {
-                    let other = self.u.resolve(&other);
+                    let other = rename_vars(&self.u.resolve(&other), &mut Vec::new());
                     let d = if i == 0 {
                         Diagnostic::error(fspan, "cannot apply a non-function")
                             .with_label(format!("this has type `{other}`"))
@@ -1634,13 +1689,6 @@ impl Checker {
                 }
             };
             let at = self.check_exp(arg)?;
-            if let Some(Some(dep)) = callee.deps.get(i) {
-                let s = self.exp_to_size(arg).unwrap_or(Size::Unknown);
-                self.u.unify_size(dep, &s);
-            }
-            if callee.consumes.get(i) == Some(&true) {
-                self.consume(arg)?;
-            }
             let what = if callee.operator {
                 let side = if i == 0 { "left" } else { "right" };
                 format!("the {side} operand of `{}` has the wrong type", callee.name)
@@ -1648,6 +1696,13 @@ impl Checker {
                 format!("argument {} of `{}` has the wrong type", i + 1, callee.name)
             };
             self.expect(arg.span, &what, &p, &at)?;
+            if let Some(Some(dep)) = callee.deps.get(i) {
+                let s = self.exp_to_size(arg).unwrap_or(Size::Unknown);
+                self.u.unify_size(dep, &s);
+            }
+            if callee.consumes.get(i) == Some(&true) {
+                self.consume(arg)?;
+            }
             ft = r;
         }
         Ok(ft)
@@ -1751,7 +1806,14 @@ impl Checker {
     // Expressions
 
     fn check_exp(&mut self, e: &Exp) -> R<Ty> {
-        let t = self.infer_exp(e)?;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return Err(err(e.span, "expression nested too deeply"));
+        }
+        let t = self.infer_exp(e);
+        self.depth -= 1;
+        let t = t?;
         self.record_exp(e, &t);
         Ok(t)
     }
@@ -2061,7 +2123,7 @@ impl Checker {
                 let et = self.check_exp(else_branch)?;
                 self.consumed.extend(after_then);
                 if let Err(x) = self.u.unify(&tt, &et) {
-                    let (a, b) = (self.show(&tt), self.show(&et));
+                    let (a, b) = self.show2(&tt, &et);
                     let mut d =
                         Diagnostic::error(else_branch.span, "`if` and `else` have different types")
                             .with_label(format!("expected {a}, found {b}"))
@@ -2077,7 +2139,7 @@ impl Checker {
                 if self.u.require_no_fun(&r, &lifted).is_err() {
                     return Err(Box::new(
                         Diagnostic::error(e.span, "an `if` cannot return a function")
-                            .with_label(format!("this has type `{}`", self.u.resolve(&r))),
+                            .with_label(format!("this has type {}", self.show(&r))),
                     ));
                 }
                 Ok(r)
@@ -2639,3 +2701,31 @@ impl LabelBox for Box<Diagnostic> {
 // size annotation or another unification fixed) takes the initial value's size; one that the
 // body changed becomes unknown. So `loop ys = copy xs for i < n do ys with [i] = 0` keeps the
 // size of `xs`, and the growing loop above has an unknown size.
+
+fn rename_vars(t: &Ty, names: &mut Vec<TyVar>) -> Ty {
+    match t {
+        Ty::Var(v) => {
+            let i = names.iter().position(|x| x == v).unwrap_or_else(|| {
+                names.push(*v);
+                names.len() - 1
+            });
+            let letter = (b'a' + (i % 26) as u8) as char;
+            Ty::Param(if i < 26 {
+                format!("?{letter}")
+            } else {
+                format!("?{letter}{}", i / 26)
+            })
+        }
+        Ty::Array(dims, e) => Ty::Array(dims.clone(), Box::new(rename_vars(e, names))),
+        Ty::Record(fs) => Ty::Record(
+            fs.iter()
+                .map(|(k, v)| (k.clone(), rename_vars(v, names)))
+                .collect(),
+        ),
+        Ty::Arrow(a, b) => Ty::Arrow(
+            Box::new(rename_vars(a, names)),
+            Box::new(rename_vars(b, names)),
+        ),
+        _ => t.clone(),
+    }
+}

@@ -103,7 +103,7 @@ pub(crate) enum UErr {
     Mismatch,
     Occurs,
     NotIn(Ty, PrimSet),
-    Function(Ty),
+    Function,
     NoField(Ty, String),
 }
 
@@ -113,10 +113,9 @@ impl UErr {
         match self {
             UErr::Mismatch => None,
             UErr::Occurs => Some("this would need an infinite type".into()),
+            UErr::NotIn(Ty::Var(_), set) => Some(format!("the type must be {}", set.describe())),
             UErr::NotIn(t, set) => Some(format!("`{t}` is not {}", set.describe())),
-            UErr::Function(t) => Some(format!(
-                "`{t}` is a function type, which is not allowed here"
-            )),
+            UErr::Function => Some("a function type is not allowed here".into()),
             UErr::NoField(t, f) => Some(format!("`{t}` has no field `{f}`")),
         }
     }
@@ -450,12 +449,12 @@ impl Unifier {
             Ty::Prim(_) => Ok(()),
             Ty::Param(p) => {
                 if lifted.contains(&p) {
-                    Err(UErr::Function(Ty::Param(p)))
+                    Err(UErr::Function)
                 } else {
                     Ok(())
                 }
             }
-            Ty::Arrow(..) => Err(UErr::Function(self.resolve(t))),
+            Ty::Arrow(..) => Err(UErr::Function),
             Ty::Array(_, e) => self.require_no_fun(&e, lifted),
             Ty::Record(fs) => {
                 for f in fs.values() {
