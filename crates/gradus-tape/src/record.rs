@@ -64,6 +64,7 @@ impl JobRecorder {
     }
 
     /// The root job, in `shell` (a box left by an earlier recording) if there is one.
+    #[inline]
     fn root(mut spare: Vec<Segment>, shell: Option<Box<JobRecorder>>) -> Box<JobRecorder> {
         let segment = spare.pop().unwrap_or_default();
         let root = JobRecorder {
@@ -120,6 +121,7 @@ thread_local! {
 }
 
 /// Puts `new` into this thread's slot and returns what was there.
+#[inline]
 fn slot_replace(new: Option<Box<JobRecorder>>) -> Option<Box<JobRecorder>> {
     let new_ptr = new.map_or(std::ptr::null_mut(), Box::into_raw);
     let old = ACTIVE.with(|slot| slot.replace(new_ptr));
@@ -174,6 +176,7 @@ pub(crate) struct ActiveGuard {
 
 impl ActiveGuard {
     /// Installs `rec` as the active recorder until the guard is dropped.
+    #[inline]
     pub(crate) fn install(rec: Box<JobRecorder>) -> ActiveGuard {
         let previous = slot_replace(Some(rec));
         ActiveGuard {
@@ -183,6 +186,7 @@ impl ActiveGuard {
 
     /// Ends the guarded stretch normally: returns the recorder active now (the one installed,
     /// or the one a `join` replaced it by) and restores the previous one.
+    #[inline]
     pub(crate) fn finish(mut self) -> Box<JobRecorder> {
         let prev = self.previous.take().flatten();
         slot_replace(prev).expect("gradus-tape: active job vanished (internal error)")
@@ -409,6 +413,7 @@ impl Tape {
     }
 
     /// Gives a recording's buffers back to the tape for reuse.
+    #[inline]
     pub fn recycle(&mut self, rec: Recording) {
         self.buffers = rec.into_buffers();
     }

@@ -202,6 +202,7 @@ pub(crate) struct Buffers {
 }
 
 impl Recording {
+    #[inline]
     pub(crate) fn new(
         jobs: Vec<JobRecord>,
         mut offsets: Vec<usize>,
@@ -229,6 +230,7 @@ impl Recording {
         }
     }
 
+    #[inline]
     pub(crate) fn into_buffers(self) -> Buffers {
         let Recording {
             mut jobs,
