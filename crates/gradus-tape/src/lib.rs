@@ -17,8 +17,14 @@
 //!   ([`ReverseMode::Parallel`]), or one after another in a fixed order
 //!   ([`ReverseMode::Sequential`], bit-for-bit reproducible).
 //! * [`jacobian`] pulls one recording back once per output; [`hvp`] and [`hessian`] give exact
-//!   second derivatives by running the program on `Dual<Var>`; [`jvp`] and [`jacobian_fwd`] are
-//!   forward mode (from `gradus-num`).
+//!   second derivatives by running the program on `Dual<Var>` (reverse mode over forward mode);
+//!   [`jvp`] and [`jacobian_fwd`] are forward mode (from `gradus-num`).
+//! * [`grad_of`] takes structured parameters ([`Scalars`]: `f64`, arrays, `Vec`s, tuples) and
+//!   returns the gradient in the same shape.
+//! * [`Tape`] keeps every buffer between recordings: with a reused tape, a program without
+//!   forks and with at most 16 inputs is differentiated without any heap allocation after the
+//!   first call.
+//! * [`programs`] holds the six benchmark programs of TAPE.md §11, written over [`Real`].
 //!
 //! The cost of a gradient is O(T + I) for a primal of cost T with I inputs: every edge is
 //! visited at most once, however often a value is shared.
