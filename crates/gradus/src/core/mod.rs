@@ -9,3 +9,4 @@ pub mod print;
 pub mod parse;
 pub mod renumber;
 pub mod verify;
+pub mod builder;

@@ -693,6 +693,10 @@ impl<'a> Verifier<'a> {
                         inputs.len()
                     ));
                 }
+                self.acc_depth += 1;
+                let r = self.lambda(lam, &acc_tys, "the with_acc lambda");
+                self.acc_depth -= 1;
+                r?;
                 if lam.ret.len() < inputs.len()
                     || !lam.ret.iter().zip(&acc_tys).all(|(a, b)| a == b)
                 {
@@ -700,10 +704,6 @@ impl<'a> Verifier<'a> {
                         "the with_acc lambda must return its accumulators first, with their types",
                     );
                 }
-                self.acc_depth += 1;
-                let r = self.lambda(lam, &acc_tys, "the with_acc lambda");
-                self.acc_depth -= 1;
-                r?;
                 let tys = type_of_exp(self.names, &stm.exp);
                 self.expect_pattern(stm, &tys)?;
                 Ok(consumed)
