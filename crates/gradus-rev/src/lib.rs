@@ -1,1 +1,111 @@
-//! Placeholder; see the crate's specification in ../shared.
+//! The reversible embedded language of gradus (REVERSIBLE.md).
+//!
+//! A Rust function written in the reversible statement language and marked
+//! [`#[reversible]`](reversible) becomes three functions: itself (`f`), its exact inverse
+//! (`f_inv`) and, with `loss = …`, its gradient (`f_grad`), obtained by running `f_inv` on
+//! gradient-carrying numbers ([`GVar`]) — no tape, no stored intermediates.
+//!
+//! ```
+//! use gradus_rev::prelude::*;
+//!
+//! /// y ← y + a·b
+//! #[reversible(loss = y)]
+//! fn mul_acc<T: RevReal>(y: &mut T, a: &mut T, b: &mut T) {
+//!     y += a * b;
+//! }
+//!
+//! let (mut y, mut a, mut b) = (1.0, 4.0, 6.0);
+//! mul_acc(&mut y, &mut a, &mut b).unwrap();
+//! assert_eq!(y, 25.0);
+//! mul_acc_inv(&mut y, &mut a, &mut b).unwrap();
+//! assert_eq!(y, 1.0);
+//! let (dy, da, db) = mul_acc_grad(&mut y, &mut a, &mut b).unwrap();
+//! assert_eq!((y, dy, da, db), (25.0, 1.0, 6.0, 4.0));
+//! ```
+//!
+//! The runtime is organised by concern: [`scalar`] (the scalar trait [`RevReal`] and argument
+//! wrappers), [`instr`] (the instruction set), [`gvar`], [`complex`], [`ulog`], [`fixed`],
+//! [`error`], [`grad`] (gradient wrapping, Jacobian and Hessian drivers) and [`stdlib`].
+//!
+//! A call of a function that is not `#[reversible]` shows up as rustc's "cannot find
+//! function `g_inv`": that message means "`g` is not `#[reversible]`".
+
+#![deny(missing_docs)]
+
+extern crate self as gradus_rev;
+
+pub mod complex;
+pub mod error;
+pub mod fixed;
+pub mod grad;
+pub mod gvar;
+pub mod instr;
+pub mod scalar;
+pub mod stdlib;
+pub mod ulog;
+
+pub use complex::Complex;
+pub use error::{Direction, InvertibilityError, InvertibilityErrorKind};
+pub use fixed::I21F43;
+pub use grad::{GradParam, hessian_columns, jacobian_rows, seed_loss};
+pub use gradus_num::{Dual, DualN, Real};
+pub use gradus_rev_macros::reversible;
+pub use gvar::{GVar, GradField};
+pub use instr::prim::{Primitive1, Primitive2};
+pub use scalar::{Const, GradScalar, Lit, Release, RevReal};
+pub use ulog::ULog;
+
+/// Whether run-time invertibility checks are compiled in: `false` with the `unchecked`
+/// feature (REVERSIBLE.md §5.3).
+pub const CHECKS: bool = !cfg!(feature = "unchecked");
+
+/// Everything a reversible program needs in scope.
+pub mod prelude {
+    pub use crate::{
+        Complex, Direction, Dual, GVar, I21F43, InvertibilityError, InvertibilityErrorKind,
+        Primitive1, Primitive2, RevReal, ULog, reversible,
+    };
+}
+
+/// Support for the code the macro generates; not part of the public API.
+#[doc(hidden)]
+pub mod __rt {
+    pub use crate::error::{Direction, InvertibilityError, InvertibilityErrorKind};
+    pub use crate::grad::{GradParam, seed_loss};
+    pub use crate::instr::acc::{Acc1, Acc2, MulAcc1, MulAcc2, Xor1, Xor2};
+    pub use crate::instr::prim::*;
+    pub use crate::instr::unary::{dec, flip, inc, irot, neg, rot, swap};
+    pub use crate::complex::conj;
+    pub use crate::scalar::{Const, GradScalar, Lit, LoopIndex, Release, lit};
+    pub use crate::CHECKS;
+    pub use crate::gvar::GVar;
+
+    /// Whether two places are the same location.
+    #[inline(always)]
+    pub fn same<T>(a: *const T, b: *const T) -> bool {
+        core::ptr::eq(a, b)
+    }
+
+    /// The release comparison.
+    #[inline(always)]
+    pub fn release_ok<T: Release + ?Sized>(found: &T, expected: &T, atol: f64) -> bool {
+        found.release_matches(expected, atol)
+    }
+
+    /// The error of a failed release.
+    #[cold]
+    #[inline(never)]
+    pub fn release_error<T: Release + ?Sized>(
+        name: &'static str,
+        found: &T,
+        expected: &T,
+        atol: f64,
+    ) -> InvertibilityErrorKind {
+        InvertibilityErrorKind::AncillaNotRestored {
+            name,
+            found: format!("{found:?}"),
+            expected: format!("{expected:?}"),
+            tolerance: found.release_tolerance(atol),
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Primitive functions (REVERSIBLE.md §3.4, §7.3, §7.8): one marker type per built-in name,
+//! each implementing [`Primitive1`] or [`Primitive2`] with the partial derivatives of
+//! `gradus_num::rules` (the one derivative table shared by the gradus engines). User
+//! primitives implement the same traits and get `+=`/`-=` instructions on every scalar type,
+//! `GVar` included.
+
+use gradus_num::{Real, rules};
+
+/// A one-argument primitive `f`: `y += f(a)`.
+pub trait Primitive1 {
+    /// `f(a)`.
+    fn eval<T: Real>(a: T) -> T;
+    /// `f′(a)`.
+    fn deriv<T: Real>(a: T) -> T;
+    /// `(f(a), f′(a))`; override when the two share work.
+    #[inline(always)]
+    fn eval_deriv<T: Real>(a: T) -> (T, T) {
+        (Self::eval(a), Self::deriv(a))
+    }
+    /// Whether `f` is the identity (exact on fixed point and integers).
+    const IDENTITY: bool = false;
+}
+
+/// A two-argument primitive `f`: `y += f(a, b)`.
+pub trait Primitive2 {
+    /// `f(a, b)`.
+    fn eval<T: Real>(a: T, b: T) -> T;
+    /// `(∂f/∂a, ∂f/∂b)`.
+    fn grad<T: Real>(a: T, b: T) -> (T, T);
+    /// `(f(a, b), ∂f/∂a, ∂f/∂b)`; override when they share work.
+    #[inline(always)]
+    fn eval_grad<T: Real>(a: T, b: T) -> (T, T, T) {
+        let (da, db) = Self::grad(a, b);
+        (Self::eval(a, b), da, db)
+    }
+    /// Which exact operation this is, if any (for fixed point and integers).
+    const EXACT: Exact = Exact::None;
+}
+
+/// The exactly representable two-argument operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exact {
+    /// Not one of them.
+    None,
+    /// `a + b`.
+    Add,
+    /// `a − b`.
+    Sub,
+    /// `a · b`.
+    Mul,
+    /// `a / b`.
+    Div,
+}
+
+/// `y += a` (the identity).
+#[derive(Clone, Copy, Debug)]
+pub struct Id;
+impl Primitive1 for Id {
+    #[inline(always)]
+    fn eval<T: Real>(a: T) -> T {
+        a
+    }
+    #[inline(always)]
+    fn deriv<T: Real>(_: T) -> T {
+        T::one()
+    }
+    const IDENTITY: bool = true;
+}
+
+macro_rules! prim1 {
+    ($($(#[$m:meta])* $name:ident => $rule:path;)*) => {$(
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+        impl Primitive1 for $name {
+            #[inline(always)]
+            fn eval<T: Real>(a: T) -> T { $rule(a).0 }
+            #[inline(always)]
+            fn deriv<T: Real>(a: T) -> T { $rule(a).1 }
+            #[inline(always)]
+            fn eval_deriv<T: Real>(a: T) -> (T, T) { $rule(a) }
+        }
+    )*};
+}
+prim1! {
+    /// `sqrt(a)`; derivative 0 at 0.
+    Sqrt => rules::sqrt;
+    /// `cbrt(a)`.
+    Cbrt => rules::cbrt;
+    /// `exp(a)`.
+    Exp => rules::exp;
+    /// `exp2(a)`.
+    Exp2 => rules::exp2;
+    /// `ln(a)`.
+    Ln => rules::ln;
+    /// `log1p(a)`.
+    Log1p => rules::log1p;
+    /// `expm1(a)`.
+    Expm1 => rules::expm1;
+    /// `sin(a)`.
+    Sin => rules::sin;
+    /// `cos(a)`.
+    Cos => rules::cos;
+    /// `tan(a)`.
+    Tan => rules::tan;
+    /// `asin(a)`.
+    Asin => rules::asin;
+    /// `acos(a)`.
+    Acos => rules::acos;
+    /// `atan(a)`.
+    Atan => rules::atan;
+    /// `sinh(a)`.
+    Sinh => rules::sinh;
+    /// `cosh(a)`.
+    Cosh => rules::cosh;
+    /// `tanh(a)`.
+    Tanh => rules::tanh;
+    /// `abs(a)`; derivative `sign(a)`, 0 at 0.
+    Abs => rules::abs;
+    /// `a²`.
+    Square => rules::square;
+    /// `1/a`.
+    Recip => rules::recip;
+}
+
+macro_rules! prim2 {
+    ($($(#[$m:meta])* $name:ident => $rule:path $(, $exact:ident)?;)*) => {$(
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+        impl Primitive2 for $name {
+            #[inline(always)]
+            fn eval<T: Real>(a: T, b: T) -> T { $rule(a, b).0 }
+            #[inline(always)]
+            fn grad<T: Real>(a: T, b: T) -> (T, T) { let r = $rule(a, b); (r.1, r.2) }
+            #[inline(always)]
+            fn eval_grad<T: Real>(a: T, b: T) -> (T, T, T) { $rule(a, b) }
+            $(const EXACT: Exact = Exact::$exact;)?
+        }
+    )*};
+}
+prim2! {
+    /// `a + b`.
+    Add => rules::add, Add;
+    /// `a − b`.
+    Sub => rules::sub, Sub;
+    /// `a · b`.
+    Mul => rules::mul, Mul;
+    /// `a / b`.
+    Div => rules::div, Div;
+    /// `atan2(a, b)`, the angle of the point `(b, a)`.
+    Atan2 => rules::atan2;
+    /// `powf(a, p)`.
+    Powf => rules::powf;
+    /// `hypot(a, b)`.
+    Hypot => rules::hypot;
+    /// `min(a, b)`; ties select `a`.
+    Min => rules::min;
+    /// `max(a, b)`; ties select `a`.
+    Max => rules::max;
+}
+
+/// `powi(a, n)` with a constant integer exponent.
+#[derive(Clone, Copy, Debug)]
+pub struct Powi;
+
+/// `ln(e^a + e^b)`, the logarithmic sum behind `ULog` addition.
+#[derive(Clone, Copy, Debug)]
+pub struct LogAddExp;
+impl Primitive2 for LogAddExp {
+    #[inline]
+    fn eval<T: Real>(a: T, b: T) -> T {
+        Self::eval_grad(a, b).0
+    }
+    #[inline]
+    fn grad<T: Real>(a: T, b: T) -> (T, T) {
+        let r = Self::eval_grad(a, b);
+        (r.1, r.2)
+    }
+    #[inline]
+    fn eval_grad<T: Real>(a: T, b: T) -> (T, T, T) {
+        let (hi, lo, a_hi) = if a >= b { (a, b, true) } else { (b, a, false) };
+        if lo.to_f64() == f64::NEG_INFINITY {
+            return if a_hi {
+                (a, T::one(), T::zero())
+            } else {
+                (b, T::zero(), T::one())
+            };
+        }
+        let e = (lo - hi).exp();
+        let v = hi + e.log1p();
+        let w_lo = e / (T::one() + e);
+        let w_hi = T::one() - w_lo;
+        if a_hi { (v, w_hi, w_lo) } else { (v, w_lo, w_hi) }
+    }
+}
+
+/// `ln(e^a − e^b)` for `a > b`, the logarithmic difference behind `ULog` subtraction.
+#[derive(Clone, Copy, Debug)]
+pub struct LogSubExp;
+impl Primitive2 for LogSubExp {
+    #[inline]
+    fn eval<T: Real>(a: T, b: T) -> T {
+        Self::eval_grad(a, b).0
+    }
+    #[inline]
+    fn grad<T: Real>(a: T, b: T) -> (T, T) {
+        let r = Self::eval_grad(a, b);
+        (r.1, r.2)
+    }
+    #[inline]
+    fn eval_grad<T: Real>(a: T, b: T) -> (T, T, T) {
+        if b.to_f64() == f64::NEG_INFINITY {
+            return (a, T::one(), T::zero());
+        }
+        let e = (b - a).exp(); // < 1
+        let v = a + (-e).log1p();
+        let d = T::one() - e;
+        (v, T::one() / d, -e / d)
+    }
+}
+
+/// Complex phase `arg z` into a real target.
+#[derive(Clone, Copy, Debug)]
+pub struct Phase;
+/// `|z|²` into a real target.
+#[derive(Clone, Copy, Debug)]
+pub struct NormSqr;
+/// `x += real(l)`: the value `e^log` of a logarithmic number.
+#[derive(Clone, Copy, Debug)]
+pub struct RealOf;
+/// `l *= ulog(x)`: a positive real as a logarithmic number.
+#[derive(Clone, Copy, Debug)]
+pub struct ULogOf;
