@@ -816,7 +816,9 @@ impl Checker {
         self.level += 1;
         let (explicit_sizes, explicit_types) = self.bind_type_params(&vd.type_params);
         let self_ty = self.fresh();
-        let rec = if vd.params.is_empty() {
+        // Named functions may call themselves; operators are not in scope in their bodies
+        // (`def (+) a b = (a.0 + b.0, ...)` in a module means the outer `+`).
+        let rec = if vd.params.is_empty() || vd.operator {
             None
         } else {
             Some((
@@ -1504,7 +1506,8 @@ impl Checker {
 
     fn check_var(&mut self, e: &Exp, q: &QualName) -> R<(Ty, Callee)> {
         let (entry, name, fields) = self.lookup_qual(q, e.span)?;
-        let (mut t, res, callee) = self.use_entry(&entry, &name, e.id, e.span)?;
+        let (mut t, res, mut callee) = self.use_entry(&entry, &name, e.id, e.span)?;
+        callee.name = name;
         if fields.is_empty() {
             self.out.resolved.insert(e.id, res);
             return Ok((t, callee));
@@ -1567,7 +1570,8 @@ impl Checker {
                     PrimSetKind::Integral => self.fresh_constrained(PrimSet::integral()),
                     PrimSetKind::Ordered => self.fresh_constrained(PrimSet::ordered()),
                     PrimSetKind::Bool => Ty::Prim(PrimType::Bool),
-                    PrimSetKind::Equality => self.u.fresh(self.level, None, true),
+                    // The "no functions" check comes after the operands; see `BinOp`.
+                    PrimSetKind::Equality => self.u.fresh(self.level, None, false),
                 };
                 let r = if is_bool {
                     Ty::Prim(PrimType::Bool)
