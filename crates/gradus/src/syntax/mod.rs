@@ -12,6 +12,18 @@
 //! - [`parser`]: recursive descent with precedence climbing (LANGUAGE.md 5.2).
 //! - [`print`]: a fully parenthesised printer, for `gradus dev --stage parse` and snapshots.
 
+// Never panic on user input (STYLE.md item 15).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice
+    )
+)]
+
 pub mod ast;
 pub mod lexer;
 pub mod parser;
