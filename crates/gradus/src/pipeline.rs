@@ -1,35 +1,156 @@
 //! The one place that orders the compiler's stages.
+//!
+//! ```text
+//! prelude + program text --parse--> AST --check--> typed AST --internalise--> core IR
+//!   --verify--> interpreter
+//! ```
+//!
+//! Every stage's output can be printed with [`dump_stage`] (`gradus dev --stage NAME`). The
+//! core IR verifier runs after internalisation in debug builds and tests; a failure is
+//! reported as a compiler bug with the printed IR.
 
+use crate::core::ir::Prog;
 use crate::diag::{Diagnostic, Diagnostics, SourceMap};
-use crate::program::{CallError, EntryPoint, Program};
+use crate::program::{CallError, EntryPoint, ExternalType, Program};
+use crate::syntax::ast::{Dec, NodeIdGen};
+use crate::types::TypedProgram;
 use crate::value::Value;
 
 /// A program after every compile-time stage, ready to run.
-pub struct Compiled {}
+pub struct Compiled {
+    /// The core IR of the entry points.
+    pub prog: Prog,
+    /// Counts the primitive operations the interpreter executes.
+    pub counter: crate::backend::interp::OpCounter,
+}
 
 impl Compiled {
     pub(crate) fn entry_points(&self) -> Vec<EntryPoint> {
-        Vec::new()
+        self.prog
+            .funs
+            .iter()
+            .filter_map(|f| f.entry.as_ref())
+            .map(|e| EntryPoint {
+                name: e.name.clone(),
+                params: e.params.iter().map(|(t, _)| t.clone()).collect(),
+                results: e.results.iter().map(|(t, _)| t.clone()).collect(),
+            })
+            .collect()
     }
+
     pub(crate) fn call(
         &self,
-        _sources: &SourceMap,
+        sources: &SourceMap,
         entry: &str,
-        _args: Vec<Value>,
+        args: Vec<Value>,
     ) -> Result<Vec<Value>, CallError> {
-        Err(CallError::UnknownEntry(entry.to_string()))
+        let fun = self
+            .prog
+            .entry(entry)
+            .ok_or_else(|| CallError::UnknownEntry(entry.to_string()))?;
+        let info = fun
+            .entry
+            .as_ref()
+            .ok_or_else(|| CallError::UnknownEntry(entry.to_string()))?;
+        if args.len() != info.params.len() {
+            return Err(CallError::BadInput(format!(
+                "entry point \"{entry}\" expects {} argument(s), but {} were given",
+                info.params.len(),
+                args.len()
+            )));
+        }
+        for (k, ((ext, _), v)) in info.params.iter().zip(&args).enumerate() {
+            match ext {
+                ExternalType::Value { elem, rank, text } => {
+                    if v.elem_type() != *elem || v.rank() != *rank {
+                        return Err(CallError::BadInput(format!(
+                            "argument #{k} of entry point \"{entry}\" has type {text}, but the value given has type {}",
+                            v.type_name()
+                        )));
+                    }
+                }
+                ExternalType::Opaque(text) => {
+                    return Err(CallError::BadInput(format!(
+                        "argument #{k} of entry point \"{entry}\" has opaque type {text}, which cannot be given as a value"
+                    )));
+                }
+            }
+        }
+        crate::backend::interp::run_function(&self.prog, sources, fun, args, &self.counter)
+            .map_err(CallError::Runtime)
     }
+}
+
+/// The parsed prelude and program, sharing one node-id counter.
+struct Parsed {
+    sources: SourceMap,
+    prelude: Vec<Dec>,
+    program: Vec<Dec>,
+}
+
+fn fail(sources: &SourceMap, d: Diagnostic) -> Diagnostics {
+    Diagnostics {
+        items: vec![d],
+        sources: sources.clone(),
+    }
+}
+
+fn parse(path: &str, source: &str) -> Result<Parsed, Diagnostics> {
+    let mut sources = SourceMap::new();
+    let prelude_file = sources.add(crate::prelude::PRELUDE_PATH, crate::prelude::source());
+    let file = sources.add(path, source);
+    let mut ids = NodeIdGen::new();
+    let prelude_text = sources.text(prelude_file).to_string();
+    let prelude = crate::syntax::parse_file(prelude_file, &prelude_text, &mut ids)
+        .map_err(|d| fail(&sources, d))?;
+    let program =
+        crate::syntax::parse_file(file, source, &mut ids).map_err(|d| fail(&sources, d))?;
+    Ok(Parsed {
+        sources,
+        prelude,
+        program,
+    })
+}
+
+fn check(parsed: &Parsed) -> Result<TypedProgram, Diagnostics> {
+    crate::types::check_program(&parsed.prelude, &parsed.program).map_err(|items| Diagnostics {
+        items,
+        sources: parsed.sources.clone(),
+    })
+}
+
+fn internalise(parsed: &Parsed, typed: &TypedProgram) -> Result<Prog, Diagnostics> {
+    let prog =
+        crate::internalise::internalise(&parsed.prelude, &parsed.program, typed, &parsed.sources)
+            .map_err(|d| fail(&parsed.sources, d))?;
+    verify(&prog, "internalise").map_err(|d| fail(&parsed.sources, d))?;
+    Ok(prog)
+}
+
+/// Runs the core IR verifier (in debug builds and tests), blaming `pass` for a failure.
+fn verify(prog: &Prog, pass: &str) -> Result<(), Diagnostic> {
+    if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
+        crate::core::verify::verify(prog).map_err(|e| {
+            Diagnostic::bug(format!(
+                "core IR verification failed after pass `{pass}`: {e}"
+            ))
+            .with_note(crate::core::print::print_prog(prog))
+        })?;
+    }
+    Ok(())
 }
 
 /// Runs every stage on `source`.
 pub fn compile(path: &str, source: &str) -> Result<Program, Diagnostics> {
-    let mut sources = SourceMap::new();
-    sources.add(path, source);
-    Err(Diagnostics {
-        items: vec![Diagnostic::bug(
-            "the compiler pipeline is not assembled yet",
-        )],
-        sources,
+    let parsed = parse(path, source)?;
+    let typed = check(&parsed)?;
+    let prog = internalise(&parsed, &typed)?;
+    Ok(Program {
+        sources: parsed.sources,
+        compiled: Compiled {
+            prog,
+            counter: Default::default(),
+        },
     })
 }
 
@@ -57,15 +178,17 @@ impl Stage {
     }
 }
 
-/// Runs the pipeline up to `stage` and returns that stage's printed output.
+/// Runs the pipeline up to `stage` and returns that stage's printed output (for the program,
+/// not the prelude).
 pub fn dump_stage(path: &str, source: &str, stage: Stage) -> Result<String, Diagnostics> {
-    let mut sources = SourceMap::new();
-    sources.add(path, source);
-    Err(Diagnostics {
-        items: vec![Diagnostic::bug(format!(
-            "stage {} is not assembled yet",
-            stage.name()
-        ))],
-        sources,
-    })
+    let parsed = parse(path, source)?;
+    if stage == Stage::Parse {
+        return Ok(crate::syntax::print_decs(&parsed.program));
+    }
+    let typed = check(&parsed)?;
+    if stage == Stage::Typed {
+        return Ok(crate::types::print_typed(&parsed.program, &typed));
+    }
+    let prog = internalise(&parsed, &typed)?;
+    Ok(crate::core::print::print_prog(&prog))
 }
