@@ -474,7 +474,7 @@ fn rigid_type_parameters() {
 
 #[test]
 fn functions_as_values_restrictions() {
-    assert_eq!(err_line("def f = [\\(x: i32) -> x]"), "test.fut:1:10: array elements must all have the same type");
+    assert_eq!(err_line("def f = [\\(x: i32) -> x]"), "test.fut:1:9: arrays of functions are not allowed");
     assert_eq!(
         err_line("def f c = if c then (\\(x: i32) -> x + 1) else (\\x -> x)"),
         "test.fut:1:11: an `if` cannot return a function"

@@ -444,6 +444,9 @@ impl Checker {
         let (exp, fnd) = self.show2(expected, found);
         let mut d = Diagnostic::error(span, what.to_string());
         d = match &e {
+            UErr::NotIn(_, set) if matches!(self.u.resolve(found), Ty::Var(_)) => {
+                d.with_label(format!("expected {exp}, found {}", set.describe()))
+            }
             UErr::NotIn(_, set) => {
                 d.with_label(format!("expected {}, found {fnd}", set.describe()))
             }
@@ -1853,7 +1856,7 @@ impl Checker {
                 Ok(Ty::tuple(v))
             }
             ExpKind::Array(es) => {
-                let elem = self.u.fresh(self.level, None, true);
+                let elem = self.fresh();
                 for x in es {
                     let t = self.check_exp(x)?;
                     self.expect(
@@ -1862,6 +1865,13 @@ impl Checker {
                         &elem,
                         &t,
                     )?;
+                }
+                let lifted = self.lifted.clone();
+                if self.u.require_no_fun(&elem, &lifted).is_err() {
+                    return Err(Box::new(
+                        Diagnostic::error(e.span, "arrays of functions are not allowed")
+                            .with_label(format!("the elements have type {}", self.show(&elem))),
+                    ));
                 }
                 let elem = self.u.resolve(&elem);
                 Ok(elem.array_of(Size::Const(es.len() as i64)))
