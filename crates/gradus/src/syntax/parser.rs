@@ -174,6 +174,10 @@ struct Parser<'a> {
     depth: u32,
     stack_base: usize,
     stack_budget: usize,
+    /// Inside the brackets of an index, where `:` separates slice parts and so cannot be a
+    /// type ascription (not even at the end of an `if` or `let` there). Reset inside
+    /// parentheses, array and record literals.
+    in_index: bool,
 }
 
 /// A binary operator found by lookahead: its name, span, whether backticked, and how many
@@ -234,6 +238,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             stack_base: stack_address(),
             stack_budget,
+            in_index: false,
         }
     }
 
@@ -392,6 +397,18 @@ impl<'a> Parser<'a> {
         self.enter()?;
         let r = f(self);
         self.leave();
+        r
+    }
+
+    /// Runs `f` with [`Parser::in_index`] set to `in_index`, restoring it afterwards.
+    fn index_context<T>(
+        &mut self,
+        in_index: bool,
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
+        let saved = std::mem::replace(&mut self.in_index, in_index);
+        let r = f(self);
+        self.in_index = saved;
         r
     }
 
@@ -1157,6 +1174,10 @@ impl<'a> Parser<'a> {
 
     /// `[d]` or `[]`.
     fn size_brackets(&mut self) -> PResult<(SizeExp, Span)> {
+        self.index_context(false, |p| p.size_brackets_inner())
+    }
+
+    fn size_brackets_inner(&mut self) -> PResult<(SizeExp, Span)> {
         let start = self.expect(&Tok::LBracket)?;
         if self.eat(&Tok::RBracket) {
             return Ok((SizeExp::Any, self.from(start)));
@@ -1470,7 +1491,7 @@ impl<'a> Parser<'a> {
             loop {
                 p.chain(&mut n)?;
                 let coerce = match p.peek() {
-                    Tok::Colon => false,
+                    Tok::Colon if !p.in_index => false,
                     Tok::ColonGt => true,
                     _ => return Ok(e),
                 };
@@ -1826,6 +1847,10 @@ impl<'a> Parser<'a> {
 
     /// After `[`: the indices and the closing `]`.
     fn indices(&mut self, open: Span) -> PResult<Vec<DimIndex>> {
+        self.index_context(true, |p| p.indices_inner(open))
+    }
+
+    fn indices_inner(&mut self, open: Span) -> PResult<Vec<DimIndex>> {
         let mut out = Vec::new();
         loop {
             let start = if *self.peek() == Tok::Colon {
@@ -1862,6 +1887,10 @@ impl<'a> Parser<'a> {
     }
 
     fn exp_atom(&mut self) -> PResult<Exp> {
+        self.index_context(false, |p| p.exp_atom_inner())
+    }
+
+    fn exp_atom_inner(&mut self) -> PResult<Exp> {
         let start = self.span();
         let kind = match self.peek().clone() {
             Tok::Int(lit) => {
@@ -1975,6 +2004,10 @@ impl<'a> Parser<'a> {
 
     /// After `(` (not yet consumed): grouping, tuples, unit and sections.
     fn paren(&mut self) -> PResult<Exp> {
+        self.index_context(false, |p| p.paren_inner())
+    }
+
+    fn paren_inner(&mut self) -> PResult<Exp> {
         let start = self.span();
         self.bump();
         if self.eat(&Tok::RParen) {

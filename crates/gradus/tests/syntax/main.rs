@@ -117,6 +117,9 @@ fn precedence() {
         ("\\x -> x + 1 |> f", "(\\x -> ((x + 1) |> f))"),
         ("a[i: i64]", "a[i:i64]"),
         ("a[(i: i64)]", "a[(i : i64)]"),
+        ("a[:if c then x else y:2]", "a[:(if c then x else y):2]"),
+        ("a[let x = 1 in x:]", "a[(let x = 1 in x):]"),
+        ("a[[x : i64]]", "a[[(x : i64)]]"),
         ("(2 *)", "(2 *)"),
         ("(+ 1)", "(+ 1)"),
         ("((i - n) ==)", "((i - n) ==)"),
@@ -405,8 +408,67 @@ const SOUP: &[&str] = &[
     "..<", "..>", "+", "-", "*", "|>", "<|", "==", "!", "&&", "|", "#c", " ", "\n", "-- c\n",
 ];
 
+/// Source text of random, syntactically valid expressions.
+fn arb_exp() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        prop::sample::select(vec!["x", "y", "xs", "f64.pi", "x'", "_z"]).prop_map(String::from),
+        (0u32..1000).prop_map(|n| n.to_string()),
+        prop::sample::select(vec![
+            "1.5", "2f32", "3i64", "true", "???", "()", "(+)", "(.0)"
+        ])
+        .prop_map(String::from),
+    ];
+    leaf.prop_recursive(6, 64, 4, |inner| {
+        let ops = prop::sample::select(vec![
+            "+", "-", "*", "/", "**", "==", "<", "&&", "||", "|>", "<|", "&", "<<", ">->", "`f`",
+            "f64.+",
+        ]);
+        prop_oneof![
+            (inner.clone(), ops, inner.clone()).prop_map(|(a, o, b)| format!("{a} {o} {b}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("f ({a}) ({b})")),
+            inner.clone().prop_map(|a| format!("- {a}")),
+            inner.clone().prop_map(|a| format!("!({a})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("if {a} then {b} else {c}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("let x = {a} in {b}")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("let x = {a}\nlet y = x\nin {b}")),
+            inner.clone().prop_map(|a| format!("\\x (y: i32) -> {a}")),
+            inner.clone().prop_map(|a| format!("({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b},)")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("[{a}, {b}]")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a})[{b}, :{b}:]")),
+            inner.clone().prop_map(|a| format!("({a}).0.1")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("{a} with [{b}] = {c}")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("loop x = {a} for i < {b} do {c}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} : [{b}]i32)")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}..<{b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} *) ({b})")),
+            inner.clone().prop_map(|a| format!("(+ {a})")),
+            inner.clone().prop_map(|a| format!("#[unsafe] {a}")),
+            inner.clone().prop_map(|a| format!("M.({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{a = {a}, b = {b}}}")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("match ({a}) case #c y -> {b} case _ -> y")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("tabulate ({a}) \\i -> {b}")),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn printed_expressions_parse_back_the_same(e in arb_exp()) {
+        let text = format!("def main = {e}\n");
+        let printed = parse_print(&text);
+        prop_assert!(printed.is_ok(), "{text}: {:?}", printed);
+        let printed = printed.unwrap_or_default();
+        let again = parse_print(&printed);
+        prop_assert_eq!(Ok(printed.clone()), again, "{}", text);
+    }
 
     #[test]
     fn arbitrary_strings_never_panic(s in ".{0,200}") {
