@@ -11,6 +11,7 @@
 
 pub mod backend;
 pub mod core;
+pub mod data;
 pub mod diag;
 pub mod internalise;
 pub mod pipeline;
