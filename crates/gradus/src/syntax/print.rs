@@ -397,7 +397,14 @@ impl Printer {
             }
             TypeExpKind::Unique(t) => {
                 self.s("*");
-                self.ty(t);
+                if matches!(t.kind, TypeExpKind::Unique(_)) {
+                    // `**` would be one operator token.
+                    self.s("(");
+                    self.ty(t);
+                    self.s(")");
+                } else {
+                    self.ty(t);
+                }
             }
             TypeExpKind::Sum(cs) => {
                 self.s("(");

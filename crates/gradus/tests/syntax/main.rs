@@ -457,8 +457,42 @@ fn arb_exp() -> impl Strategy<Value = String> {
     })
 }
 
+/// Source text of random, syntactically valid types.
+fn arb_type() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(vec![
+        "i32", "f64", "bool", "t", "R.t", "[n]f64", "[]i32", "()", "vec [3]",
+    ])
+    .prop_map(String::from);
+    leaf.prop_recursive(4, 32, 3, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|a| format!("[n * 2]({a})")),
+            inner.clone().prop_map(|a| format!("[k][]({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b},)")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a} -> {b}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("(x: {a}) -> {b}")),
+            inner.clone().prop_map(|a| format!("*({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{x: {a}, y: {b},}}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("pair ({a}) ({b}) [n]")),
+            inner.clone().prop_map(|a| format!("?[k][l].{a}")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("#c ({a}) ({b}) | #d | #e i32")),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn printed_types_parse_back_the_same(t in arb_type(), e in arb_exp()) {
+        let text = format!(
+            "type^ abbrev 'a [n] = {t}\ndef main (p: {t}) : {t} = \\(q: {t}) -> ({e} : {t})\n"
+        );
+        let printed = parse_print(&text);
+        prop_assert!(printed.is_ok(), "{text}: {:?}", printed);
+        let printed = printed.unwrap_or_default();
+        let again = parse_print(&printed);
+        prop_assert_eq!(Ok(printed.clone()), again, "{}", text);
+    }
 
     #[test]
     fn printed_expressions_parse_back_the_same(e in arb_exp()) {
