@@ -550,3 +550,16 @@ fn deep_let_chains_do_not_overflow() {
     src.push_str("  in x");
     assert_eq!(ty_of(&src, "f"), "i32 -> i32");
 }
+
+// ---------------------------------------------------------------------------------------
+// The typed-stage printer
+
+#[test]
+fn printer_shows_schemes_and_binders() {
+    let (decs, t) = ok("def f [n] (xs: [n]f64) =\n  let s = f64.sum xs\n  let g x = x * s\n  in map g xs\nentry main = f [1, 2]");
+    let text = gradus::types::print_typed(&decs, &t);
+    assert_eq!(
+        text,
+        "def f [n] : [n]f64 -> [n]f64\n  xs : [n]f64\n  let\n    s : f64\n  let g : f64 -> f64\n    x : f64\nentry main : [2]f64\n"
+    );
+}

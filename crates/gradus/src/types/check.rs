@@ -20,6 +20,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 type R<T> = Result<T, Box<Diagnostic>>;
+type SizeParams = Vec<(String, BindingId)>;
+type TypeParams = Vec<(String, bool)>;
+/// Parameter types, result type, size-dependent parameters, unique parameters.
+type FunctionParts = (Vec<Ty>, Ty, Vec<Option<BindingId>>, Vec<bool>);
 
 fn err(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::error(span, msg))
@@ -55,9 +59,11 @@ pub fn check_program(prelude: &[Dec], program: &[Dec]) -> Result<TypedProgram, V
 }
 
 fn check_on_this_thread(prelude: &[Dec], program: &[Dec]) -> Result<TypedProgram, Vec<Diagnostic>> {
-    let mut c = Checker::default();
-    c.next_binding = FIRST_CHECKER_BINDING;
-    c.exports.push(ModEnv::default());
+    let mut c = Checker {
+        next_binding: FIRST_CHECKER_BINDING,
+        exports: vec![ModEnv::default()],
+        ..Checker::default()
+    };
     let run = |c: &mut Checker| -> R<()> {
         c.in_prelude = true;
         c.check_decs(prelude)?;
@@ -659,6 +665,7 @@ impl Checker {
         }
     }
 
+    #[allow(clippy::redundant_closure_call)] // a closure so that `?` cannot skip the truncation
     fn check_type_dec(&mut self, td: &TypeDec) -> R<()> {
         let mark = self.scope.len();
         let mut params = Vec::new();
@@ -698,10 +705,7 @@ impl Checker {
     }
 
     /// Binds `[n]` and `'t` parameters; returns size and type parameters.
-    fn bind_type_params(
-        &mut self,
-        tps: &[TypeParam],
-    ) -> (Vec<(String, BindingId)>, Vec<(String, bool)>) {
+    fn bind_type_params(&mut self, tps: &[TypeParam]) -> (SizeParams, TypeParams) {
         let mut sizes = Vec::new();
         let mut types = Vec::new();
         for tp in tps {
@@ -745,7 +749,7 @@ impl Checker {
         ret: Option<&TypeExp>,
         body: &Exp,
         rec: Option<(&str, ValEntry)>,
-    ) -> R<(Vec<Ty>, Ty, Vec<Option<BindingId>>, Vec<bool>)> {
+    ) -> R<FunctionParts> {
         if let Some((name, entry)) = rec {
             self.push_val(name, entry);
         }
@@ -2652,11 +2656,7 @@ fn final_ty(t: &Ty) -> Ty {
 
 fn free_vars(t: &Ty, out: &mut Vec<TyVar>) {
     match t {
-        Ty::Var(v) => {
-            if !out.contains(v) {
-                out.push(*v);
-            }
-        }
+        Ty::Var(v) if !out.contains(v) => out.push(*v),
         Ty::Array(_, e) => free_vars(e, out),
         Ty::Record(fs) => fs.values().for_each(|f| free_vars(f, out)),
         Ty::Arrow(a, b) => {
@@ -2670,11 +2670,7 @@ fn free_vars(t: &Ty, out: &mut Vec<TyVar>) {
 fn free_size_vars(t: &Ty, out: &mut Vec<SizeVar>) {
     fn size(s: &Size, out: &mut Vec<SizeVar>) {
         match s {
-            Size::Var(v) => {
-                if !out.contains(v) {
-                    out.push(*v);
-                }
-            }
+            Size::Var(v) if !out.contains(v) => out.push(*v),
             Size::Op(_, a, b) => {
                 size(a, out);
                 size(b, out);

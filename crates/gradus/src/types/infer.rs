@@ -496,12 +496,10 @@ impl Unifier {
         let b = self.resolve_size(b);
         match (&a, &b) {
             (Size::Var(x), Size::Var(y)) if x == y => {}
-            (Size::Var(x), other) | (other, Size::Var(x)) => {
-                if !self.size_occurs(*x, other) {
-                    let level = self.size_level(*x);
-                    self.lower_size_levels(other, level);
-                    self.set_size(*x, other.clone());
-                }
+            (Size::Var(x), other) | (other, Size::Var(x)) if !self.size_occurs(*x, other) => {
+                let level = self.size_level(*x);
+                self.lower_size_levels(other, level);
+                self.set_size(*x, other.clone());
             }
             (Size::Op(o1, a1, b1), Size::Op(o2, a2, b2)) if o1 == o2 => {
                 self.unify_size(a1, a2);
