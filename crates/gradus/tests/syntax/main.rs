@@ -408,6 +408,22 @@ const SOUP: &[&str] = &[
     "..<", "..>", "+", "-", "*", "|>", "<|", "==", "!", "&&", "|", "#c", " ", "\n", "-- c\n",
 ];
 
+/// Source text of random, syntactically valid patterns.
+fn arb_pat() -> impl Strategy<Value = String> {
+    let leaf =
+        prop::sample::select(vec!["x", "_", "()", "y'", "_w", "(n: i64)"]).prop_map(String::from);
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b},)")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{f = {a}, g = {b}, h}}")),
+            inner.clone().prop_map(|a| format!("({a} : [n]f64)")),
+            inner.clone().prop_map(|a| format!("#[true_dep] {a}")),
+            inner.clone().prop_map(|a| format!("({a})")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("(#c {a} {b})")),
+        ]
+    })
+}
+
 /// Source text of random, syntactically valid expressions.
 fn arb_exp() -> impl Strategy<Value = String> {
     let leaf = prop_oneof![
@@ -448,6 +464,12 @@ fn arb_exp() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} *) ({b})")),
             inner.clone().prop_map(|a| format!("(+ {a})")),
             inner.clone().prop_map(|a| format!("#[unsafe] {a}")),
+            (arb_pat(), inner.clone(), inner.clone())
+                .prop_map(|(p, a, b)| format!("let {p} = {a} in {b}")),
+            (arb_pat(), arb_pat(), inner.clone())
+                .prop_map(|(p, q, a)| format!("\\{p} ({q}) -> {a}")),
+            (arb_pat(), inner.clone(), inner.clone())
+                .prop_map(|(p, a, b)| format!("loop {p} = {a} while x do {b}")),
             inner.clone().prop_map(|a| format!("M.({a})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{a = {a}, b = {b}}}")),
             (inner.clone(), inner.clone())
