@@ -106,15 +106,15 @@ impl PrimOp {
     /// Applies the operation to operands of [`PrimOp::operand_types`] (see the module doc for
     /// the exact semantics).
     pub fn eval(self, args: &[Scalar]) -> Result<Scalar, PrimError> {
-        let tys = self.operand_types();
-        if args.len() != tys.len() {
+        let (tys, arity) = operand_types(self);
+        let tys = &tys[..arity];
+        if args.len() != arity {
             return Err(PrimError::Malformed(format!(
-                "{self} takes {} operands, got {}",
-                tys.len(),
+                "{self} takes {arity} operands, got {}",
                 args.len()
             )));
         }
-        for (i, (a, t)) in args.iter().zip(&tys).enumerate() {
+        for (i, (a, t)) in args.iter().zip(tys).enumerate() {
             if a.prim_type() != *t {
                 return Err(PrimError::Malformed(format!(
                     "operand {} of {self} has type {} instead of {t}",
@@ -139,6 +139,20 @@ impl PrimOp {
             Some(e) => e,
             None => PrimError::Malformed(format!("{self} is not defined")),
         })
+    }
+}
+
+/// [`PrimOp::operand_types`] without allocating: the types and their number.
+fn operand_types(op: PrimOp) -> ([PrimType; 3], usize) {
+    use PrimType::{Bool, I32};
+    match op {
+        PrimOp::Un(_, t) | PrimOp::Conv(t, _) | PrimOp::FromBits(t, _) => ([t, t, t], 1),
+        PrimOp::Bin(BinOp::Ldexp, t) => ([t, I32, t], 2),
+        PrimOp::Bin(BinOp::GetBit, t) => ([I32, t, t], 2),
+        PrimOp::Bin(_, t) | PrimOp::Cmp(_, t) => ([t, t, t], 2),
+        PrimOp::Tern(TernOp::SetBit, t) => ([I32, t, I32], 3),
+        PrimOp::Tern(TernOp::Select, t) => ([Bool, t, t], 3),
+        PrimOp::Tern(_, t) => ([t, t, t], 3),
     }
 }
 
@@ -1363,6 +1377,14 @@ mod tests {
             }
         }
         ops
+    }
+
+    #[test]
+    fn operand_types_agree_with_the_table() {
+        for op in all_ops() {
+            let (tys, n) = operand_types(op);
+            assert_eq!(tys[..n].to_vec(), op.operand_types(), "{op}");
+        }
     }
 
     #[test]

@@ -248,7 +248,7 @@ impl<'a> Interpreter<'a> {
                         .into_iter()
                         .collect(),
                 }),
-            Err(Fail::Located(e)) => Err(e),
+            Err(Fail::Located(e)) => Err(*e),
             Err(Fail::Here(message)) => Err(RuntimeError {
                 message,
                 locations: fun_span
@@ -355,7 +355,7 @@ fn collect_body(body: &Body, out: &mut Vec<Var>) {
 /// location), or complete.
 enum Fail {
     Here(String),
-    Located(RuntimeError),
+    Located(Box<RuntimeError>),
 }
 
 impl From<String> for Fail {
@@ -622,10 +622,11 @@ impl Machine<'_> {
         for stm in &body.stms {
             self.eval_stm(frame, stm)?;
         }
-        body.result
-            .iter()
-            .map(|se| self.subexp(frame, se))
-            .collect()
+        let mut out = Vec::with_capacity(body.result.len());
+        for se in &body.result {
+            out.push(self.subexp(frame, se)?);
+        }
+        Ok(out)
     }
 
     /// Runs a body and returns its results; the variables its statements bound are dropped
@@ -647,10 +648,10 @@ impl Machine<'_> {
     fn eval_stm(&mut self, frame: &mut Frame, stm: &Stm) -> R<()> {
         match self.eval_exp(frame, stm) {
             Ok(()) => Ok(()),
-            Err(Fail::Here(message)) => Err(Fail::Located(RuntimeError {
+            Err(Fail::Here(message)) => Err(Fail::Located(Box::new(RuntimeError {
                 message,
                 locations: self.locations(&stm.aux),
-            })),
+            }))),
             Err(e) => Err(e),
         }
     }

@@ -53,6 +53,17 @@ impl Machine<'_> {
 
     /// Runs a lambda on arguments.
     fn apply_lambda(&mut self, frame: &mut Frame, lam: &Lambda, args: Vec<Val>) -> R<Vec<Val>> {
+        let mut args = args;
+        self.apply_lambda_drain(frame, lam, &mut args)
+    }
+
+    /// Runs a lambda on arguments taken out of `args` (whose capacity is kept for reuse).
+    fn apply_lambda_drain(
+        &mut self,
+        frame: &mut Frame,
+        lam: &Lambda,
+        args: &mut Vec<Val>,
+    ) -> R<Vec<Val>> {
         if args.len() != lam.params.len() {
             return internal(format!(
                 "lambda of {} parameters applied to {} arguments",
@@ -60,7 +71,7 @@ impl Machine<'_> {
                 args.len()
             ));
         }
-        for (&p, a) in lam.params.iter().zip(args) {
+        for (&p, a) in lam.params.iter().zip(args.drain(..)) {
             self.bind(frame, p, a)?;
         }
         let r = self.eval_body(frame, &lam.body)?;
@@ -302,7 +313,7 @@ impl Machine<'_> {
                     Input::Acc(acc) => acc.clone(),
                 });
             }
-            let res = self.apply_lambda(frame, lam, std::mem::take(&mut args))?;
+            let res = self.apply_lambda_drain(frame, lam, &mut args)?;
             for (o, v) in outs.iter_mut().zip(res) {
                 match o {
                     Output::Rows(s) => s.push(&v)?,
