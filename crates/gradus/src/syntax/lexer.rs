@@ -513,6 +513,12 @@ impl<'a> Lexer<'a> {
             if digits.is_empty() || !digits.starts_with(|c: char| c.is_ascii_hexdigit()) {
                 return Err("expected digits in numeric literal".into());
             }
+            if radix == 16
+                && (matches!(self.cur(), b'p' | b'P')
+                    || (self.cur() == b'.' && self.at(self.pos + 1).is_ascii_hexdigit()))
+            {
+                return Err("hexadecimal float literals are not supported yet".into());
+            }
             let value = u128::from_str_radix(&digits, radix).map_err(|_| {
                 format!("invalid numeric literal `{}`", self.slice(start, self.pos))
             })?;

@@ -331,10 +331,16 @@ impl<'a> Parser<'a> {
         if let Tok::Error(msg) = self.peek() {
             return Diagnostic::error(self.span(), msg.clone());
         }
-        Diagnostic::error(
-            self.span(),
-            format!("expected {what}, found {}", self.found()),
-        )
+        // At the end of the file, point just after the last token rather than at a blank
+        // line below it.
+        let span = match self.peek() {
+            Tok::Eof if self.pos > 0 => Span {
+                start: self.prev.end,
+                ..self.prev
+            },
+            _ => self.span(),
+        };
+        Diagnostic::error(span, format!("expected {what}, found {}", self.found()))
     }
 
     fn expect(&mut self, t: &Tok) -> PResult<Span> {
@@ -2270,7 +2276,11 @@ impl<'a> Parser<'a> {
                     break self.exp()?;
                 }
                 Tok::Kw(Kw::Let) => {}
-                _ => return Err(self.expected("`in`")),
+                _ => {
+                    return Err(self
+                        .expected("`in`")
+                        .with_secondary(start, "this `let` has no `in`"));
+                }
             }
         };
         let mut body = body;

@@ -322,6 +322,22 @@ fn errors() {
 }
 
 #[test]
+fn rendered_errors() {
+    let cases = [
+        ("def f (x: i32) =\n  let y = x + 1\n  y * 2\n", "missing_in"),
+        ("def g = map (\\x -> x + 1) [1, 2, 3\n", "unclosed"),
+        ("def h = 0x1.8p3f64\n", "hex_float"),
+    ];
+    for (src, name) in cases {
+        let mut ids = NodeIdGen::new();
+        let mut sm = SourceMap::new();
+        let file = sm.add("test.fut", src);
+        let d = parse_file(file, src, &mut ids).expect_err("an error");
+        insta::assert_snapshot!(format!("error_{name}"), d.render(&sm));
+    }
+}
+
+#[test]
 fn unclosed_bracket_has_secondary_label() {
     let mut ids = NodeIdGen::new();
     let d = parse_file(FileId(0), "def f = (1 + 2", &mut ids).expect_err("error");
