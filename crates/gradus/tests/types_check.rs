@@ -563,3 +563,118 @@ fn printer_shows_schemes_and_binders() {
         "def f [n] : [n]f64 -> [n]f64\n  xs : [n]f64\n  let\n    s : f64\n  let g : f64 -> f64\n    x : f64\nentry main : [2]f64\n"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Programs from LANGUAGE.md
+
+const APPENDIX_A: &str = r#"
+def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
+def sigmoid (z: f64) : f64 = 1 / (1 + f64.exp (-z))
+def loss [m] [n] (xss: [m][n]f64) (ys: [m]f64) (w: [n]f64) : f64 =
+  let ps = map (\xs -> sigmoid (dot xs w)) xss
+  let terms = map2 (\p y -> -(y * f64.log p + (1 - y) * f64.log (1 - p))) ps ys
+  in f64.sum terms / f64.i64 m
+entry loss_at [m] [n] (xss: [m][n]f64) (ys: [m]f64) (w: [n]f64) = loss xss ys w
+entry grad_rev [m] [n] (xss: [m][n]f64) (ys: [m]f64) (w: [n]f64) =
+  vjp (loss xss ys) w 1
+entry grad_fwd [m] [n] (xss: [m][n]f64) (ys: [m]f64) (w: [n]f64) =
+  tabulate n (\i -> jvp (loss xss ys) w (replicate n 0 with [i] = 1))
+entry hvp [m] [n] (xss: [m][n]f64) (ys: [m]f64) (w: [n]f64) (v: [n]f64) =
+  jvp (\w' -> vjp (loss xss ys) w' 1) w v
+"#;
+
+#[test]
+fn appendix_a() {
+    let (_, t) = ok(APPENDIX_A);
+    let sigs: Vec<String> = t
+        .entries
+        .iter()
+        .map(|e| {
+            let ps: Vec<String> = e.params.iter().map(|p| p.to_string()).collect();
+            format!("{}: {} -> {}", e.name, ps.join(", "), e.ret)
+        })
+        .collect();
+    assert_eq!(
+        sigs,
+        [
+            "loss_at: [m][n]f64, [m]f64, [n]f64 -> f64",
+            "grad_rev: [m][n]f64, [m]f64, [n]f64 -> [n]f64",
+            "grad_fwd: [m][n]f64, [m]f64, [n]f64 -> [n]f64",
+            "hvp: [m][n]f64, [m]f64, [n]f64, [n]f64 -> [n]f64",
+        ]
+    );
+}
+
+#[test]
+fn section_5_and_10_examples() {
+    let src = r#"
+def horner [n] (cs: [n]f64) (x: f64) : f64 =
+  loop acc = 0 for c in cs do acc * x + c
+def collatz (n: i64) : i64 =
+  let (_, steps) =
+    loop (m, steps) = (n, 0) while m != 1 do
+      (if m % 2 == 0 then m / 2 else 3 * m + 1, steps + 1)
+  in steps
+def running_max [n] (xs: [n]f32) : [n]f32 =
+  loop ys = copy xs for i < n - 1 do
+    ys with [i + 1] = f32.max ys[i] ys[i + 1]
+def hypot3 (x: f64) (y: f64) (z: f64) =
+  let xx = x * x
+  let yy = y * y
+  let zz = z * z
+  in f64.sqrt (xx + yy + zz)
+entry d_cubic (x: f64) = jvp (\t -> t * t * t + 2 * t) x 1
+entry grad_dot [n] (w: [n]f64) (x: [n]f64) =
+  vjp (\v -> f64.sum (map2 (*) w v)) x 1
+def sq [n] (v: [n]f64) = map (\t -> t * t) v
+entry jac_rev [n] (x: [n]f64) = mjp sq x (tabulate n (\i -> tabulate n (\j -> f64.bool (i == j))))
+entry jac_fwd [n] (x: [n]f64) = transpose (jmp sq x (tabulate n (\i -> tabulate n (\j -> f64.bool (i == j)))))
+entry ints = (jvp (\x -> x * x * x) 3i32 1, jvp (\x -> x * jvp (\y -> x + y) 1 1) 1 1)
+entry pairs (x: f64) (y: f64) = (jvp (\(a, b) -> a * b) (x, y) (1, 0), vjp (\(a, _) -> a + 2) (x, y) 1)
+entry hist1 = hist (+) 0 3 [0, 2, 2, 5] [1.0, 2.0, 3.0, 4.0]
+entry scat = scatter (replicate 4 0) [1, 3, 9] [10, 30, 90]
+entry ranges = (1...4, 0..2..<7, 5..3...0, 4..>1, 3..<3)
+entry loop_acc [n] (k: i64) (xs: [n]f64) =
+  loop (acc: *[n]f64) = replicate n 0 for i < k do acc with [i % n] = acc[i % n] + xs[i % n]
+entry unflat [n] [m] [k] (xs: [n * (m * k)]f64) : [n][m][k]f64 =
+  unflatten xs |> map unflatten
+entry existential (xs: []f64) = let [k] (ys: [k]f64) = filter (> 0) xs in (k, ys)
+entry attrs (xs: []f64) = #[unsafe] #[sequential] map (\x -> x + 1) xs
+entry records = let r = {f = \(x: f64) -> x * 2, g = 3f64} in r.f r.g
+entry local_open (x: f32) = f32.(sqrt (x * x + 1) + pi)
+"#;
+    let (_, t) = ok(src);
+    let find = |n: &str| t.entries.iter().find(|e| e.name == n).unwrap().ret.to_string();
+    assert_eq!(find("ints"), "(i32, i32)");
+    assert_eq!(find("pairs"), "(f64, (f64, f64))");
+    assert_eq!(find("hist1"), "[3]f64");
+    assert_eq!(find("scat"), "[4]i32");
+    assert_eq!(find("ranges"), "([]i32, []i32, []i32, []i32, []i32)");
+    assert_eq!(find("loop_acc"), "[n]f64");
+    assert_eq!(find("unflat"), "[n][m][k]f64");
+    assert_eq!(find("existential"), "(i64, []f64)");
+    assert_eq!(find("records"), "f64");
+    assert_eq!(find("local_open"), "f32");
+}
+
+#[test]
+fn modules_example_without_functors() {
+    let src = r#"
+module poly64 = {
+  type t = f64
+  def zero = 0f64
+  def eval [n] (cs: [n]t) (x: t) : t =
+    loop acc = zero for c in reverse cs do acc * x + c
+}
+module vec2 = {
+  type v = {x: f64, y: f64}
+  def (+) (a: v) (b: v) : v = {x = a.x f64.+ b.x, y = a.y f64.+ b.y}
+  def scale (s: f64) (a: v) : v = {x = s * a.x, y = s * a.y}
+}
+entry p (x: f64) = poly64.eval [1, 2, 3] x
+entry q (a: vec2.v) = vec2.(a + scale 2 a)
+entry r (a: vec2.v) = a vec2.+ a
+"#;
+    let (_, t) = ok(src);
+    assert_eq!(t.entries[1].ret.to_string(), "{x: f64, y: f64}");
+}
