@@ -10,7 +10,23 @@
 //! - [`lexer`]: tokens with spans, including the whitespace facts the grammar needs
 //!   (`f[1]` indexes, `f [1]` applies).
 //! - [`parser`]: recursive descent with precedence climbing (LANGUAGE.md 5.2).
-//! - [`print`]: a fully parenthesised printer, for `gradus dev --stage parse` and snapshots.
+//! - [`print`](mod@print): a fully parenthesised printer, for `gradus dev --stage parse` and snapshots.
+//!
+//! Limits: nesting (parentheses, brackets, `if`, lambdas, types, modules, ...) deeper than
+//! [`parser::MAX_DEPTH`] levels, and left-nested chains (`a + b + c ...`, `let` chains,
+//! `a[i][j]...`) longer than [`parser::MAX_CHAIN`], are syntax errors. So the trees handed to
+//! later stages have bounded depth. The parser runs on a thread of its own with a large stack.
+//!
+//! Choices a reader of the tree should know (details in [`ast`] and [`parser`]):
+//!
+//! - `a.b.c` written without spaces is one [`ast::QualName`] in an [`ast::ExpKind::Var`]; the
+//!   type checker splits it into a module path and field accesses. Other field accesses
+//!   (`(e).f`, `a[i].f`, `t.0`) are [`ast::ExpKind::Project`].
+//! - `let a[i] = v` and `let r.f = v` are desugared to `let a = a with [i] = v` and
+//!   `let r = r with f = v`; everything else is kept as written (sections, `M.(e)`, `|>`,
+//!   parentheses as [`ast::ExpKind::Parens`]).
+//! - `-` after an operand is binary (`f -1` is `f - 1`); `(-1)` is a negation.
+//! - Inside index brackets `:` always separates slice parts: `a[i: i64]` is a slice.
 
 // Never panic on user input (STYLE.md item 15).
 #![cfg_attr(
