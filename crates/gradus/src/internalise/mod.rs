@@ -587,6 +587,57 @@ impl<'a> Internaliser<'a> {
         }
     }
 
+    /// Binds the sizes of `let [n] (p: [n]t) = e` from the dimensions of the value at the
+    /// positions where the pattern's type ascriptions name them.
+    fn bind_let_sizes(&mut self, p: &Pat, v: &IVal, env: &mut Env) {
+        match &p.kind {
+            PatKind::Ascribe { pat, ty } => {
+                if let Some(first) = v.leaves().first() {
+                    let dims = self.em.dims(first);
+                    let mut t = ty;
+                    let mut k = 0;
+                    loop {
+                        match &t.kind {
+                            ast::TypeExpKind::Array { size, elem, .. } => {
+                                if let ast::SizeExp::Exp(se) = size
+                                    && let ExpKind::Var(_) = &se.kind
+                                    && let Some(Resolved::Local(b)) =
+                                        self.typed.resolved.get(&se.id)
+                                    && let Some(d) = dims.get(k)
+                                    && !env.contains_key(b)
+                                {
+                                    Rc::make_mut(env).insert(*b, IVal::Leaf(*d));
+                                }
+                                k += 1;
+                                t = elem;
+                            }
+                            ast::TypeExpKind::Unique(inner) => t = inner,
+                            _ => break,
+                        }
+                    }
+                }
+                self.bind_let_sizes(pat, v, env);
+            }
+            PatKind::Attr { pat, .. } => self.bind_let_sizes(pat, v, env),
+            PatKind::Tuple(ps) if ps.len() > 1 => {
+                for (i, sub) in ps.iter().enumerate() {
+                    if let Ok(f) = project(v, &i.to_string(), p.span) {
+                        self.bind_let_sizes(sub, &f, env);
+                    }
+                }
+            }
+            PatKind::Tuple(ps) if ps.len() == 1 => self.bind_let_sizes(&ps[0], v, env),
+            PatKind::Record(fps) => {
+                for fp in fps {
+                    if let Ok(f) = project(v, &fp.name, fp.name_span) {
+                        self.bind_let_sizes(&fp.pat, &f, env);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn eval_size(&mut self, s: &Size, env: &Env) -> Option<SubExp> {
         match s {
             Size::Const(c) => Some(i64c(*c)),
@@ -791,14 +842,8 @@ impl<'a> Internaliser<'a> {
             } => {
                 let v = self.exp(value, env)?;
                 let mut env2 = env.clone();
-                if !sizes.is_empty()
-                    && let (Some(bs), Some(pty)) = (
-                        self.typed.size_params.get(&e.id),
-                        self.typed.pat_types.get(&pat.id),
-                    )
-                {
-                    let pending = bs.iter().map(|(_, b)| *b).collect();
-                    self.bind_sizes(pty, &v, &pending, &mut env2);
+                if !sizes.is_empty() {
+                    self.bind_let_sizes(pat, &v, &mut env2);
                 }
                 self.bind_pat(pat, v, &mut env2)?;
                 self.exp(body, &env2)
@@ -894,7 +939,7 @@ impl<'a> Internaliser<'a> {
             ExpKind::Assert { cond, body } => {
                 let c = self.exp(cond, env)?;
                 let c = self.leaf(&c, cond.span)?;
-                let text = self.sources.snippet(cond.span).to_string();
+                let text = strip_parens(self.sources.snippet(cond.span)).to_string();
                 self.assert(
                     c,
                     format!("Assertion is false: {}", escape_braces(&text)),
@@ -2661,6 +2706,29 @@ fn attr_text(a: &ast::Attr) -> String {
         ),
         ast::AttrKind::Int(i) => i.to_string(),
     }
+}
+
+/// The text of an expression without the parentheses that wrap all of it.
+fn strip_parens(s: &str) -> &str {
+    let t = s.trim();
+    if t.starts_with('(') && t.ends_with(')') {
+        // Only when the opening parenthesis closes at the very end.
+        let mut depth = 0i32;
+        for (i, c) in t.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 && i + 1 < t.len() {
+                        return t;
+                    }
+                }
+                _ => {}
+            }
+        }
+        return strip_parens(&t[1..t.len() - 1]);
+    }
+    t
 }
 
 fn escape_braces(s: &str) -> String {
