@@ -424,6 +424,17 @@ const SOUP: &[&str] = &[
     "..<", "..>", "+", "-", "*", "|>", "<|", "==", "!", "&&", "|", "#c", " ", "\n", "-- c\n",
 ];
 
+/// 2000 cases; failures are remembered in `main.proptest-regressions` beside this file.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 2000,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 /// Source text of random, syntactically valid patterns.
 fn arb_pat() -> impl Strategy<Value = String> {
     let leaf =
@@ -518,7 +529,7 @@ fn arb_type() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(config())]
 
     #[test]
     fn printed_types_parse_back_the_same(t in arb_type(), e in arb_exp()) {
