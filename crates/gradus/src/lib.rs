@@ -18,5 +18,6 @@ pub mod pipeline;
 pub mod prelude;
 pub mod program;
 pub mod syntax;
+pub mod testspec;
 pub mod types;
 pub mod value;
