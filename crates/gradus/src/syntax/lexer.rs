@@ -261,6 +261,10 @@ impl<'a> Lexer<'a> {
 
     fn run(&mut self) {
         let mut space = true;
+        // A byte order mark at the start of the file is not part of the program.
+        if self.text.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
         loop {
             // Whitespace and comments.
             let c = self.cur();
@@ -737,6 +741,14 @@ mod tests {
                 Tok::Underscore,
                 Tok::Eof
             ]
+        );
+    }
+
+    #[test]
+    fn byte_order_mark_and_crlf() {
+        assert_eq!(
+            toks("\u{feff}x\r\ny"),
+            vec![Tok::Ident("x".into()), Tok::Ident("y".into()), Tok::Eof]
         );
     }
 
