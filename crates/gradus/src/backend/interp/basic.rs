@@ -182,6 +182,29 @@ impl Machine<'_> {
             .collect()
     }
 
+    /// The flat offset of `slice` in an array of `shape` when the slice is a full index (one
+    /// position per dimension), computed without allocating; `None` for other slices. Fails
+    /// with the out-of-bounds message.
+    fn full_offset(&self, frame: &Frame, slice: &[DimIndex], shape: &[usize]) -> R<Option<usize>> {
+        if slice.len() != shape.len() {
+            return Ok(None);
+        }
+        let mut off = 0usize;
+        for (d, &n) in slice.iter().zip(shape) {
+            let DimIndex::Fix(i) = d else {
+                return Ok(None);
+            };
+            let i = self.int(frame, i)?;
+            if i < 0 || i as u64 >= n as u64 {
+                let ixs = self.resolve_slice(frame, slice)?;
+                check_slice(&ixs, shape)?;
+                return internal("index checks disagree");
+            }
+            off = off * n + i as usize;
+        }
+        Ok(Some(off))
+    }
+
     fn array_of<'f>(&self, frame: &'f Frame, v: crate::core::ir::Var) -> R<&'f Array> {
         match self.get(frame, v)? {
             Val::Array(a) if a.rank() >= 1 => Ok(a),
@@ -213,6 +236,12 @@ impl Machine<'_> {
                 Val::Scalar(op.eval(&xs[..args.len()]).map_err(|e| e.to_string())?)
             }
             BasicOp::Index { array: arr, slice } => {
+                if let Val::Array(a) = self.get(frame, *arr)?
+                    && let Some(off) = self.full_offset(frame, slice, a.shape())?
+                {
+                    self.counts.element_reads += 1;
+                    return Ok(Some(Val::Scalar(a.buffer().get(off))));
+                }
                 let ixs = self.resolve_slice(frame, slice)?;
                 let v = self.get(frame, *arr)?;
                 let Val::Array(a) = v else {
@@ -250,6 +279,23 @@ impl Machine<'_> {
                 value,
             } => {
                 let value = self.subexp(frame, value)?;
+                if let Val::Scalar(x) = value
+                    && let Val::Array(a) = self.get(frame, *arr)?
+                    && let Some(off) = self.full_offset(frame, slice, a.shape())?
+                {
+                    let Val::Array(mut a) = self.take(frame, *arr)? else {
+                        return internal("array changed while updating it");
+                    };
+                    if !buffer_mut(&mut self.counts.copies_on_write, &mut a).set(off, x) {
+                        return internal(format!(
+                            "writing a {} into a {} array",
+                            x.prim_type(),
+                            a.elem_type()
+                        ));
+                    }
+                    self.counts.element_writes += 1;
+                    return Ok(Some(Val::Array(a)));
+                }
                 let ixs = self.resolve_slice(frame, slice)?;
                 let Val::Array(mut a) = self.take(frame, *arr)? else {
                     return internal(format!("updating the scalar {}", self.name(*arr)));

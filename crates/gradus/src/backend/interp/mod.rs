@@ -54,6 +54,11 @@
 //! Free: binding and passing values, control flow (`if`, loop iterations, calls), passing rows
 //! to SOAC lambdas and collecting their results, `reshape`, `coerce`, `scratch` (an
 //! uninitialised allocation), `assert` (its condition is computed by counted operations).
+//!
+//! [`BasicOp::Prim`]: crate::core::ir::BasicOp::Prim
+//! [`BasicOp::Index`]: crate::core::ir::BasicOp::Index
+//! [`BasicOp::Update`]: crate::core::ir::BasicOp::Update
+//! [`BasicOp::UpdateAcc`]: crate::core::ir::BasicOp::UpdateAcc
 
 mod basic;
 mod soac;

@@ -1433,3 +1433,93 @@ fn malformed_programs_are_internal_errors() {
     let (out, _) = b.ok("dup1", vec![sf(1.0)]);
     assert_eq!(out, vec![sf(1.0)]);
 }
+
+#[test]
+fn slice_updates_and_their_errors() {
+    let mut b = B::new();
+    let xs = b.var("xs", arr(PrimType::F64, &[c(4)]));
+    let vs = b.var("vs", arr(PrimType::F64, &[c(2)]));
+    let start = b.var("start", i64t());
+    let ys = b.var("ys", arr(PrimType::F64, &[c(4)]));
+    let stms = vec![stm(
+        &[ys],
+        basic(BasicOp::Update {
+            array: xs,
+            slice: vec![DimIndex::Slice {
+                start: v(start),
+                count: c(2),
+                stride: c(2),
+            }],
+            value: v(vs),
+        }),
+    )];
+    b.fun("upd", &[], &[xs, vs, start], body(stms, &[v(ys)]), &[]);
+    let (out, counter) = b.ok(
+        "upd",
+        vec![f64s(&[0.0, 1.0, 2.0, 3.0]), f64s(&[8.0, 9.0]), si(1)],
+    );
+    assert_eq!(out, vec![f64s(&[0.0, 8.0, 2.0, 9.0])]);
+    assert_eq!(counter.element_writes(), 2);
+    // The argument was moved into the call: updated in place.
+    assert_eq!(counter.copies_on_write(), 0);
+    let e = b.err(
+        "upd",
+        vec![f64s(&[0.0, 1.0, 2.0, 3.0]), f64s(&[8.0, 9.0]), si(2)],
+    );
+    assert_eq!(
+        e.message,
+        "Index [2:6:2] out of bounds for array of shape [4]."
+    );
+
+    // A row of a matrix, with a value of the wrong size.
+    let m = b.var("m", arr(PrimType::F64, &[c(2), c(3)]));
+    let k = b.var("k", i64t());
+    let row = b.var("row", arr(PrimType::F64, &[v(k)]));
+    let m2 = b.var("m2", arr(PrimType::F64, &[c(2), c(3)]));
+    let stms = vec![stm(
+        &[m2],
+        basic(BasicOp::Update {
+            array: m,
+            slice: vec![DimIndex::Fix(c(1))],
+            value: v(row),
+        }),
+    )];
+    b.fun("setrow", &[k], &[m, row], body(stms, &[v(m2)]), &[]);
+    let (out, _) = b.ok("setrow", vec![mat(2, 3, &[0.0; 6]), f64s(&[1.0, 2.0, 3.0])]);
+    assert_eq!(out, vec![mat(2, 3, &[0.0, 0.0, 0.0, 1.0, 2.0, 3.0])]);
+    let e = b.err("setrow", vec![mat(2, 3, &[0.0; 6]), f64s(&[1.0, 2.0])]);
+    assert_eq!(
+        e.message,
+        "value of shape [2] cannot match shape of type \"[3]f64\"."
+    );
+}
+
+#[test]
+fn rearrange_in_three_dimensions() {
+    let mut b = B::new();
+    let a = b.var("a", arr(PrimType::I64, &[c(2), c(3), c(4)]));
+    let t = b.var("t", arr(PrimType::I64, &[c(4), c(2), c(3)]));
+    let stms = vec![stm(
+        &[t],
+        basic(BasicOp::Rearrange {
+            array: a,
+            perm: vec![2, 0, 1],
+        }),
+    )];
+    b.fun("perm", &[], &[a], body(stms, &[v(t)]), &[]);
+    let data: Vec<i64> = (0..24).collect();
+    let input = Value::Array(Array::new(vec![2, 3, 4], Buffer::I64(data)).expect("shape"));
+    let (out, counter) = b.ok("perm", vec![input]);
+    // t[i][j][k] = a[j][k][i] = 12 j + 4 k + i.
+    let mut want = Vec::new();
+    for i in 0..4 {
+        for j in 0..2 {
+            for k in 0..3 {
+                want.push(12 * j + 4 * k + i);
+            }
+        }
+    }
+    let want = Value::Array(Array::new(vec![4, 2, 3], Buffer::I64(want)).expect("shape"));
+    assert_eq!(out, vec![want]);
+    assert_eq!(counter.elements_built(), 24);
+}
