@@ -90,6 +90,9 @@ impl Machine<'_> {
         let Some(&v) = v else {
             return Vec::new();
         };
+        if v.0 as usize >= self.prog.names.len() {
+            return Vec::new();
+        }
         let dims = self.prog.names.ty(v).dims();
         dims.iter()
             .skip(1)
