@@ -83,6 +83,9 @@ impl std::error::Error for LengthMismatch {}
 #[derive(Default)]
 pub struct Adjoints {
     slots: Vec<AtomicU64>,
+    /// Plain slots for recordings with a single job (no fork: nothing is shared between
+    /// threads, so no atomic types are needed).
+    plain: Vec<f64>,
 }
 
 impl Adjoints {
@@ -360,6 +363,10 @@ impl Recording {
                 actual: out.len(),
             });
         }
+        if self.jobs.len() == 1 {
+            self.run_single_job(ybar, options, adjoints, out, counts);
+            return Ok(());
+        }
         let adj = adjoints.reset(self.total);
         for (&id, &seed) in self.output_ids.iter().zip(ybar) {
             if !id.is_constant() {
@@ -384,6 +391,47 @@ impl Recording {
             *o = f64::from_bits(slot.load(Relaxed));
         }
         Ok(())
+    }
+}
+
+impl Recording {
+    /// The pullback of a recording without forks: TAPE.md §4 on a plain `f64` buffer.
+    fn run_single_job(
+        &self,
+        ybar: &[f64],
+        options: &ReverseOptions,
+        adjoints: &mut Adjoints,
+        out: &mut [f64],
+        counts: Option<&[AtomicU64; 2]>,
+    ) {
+        let seg = &self.jobs[0].segment;
+        let adj = &mut adjoints.plain;
+        adj.clear();
+        adj.resize(seg.len(), 0.0);
+        for (&id, &seed) in self.output_ids.iter().zip(ybar) {
+            if !id.is_constant() {
+                adj[id.index() as usize] += seed;
+            }
+        }
+        let (mut nodes, mut edges) = (0u64, 0u64);
+        let mut end = seg.edges.len();
+        for k in (0..seg.len()).rev() {
+            let start = if k == 0 { 0 } else { seg.ends[k - 1] as usize };
+            let a = adj[k];
+            if (a != 0.0 || !options.skip_zero) && start < end {
+                nodes += 1;
+                edges += (end - start) as u64;
+                for e in &seg.edges[start..end] {
+                    adj[e.to.index() as usize] += a * e.partial;
+                }
+            }
+            end = start;
+        }
+        out.copy_from_slice(&adj[..self.inputs]);
+        if let Some(c) = counts {
+            c[0].fetch_add(nodes, Relaxed);
+            c[1].fetch_add(edges, Relaxed);
+        }
     }
 }
 

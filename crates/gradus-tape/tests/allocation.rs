@@ -1,27 +1,38 @@
 //! Steady state: with a reused `Tape`, the second and later gradients of a program without
 //! forks and with at most 16 inputs allocate nothing (counted by a global allocator).
 //!
-//! This file holds a single test, so no other test allocates concurrently in this process.
+//! Allocations are counted per thread, so the test harness's own threads do not interfere.
 
 use gradus_tape::Tape;
 use gradus_tape::programs::{fdotprod, fparticles_sequential, particles_inputs};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Const-initialised and without a destructor: reading it never allocates.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    ALLOCATIONS.with(|c| c.set(c.get() + 1));
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -40,17 +51,17 @@ fn reused_tape_allocates_nothing_in_steady_state() {
         tape.grad_into(&x, |v| fparticles_sequential(v, 200), &mut g);
         tape.grad_into(&dot_x, |v| fdotprod(v), &mut dot_g);
     }
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations();
     for _ in 0..3 {
         tape.grad_into(&x, |v| fparticles_sequential(v, 200), &mut g);
         tape.grad_into(&dot_x, |v| fdotprod(v), &mut dot_g);
     }
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    let after = allocations();
     assert_eq!(after - before, 0, "allocations in steady state");
     // The gradients are still right.
     assert_eq!(dot_g[..8], [3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0, 17.0]);
     // A first call on a fresh tape does allocate (the counter works).
     let mut fresh = Tape::new();
     fresh.grad_into(&dot_x, |v| fdotprod(v), &mut dot_g);
-    assert!(ALLOCATIONS.load(Ordering::Relaxed) > after);
+    assert!(allocations() > after);
 }
