@@ -86,6 +86,21 @@ pub mod __rt {
         core::ptr::eq(a, b)
     }
 
+    /// `(start, step, count)` of a loop range, for `LoopRangeChanged`.
+    #[cold]
+    pub fn range_facts<I: LoopIndex>(lo: I, hi: I, step: usize, inclusive: bool) -> (i128, i128, u64) {
+        let (l, h) = (lo.to_i128(), hi.to_i128());
+        let s = step.max(1) as i128;
+        let n = if inclusive {
+            if h >= l { (h - l) / s + 1 } else { 0 }
+        } else if h > l {
+            (h - l + s - 1) / s
+        } else {
+            0
+        };
+        (l, s, n as u64)
+    }
+
     /// The release comparison.
     #[inline(always)]
     pub fn release_ok<T: Release + ?Sized>(found: &T, expected: &T, atol: f64) -> bool {

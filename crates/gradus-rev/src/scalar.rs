@@ -18,7 +18,7 @@ use std::fmt::Debug;
 use std::marker::PhantomData;
 
 /// Scalar numbers of reversible programs (REVERSIBLE.md §8).
-pub trait RevReal: Copy + Debug + PartialEq + PartialOrd {
+pub trait RevReal: Copy + Debug + PartialEq + PartialOrd + Release {
     /// The plain-math type of the value.
     type Val: Real;
     /// Whether this type carries a gradient field (`GVar`); plain numbers do not.

@@ -1,0 +1,495 @@
+//! Statement AST → Rust tokens (REVERSIBLE.md §3–§5). The same function lowers the forward
+//! body and the (already inverted) inverse body; only the `Direction` in error values differs.
+//!
+//! Contract: generated code is plain safe Rust. Instructions become calls of `#[inline]` trait
+//! methods of `gradus_rev` on `&mut` places; reads from the same container as another argument
+//! of the statement go through copy-in/copy-out after a run-time address comparison
+//! (`Aliasing`), which is always on. Checks (release, branch, loop) are emitted only when the
+//! function and the enclosing `unchecked!` allow them, and are guarded by
+//! `gradus_rev::CHECKS` so the `unchecked` feature removes them.
+
+use crate::ast::*;
+use crate::invert::invert_body;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use std::cell::Cell;
+use syn::{Expr, Ident};
+
+/// Lowering context.
+pub struct Ctx {
+    pub fn_name: String,
+    pub inverse: bool,
+    pub atol: TokenStream,
+    counter: Cell<usize>,
+}
+
+impl Ctx {
+    /// A context for one generated function.
+    pub fn new(fn_name: String, inverse: bool, atol: TokenStream) -> Self {
+        Ctx {
+            fn_name,
+            inverse,
+            atol,
+            counter: Cell::new(0),
+        }
+    }
+
+    fn fresh(&self, hint: &str) -> Ident {
+        let n = self.counter.get();
+        self.counter.set(n + 1);
+        format_ident!("__gr_{}{}", hint, n, span = Span::mixed_site())
+    }
+
+    /// `return Err(InvertibilityError::new(kind, …))` located at `span`.
+    fn fail(&self, span: Span, kind: TokenStream) -> TokenStream {
+        let name = &self.fn_name;
+        let dir = if self.inverse {
+            quote!(Inverse)
+        } else {
+            quote!(Forward)
+        };
+        let loc = quote_spanned!(span=> ::core::file!(), ::core::line!(), ::core::column!());
+        quote! {
+            return ::core::result::Result::Err(::gradus_rev::__rt::InvertibilityError::new(
+                #kind, #name, ::gradus_rev::__rt::Direction::#dir, #loc,
+            ))
+        }
+    }
+
+    /// Lowers a statement list.
+    pub fn body(&self, body: &[Stmt], checks: bool) -> TokenStream {
+        body.iter().map(|s| self.stmt(s, checks)).collect()
+    }
+
+    fn stmt(&self, st: &Stmt, checks: bool) -> TokenStream {
+        match st {
+            Stmt::Acc {
+                target,
+                op,
+                rhs,
+                span,
+            } => self.acc(target, *op, rhs, *span),
+            Stmt::Named { name, args, span } => self.named(*name, args, *span),
+            Stmt::Call {
+                func,
+                args,
+                inverse,
+                span,
+            } => self.call(func, args, *inverse, *span),
+            Stmt::Let {
+                name,
+                mutable,
+                ty,
+                init,
+                ..
+            } => {
+                let m = mutable.then(|| quote!(mut));
+                let ty = ty.as_ref().map(|t| quote!(: #t));
+                quote! { #[allow(unused_mut)] let #m #name #ty = #init; }
+            }
+            Stmt::Release {
+                name,
+                expr,
+                atol,
+                span,
+                ..
+            } => {
+                if !checks {
+                    return quote! { let _ = &#name; };
+                }
+                let e = self.fresh("expected");
+                let atol = atol.as_ref().map(|a| quote!(#a)).unwrap_or(self.atol.clone());
+                let sname = name.to_string();
+                let fail = self.fail(
+                    *span,
+                    quote!(::gradus_rev::__rt::release_error(#sname, &#name, &#e, #atol)),
+                );
+                quote! {
+                    if ::gradus_rev::__rt::CHECKS {
+                        let #e = #expr;
+                        if !::gradus_rev::__rt::release_ok(&#name, &#e, #atol) {
+                            #fail;
+                        }
+                    }
+                }
+            }
+            Stmt::Routine { body, .. } => self.body(body, checks),
+            Stmt::Unroutine { body, .. } => self.body(&invert_body(body), checks),
+            Stmt::If { arms, els, span } => self.if_stmt(arms, els, *span, checks),
+            Stmt::While {
+                pre,
+                post,
+                body,
+                span,
+            } => {
+                let b = self.body(body, checks);
+                if !checks {
+                    return quote! { while #pre { #b } };
+                }
+                let it = self.fresh("iteration");
+                let entry = self.fail(
+                    *span,
+                    quote!(::gradus_rev::__rt::InvertibilityErrorKind::WhilePostconditionTrueOnEntry),
+                );
+                let after = self.fail(
+                    *span,
+                    quote!(::gradus_rev::__rt::InvertibilityErrorKind::WhilePostconditionFalseAfterIteration { iteration: #it }),
+                );
+                quote! {{
+                    if ::gradus_rev::__rt::CHECKS && (#post) { #entry; }
+                    let mut #it: u64 = 0;
+                    while #pre {
+                        #b
+                        #it += 1;
+                        if ::gradus_rev::__rt::CHECKS && !(#post) { #after; }
+                    }
+                    let _ = #it;
+                }}
+            }
+            Stmt::For {
+                var,
+                range,
+                reversed,
+                body,
+                span,
+            } => self.for_stmt(var.as_ref(), range, *reversed, body, *span, checks),
+            Stmt::Safe { tokens, .. } => quote! { { #tokens } },
+            Stmt::Block {
+                body,
+                inverted,
+                unchecked,
+            } => {
+                let checks = checks && !unchecked;
+                let b = if *inverted {
+                    self.body(&invert_body(body), checks)
+                } else {
+                    self.body(body, checks)
+                };
+                quote! { { #b } }
+            }
+        }
+    }
+
+    fn if_stmt(&self, arms: &[IfArm], els: &[Stmt], span: Span, checks: bool) -> TokenStream {
+        let conds: Vec<Ident> = arms.iter().map(|_| self.fresh("pre")).collect();
+        let pres = arms.iter().zip(&conds).map(|(a, c)| {
+            let p = &a.pre;
+            quote! { let #c: bool = #p; }
+        });
+        let mut chain = quote!();
+        for (i, (a, c)) in arms.iter().zip(&conds).enumerate() {
+            let b = self.body(&a.body, checks);
+            if i == 0 {
+                chain = quote! { if #c { #b } };
+            } else {
+                chain = quote! { #chain else if #c { #b } };
+            }
+        }
+        if !els.is_empty() {
+            let b = self.body(els, checks);
+            chain = quote! { #chain else { #b } };
+        }
+        let post_checks = if checks {
+            arms.iter()
+                .zip(&conds)
+                .map(|(a, c)| {
+                    let q = self.fresh("post");
+                    let post = &a.post;
+                    let fail = self.fail(
+                        span,
+                        quote!(::gradus_rev::__rt::InvertibilityErrorKind::BranchConditionChanged { before: #c, after: #q }),
+                    );
+                    quote! {
+                        if ::gradus_rev::__rt::CHECKS {
+                            let #q: bool = #post;
+                            if #q != #c { #fail; }
+                        }
+                    }
+                })
+                .collect()
+        } else {
+            quote!()
+        };
+        quote! {{
+            #(#pres)*
+            #chain
+            #post_checks
+        }}
+    }
+
+    fn for_stmt(
+        &self,
+        var: Option<&Ident>,
+        range: &Range,
+        reversed: bool,
+        body: &[Stmt],
+        span: Span,
+        checks: bool,
+    ) -> TokenStream {
+        let b = self.body(body, checks);
+        let pat = match var {
+            Some(v) => quote!(#v),
+            None => quote!(_),
+        };
+        let (lo, hi) = (&range.lo, &range.hi);
+        let (vlo, vhi, vs) = (self.fresh("lo"), self.fresh("hi"), self.fresh("step"));
+        let step_expr = match &range.step {
+            Some(s) => quote!(#s),
+            None => quote!(1usize),
+        };
+        let iter = match (range.form, reversed) {
+            (RangeForm::Excl, false) | (RangeForm::Rev, true) => quote!(#vlo..#vhi),
+            (RangeForm::Excl, true) | (RangeForm::Rev, false) => quote!((#vlo..#vhi).rev()),
+            (RangeForm::Incl, false) => quote!(#vlo..=#vhi),
+            (RangeForm::Incl, true) => quote!((#vlo..=#vhi).rev()),
+            (RangeForm::Step, _) => {
+                let k = self.fresh("k");
+                let n = quote!(::gradus_rev::__rt::LoopIndex::span(#vlo, #vhi, #vs));
+                let ks = if reversed {
+                    quote!((0..#n).rev())
+                } else {
+                    quote!(0..#n)
+                };
+                let lp = quote! {
+                    for #k in #ks {
+                        let #pat = ::gradus_rev::__rt::LoopIndex::offset(#vlo, #k, #vs as i128);
+                        #b
+                    }
+                };
+                return self.wrap_loop(lp, lo, hi, &step_expr, (&vlo, &vhi, &vs), range.form, span, checks);
+            }
+        };
+        let lp = quote! { for #pat in #iter { #b } };
+        self.wrap_loop(lp, lo, hi, &step_expr, (&vlo, &vhi, &vs), range.form, span, checks)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn wrap_loop(
+        &self,
+        lp: TokenStream,
+        lo: &Expr,
+        hi: &Expr,
+        step: &TokenStream,
+        (vlo, vhi, vs): (&Ident, &Ident, &Ident),
+        form: RangeForm,
+        span: Span,
+        checks: bool,
+    ) -> TokenStream {
+        let check = if checks {
+            let incl = form == RangeForm::Incl;
+            let (alo, ahi, as_) = (self.fresh("lo"), self.fresh("hi"), self.fresh("step"));
+            let fail = self.fail(
+                span,
+                quote!(::gradus_rev::__rt::InvertibilityErrorKind::LoopRangeChanged {
+                    before: ::gradus_rev::__rt::range_facts(#vlo, #vhi, #vs, #incl),
+                    after: ::gradus_rev::__rt::range_facts(#alo, #ahi, #as_, #incl),
+                }),
+            );
+            quote! {
+                if ::gradus_rev::__rt::CHECKS {
+                    let (#alo, #ahi, #as_): (_, _, usize) = (#lo, #hi, #step);
+                    if #alo != #vlo || #ahi != #vhi || #as_ != #vs { #fail; }
+                }
+            }
+        } else {
+            quote!()
+        };
+        quote! {{
+            let (#vlo, #vhi, #vs): (_, _, usize) = (#lo, #hi, #step);
+            let _ = #vs;
+            #lp
+            #check
+        }}
+    }
+
+    /// The Rust expression of a place.
+    fn place(&self, p: &Place) -> TokenStream {
+        let root = &p.root;
+        let mut t = match p.kind {
+            Kind::State | Kind::ConstRef => quote_spanned!(p.span=> (*#root)),
+            _ => quote!(#root),
+        };
+        for pr in &p.projs {
+            t = match pr {
+                Proj::Field(m) => quote!(#t.#m),
+                Proj::Index(e) => quote!(#t[#e]),
+            };
+        }
+        t
+    }
+
+    /// Prepares the arguments of an instruction or call: returns the setup code, the
+    /// argument expressions and the write-back code. `written[i]` says whether argument `i`
+    /// must be passed as a place even when it is constant (never: GR009 rejects that).
+    fn args(
+        &self,
+        args: &[&Operand],
+        for_call: bool,
+    ) -> (TokenStream, Vec<TokenStream>, TokenStream) {
+        let mut setup = quote!();
+        let mut back = quote!();
+        let mut out = Vec::new();
+        // Group writable places by root; groups with more than one member that index need
+        // copy-in/copy-out and an address check.
+        let copied: Vec<bool> = args
+            .iter()
+            .map(|a| match a {
+                Operand::Place(p) if p.kind.writable() => args.iter().any(|b| match b {
+                    Operand::Place(q) if !std::ptr::eq(*a, *b) && q.root == p.root && q.kind.writable() => {
+                        p.projs.iter().chain(&q.projs).any(|x| matches!(x, Proj::Index(_)))
+                    }
+                    _ => false,
+                }),
+                _ => false,
+            })
+            .collect();
+        // Address checks among copied places of one root.
+        for i in 0..args.len() {
+            for j in i + 1..args.len() {
+                if let (Operand::Place(p), Operand::Place(q)) = (args[i], args[j])
+                    && copied[i]
+                    && copied[j]
+                    && p.root == q.root
+                {
+                    let (pe, qe) = (self.place(p), self.place(q));
+                    let root = p.root.to_string();
+                    let fail = self.fail(
+                        q.span,
+                        quote!(::gradus_rev::__rt::InvertibilityErrorKind::Aliasing { container: #root }),
+                    );
+                    setup.extend(quote! {
+                        if ::core::ptr::addr_eq(&raw const #pe, &raw const #qe) { #fail; }
+                    });
+                }
+            }
+        }
+        for (i, a) in args.iter().enumerate() {
+            match a {
+                Operand::Place(p) if p.kind.writable() => {
+                    let pe = self.place(p);
+                    if copied[i] {
+                        let t = self.fresh("arg");
+                        setup.extend(quote! { let mut #t = #pe; });
+                        back.extend(quote! { #pe = #t; });
+                        out.push(quote!(&mut #t));
+                    } else {
+                        out.push(quote!(&mut #pe));
+                    }
+                }
+                Operand::Place(p) => {
+                    if for_call {
+                        if p.projs.is_empty() {
+                            let r = &p.root;
+                            out.push(quote!(#r));
+                        } else {
+                            out.push(self.place(p));
+                        }
+                    } else {
+                        let pe = self.place(p);
+                        out.push(quote!(&mut ::gradus_rev::__rt::Const(#pe)));
+                    }
+                }
+                Operand::Lit(l) => {
+                    if for_call {
+                        out.push(quote!(#l));
+                    } else {
+                        out.push(quote!(&mut ::gradus_rev::__rt::lit(#l)));
+                    }
+                }
+                Operand::Const(e) => {
+                    if for_call {
+                        out.push(quote!(#e));
+                    } else {
+                        out.push(quote!(&mut ::gradus_rev::__rt::Const(#e)));
+                    }
+                }
+                Operand::Ref(p) => {
+                    let pe = self.place(p);
+                    out.push(quote!(&#pe));
+                }
+            }
+        }
+        (setup, out, back)
+    }
+
+    fn acc(&self, target: &Place, op: AccOp, rhs: &Rhs, span: Span) -> TokenStream {
+        let target_op = Operand::Place(target.clone());
+        let (marker, ops): (TokenStream, Vec<&Operand>) = match rhs {
+            Rhs::One(a) => (quote!(::gradus_rev::__rt::Id), vec![a]),
+            Rhs::Bin(k, a, b) => {
+                let m = match k {
+                    BinKind::Add => quote!(Add),
+                    BinKind::Sub => quote!(Sub),
+                    BinKind::Mul => quote!(Mul),
+                    BinKind::Div => quote!(Div),
+                };
+                (quote!(::gradus_rev::__rt::#m), vec![a, b])
+            }
+            Rhs::Prim(c, args) => (
+                match c {
+                    Callee::Builtin(id, m) => {
+                        let m = Ident::new(m, id.span());
+                        quote!(::gradus_rev::__rt::#m)
+                    }
+                    Callee::User(p) => quote!(#p),
+                },
+                args.iter().collect(),
+            ),
+        };
+        let mut all = vec![&target_op];
+        all.extend(ops.iter().copied());
+        let (setup, a, back) = self.args(&all, false);
+        let (tr, method, fallible) = match (op, ops.len()) {
+            (AccOp::Add, 1) => (quote!(Acc1<_, _>), quote!(add), false),
+            (AccOp::Sub, 1) => (quote!(Acc1<_, _>), quote!(sub), false),
+            (AccOp::Add, _) => (quote!(Acc2<_, _, _>), quote!(add), false),
+            (AccOp::Sub, _) => (quote!(Acc2<_, _, _>), quote!(sub), false),
+            (AccOp::Xor, 1) => (quote!(Xor1<_, _>), quote!(xor), false),
+            (AccOp::Xor, _) => (quote!(Xor2<_, _, _>), quote!(xor), false),
+            (AccOp::Mul, 1) => (quote!(MulAcc1<_, _>), quote!(mul), true),
+            (AccOp::Div, 1) => (quote!(MulAcc1<_, _>), quote!(div), true),
+            (AccOp::Mul, _) => (quote!(MulAcc2<_, _, _>), quote!(mul), true),
+            (AccOp::Div, _) => (quote!(MulAcc2<_, _, _>), quote!(div), true),
+        };
+        let call = quote_spanned!(span=> <#marker as ::gradus_rev::__rt::#tr>::#method(#(#a),*));
+        let call = if fallible {
+            let w = self.fresh("what");
+            let fail = self.fail(
+                span,
+                quote!(::gradus_rev::__rt::InvertibilityErrorKind::NotInvertibleValue { what: #w }),
+            );
+            quote! { if let ::core::result::Result::Err(#w) = #call { #fail; } }
+        } else {
+            quote!(#call;)
+        };
+        quote! {{ #setup #call #back }}
+    }
+
+    fn named(&self, name: Named, args: &[Operand], span: Span) -> TokenStream {
+        let refs: Vec<&Operand> = args.iter().collect();
+        let (setup, a, back) = self.args(&refs, false);
+        let f = match name {
+            Named::Swap => quote!(swap),
+            Named::Neg => quote!(neg),
+            Named::Inc => quote!(inc),
+            Named::Dec => quote!(dec),
+            Named::Flip => quote!(flip),
+            Named::Conj => quote!(conj),
+            Named::Rot => quote!(rot),
+            Named::Irot => quote!(irot),
+        };
+        let call = quote_spanned!(span=> ::gradus_rev::__rt::#f(#(#a),*));
+        quote! {{ #setup #call; #back }}
+    }
+
+    fn call(&self, func: &syn::ExprPath, args: &[Operand], inverse: bool, span: Span) -> TokenStream {
+        let refs: Vec<&Operand> = args.iter().collect();
+        let (setup, a, back) = self.args(&refs, true);
+        let mut f = func.clone();
+        if inverse && let Some(last) = f.path.segments.last_mut() {
+            last.ident = format_ident!("{}_inv", last.ident);
+        }
+        let call = quote_spanned!(span=> #f(#(#a),*)?);
+        quote! {{ #setup #call; #back }}
+    }
+}
