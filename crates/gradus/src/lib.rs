@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod ad;
 pub mod backend;
 pub mod core;
 pub mod data;

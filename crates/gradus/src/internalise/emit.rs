@@ -57,6 +57,13 @@ impl Emitter {
         pat
     }
 
+    /// Appends an already built statement to the innermost body.
+    pub fn push_stm(&mut self, stm: Stm) {
+        if let Some(body) = self.open.last_mut() {
+            body.push(stm);
+        }
+    }
+
     /// Emits a statement with an existing pattern.
     pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
         let stm = Stm {

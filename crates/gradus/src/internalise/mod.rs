@@ -2254,12 +2254,111 @@ impl<'a> Internaliser<'a> {
                     .unwrap_or(i64c(0));
                 Ok(IVal::Leaf(n))
             }
-            "jvp" | "jvp2" | "vjp" | "vjp2" | "jmp" | "jmp2" | "mjp" | "mjp2" => Err(limitation(
+            "jvp" | "jvp2" => {
+                let (y, y_tan) = self.jvp(arg(0), arg(1), arg(2), span)?;
+                Ok(if name == "jvp" {
+                    y_tan
+                } else {
+                    IVal::tuple(vec![y, y_tan])
+                })
+            }
+            "jmp" | "jmp2" => {
+                // One jvp per seed, mapped over the seeds. The primal is computed inside the
+                // map; hoisting it out is the optimiser's job.
+                let (f, x) = (arg(0), arg(1));
+                let tans = self.map_with(vec![arg(2)], span, |s, rows| {
+                    let dx = rows.into_iter().next().unwrap_or_else(IVal::unit);
+                    Ok(s.jvp(f.clone(), x.clone(), dx, span)?.1)
+                })?;
+                if name == "jmp" {
+                    Ok(tans)
+                } else {
+                    let y = self.apply(arg(0), vec![arg(1)], span)?;
+                    Ok(IVal::tuple(vec![y, tans]))
+                }
+            }
+            "vjp" | "vjp2" | "mjp" | "mjp2" => Err(limitation(
                 span,
-                format!("automatic differentiation (`{name}`) is not implemented in this version"),
+                format!("reverse-mode automatic differentiation (`{name}`)"),
             )),
             _ => self.scalar_intrinsic(name, args, span),
         }
+    }
+
+    /// `jvp f x x_tan`: builds `f`'s body on fresh parameters bound to `x`, differentiates
+    /// it with the parameters' tangents seeded by `x_tan` (whose shapes must match `x`'s), and
+    /// returns the value and the tangent.
+    fn jvp(&mut self, f: IVal, x: IVal, x_tan: IVal, span: Span) -> R<(IVal, IVal)> {
+        let xl = x.leaves();
+        let tl = x_tan.leaves();
+        if xl.len() != tl.len() {
+            return Err(bug(span, "tangent and point have different structures"));
+        }
+        let mut params = Vec::new();
+        let mut seeds = HashMap::new();
+        for (xv, tv) in xl.iter().zip(&tl) {
+            let t = self.em.ty(xv);
+            let p = self.em.basic("jvp_x", t.clone(), BasicOp::SubExp(*xv));
+            // The tangent must have exactly the point's shape (LANGUAGE.md 10.1).
+            let tv = match (t.dims(), *tv) {
+                (dims, SubExp::Var(tvar)) if !dims.is_empty() && self.em.dims(tv) != dims => {
+                    self.em.basic(
+                        "jvp_tan",
+                        t.clone(),
+                        BasicOp::Coerce {
+                            array: tvar,
+                            shape: dims.to_vec(),
+                            type_text: type_text(&t, &self.em),
+                        },
+                    )
+                }
+                _ => *tv,
+            };
+            if let SubExp::Var(pv) = p {
+                seeds.insert(pv, tv);
+            }
+            params.push(p);
+        }
+        self.em.open_body();
+        let y = self.apply(f, vec![x.rebuild(&mut params.into_iter())], span);
+        let y = match y {
+            Ok(y) => y,
+            Err(e) => {
+                self.em.close_body(vec![]);
+                return Err(e);
+            }
+        };
+        let body = self.em.close_body(y.leaves());
+        let d = crate::ad::jvp::differentiate(&mut self.em.names, &body.stms, seeds)?;
+        for s in d.stms {
+            self.em.push_stm(s);
+        }
+        let mut tans = Vec::new();
+        for r in &body.result {
+            let t = match r {
+                SubExp::Var(v) => d.tangents.get(v).copied(),
+                SubExp::Const(_) => None,
+            };
+            tans.push(match t {
+                Some(t) => t,
+                None => {
+                    let ty = self.em.ty(r);
+                    let mut e = crate::ad::derivatives::Emit {
+                        names: &mut self.em.names,
+                        stms: Vec::new(),
+                        aux: self.em.aux.clone(),
+                    };
+                    let z = crate::ad::jvp::zero_of(&mut e, &ty);
+                    let stms = e.stms;
+                    for s in stms {
+                        self.em.push_stm(s);
+                    }
+                    z
+                }
+            });
+        }
+        let y_tan = y.rebuild(&mut tans.into_iter());
+        Ok((y, y_tan))
     }
 
     /// Checks that every array leaf of `v` has outer size `n` (`zip`, `map2`).
@@ -2360,6 +2459,16 @@ impl<'a> Internaliser<'a> {
 
     /// Applies `f` inside a lambda whose parameters are rows of the leaves of `arrays`.
     fn map(&mut self, f: IVal, arrays: Vec<IVal>, span: Span) -> R<IVal> {
+        self.map_with(arrays, span, |s, rows| s.apply(f, rows, span))
+    }
+
+    /// A `map` whose lambda body `body` builds from the rows of `arrays`.
+    fn map_with(
+        &mut self,
+        arrays: Vec<IVal>,
+        span: Span,
+        body: impl FnOnce(&mut Self, Vec<IVal>) -> R<IVal>,
+    ) -> R<IVal> {
         let input = IVal::tuple(arrays.clone());
         let leaves = input.leaves();
         let Some(first) = leaves.first() else {
@@ -2372,15 +2481,13 @@ impl<'a> Internaliser<'a> {
             .map(|t| self.em.names.fresh("x", t.clone()))
             .collect();
         self.em.open_body();
-        let res = (|| -> R<IVal> {
-            let rows: Vec<IVal> = arrays
-                .iter()
-                .scan(params.iter().map(|p| SubExp::Var(*p)), |it, a| {
-                    Some(a.rebuild(it))
-                })
-                .collect();
-            self.apply(f, rows, span)
-        })();
+        let rows: Vec<IVal> = arrays
+            .iter()
+            .scan(params.iter().map(|p| SubExp::Var(*p)), |it, a| {
+                Some(a.rebuild(it))
+            })
+            .collect();
+        let res = body(self, rows);
         let res = match res {
             Ok(r) => r,
             Err(e) => {
@@ -2733,6 +2840,15 @@ fn strip_parens(s: &str) -> &str {
 
 fn escape_braces(s: &str) -> String {
     s.replace('{', "{{").replace('}', "}}")
+}
+
+fn type_text(t: &Type, em: &Emitter) -> String {
+    let mut s = String::new();
+    for d in t.dims() {
+        s.push_str(&format!("[{}]", show_dim(em, d)));
+    }
+    s.push_str(t.elem().name());
+    s
 }
 
 fn show_dim(em: &Emitter, d: &SubExp) -> String {

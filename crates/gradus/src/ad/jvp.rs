@@ -1,0 +1,586 @@
+//! Forward-mode AD (jvp) on core IR.
+//!
+//! Takes statements in which AD operators are already expanded, and seed tangents for some
+//! variables (the parameters of the differentiated function). Returns the same statements,
+//! each followed by its tangent statements, and the tangent of every variable that has one.
+//! A variable without a tangent has an implicit zero tangent, materialised only where a
+//! construct needs a value (a loop parameter, a lambda result, one side of an update).
+//!
+//! Rules (forward sweep only, cost a constant factor of the primal):
+//! ```text
+//! y = op(x1, x2)          y_tan = Σ ∂op/∂xi · xi_tan          (derivatives.rs)
+//! y = xs[i]               y_tan = xs_tan[i]                   (indices are not differentiated)
+//! y = xs with [i] = v     y_tan = xs_tan with [i] = v_tan
+//! y = iota n              y_tan = replicate n 0               (LANGUAGE.md 10.3)
+//! reshape/rearrange/rotate/concat/copy/array literals/replicate: the same operation on tangents
+//! if c then A else B      if c then (A, A_tan) else (B, B_tan)
+//! loop p = x ...          loop (p, p_tan) = (x, x_tan) ... body and its tangents
+//! map f xs                map (\x x_tan -> (f x, jvp f x x_tan)) xs xs_tan
+//! reduce op ne xs         reduce op' (ne, 0) (xs, xs_tan), op' (a, a_tan) (b, b_tan) =
+//!                           (op a b, jvp op (a, b) (a_tan, b_tan))   -- associative again
+//! scan, hist              likewise with op'
+//! scatter dest is vs      scatter (dest, dest_tan) is (vs, vs_tan)
+//! ```
+//! Accumulators (`with_acc`) and calls (`Apply`) are reported as limitations: the front end
+//! produces neither.
+
+use super::derivatives::{Emit, prim_tangent};
+use crate::core::ir::{
+    Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
+};
+use crate::diag::{Diagnostic, Span};
+use crate::value::Scalar;
+use std::collections::HashMap;
+
+type R<T> = Result<T, Diagnostic>;
+
+/// The differentiated statements and the tangents known after them.
+pub struct Differentiated {
+    /// The primal statements interleaved with their tangent statements.
+    pub stms: Vec<Stm>,
+    /// Tangent of each variable that has a non-zero one.
+    pub tangents: HashMap<Var, SubExp>,
+}
+
+/// Differentiates `stms` with the given seed tangents.
+pub fn differentiate(
+    names: &mut NameTable,
+    stms: &[Stm],
+    seeds: HashMap<Var, SubExp>,
+) -> R<Differentiated> {
+    let mut j = Jvp {
+        e: Emit {
+            names,
+            stms: Vec::new(),
+            aux: Aux::default(),
+        },
+        tangents: seeds,
+    };
+    for s in stms {
+        j.stm(s)?;
+    }
+    Ok(Differentiated {
+        stms: j.e.stms,
+        tangents: j.tangents,
+    })
+}
+
+/// The zero of a type, emitted (a constant for scalars, `replicate` for arrays).
+pub fn zero_of(e: &mut Emit<'_>, t: &Type) -> SubExp {
+    match t {
+        Type::Prim(p) => SubExp::Const(Scalar::zero(*p)),
+        Type::Array { elem, dims } => {
+            let v = e.bind(
+                "zero",
+                Exp::BasicOp(BasicOp::Replicate {
+                    shape: dims.clone(),
+                    value: SubExp::Const(Scalar::zero(*elem)),
+                }),
+            );
+            SubExp::Var(v[0])
+        }
+        Type::Acc { .. } => SubExp::Const(Scalar::Bool(false)),
+    }
+}
+
+struct Jvp<'a> {
+    e: Emit<'a>,
+    tangents: HashMap<Var, SubExp>,
+}
+
+fn limitation(span: Span, msg: &str) -> Diagnostic {
+    Diagnostic::limitation(span, msg.to_string())
+}
+
+impl Jvp<'_> {
+    fn tangent_of(&self, se: &SubExp) -> Option<SubExp> {
+        match se {
+            SubExp::Const(_) => None,
+            SubExp::Var(v) => self.tangents.get(v).copied(),
+        }
+    }
+
+    /// The tangent, materialising a zero when there is none.
+    fn tangent_or_zero(&mut self, se: &SubExp) -> SubExp {
+        match self.tangent_of(se) {
+            Some(t) => t,
+            None => {
+                let t = self.e.ty(se);
+                zero_of(&mut self.e, &t)
+            }
+        }
+    }
+
+    fn set(&mut self, v: Var, t: Option<SubExp>) {
+        if let Some(t) = t {
+            self.tangents.insert(v, t);
+        }
+    }
+
+    fn tan_var(&mut self, of: Var, exp: Exp) -> SubExp {
+        let hint = format!("{}_tan", self.e.names.hint(of));
+        let v = self.e.bind(&hint, exp);
+        SubExp::Var(v[0])
+    }
+
+    /// Runs `f` with a fresh statement list and returns the statements it emitted.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<(Vec<Stm>, T)> {
+        let saved = std::mem::take(&mut self.e.stms);
+        let r = f(self);
+        let stms = std::mem::replace(&mut self.e.stms, saved);
+        Ok((stms, r?))
+    }
+
+    fn body(&mut self, body: &Body) -> R<Body> {
+        let (stms, result) = self.nested(|j| {
+            for s in &body.stms {
+                j.stm(s)?;
+            }
+            let mut result = body.result.clone();
+            let tans: Vec<SubExp> = body.result.iter().map(|r| j.tangent_or_zero(r)).collect();
+            result.extend(tans);
+            Ok(result)
+        })?;
+        Ok(Body { stms, result })
+    }
+
+    fn stm(&mut self, s: &Stm) -> R<()> {
+        self.e.aux = s.aux.clone();
+        match &s.exp {
+            Exp::BasicOp(op) => {
+                self.e.stms.push(s.clone());
+                self.basic(s, op)
+            }
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ret,
+            } => {
+                let tb = self.body(then_body)?;
+                let eb = self.body(else_body)?;
+                let mut pat = s.pat.clone();
+                let mut ret = ret.clone();
+                let tan_vars: Vec<Var> = s
+                    .pat
+                    .iter()
+                    .map(|v| {
+                        let t = self.e.names.ty(*v).clone();
+                        let h = format!("{}_tan", self.e.names.hint(*v));
+                        self.e.names.fresh(&h, t)
+                    })
+                    .collect();
+                for v in &tan_vars {
+                    ret.push(self.e.names.ty(*v).clone());
+                }
+                pat.extend(&tan_vars);
+                self.e.stms.push(Stm {
+                    pat,
+                    exp: Exp::If {
+                        cond: *cond,
+                        then_body: tb,
+                        else_body: eb,
+                        ret,
+                    },
+                    aux: s.aux.clone(),
+                });
+                for (v, t) in s.pat.iter().zip(tan_vars) {
+                    self.tangents.insert(*v, SubExp::Var(t));
+                }
+                Ok(())
+            }
+            Exp::Loop { params, form, body } => self.loop_stm(s, params, form, body),
+            Exp::Soac(soac) => self.soac(s, soac),
+            Exp::Apply { .. } => Err(limitation(
+                s.aux.span,
+                "forward-mode AD of function calls (functions are inlined before AD)",
+            )),
+            Exp::WithAcc { .. } => Err(limitation(
+                s.aux.span,
+                "forward-mode AD of accumulators (`with_acc`)",
+            )),
+        }
+    }
+
+    fn basic(&mut self, s: &Stm, op: &BasicOp) -> R<()> {
+        let Some(&y) = s.pat.first() else {
+            return Ok(());
+        };
+        let t = match op {
+            BasicOp::SubExp(se) => self.tangent_of(se),
+            BasicOp::Prim(p, args) => {
+                let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
+                prim_tangent(&mut self.e, *p, args, &tans)
+            }
+            BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
+                Some(SubExp::Var(ta)) => Some(self.tan_var(
+                    y,
+                    Exp::BasicOp(BasicOp::Index {
+                        array: ta,
+                        slice: slice.clone(),
+                    }),
+                )),
+                _ => None,
+            },
+            BasicOp::Update {
+                array,
+                slice,
+                value,
+            } => {
+                let ta = self.tangents.get(array).copied();
+                let tv = self.tangent_of(value);
+                if ta.is_none() && tv.is_none() {
+                    None
+                } else {
+                    let ta = self.tangent_or_zero(&SubExp::Var(*array));
+                    let tv = self.tangent_or_zero(value);
+                    let ta = self.own(ta);
+                    Some(self.tan_var(
+                        y,
+                        Exp::BasicOp(BasicOp::Update {
+                            array: ta,
+                            slice: slice.clone(),
+                            value: tv,
+                        }),
+                    ))
+                }
+            }
+            BasicOp::Iota { .. } | BasicOp::Scratch { .. } | BasicOp::Assert { .. } => None,
+            BasicOp::Replicate { shape, value } => self.tangent_of(value).map(|tv| {
+                self.tan_var(
+                    y,
+                    Exp::BasicOp(BasicOp::Replicate {
+                        shape: shape.clone(),
+                        value: tv,
+                    }),
+                )
+            }),
+            BasicOp::ArrayLit { elems, row } => {
+                if elems.iter().all(|x| self.tangent_of(x).is_none()) {
+                    None
+                } else {
+                    let elems = elems.iter().map(|x| self.tangent_or_zero(x)).collect();
+                    Some(self.tan_var(
+                        y,
+                        Exp::BasicOp(BasicOp::ArrayLit {
+                            elems,
+                            row: row.clone(),
+                        }),
+                    ))
+                }
+            }
+            BasicOp::Concat { arrays, size } => {
+                if arrays.iter().all(|a| !self.tangents.contains_key(a)) {
+                    None
+                } else {
+                    let mut tas = Vec::new();
+                    for a in arrays {
+                        let t = self.tangent_or_zero(&SubExp::Var(*a));
+                        tas.push(self.own(t));
+                    }
+                    Some(self.tan_var(
+                        y,
+                        Exp::BasicOp(BasicOp::Concat {
+                            arrays: tas,
+                            size: *size,
+                        }),
+                    ))
+                }
+            }
+            BasicOp::Copy(a) => match self.tangents.get(a).copied() {
+                Some(SubExp::Var(ta)) => Some(self.tan_var(y, Exp::BasicOp(BasicOp::Copy(ta)))),
+                other => other,
+            },
+            BasicOp::Reshape { array, shape } => self.map_array(y, *array, |ta| BasicOp::Reshape {
+                array: ta,
+                shape: shape.clone(),
+            }),
+            BasicOp::Rearrange { array, perm } => {
+                self.map_array(y, *array, |ta| BasicOp::Rearrange {
+                    array: ta,
+                    perm: perm.clone(),
+                })
+            }
+            BasicOp::Rotate { array, amount } => self.map_array(y, *array, |ta| BasicOp::Rotate {
+                array: ta,
+                amount: *amount,
+            }),
+            BasicOp::Coerce {
+                array,
+                shape,
+                type_text,
+            } => self.map_array(y, *array, |ta| BasicOp::Coerce {
+                array: ta,
+                shape: shape.clone(),
+                type_text: type_text.clone(),
+            }),
+            BasicOp::UpdateAcc { .. } => {
+                return Err(limitation(
+                    s.aux.span,
+                    "forward-mode AD of accumulator updates",
+                ));
+            }
+        };
+        self.set(y, t);
+        Ok(())
+    }
+
+    /// A tangent as a variable of its own (constants are bound).
+    fn own(&mut self, t: SubExp) -> Var {
+        match t {
+            SubExp::Var(v) => v,
+            c => self.e.bind("tan", Exp::BasicOp(BasicOp::SubExp(c)))[0],
+        }
+    }
+
+    fn map_array(&mut self, y: Var, array: Var, f: impl FnOnce(Var) -> BasicOp) -> Option<SubExp> {
+        match self.tangents.get(&array).copied() {
+            Some(SubExp::Var(ta)) => Some(self.tan_var(y, Exp::BasicOp(f(ta)))),
+            _ => None,
+        }
+    }
+
+    fn loop_stm(
+        &mut self,
+        s: &Stm,
+        params: &[(Var, SubExp)],
+        form: &LoopForm,
+        body: &Body,
+    ) -> R<()> {
+        let cond = match form {
+            LoopForm::While { cond } => Some(*cond),
+            LoopForm::For { .. } => None,
+        };
+        // Every parameter except a while loop's condition carries a tangent.
+        let mut new_params = params.to_vec();
+        let mut tan_params = Vec::new();
+        for (p, init) in params {
+            if Some(*p) == cond {
+                continue;
+            }
+            let t = self.e.names.ty(*p).clone();
+            let h = format!("{}_tan", self.e.names.hint(*p));
+            let tp = self.e.names.fresh(&h, t);
+            let ti = self.tangent_or_zero(init);
+            tan_params.push((*p, tp));
+            new_params.push((tp, ti));
+        }
+        for (p, tp) in &tan_params {
+            self.tangents.insert(*p, SubExp::Var(*tp));
+        }
+        let (stms, result) = self.nested(|j| {
+            for st in &body.stms {
+                j.stm(st)?;
+            }
+            let mut result = body.result.clone();
+            for ((p, _), r) in params.iter().zip(&body.result) {
+                if Some(*p) == cond {
+                    continue;
+                }
+                let t = j.tangent_or_zero(r);
+                result.push(t);
+            }
+            Ok(result)
+        })?;
+        let mut pat = s.pat.clone();
+        let mut outs = Vec::new();
+        for ((p, _), v) in params.iter().zip(&s.pat) {
+            if Some(*p) == cond {
+                continue;
+            }
+            let t = self.e.names.ty(*v).clone();
+            let h = format!("{}_tan", self.e.names.hint(*v));
+            let tv = self.e.names.fresh(&h, t);
+            pat.push(tv);
+            outs.push((*v, tv));
+        }
+        self.e.stms.push(Stm {
+            pat,
+            exp: Exp::Loop {
+                params: new_params,
+                form: form.clone(),
+                body: Body { stms, result },
+            },
+            aux: s.aux.clone(),
+        });
+        for (v, tv) in outs {
+            self.tangents.insert(v, SubExp::Var(tv));
+        }
+        Ok(())
+    }
+
+    /// The tangent version of a combining operator: parameters
+    /// `(a.., a_tan.., b.., b_tan..)`, results `(op a b.., tangents..)`.
+    fn operator_lambda(&mut self, lam: &Lambda) -> R<Lambda> {
+        let k = lam.params.len() / 2;
+        let mut params = Vec::new();
+        for half in [&lam.params[..k], &lam.params[k..]] {
+            let tans: Vec<Var> = half
+                .iter()
+                .map(|p| {
+                    let t = self.e.names.ty(*p).clone();
+                    let h = format!("{}_tan", self.e.names.hint(*p));
+                    self.e.names.fresh(&h, t)
+                })
+                .collect();
+            for (p, t) in half.iter().zip(&tans) {
+                self.tangents.insert(*p, SubExp::Var(*t));
+            }
+            params.extend_from_slice(half);
+            params.extend(tans);
+        }
+        let body = self.body(&lam.body)?;
+        let mut ret = lam.ret.clone();
+        ret.extend(lam.ret.clone());
+        Ok(Lambda { params, body, ret })
+    }
+
+    fn soac(&mut self, s: &Stm, soac: &Soac) -> R<()> {
+        let tangent_pattern = |j: &mut Self| -> Vec<Var> {
+            s.pat
+                .iter()
+                .map(|v| {
+                    let t = j.e.names.ty(*v).clone();
+                    let h = format!("{}_tan", j.e.names.hint(*v));
+                    j.e.names.fresh(&h, t)
+                })
+                .collect()
+        };
+        let new_soac = match soac {
+            Soac::Map { w, lam, arrays } => {
+                // Only inputs with tangents get tangent parameters.
+                let mut params = lam.params.clone();
+                let mut new_arrays = arrays.clone();
+                for (p, a) in lam.params.iter().zip(arrays) {
+                    if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
+                        let t = self.e.names.ty(*p).clone();
+                        let h = format!("{}_tan", self.e.names.hint(*p));
+                        let tp = self.e.names.fresh(&h, t);
+                        self.tangents.insert(*p, SubExp::Var(tp));
+                        params.push(tp);
+                        new_arrays.push(ta);
+                    }
+                }
+                let body = self.body(&lam.body)?;
+                let mut ret = lam.ret.clone();
+                ret.extend(lam.ret.clone());
+                Soac::Map {
+                    w: *w,
+                    lam: Lambda { params, body, ret },
+                    arrays: new_arrays,
+                }
+            }
+            Soac::Reduce {
+                w,
+                lam,
+                neutral,
+                arrays,
+                commutative,
+            } => {
+                let lam2 = self.operator_lambda(lam)?;
+                let (neutral, arrays) = self.paired(neutral, arrays);
+                Soac::Reduce {
+                    w: *w,
+                    lam: lam2,
+                    neutral,
+                    arrays,
+                    commutative: *commutative,
+                }
+            }
+            Soac::Scan {
+                w,
+                lam,
+                neutral,
+                arrays,
+            } => {
+                let lam2 = self.operator_lambda(lam)?;
+                let (neutral, arrays) = self.paired(neutral, arrays);
+                Soac::Scan {
+                    w: *w,
+                    lam: lam2,
+                    neutral,
+                    arrays,
+                }
+            }
+            Soac::Hist {
+                w,
+                dests,
+                lam,
+                neutral,
+                indices,
+                values,
+            } => {
+                let lam2 = self.operator_lambda(lam)?;
+                let (neutral, values) = self.paired(neutral, values);
+                let mut new_dests = dests.clone();
+                for d in dests {
+                    let t = self.tangent_or_zero(&SubExp::Var(*d));
+                    let t = self.own(t);
+                    new_dests.push(t);
+                }
+                // Hist pairs destinations by position: primal then tangent.
+                Soac::Hist {
+                    w: *w,
+                    dests: new_dests,
+                    lam: lam2,
+                    neutral,
+                    indices: *indices,
+                    values,
+                }
+            }
+            Soac::Scatter {
+                w,
+                dests,
+                indices,
+                values,
+            } => {
+                let mut new_dests = dests.clone();
+                let mut new_values = values.clone();
+                for (d, v) in dests.iter().zip(values) {
+                    let td = self.tangent_or_zero(&SubExp::Var(*d));
+                    let td = self.own(td);
+                    let tv = self.tangent_or_zero(&SubExp::Var(*v));
+                    let tv = self.own(tv);
+                    new_dests.push(td);
+                    new_values.push(tv);
+                }
+                Soac::Scatter {
+                    w: *w,
+                    dests: new_dests,
+                    indices: *indices,
+                    values: new_values,
+                }
+            }
+        };
+        let tans = tangent_pattern(self);
+        let mut pat = s.pat.clone();
+        pat.extend(&tans);
+        self.e.stms.push(Stm {
+            pat,
+            exp: Exp::Soac(new_soac),
+            aux: s.aux.clone(),
+        });
+        for (v, t) in s.pat.iter().zip(tans) {
+            self.tangents.insert(*v, SubExp::Var(t));
+        }
+        Ok(())
+    }
+
+    /// Neutral elements followed by their zero tangents, and arrays followed by their
+    /// (materialised) tangents.
+    fn paired(&mut self, neutral: &[SubExp], arrays: &[Var]) -> (Vec<SubExp>, Vec<Var>) {
+        let mut ne = neutral.to_vec();
+        for n in neutral {
+            let t = self.e.ty(n);
+            let z = zero_of(&mut self.e, &t);
+            ne.push(z);
+        }
+        let mut arrs = arrays.to_vec();
+        for a in arrays {
+            let t = self.tangent_or_zero(&SubExp::Var(*a));
+            let t = self.own(t);
+            arrs.push(t);
+        }
+        (ne, arrs)
+    }
+}
