@@ -30,6 +30,8 @@ pub struct Parser_ {
     scopes: Vec<Vec<Binding>>,
     pub errors: Vec<syn::Error>,
     routine_depth: usize,
+    /// Open routines: name and the ancillas they allocate (released by the uncompute).
+    routines: Vec<(Option<String>, Vec<Ident>)>,
 }
 
 const BUILTIN1: &[(&str, &str)] = &[
@@ -130,6 +132,7 @@ impl Parser_ {
             ],
             errors: Vec::new(),
             routine_depth: 0,
+            routines: Vec::new(),
         }
     }
 
@@ -285,6 +288,15 @@ impl Parser_ {
             .unwrap_or_default();
         let span = m.span();
         match name.as_str() {
+            "inv" if matches!(m.delimiter, syn::MacroDelimiter::Brace(_)) => {
+                let stmts = m.parse_body_with(Block::parse_within)?;
+                let body = self.scoped(&stmts, &[]);
+                Ok(Stmt::Block {
+                    body,
+                    inverted: true,
+                    unchecked: false,
+                })
+            }
             "inv" => {
                 let e: Expr = m.parse_body()?;
                 match e {
@@ -323,9 +335,17 @@ impl Parser_ {
                         Ok((None, input.call(Block::parse_within)?))
                     }
                 })?;
+                let before = self.scopes.last().map_or(0, Vec::len);
                 self.routine_depth += 1;
                 let body = self.stmts(&stmts);
                 self.routine_depth -= 1;
+                let names = self
+                    .scopes
+                    .last()
+                    .map(|s| s[before.min(s.len())..].iter().map(|b| b.name.clone()).collect())
+                    .unwrap_or_default();
+                self.routines
+                    .push((rname.as_ref().map(|n| n.to_string()), names));
                 Ok(Stmt::Routine {
                     name: rname,
                     body,
@@ -340,6 +360,15 @@ impl Parser_ {
                         input.parse().map(Some)
                     }
                 })?;
+                let key = rname.as_ref().map(|n| n.to_string());
+                if let Some(pos) = self.routines.iter().rposition(|(k, _)| *k == key) {
+                    let (_, names) = self.routines.remove(pos);
+                    if let Some(scope) = self.scopes.last_mut() {
+                        for b in scope.iter_mut().filter(|b| names.contains(&b.name)) {
+                            b.released = true;
+                        }
+                    }
+                }
                 Ok(Stmt::Unroutine {
                     name: rname,
                     body: Vec::new(),
