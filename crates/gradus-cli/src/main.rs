@@ -1,3 +1,49 @@
-//! The `gradus` command.
+//! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`.
+//!
+//! Exit codes: 0 success; 1 compile error (run) or failed/erroneous cases (test); 2 invalid
+//! usage or a run-time error in the program (run); 3 bad input data (run); 4 an internal
+//! error in gradus. Panics inside the compiler are caught and reported, never shown raw.
 
-fn main() {}
+mod common;
+mod dev;
+mod run;
+mod test;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// gradus: a differentiable subset of Futhark.
+#[derive(Parser, Debug)]
+#[command(name = "gradus", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile a program and run one entry point on values read from standard input.
+    Run(run::RunArgs),
+    /// Run the test blocks (`-- ==`) of programs.
+    Test(test::TestArgs),
+    /// Developer tools: print the output of a compiler stage.
+    Dev(dev::DevArgs),
+}
+
+fn main() -> ExitCode {
+    common::install_quiet_panic_hook();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = e.exit_code();
+            let _ = e.print();
+            return ExitCode::from(code.clamp(0, 255) as u8);
+        }
+    };
+    let code = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Test(a) => test::test(a),
+        Command::Dev(a) => dev::dev(a),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,121 @@
+//! Things shared by the subcommands: the backend option, panic capture, input checking.
+
+use gradus::program::{EntryPoint, ExternalType};
+use gradus::value::Value;
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+
+/// The backends `--backend` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The reference interpreter.
+    Interpreter,
+}
+
+impl Backend {
+    /// The name used in tags (`no_interpreter`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Interpreter => "interpreter",
+        }
+    }
+}
+
+/// Parses a `--backend` value.
+pub fn parse_backend(s: &str) -> Result<Backend, String> {
+    match s {
+        "interpreter" | "interp" => Ok(Backend::Interpreter),
+        "native" | "c" => Err(format!(
+            "the backend `{s}` is not available yet; use `--backend interpreter`"
+        )),
+        _ => Err(format!(
+            "unknown backend `{s}` (expected `interpreter` or `interp`)"
+        )),
+    }
+}
+
+thread_local! {
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Replaces the panic hook by one that records the message and location for
+/// [`catch_panic`] instead of printing it.
+pub fn install_quiet_panic_hook() {
+    panic::set_hook(Box::new(|info| {
+        let msg = payload_message(info.payload());
+        let loc = info
+            .location()
+            .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{loc}")));
+    }));
+}
+
+fn payload_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Runs `f`, turning a panic into `Err(description)`.
+pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    LAST_PANIC.with(|p| *p.borrow_mut() = None);
+    panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        LAST_PANIC
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| payload_message(payload.as_ref()))
+    })
+}
+
+/// Checks values against an entry point's parameters (count, element type, rank: 14.4).
+pub fn check_inputs(ep: &EntryPoint, values: &[Value]) -> Result<(), String> {
+    if values.len() != ep.params.len() {
+        return Err(format!(
+            "entry point \"{}\" takes {} argument(s) ({}), but {} value(s) were given{}",
+            ep.name,
+            ep.params.len(),
+            ep.params
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            values.len(),
+            if values.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({})",
+                    values
+                        .iter()
+                        .map(|v| v.type_name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ));
+    }
+    for (k, (t, v)) in ep.params.iter().zip(values).enumerate() {
+        match t {
+            ExternalType::Value { elem, rank, text } => {
+                if v.elem_type() != *elem || v.rank() != *rank {
+                    return Err(format!(
+                        "argument #{k} of entry point \"{}\": expected type {text}, but the value given has type {}",
+                        ep.name,
+                        v.type_name()
+                    ));
+                }
+            }
+            ExternalType::Opaque(text) => {
+                return Err(format!(
+                    "argument #{k} of entry point \"{}\" has the opaque type {text}, which cannot be given as a value",
+                    ep.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}

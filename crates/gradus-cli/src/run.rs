@@ -1,0 +1,170 @@
+//! `gradus run` (LANGUAGE.md 13.1).
+
+use crate::common::{Backend, catch_panic, check_inputs, parse_backend};
+use clap::Args;
+use gradus::data::{DataError, Reader, decompress, write_binary_into, write_text};
+use gradus::diag::{Diagnostics, Kind};
+use gradus::program::{CallError, ExternalType, Program};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// Arguments of `gradus run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The program to run.
+    program: PathBuf,
+    /// Entry point to call.
+    #[arg(short = 'e', long = "entry-point", default_value = "main")]
+    entry: String,
+    /// Write results in the binary format.
+    #[arg(short = 'b', long = "binary-output")]
+    binary: bool,
+    /// Read the input values from FILE instead of standard input.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Backend: `interpreter` (or `interp`); the only one so far.
+    #[arg(long, value_parser = parse_backend, default_value = "interpreter")]
+    backend: Backend,
+}
+
+/// Exit code of a failed compilation: 4 for a compiler bug, 1 otherwise.
+pub fn compile_failure_code(d: &Diagnostics) -> u8 {
+    if d.items.iter().any(|i| i.kind == Kind::Bug) {
+        4
+    } else {
+        1
+    }
+}
+
+fn input_error(e: impl std::fmt::Display) -> u8 {
+    eprintln!("Error: {e}");
+    3
+}
+
+/// Runs `gradus run`; returns the exit code.
+pub fn run(a: RunArgs) -> u8 {
+    let _ = a.backend;
+    let path = a.program.display().to_string();
+    let source = match std::fs::read_to_string(&a.program) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("Error: cannot read {path}: {e}");
+            return 1;
+        }
+    };
+    let program = match catch_panic(|| Program::from_source(&path, &source)) {
+        Ok(Ok(p)) => p,
+        Ok(Err(d)) => {
+            eprint!("{}", d.render());
+            return compile_failure_code(&d);
+        }
+        Err(p) => {
+            eprintln!("internal error: gradus panicked while compiling {path}: {p}");
+            return 4;
+        }
+    };
+    let entries = match catch_panic(|| program.entry_points()) {
+        Ok(e) => e,
+        Err(p) => {
+            eprintln!("internal error: gradus panicked: {p}");
+            return 4;
+        }
+    };
+    let Some(ep) = entries.iter().find(|e| e.name == a.entry) else {
+        let names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
+        eprintln!(
+            "Error: {path} has no entry point named \"{}\" (entry points: {})",
+            a.entry,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+        return 1;
+    };
+    // Read the input.
+    let raw = match &a.input {
+        Some(f) => match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return input_error(format!("cannot read {}: {e}", f.display())),
+        },
+        None => {
+            let mut b = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut b) {
+                return input_error(format!("cannot read standard input: {e}"));
+            }
+            b
+        }
+    };
+    let bytes = match decompress(&raw) {
+        Ok(b) => b,
+        Err(e) => return input_error(e),
+    };
+    let mut reader = Reader::new(&bytes);
+    let mut args = Vec::with_capacity(ep.params.len());
+    for (k, t) in ep.params.iter().enumerate() {
+        match reader.next_value() {
+            Ok(Some(v)) => args.push(v),
+            Ok(None) => {
+                return input_error(format!(
+                    "too few input values: entry point \"{}\" takes {} argument(s), but the input ends after {k}; the next one should have type {t}",
+                    ep.name,
+                    ep.params.len()
+                ));
+            }
+            Err(e) => return input_error(format!("malformed input value #{k}: {e}")),
+        }
+    }
+    if !reader.at_end() {
+        let e = DataError::at(
+            &bytes,
+            reader.position(),
+            "leftover input after the last argument",
+        );
+        return input_error(format!(
+            "entry point \"{}\" takes {} argument(s), but there is more input: {e}",
+            ep.name,
+            ep.params.len()
+        ));
+    }
+    if let Err(m) = check_inputs(ep, &args) {
+        return input_error(m);
+    }
+    let results = match catch_panic(|| program.call(&a.entry, args)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(CallError::Runtime(e))) => {
+            eprintln!("{e}");
+            return 2;
+        }
+        Ok(Err(CallError::BadInput(m))) => return input_error(m),
+        Ok(Err(CallError::UnknownEntry(n))) => {
+            eprintln!("Error: {path} has no entry point named \"{n}\"");
+            return 1;
+        }
+        Err(p) => {
+            eprintln!("internal error: gradus panicked while running {path}: {p}");
+            return 4;
+        }
+    };
+    let mut out = Vec::new();
+    for (k, v) in results.iter().enumerate() {
+        if let Some(ExternalType::Opaque(t)) = ep.results.get(k) {
+            if !a.binary {
+                out.extend(format!("#opaque {t}\n").as_bytes());
+            }
+            continue;
+        }
+        if a.binary {
+            write_binary_into(v, &mut out);
+        } else {
+            out.extend(write_text(v).as_bytes());
+            out.push(b'\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(&out).and_then(|_| stdout.flush()).is_err() {
+        return 4;
+    }
+    0
+}
