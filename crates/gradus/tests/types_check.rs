@@ -537,6 +537,24 @@ fn limitations() {
 }
 
 #[test]
+fn entry_points_may_not_be_polymorphic() {
+    assert_eq!(
+        err_line("entry f x = x"),
+        "test.fut:1:7: entry point `f` must not be polymorphic"
+    );
+    assert_eq!(ty_of("entry f [n] (xs: [n]f64) = xs", "f"), "[n]f64 -> [n]f64");
+}
+
+#[test]
+fn size_dependent_parameters() {
+    let src = "def f (n: i64) : [n]f64 = replicate n 0\ndef g = f 3\ndef h (k: i64) = f (k * 2)";
+    assert_eq!(ty_of(src, "f"), "i64 -> [n]f64");
+    assert_eq!(ty_of(src, "g"), "[3]f64");
+    assert_eq!(ty_of(src, "h"), "i64 -> [k * 2]f64");
+    assert_eq!(ty_of("def f (n: i64) = replicate n 0f32\ndef g = map f [1, 2]", "g"), "[2][]f32");
+}
+
+#[test]
 fn entry_names_may_not_have_primes() {
     assert_eq!(err_line("entry f' = 1"), "test.fut:1:7: entry point name `f'` must not contain `'`");
 }
@@ -560,7 +578,7 @@ fn printer_shows_schemes_and_binders() {
     let text = gradus::types::print_typed(&decs, &t);
     assert_eq!(
         text,
-        "def f [n] : [n]f64 -> [n]f64\n  xs : [n]f64\n  let\n    s : f64\n  let g : f64 -> f64\n    x : f64\nentry main : [2]f64\n"
+        "def f [n] : [n]f64 -> [n]f64\n  xs : [n]f64\n  let s : f64\n  let g : f64 -> f64\n    x : f64\nentry main : [2]f64\n"
     );
 }
 

@@ -896,6 +896,7 @@ impl Checker {
             .filter(|(_, b)| !ptys_res.iter().any(|t| bare_in(t, *b)))
             .cloned()
             .collect();
+        let tparams_empty = tparams.is_empty();
         let scheme = Rc::new(Scheme {
             name: vd.name.clone(),
             tparams: tparams.clone(),
@@ -925,6 +926,16 @@ impl Checker {
                 return Err(err(
                     vd.name_span,
                     format!("entry point name `{}` must not contain `'`", vd.name),
+                ));
+            }
+            if !tparams_empty {
+                return Err(Box::new(
+                    Diagnostic::error(
+                        vd.name_span,
+                        format!("entry point `{}` must not be polymorphic", vd.name),
+                    )
+                    .with_label(format!("its type is `{fn_res}`"))
+                    .with_note("annotate the parameters with concrete types"),
                 ));
             }
             let mut params = ptys_res;

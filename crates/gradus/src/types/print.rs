@@ -161,8 +161,21 @@ fn print_exp(e: &Exp, typed: &TypedProgram, depth: usize, out: &mut String) {
         } => {
             go(value, out);
             indent(depth, out);
-            out.push_str("let\n");
-            print_pat_names(pat, typed, depth + 1, out);
+            out.push_str("let ");
+            let mut names = String::new();
+            print_pat_names(pat, typed, 0, &mut names);
+            match names.lines().count() {
+                0 => out.push_str("_\n"),
+                1 => out.push_str(&names),
+                _ => {
+                    out.push('\n');
+                    for line in names.lines() {
+                        indent(depth + 1, out);
+                        out.push_str(line);
+                        out.push('\n');
+                    }
+                }
+            }
             go(body, out);
         }
         ExpKind::LetFun {
