@@ -281,3 +281,51 @@ proptest! {
         check_text(&text);
     }
 }
+
+#[test]
+fn odd_hints_print_as_identifiers() {
+    let mut names = NameTable::new();
+    let x = names.fresh("x-y", Type::Prim(PrimType::F64));
+    let y = names.fresh("2nd", Type::Prim(PrimType::F64));
+    let z = names.fresh("", Type::Prim(PrimType::F64));
+    let mut b = Builder::new(&mut names);
+    b.add_stm(gradus::core::ir::Stm {
+        pat: vec![y],
+        exp: gradus::core::ir::Exp::BasicOp(gradus::core::ir::BasicOp::SubExp(x.into())),
+        aux: Default::default(),
+    });
+    let w = b.subexp(y.into(), "y'");
+    let body = b.finish(vec![w.into(), z.into()]);
+    let prog = Prog {
+        names,
+        funs: vec![FunDef {
+            name: "odd name".into(),
+            size_params: vec![],
+            params: vec![x, z],
+            body,
+            ret: vec![Type::Prim(PrimType::F64); 2],
+            entry: None,
+            span: Span::default(),
+        }],
+    };
+    let printed = print_prog(&prog);
+    assert_eq!(
+        printed,
+        "fun \"odd name\" (x_y_0: f64, _2: f64) : (f64, f64) {\n  let v2nd_1: f64 = x_y_0\n  let y'_3: f64 = v2nd_1\n  in y'_3, _2\n}\n"
+    );
+    assert_eq!(print_prog(&parse_prog(&printed).unwrap()), printed);
+}
+
+/// The example in the documentation of `core::ir` reads and verifies.
+#[test]
+fn ir_doc_example() {
+    let p = parse_prog(
+        r"entry dot (n_0: i64, xs_1: [n_0]f64, ys_2: [n_0]f64) : f64 {
+  let prods_3: [n_0]f64 = map(n_0, \(x_4: f64, y_5: f64) : f64 -> { let p_6: f64 = mul_f64(x_4, y_5) in p_6 }, xs_1, ys_2)
+  let r_7: f64 = reduce(n_0, \(a_8: f64, b_9: f64) : f64 -> { let s_10: f64 = add_f64(a_8, b_9) in s_10 }, 0.0f64, prods_3)
+  in r_7
+}",
+    )
+    .unwrap();
+    verify(&p).unwrap();
+}

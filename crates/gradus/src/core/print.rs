@@ -118,9 +118,18 @@ pub fn print_subexp(names: &NameTable, se: &SubExp) -> String {
     }
 }
 
-/// Prints a variable as `hint_id`.
+/// Prints a variable as `hint_id`. Characters of the hint that cannot appear in an
+/// identifier print as `_` (and a hint starting with a digit gets a `v` in front), so the
+/// parser always reads the name back, possibly with a cleaned-up hint.
 pub fn print_var(names: &NameTable, v: Var) -> String {
-    names.display(v)
+    let hint = names.hint(v);
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '\'';
+    let mut out = String::with_capacity(hint.len() + 4);
+    if hint.starts_with(|c: char| c.is_ascii_digit() || c == '\'') {
+        out.push('v');
+    }
+    out.extend(hint.chars().map(|c| if ok(c) { c } else { '_' }));
+    format!("{out}_{}", v.0)
 }
 
 /// Prints a constant in the textual value format, with its suffix: `3i64`, `1.0f64`,

@@ -14,7 +14,7 @@ use crate::core::ir::{BasicOp, DimIndex, Exp, NameTable, Soac, SubExp, Type, Var
 /// ```text
 /// xs_1: [n_0][m_2]f64          xs_1[i_3]          -> [m_2]f64
 ///                              xs_1[0:k_4:1]      -> [k_4][m_2]f64
-/// iota(n_0, 0i64, 1i64, i64)                      -> [n_0]i64
+/// iota(i64, n_0, 0i64, 1i64)                      -> [n_0]i64
 /// ```
 pub fn type_of_basic_op(names: &NameTable, op: &BasicOp) -> Vec<Type> {
     match op {
