@@ -59,7 +59,7 @@ fn check_slice(ixs: &[Ix], shape: &[usize]) -> Result<(), String> {
                 stride,
             } => {
                 let (start, count, stride) = (start as i128, count as i128, stride as i128);
-                if count < 0 {
+                if count < 0 || (stride == 0 && count > 1) {
                     false
                 } else if count == 0 {
                     (-1..=d).contains(&start)

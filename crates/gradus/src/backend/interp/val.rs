@@ -333,7 +333,7 @@ impl Stacker {
     /// A stacker for `capacity_rows` rows of element type `elem`.
     pub fn new(elem: PrimType, capacity_rows: usize) -> Stacker {
         Stacker {
-            buf: Buffer::with_capacity(elem, capacity_rows),
+            buf: Buffer::with_capacity(elem, capacity_rows.min(1 << 16)),
             rows: 0,
             row_shape: None,
         }
