@@ -169,6 +169,34 @@ pub fn roots_written(body: &[Stmt], out: &mut Vec<(String, proc_macro2::Span)>) 
     }
 }
 
+/// Roots written without indexing (element writes cannot change a container's length).
+fn roots_written_whole(body: &[Stmt], out: &mut Vec<(String, proc_macro2::Span)>) {
+    let mut all = Vec::new();
+    collect_places(body, &mut all);
+    for p in all {
+        if !p.projs.iter().any(|x| matches!(x, Proj::Index(_))) {
+            out.push((p.root.to_string(), p.span));
+        }
+    }
+}
+
+fn collect_places(body: &[Stmt], out: &mut Vec<Place>) {
+    for st in body {
+        out.extend(written(st).into_iter().cloned());
+        match st {
+            Stmt::Routine { body, .. } | Stmt::Block { body, .. } => collect_places(body, out),
+            Stmt::If { arms, els, .. } => {
+                for a in arms {
+                    collect_places(&a.body, out);
+                }
+                collect_places(els, out);
+            }
+            Stmt::While { body, .. } | Stmt::For { body, .. } => collect_places(body, out),
+            _ => {}
+        }
+    }
+}
+
 /// GR013: a short `if c` whose branch writes something `c` reads.
 pub fn short_if(cond: &Expr, body: &[Stmt], errors: &mut Vec<syn::Error>) {
     let mut read = Vec::new();
@@ -195,7 +223,7 @@ pub fn loop_bounds(range: &Range, body: &[Stmt], errors: &mut Vec<syn::Error>) {
         idents(s.to_token_stream(), &mut read);
     }
     let mut w = Vec::new();
-    roots_written(body, &mut w);
+    roots_written_whole(body, &mut w);
     if let Some((name, span)) = w.iter().find(|(n, _)| read.contains(n)) {
         errors.push(err(
             *span,

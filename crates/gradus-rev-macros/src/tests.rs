@@ -104,3 +104,10 @@ fn errors_carry_codes_and_do_not_panic() {
         assert!(e.to_string().starts_with(code), "{item}: {e}");
     }
 }
+
+#[test]
+#[ignore]
+fn show_expansion() {
+    let ts = expand(quote!(), quote! { fn branchy(x: &mut i64, flag: &mut bool) { if (x < 0, flag) { NEG(x); } } }).unwrap();
+    println!("{ts}");
+}
