@@ -516,6 +516,18 @@ fn uniqueness() {
     );
     assert_eq!(ty_of("def f (xs: *[]i32) = let xs = xs with [0] = 1 in xs", "f"), "[n]i32 -> [n]i32");
     assert_eq!(
+        err_line("def f (n: i64) = let xs = iota n in map (\\i -> (xs with [i] = 0)[0]) xs"),
+        "test.fut:1:49: cannot consume `xs` here: it is bound outside this lambda, loop or local function"
+    );
+    assert_eq!(
+        err_line("def f (n: i64) = let xs = iota n in loop a = 0 for i < n do a + (xs with [i] = 0)[0]"),
+        "test.fut:1:66: cannot consume `xs` here: it is bound outside this lambda, loop or local function"
+    );
+    assert_eq!(
+        ty_of("def f (n: i64) = let xs = iota n in loop xs for i < n do xs with [i] = 0", "f"),
+        "i64 -> [n]i64"
+    );
+    assert_eq!(
         ty_of("def f (c: bool) (xs: *[]i32) = if c then xs with [0] = 1 else xs", "f"),
         "bool -> [n]i32 -> [n]i32"
     );

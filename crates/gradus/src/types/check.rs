@@ -178,6 +178,9 @@ struct PendingStatic {
 struct Checker {
     u: Unifier,
     depth: u32,
+    /// Lambdas, loop bodies and local functions entered (see `consume`).
+    barrier: u32,
+    binding_depth: HashMap<BindingId, u32>,
     level: u32,
     scope: Vec<Entry>,
     exports: Vec<ModEnv>,
@@ -476,6 +479,7 @@ impl Checker {
 
     fn push_binders(&mut self, bs: Vec<Binder>) {
         for b in bs {
+            self.binding_depth.insert(b.id, self.barrier);
             self.push_val(&b.name, ValEntry::Local { id: b.id, ty: b.ty });
         }
     }
@@ -1640,6 +1644,23 @@ impl Checker {
             && let Some(Resolved::Local(b)) = self.out.resolved.get(&e.id)
         {
             let b = *b;
+            if self
+                .binding_depth
+                .get(&b)
+                .is_some_and(|d| *d < self.barrier)
+            {
+                return Err(Box::new(
+                    Diagnostic::error(
+                        e.span,
+                        format!(
+                            "cannot consume `{}` here: it is bound outside this lambda, loop or local function",
+                            q.name
+                        ),
+                    )
+                    .with_label("consumed here")
+                    .with_note("consume a copy instead (`copy`), or pass it as a loop parameter"),
+                ));
+            }
             if self.nonunique_params.contains(&b) {
                 return Err(Box::new(
                     Diagnostic::error(
@@ -2045,6 +2066,7 @@ impl Checker {
             }
             ExpKind::Lambda { params, ret, body } => {
                 let mark = self.scope.len();
+                self.barrier += 1;
                 let r = (|| -> R<Ty> {
                     let mut ptys = Vec::new();
                     let mut ids = HashSet::new();
@@ -2071,6 +2093,7 @@ impl Checker {
                     let rt = forget(&self.u.resolve(&rt), &ids);
                     Ok(arrows(ptys, rt))
                 })();
+                self.barrier -= 1;
                 self.scope.truncate(mark);
                 r
             }
@@ -2333,7 +2356,9 @@ impl Checker {
         let lifted_mark = self.lifted.len();
         self.level += 1;
         let (explicit_sizes, explicit_types) = self.bind_type_params(type_params);
+        self.barrier += 1;
         let r = self.check_function(params, ret, value, None);
+        self.barrier -= 1;
         self.level -= 1;
         self.scope.truncate(mark);
         self.lifted.truncate(lifted_mark);
@@ -2433,6 +2458,7 @@ impl Checker {
         let mut fresh = Vec::new();
         let freshened = self.freshen_sizes(&init_res, &mut fresh);
         let mark = self.scope.len();
+        self.barrier += 1;
         let r = (|| -> R<Ty> {
             let mut bs = Vec::new();
             let pt = self.check_pat(pat, Anon::Fresh, &mut bs)?;
@@ -2516,6 +2542,7 @@ impl Checker {
             }
             Ok(self.u.resolve(&pt))
         })();
+        self.barrier -= 1;
         self.scope.truncate(mark);
         let _ = e;
         r
