@@ -52,6 +52,32 @@ fn err(text: &str) -> String {
     }
 }
 
+/// Checks, on the debug form of a parse, that node ids are unique and every span lies inside
+/// the text with `start <= end`.
+fn check_ids_and_spans(text: &str) -> Result<(), String> {
+    let mut ids = NodeIdGen::new();
+    let decs = parse_file(FileId(0), text, &mut ids).map_err(|d| d.message)?;
+    let dbg = format!("{decs:?}");
+    let id_re = regex::Regex::new(r"NodeId\((\d+)\)").map_err(|e| e.to_string())?;
+    let mut seen = HashSet::new();
+    for c in id_re.captures_iter(&dbg) {
+        if !seen.insert(c[1].to_string()) {
+            return Err(format!("duplicate id {}", &c[1]));
+        }
+    }
+    let span_re = regex::Regex::new(r"start: (\d+), end: (\d+)").map_err(|e| e.to_string())?;
+    for c in span_re.captures_iter(&dbg) {
+        let (s, e): (usize, usize) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+        if s > e || e > text.len() {
+            return Err(format!(
+                "bad span {s}..{e} in a text of {} bytes",
+                text.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn programs_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/syntax/programs")
 }
@@ -546,6 +572,7 @@ proptest! {
     #[test]
     fn printed_expressions_parse_back_the_same(e in arb_exp()) {
         let text = format!("def main = {e}\n");
+        prop_assert_eq!(check_ids_and_spans(&text), Ok(()));
         let printed = parse_print(&text);
         prop_assert!(printed.is_ok(), "{text}: {:?}", printed);
         let printed = printed.unwrap_or_default();
