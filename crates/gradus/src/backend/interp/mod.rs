@@ -219,7 +219,9 @@ impl<'a> Interpreter<'a> {
         }
     }
 
-    /// Calls the function named `fun` on the current thread.
+    /// Calls the function named `fun` on the current thread. Deep recursion in the program
+    /// needs a deep stack: a thread with a small stack (a test thread has 2 MiB) can
+    /// overflow long before [`MAX_CALL_DEPTH`]; [`Interpreter::call`] avoids that.
     pub fn call_here(
         &self,
         fun: &str,

@@ -1734,3 +1734,34 @@ fn random_programs_never_panic() {
     // Some programs must get through, so the generator reaches deep code.
     assert!(ok > 20 && failed > 20, "{ok} ran, {failed} failed");
 }
+
+/// `if c then iota 3 else iota 5`, with the size returned as an existential, through one
+/// prepared [`Interpreter`] called twice.
+#[test]
+fn if_with_an_existential_size() {
+    let mut b = B::new();
+    let cnd = b.var("cnd", boolt());
+    let sz = b.var("sz", i64t());
+    let xs = b.var("xs", arr(PrimType::I64, &[v(sz)]));
+    let a = b.var("a", arr(PrimType::I64, &[c(3)]));
+    let bb = b.var("b", arr(PrimType::I64, &[c(5)]));
+    let stms = vec![stm(
+        &[sz, xs],
+        Exp::If {
+            cond: v(cnd),
+            then_body: body(vec![stm(&[a], iota(c(3)))], &[c(3), v(a)]),
+            else_body: body(vec![stm(&[bb], iota(c(5)))], &[c(5), v(bb)]),
+            ret: vec![i64t(), arr(PrimType::I64, &[v(sz)])],
+        },
+    )];
+    b.fun("pick", &[], &[cnd], body(stms, &[v(sz), v(xs)]), &[]);
+    let interp = Interpreter::new(&b.prog, &b.sources);
+    let counter = OpCounter::new();
+    let out = interp.call("pick", vec![Value::Scalar(Scalar::Bool(true))], &counter);
+    assert_eq!(out, Ok(vec![si(3), i64s(&[0, 1, 2])]));
+    let out = interp.call("pick", vec![Value::Scalar(Scalar::Bool(false))], &counter);
+    assert_eq!(out, Ok(vec![si(5), i64s(&[0, 1, 2, 3, 4])]));
+    assert_eq!(counter.elements_built(), 8);
+    counter.reset();
+    assert_eq!(counter.total(), 0);
+}
