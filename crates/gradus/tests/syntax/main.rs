@@ -438,6 +438,21 @@ fn language_md_examples() {
 }
 
 #[test]
+fn repository_examples_parse() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let path = e.path();
+        if path.extension().is_some_and(|x| x == "fut") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            round_trip(&path.display().to_string(), &text);
+        }
+    }
+}
+
+#[test]
 fn prelude_parses() {
     round_trip("prelude", &gradus::prelude::source());
 }
