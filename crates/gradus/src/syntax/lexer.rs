@@ -506,7 +506,14 @@ impl<'a> Lexer<'a> {
         if radix != 10 {
             self.pos += 2;
             let ds = self.pos;
-            while self.cur().is_ascii_hexdigit() || self.cur() == b'_' {
+            let digit = |c: u8| {
+                if radix == 16 {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c == b'0' || c == b'1'
+                }
+            };
+            while digit(self.cur()) || self.cur() == b'_' {
                 self.pos += 1;
             }
             let digits: String = self
@@ -708,6 +715,11 @@ mod tests {
         ));
         assert_eq!(toks("1..<2").get(1), Some(&Tok::DotDotLt));
         assert_eq!(toks("0b1_01").first(), toks("5").first());
+        assert!(matches!(
+            toks("0b11f32").first(),
+            Some(Tok::Float(FloatLit { value, .. })) if *value == 3.0
+        ));
+        assert!(matches!(toks("0b12").first(), Some(Tok::Error(_))));
         assert!(matches!(
             toks("1_000").first(),
             Some(Tok::Int(IntLit { value: 1000, .. }))
