@@ -176,6 +176,7 @@ pub struct Interpreter<'a> {
     prog: &'a Prog,
     sources: &'a SourceMap,
     layout: Layout,
+    fuel: Option<u64>,
 }
 
 impl<'a> Interpreter<'a> {
@@ -185,7 +186,16 @@ impl<'a> Interpreter<'a> {
             prog,
             sources,
             layout: Layout::new(prog),
+            fuel: None,
         }
+    }
+
+    /// Limits each call to `fuel` executed statements (for fuzzers and tests that may loop
+    /// forever); a call that runs out fails with `out of fuel: the statement limit of this call
+    /// was reached`.
+    pub fn with_fuel(mut self, fuel: u64) -> Self {
+        self.fuel = Some(fuel);
+        self
     }
 
     /// Calls the function named `fun` on a thread with a large stack (see [`run_function`]).
@@ -234,6 +244,7 @@ impl<'a> Interpreter<'a> {
             layout: &self.layout,
             counts: Counts::default(),
             depth: 0,
+            fuel: self.fuel,
         };
         let result = match self.layout.funs.get(fun) {
             None => Err(Fail::Here(format!(
@@ -390,6 +401,8 @@ struct Machine<'a> {
     layout: &'a Layout,
     counts: Counts,
     depth: usize,
+    /// Statements that may still be executed, if limited.
+    fuel: Option<u64>,
 }
 
 impl Machine<'_> {
@@ -653,6 +666,15 @@ impl Machine<'_> {
     }
 
     fn eval_stm(&mut self, frame: &mut Frame, stm: &Stm) -> R<()> {
+        if let Some(fuel) = &mut self.fuel {
+            if *fuel == 0 {
+                return Err(Fail::Located(Box::new(RuntimeError {
+                    message: "out of fuel: the statement limit of this call was reached".into(),
+                    locations: self.locations(&stm.aux),
+                })));
+            }
+            *fuel -= 1;
+        }
         match self.eval_exp(frame, stm) {
             Ok(()) => Ok(()),
             Err(Fail::Here(message)) => Err(Fail::Located(Box::new(RuntimeError {

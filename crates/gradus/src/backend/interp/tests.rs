@@ -1765,3 +1765,22 @@ fn if_with_an_existential_size() {
     counter.reset();
     assert_eq!(counter.total(), 0);
 }
+
+#[test]
+fn fuel_stops_endless_loops() {
+    let mut b = B::new();
+    let go = b.var("go", boolt());
+    let go2 = b.var("go2", boolt());
+    let r = b.var("r", boolt());
+    let wl = Exp::Loop {
+        params: vec![(go, SubExp::Const(Scalar::Bool(true)))],
+        form: LoopForm::While { cond: go },
+        body: body(vec![stm(&[go2], basic(BasicOp::SubExp(v(go))))], &[v(go2)]),
+    };
+    b.fun("forever", &[], &[], body(vec![stm(&[r], wl)], &[v(r)]), &[]);
+    let interp = Interpreter::new(&b.prog, &b.sources).with_fuel(10_000);
+    let e = interp
+        .call("forever", vec![], &OpCounter::new())
+        .expect_err("runs out of fuel");
+    assert!(e.message.starts_with("out of fuel"), "{}", e.message);
+}
