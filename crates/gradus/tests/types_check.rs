@@ -528,6 +528,14 @@ fn uniqueness() {
         "i64 -> [n]i64"
     );
     assert_eq!(
+        err_line("def f (xs: []i32) = loop ys = xs for i < 3 do ys with [i] = 0"),
+        "test.fut:1:31: cannot consume `xs`: it is a parameter that is not declared unique"
+    );
+    assert_eq!(
+        err_line("def f (n: i64) = let xs = iota n let ys = loop (a, b) = (xs, 0) for i < n do (a with [i] = 0, b) in xs"),
+        "test.fut:1:101: `xs` is used after being consumed"
+    );
+    assert_eq!(
         ty_of("def f (c: bool) (xs: *[]i32) = if c then xs with [0] = 1 else xs", "f"),
         "bool -> [n]i32 -> [n]i32"
     );

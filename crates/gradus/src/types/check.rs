@@ -2459,7 +2459,7 @@ impl Checker {
         let freshened = self.freshen_sizes(&init_res, &mut fresh);
         let mark = self.scope.len();
         self.barrier += 1;
-        let r = (|| -> R<Ty> {
+        let r = (|| -> R<(Ty, Vec<&Exp>)> {
             let mut bs = Vec::new();
             let pt = self.check_pat(pat, Anon::Fresh, &mut bs)?;
             let what = "the initial value does not match the loop parameters";
@@ -2540,10 +2540,20 @@ impl Checker {
                     self.u.set_size(*v, orig.clone());
                 }
             }
-            Ok(self.u.resolve(&pt))
+            // The initial value of a parameter the body consumes is consumed (7.4).
+            let mut consumed_inits = Vec::new();
+            if let Some(i) = init {
+                consumed_init_parts(pat, i, &self.consumed, &mut consumed_inits);
+            }
+            Ok((self.u.resolve(&pt), consumed_inits))
         })();
         self.barrier -= 1;
         self.scope.truncate(mark);
+        let (r, consumed_inits) = r?;
+        for i in consumed_inits {
+            self.consume(i)?;
+        }
+        let r = Ok(r);
         let _ = e;
         r
     }
@@ -2775,5 +2785,43 @@ fn rename_vars(t: &Ty, names: &mut Vec<TyVar>) -> Ty {
             Box::new(rename_vars(b, names)),
         ),
         _ => t.clone(),
+    }
+}
+
+/// The parts of a loop's initial value whose parameters the body consumed.
+fn consumed_init_parts<'a>(
+    pat: &Pat,
+    init: &'a Exp,
+    consumed: &HashMap<BindingId, Span>,
+    out: &mut Vec<&'a Exp>,
+) {
+    let init = strip(init);
+    match (&pat.kind, &init.kind) {
+        (PatKind::Tuple(ps), ExpKind::Tuple(es)) if ps.len() == es.len() => {
+            for (p, e) in ps.iter().zip(es) {
+                consumed_init_parts(p, e, consumed, out);
+            }
+        }
+        (PatKind::Ascribe { pat, .. } | PatKind::Attr { pat, .. }, _) => {
+            consumed_init_parts(pat, init, consumed, out)
+        }
+        _ => {
+            let mut ids = Vec::new();
+            pat_binders(pat, &mut ids);
+            if ids.iter().any(|b| consumed.contains_key(b)) {
+                out.push(init);
+            }
+        }
+    }
+}
+
+fn pat_binders(p: &Pat, out: &mut Vec<BindingId>) {
+    match &p.kind {
+        PatKind::Name(_) => out.push(BindingId(p.id.0)),
+        PatKind::Tuple(ps) => ps.iter().for_each(|q| pat_binders(q, out)),
+        PatKind::Record(fs) => fs.iter().for_each(|f| pat_binders(&f.pat, out)),
+        PatKind::Ascribe { pat, .. } | PatKind::Attr { pat, .. } => pat_binders(pat, out),
+        PatKind::Constructor { args, .. } => args.iter().for_each(|q| pat_binders(q, out)),
+        PatKind::Wildcard | PatKind::Literal(_) => {}
     }
 }
