@@ -29,7 +29,8 @@
 //!   else holds it (copy-on-write otherwise). Variables bound in a loop body, branch or lambda
 //!   are dropped when the body ends, so loop-carried arrays stay uniquely owned.
 //! * Calls nest up to [`MAX_CALL_DEPTH`] deep; [`run_function`] runs on a thread with a large
-//!   stack so that this depth is reachable.
+//!   stack so that this depth is reachable. [`Interpreter::with_fuel`] bounds the number of
+//!   statements a call may execute.
 //!
 //! **Does not** check the uniqueness rules (a consumed variable that is used again is an
 //! internal error), the sizes in the result types of statements, or the types of function
@@ -49,11 +50,16 @@
 //!   of the written slice), by `scatter` (in-range writes only), by `hist` (in-range bins) and
 //!   by [`BasicOp::UpdateAcc`] (in-range positions);
 //! * **elements_built**: one per element of the result of the array constructors `iota`,
-//!   `replicate`, array literals, `concat`, `copy`, `rearrange` (transpose) and `rotate`.
+//!   `replicate`, array literals, `concat`, `copy`, `rearrange` (transpose; the identity
+//!   permutation is free) and `rotate`.
 //!
 //! Free: binding and passing values, control flow (`if`, loop iterations, calls), passing rows
 //! to SOAC lambdas and collecting their results, `reshape`, `coerce`, `scratch` (an
 //! uninitialised allocation), `assert` (its condition is computed by counted operations).
+//! Counts are added to the counter when a call returns, also when it fails.
+//!
+//! Apart from the work, [`OpCounter::copies_on_write`] counts consumed arrays that had to be
+//! copied because they were still shared, so tests can check that updates happen in place.
 //!
 //! [`BasicOp::Prim`]: crate::core::ir::BasicOp::Prim
 //! [`BasicOp::Index`]: crate::core::ir::BasicOp::Index
