@@ -208,11 +208,11 @@ fn parse_trailing_items(c: &mut Cursor, file: &mut TestFile) -> Result<(), SpecE
         if t == "structure" {
             c.next();
             let mut desc = String::from("structure");
-            if c.peek() != Some("{") {
-                if let Some(p) = c.next() {
-                    desc.push(' ');
-                    desc.push_str(p);
-                }
+            if c.peek() != Some("{")
+                && let Some(p) = c.next()
+            {
+                desc.push(' ');
+                desc.push_str(p);
             }
             let body = c.braced()?;
             desc.push_str(&format!(

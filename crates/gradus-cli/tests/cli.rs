@@ -1,0 +1,177 @@
+//! Command-line behaviour that does not depend on the compiler: usage errors (exit 2),
+//! unreadable input (exit 3), help texts, report format of `gradus test` for files that
+//! cannot be tested.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn gradus(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gradus"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run gradus");
+    if let Some(mut s) = child.stdin.take() {
+        let _ = s.write_all(stdin);
+    }
+    child.wait_with_output().expect("gradus did not finish")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gradus-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn help_for_every_command() {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["test", "--help"],
+        vec!["dev", "--help"],
+    ] {
+        let o = gradus(&args, b"");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(text(&o.stdout).contains("Usage"), "{args:?}");
+    }
+    let o = gradus(&["test", "--help"], b"");
+    let help = text(&o.stdout);
+    for opt in [
+        "--backend",
+        "--interpreted",
+        "--typecheck",
+        "--compile",
+        "--entry-point",
+        "--exclude",
+        "--skip-compiled",
+        "--tolerance",
+        "--seed",
+        "--timeout",
+        "--concurrency",
+        "--verbose",
+        "--json",
+    ] {
+        assert!(help.contains(opt), "missing {opt}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec![],
+        vec!["frobnicate"],
+        vec!["run"],
+        vec!["test"],
+        vec!["run", "x.fut", "--backend", "native"],
+        vec!["run", "x.fut", "--backend", "cuda"],
+        vec!["test", "x.fut", "--tolerance", "abc"],
+        vec!["test", "x.fut", "--concurrency", "0"],
+        vec!["dev", "x.fut"],
+        vec!["dev", "--stage", "nonsense", "x.fut"],
+    ] {
+        let o = gradus(&args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+    }
+    let o = gradus(&["run", "x.fut", "--backend", "native"], b"");
+    assert!(text(&o.stderr).contains("not available"));
+    let o = gradus(&["test", "/nonexistent/dir/x.fut"], b"");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn unreadable_input_exits_3() {
+    let prog = scratch("id.fut");
+    std::fs::write(&prog, "entry main (x: i32) = x\n").unwrap();
+    let p = prog.to_str().unwrap();
+    let o = gradus(&["run", p, "--input", "/nonexistent/input.in"], b"");
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).starts_with("Error: "));
+}
+
+#[test]
+fn missing_program_is_a_compile_failure() {
+    let o = gradus(&["run", "/nonexistent/prog.fut"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let o = gradus(&["dev", "--stage", "parse", "/nonexistent/prog.fut"], b"");
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn malformed_test_block_is_an_error_case() {
+    let prog = scratch("malformed.fut");
+    std::fs::write(
+        &prog,
+        "-- ==\n-- input { [] } output { 1 }\nentry main (x: i32) = x\n",
+    )
+    .unwrap();
+    let json = scratch("report.json");
+    let o = gradus(
+        &[
+            "test",
+            prog.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("ERROR "), "{out}");
+    assert!(lines[0].contains("malformed test block at line 2"), "{out}");
+    assert_eq!(
+        *lines.last().unwrap(),
+        "gradus test: 0 passed, 0 failed, 1 errors, 0 skipped"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report[0]["status"], "ERROR");
+    assert!(report[0]["entry"].is_null());
+    assert!(report[0]["seconds"].is_number());
+}
+
+#[test]
+fn skipped_programs_and_empty_directories_pass() {
+    let dir = scratch("skipdir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = gradus(&["test", dir.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        text(&o.stdout).trim_end(),
+        "gradus test: 0 passed, 0 failed, 0 errors, 0 skipped"
+    );
+    let prog = dir.join("skipped.fut");
+    std::fs::write(
+        &prog,
+        "-- ==\n-- tags { disable }\n-- input { 1 } output { 2 }\n-- input { 2 } output { 3 }\nthis is not a program\n",
+    )
+    .unwrap();
+    let o = gradus(&["test", dir.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    assert!(out.contains("SKIP "), "{out}");
+    assert!(
+        out.ends_with("gradus test: 0 passed, 0 failed, 0 errors, 2 skipped\n"),
+        "{out}"
+    );
+    let o = gradus(
+        &[
+            "test",
+            "--exclude",
+            "nothing",
+            prog.to_str().unwrap(),
+            "-e",
+            "other",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
