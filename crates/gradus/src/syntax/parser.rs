@@ -65,7 +65,27 @@ pub fn parse_file(file: FileId, text: &str, ids: &mut NodeIdGen) -> PResult<Vec<
         let mut p = Parser::new(file, text, ids, budget);
         let mut decs = Vec::new();
         while *p.peek() != Tok::Eof {
-            decs.push(p.dec()?);
+            let at_start = p.pos;
+            match p.dec() {
+                Ok(d) => decs.push(d),
+                Err(e) => {
+                    // A stray token right after a complete declaration: say where that
+                    // declaration ended, since the token was probably meant to continue it.
+                    let stray = p.pos == at_start
+                        && !matches!(p.peek(), Tok::Error(_))
+                        && e.message.starts_with("expected a declaration");
+                    return Err(match decs.last() {
+                        Some(prev) if stray => {
+                            let end = Span {
+                                start: prev.span.end,
+                                ..prev.span
+                            };
+                            e.with_secondary(end, "the previous declaration ends here")
+                        }
+                        _ => e,
+                    });
+                }
+            }
         }
         Ok(decs)
     })

@@ -353,6 +353,7 @@ fn rendered_errors() {
         ("def f (x: i32) =\n  let y = x + 1\n  y * 2\n", "missing_in"),
         ("def g = map (\\x -> x + 1) [1, 2, 3\n", "unclosed"),
         ("def h = 0x1.8p3f64\n", "hex_float"),
+        ("def n = x :> [m]i32 |> f\n", "stray_token"),
     ];
     for (src, name) in cases {
         let mut ids = NodeIdGen::new();
