@@ -36,8 +36,14 @@ fn defaulting_of_top_level_declarations() {
 
 #[test]
 fn generalisation() {
-    assert_eq!(ty_of("def twice f x = f (f x)", "twice"), "(a -> a) -> a -> a");
-    assert_eq!(ty_of("def pair 'a (x: a) y = (x, y)", "pair"), "a -> b -> (a, b)");
+    assert_eq!(
+        ty_of("def twice f x = f (f x)", "twice"),
+        "(a -> a) -> a -> a"
+    );
+    assert_eq!(
+        ty_of("def pair 'a (x: a) y = (x, y)", "pair"),
+        "a -> b -> (a, b)"
+    );
     assert_eq!(ty_of("def eq x y = x == y", "eq"), "a -> a -> bool");
     assert_eq!(ty_of("def h xs = map (+1) xs", "h"), "[n]i32 -> [n]i32");
 }
@@ -86,7 +92,10 @@ fn literals() {
 
 #[test]
 fn operators() {
-    assert_eq!(ty_of("def f a b = a < b && b == 1", "f"), "i32 -> i32 -> bool");
+    assert_eq!(
+        ty_of("def f a b = a < b && b == 1", "f"),
+        "i32 -> i32 -> bool"
+    );
     assert_eq!(ty_of("def f (a: i64) = a // 2 %% 3 & 1", "f"), "i64 -> i64");
     assert_eq!(ty_of("def f (a: f32) = -a ** 2", "f"), "f32 -> f32");
     assert_eq!(ty_of("def f (a: bool) = !a || a", "f"), "bool -> bool");
@@ -115,11 +124,17 @@ fn builtin_operators_are_resolved_at_their_operand_type() {
 #[test]
 fn qualified_names_and_local_open() {
     assert_eq!(ty_of("def f = f64.sqrt 2 + f64.pi", "f"), "f64");
-    assert_eq!(ty_of("def f (x: f32) = f32.(sqrt (x * x + 1))", "f"), "f32 -> f32");
+    assert_eq!(
+        ty_of("def f (x: f32) = f32.(sqrt (x * x + 1))", "f"),
+        "f32 -> f32"
+    );
     assert_eq!(ty_of("def f = map2 (f64.+) [1, 2] [3, 4]", "f"), "[2]f64");
     assert_eq!(ty_of("def f = 1 f64.+ 2", "f"), "f64");
     assert_eq!(ty_of("def f (n: i64) = f64.i64 n", "f"), "i64 -> f64");
-    assert_eq!(ty_of("def f (xs: []f64) = i64.sum (map i64.f64 xs)", "f"), "[n]f64 -> i64");
+    assert_eq!(
+        ty_of("def f (xs: []f64) = i64.sum (map i64.f64 xs)", "f"),
+        "[n]f64 -> i64"
+    );
 }
 
 #[test]
@@ -127,10 +142,16 @@ fn sections_and_pipes() {
     assert_eq!(ty_of("def f = map (2 *) [1, 2] |> map (*3)", "f"), "[2]i32");
     assert_eq!(ty_of("def f = (-)", "f"), "i32 -> i32 -> i32");
     assert_eq!(ty_of("def f = map (.0) [(1f32, true)]", "f"), "[1]f32");
-    assert_eq!(ty_of("def f (xs: [][3]f64) = map (.[1]) xs", "f"), "[n][3]f64 -> [n]f64");
+    assert_eq!(
+        ty_of("def f (xs: [][3]f64) = map (.[1]) xs", "f"),
+        "[n][3]f64 -> [n]f64"
+    );
     assert_eq!(ty_of("def f = (`f64.max` 1) 2", "f"), "f64");
     assert_eq!(
-        ty_of("def dot xs ys = f64.sum (map2 (*) xs ys)\ndef g a b = a `dot` b", "g"),
+        ty_of(
+            "def dot xs ys = f64.sum (map2 (*) xs ys)\ndef g a b = a `dot` b",
+            "g"
+        ),
         "[n]f64 -> [n]f64 -> f64"
     );
     assert_eq!(ty_of("def f = (>-> f64.sqrt) f64.abs", "f"), "f64 -> f64");
@@ -142,27 +163,48 @@ fn lambdas_and_higher_order_functions() {
         ty_of("def f [n] (xs: [n]f64) = map (\\x -> x * 2) xs", "f"),
         "[n]f64 -> [n]f64"
     );
-    assert_eq!(ty_of("def compose f g x = g (f x)", "compose"), "(a -> b) -> (b -> c) -> a -> c");
     assert_eq!(
-        ty_of("def f = tabulate 3 \\i -> f64.i64 i", "f"),
-        "[3]f64"
+        ty_of("def compose f g x = g (f x)", "compose"),
+        "(a -> b) -> (b -> c) -> a -> c"
     );
-    assert_eq!(ty_of("def f = let g = \\(x: f32) -> x in g", "f"), "f32 -> f32");
+    assert_eq!(ty_of("def f = tabulate 3 \\i -> f64.i64 i", "f"), "[3]f64");
+    assert_eq!(
+        ty_of("def f = let g = \\(x: f32) -> x in g", "f"),
+        "f32 -> f32"
+    );
 }
 
 #[test]
 fn records_and_tuples() {
-    assert_eq!(ty_of("def p (r: {a: f64, b: i32}) = r.a", "p"), "{a: f64, b: i32} -> f64");
-    assert_eq!(ty_of("def q = map (\\r -> r.a) [{a = 1f32}]", "q"), "[1]f32");
+    assert_eq!(
+        ty_of("def p (r: {a: f64, b: i32}) = r.a", "p"),
+        "{a: f64, b: i32} -> f64"
+    );
+    assert_eq!(
+        ty_of("def q = map (\\r -> r.a) [{a = 1f32}]", "q"),
+        "[1]f32"
+    );
     assert_eq!(ty_of("def t = (1, 2.0).1", "t"), "f64");
-    assert_eq!(ty_of("def t (x: (i32, (f32, bool))) = x.1.0", "t"), "(i32, (f32, bool)) -> f32");
+    assert_eq!(
+        ty_of("def t (x: (i32, (f32, bool))) = x.1.0", "t"),
+        "(i32, (f32, bool)) -> f32"
+    );
     assert_eq!(
         ty_of("def u (r: {a: f64, b: i32}) = r with b = 2", "u"),
         "{a: f64, b: i32} -> {a: f64, b: i32}"
     );
-    assert_eq!(ty_of("def v {x, y = z} = x + z + 1f32", "v"), "{x: f32, y: f32} -> f32");
-    assert_eq!(ty_of("def w = let x = 1i8 in {x, y = true}", "w"), "{x: i8, y: bool}");
-    assert_eq!(ty_of("def fs = (\\(x: i32) -> x, 2)", "fs"), "(i32 -> i32, i32)");
+    assert_eq!(
+        ty_of("def v {x, y = z} = x + z + 1f32", "v"),
+        "{x: f32, y: f32} -> f32"
+    );
+    assert_eq!(
+        ty_of("def w = let x = 1i8 in {x, y = true}", "w"),
+        "{x: i8, y: bool}"
+    );
+    assert_eq!(
+        ty_of("def fs = (\\(x: i32) -> x, 2)", "fs"),
+        "(i32 -> i32, i32)"
+    );
 }
 
 #[test]
@@ -207,7 +249,10 @@ fn modules() {
 
 #[test]
 fn record_variables_shadow_modules() {
-    assert_eq!(ty_of("def f (f64: {sqrt: i32}) = f64.sqrt", "f"), "{sqrt: i32} -> i32");
+    assert_eq!(
+        ty_of("def f (f64: {sqrt: i32}) = f64.sqrt", "f"),
+        "{sqrt: i32} -> i32"
+    );
 }
 
 #[test]
@@ -217,7 +262,10 @@ fn indexing_and_slicing() {
         "[n][m]f32 -> ([m]f32, [n]f32, [][m]f32, f32)"
     );
     assert_eq!(
-        ty_of("def f [n] (xs: [n]f64) = (xs[:2], xs[0:n], take 2 xs, xs[::-1])", "f"),
+        ty_of(
+            "def f [n] (xs: [n]f64) = (xs[:2], xs[0:n], take 2 xs, xs[::-1])",
+            "f"
+        ),
         "[n]f64 -> ([2]f64, [n]f64, [2]f64, [n]f64)"
     );
     assert_eq!(
@@ -237,7 +285,10 @@ fn updates() {
         "[n]f64 -> [n]f64"
     );
     assert_eq!(
-        ty_of("def f (m: *[][]i32) = let m[0, 1] = 2 in m with [1] = m[0]", "f"),
+        ty_of(
+            "def f (m: *[][]i32) = let m[0, 1] = 2 in m with [1] = m[0]",
+            "f"
+        ),
         "[n][m]i32 -> [n][m]i32"
     );
     assert_eq!(
@@ -248,25 +299,55 @@ fn updates() {
 
 #[test]
 fn sizes() {
-    assert_eq!(ty_of("def r n = replicate (n + 1) 0f32", "r"), "i64 -> [n + 1]f32");
-    assert_eq!(ty_of("def s [n] (xs: [n]f64) = replicate n 0f64", "s"), "[n]f64 -> [n]f64");
     assert_eq!(
-        ty_of("def v [n] [m] (xs: [n * m]f64) = unflatten xs : [n][m]f64", "v"),
+        ty_of("def r n = replicate (n + 1) 0f32", "r"),
+        "i64 -> [n + 1]f32"
+    );
+    assert_eq!(
+        ty_of("def s [n] (xs: [n]f64) = replicate n 0f64", "s"),
+        "[n]f64 -> [n]f64"
+    );
+    assert_eq!(
+        ty_of(
+            "def v [n] [m] (xs: [n * m]f64) = unflatten xs : [n][m]f64",
+            "v"
+        ),
         "[n * m]f64 -> [n][m]f64"
     );
-    assert_eq!(ty_of("def f (xs: []f64) = filter (> 0) xs", "f"), "[n]f64 -> []f64");
+    assert_eq!(
+        ty_of("def f (xs: []f64) = filter (> 0) xs", "f"),
+        "[n]f64 -> []f64"
+    );
     assert_eq!(ty_of("def f (n: i64) = iota n", "f"), "i64 -> [n]i64");
     assert_eq!(ty_of("def f (n: i64) = 0..<n", "f"), "i64 -> [n]i64");
     assert_eq!(ty_of("def f (n: i64) = 1...n", "f"), "i64 -> []i64");
-    assert_eq!(ty_of("def k = 3i64\ndef f = replicate k true", "f"), "[k]bool");
-    assert_eq!(ty_of("def f (xs: [10]f64) = split xs : ([3]f64, [7]f64)", "f"), "[10]f64 -> ([3]f64, [7]f64)");
+    assert_eq!(
+        ty_of("def k = 3i64\ndef f = replicate k true", "f"),
+        "[k]bool"
+    );
+    assert_eq!(
+        ty_of("def f (xs: [10]f64) = split xs : ([3]f64, [7]f64)", "f"),
+        "[10]f64 -> ([3]f64, [7]f64)"
+    );
     // A size conflict the run time can check is no error.
     assert_eq!(
-        ty_of("def f [n] [m] (xs: [n]f64) (ys: [m]f64) = map2 (+) xs ys", "f"),
+        ty_of(
+            "def f [n] [m] (xs: [n]f64) (ys: [m]f64) = map2 (+) xs ys",
+            "f"
+        ),
         "[n]f64 -> [m]f64 -> [n]f64"
     );
-    assert_eq!(ty_of("def f c = if c then [1, 2] else [3]", "f"), "bool -> []i32");
-    assert_eq!(ty_of("def f (xs: []i32) = let n = length xs in replicate n 0", "f"), "[n]i32 -> []i32");
+    assert_eq!(
+        ty_of("def f c = if c then [1, 2] else [3]", "f"),
+        "bool -> []i32"
+    );
+    assert_eq!(
+        ty_of(
+            "def f (xs: []i32) = let n = length xs in replicate n 0",
+            "f"
+        ),
+        "[n]i32 -> []i32"
+    );
 }
 
 #[test]
@@ -285,7 +366,10 @@ fn sizes_that_must_be_known() {
     );
     assert_eq!(ty_of("def f : [3]f64 = rep 1.0", "f"), "[3]f64");
     assert_eq!(
-        ty_of("def f [n] [m] [k] (xs: [n * m * k]f64) = unflatten_3d xs", "f"),
+        ty_of(
+            "def f [n] [m] [k] (xs: [n * m * k]f64) = unflatten_3d xs",
+            "f"
+        ),
         "[n * m * k]f64 -> [n][m][k]f64"
     );
 }
@@ -300,7 +384,13 @@ fn size_parameters_are_recorded() {
     assert_eq!(sp.len(), 1);
     assert_eq!(sp[0].0, "n");
     let xs = &t.pat_types[&f.params[0].id];
-    assert_eq!(*xs, Ty::Array(vec![Size::Named(sp[0].1, "n".into())], Box::new(Ty::Prim(PrimType::F64))));
+    assert_eq!(
+        *xs,
+        Ty::Array(
+            vec![Size::Named(sp[0].1, "n".into())],
+            Box::new(Ty::Prim(PrimType::F64))
+        )
+    );
     let gradus::syntax::ast::DecKind::Value(g) = &decs[1].kind else {
         panic!()
     };
@@ -310,7 +400,10 @@ fn size_parameters_are_recorded() {
 #[test]
 fn loops() {
     assert_eq!(
-        ty_of("def h [n] (cs: [n]f64) (x: f64) : f64 = loop acc = 0 for c in cs do acc * x + c", "h"),
+        ty_of(
+            "def h [n] (cs: [n]f64) (x: f64) : f64 = loop acc = 0 for c in cs do acc * x + c",
+            "h"
+        ),
         "[n]f64 -> f64 -> f64"
     );
     assert_eq!(
@@ -322,12 +415,30 @@ fn loops() {
         "i64 -> i32"
     );
     assert_eq!(
-        ty_of("def r [n] (xs: [n]f32) : [n]f32 = loop ys = copy xs for i < n - 1 do ys with [i + 1] = f32.max ys[i] ys[i + 1]", "r"),
+        ty_of(
+            "def r [n] (xs: [n]f32) : [n]f32 = loop ys = copy xs for i < n - 1 do ys with [i + 1] = f32.max ys[i] ys[i + 1]",
+            "r"
+        ),
         "[n]f32 -> [n]f32"
     );
-    assert_eq!(ty_of("def t [n] (xs: [n]f64) = loop ys = copy xs for i < n do ys with [i] = 1", "t"), "[n]f64 -> [n]f64");
-    assert_eq!(ty_of("def u (xs: []i32) = loop acc = [] for x in xs do acc ++ [x]", "u"), "[n]i32 -> []i32");
-    assert_eq!(ty_of("def v (x: f64) = loop x for i < 10i32 do x * 2", "v"), "f64 -> f64");
+    assert_eq!(
+        ty_of(
+            "def t [n] (xs: [n]f64) = loop ys = copy xs for i < n do ys with [i] = 1",
+            "t"
+        ),
+        "[n]f64 -> [n]f64"
+    );
+    assert_eq!(
+        ty_of(
+            "def u (xs: []i32) = loop acc = [] for x in xs do acc ++ [x]",
+            "u"
+        ),
+        "[n]i32 -> []i32"
+    );
+    assert_eq!(
+        ty_of("def v (x: f64) = loop x for i < 10i32 do x * 2", "v"),
+        "f64 -> f64"
+    );
     assert_eq!(
         err_line("def f = loop x = 0 for i < 10 do true"),
         "test.fut:1:34: the loop body must return the type of the loop parameters"
@@ -340,7 +451,10 @@ fn loops() {
 
 #[test]
 fn ascriptions_and_coercions() {
-    assert_eq!(ty_of("def f (xs: []f64) = filter (> 0) xs :> [3]f64", "f"), "[n]f64 -> [3]f64");
+    assert_eq!(
+        ty_of("def f (xs: []f64) = filter (> 0) xs :> [3]f64", "f"),
+        "[n]f64 -> [3]f64"
+    );
     assert_eq!(ty_of("def f = (1 : i64)", "f"), "i64");
     assert_eq!(
         err_line("def f (x: i32) = x : f64"),
@@ -354,7 +468,10 @@ fn ascriptions_and_coercions() {
 
 #[test]
 fn assert_needs_bool() {
-    assert_eq!(ty_of("def f (x: f64) = assert (x > 0) (f64.sqrt x)", "f"), "f64 -> f64");
+    assert_eq!(
+        ty_of("def f (x: f64) = assert (x > 0) (f64.sqrt x)", "f"),
+        "f64 -> f64"
+    );
     assert_eq!(
         err_line("def f (x: f64) = assert x x"),
         "test.fut:1:25: the condition of `assert` must be a `bool`"
@@ -363,22 +480,35 @@ fn assert_needs_bool() {
 
 #[test]
 fn automatic_differentiation_operators() {
-    assert_eq!(ty_of("def d = jvp (\\t -> t * t * t + 2 * t) 2.0 1", "d"), "f64");
     assert_eq!(
-        ty_of("def g [n] (w: [n]f64) (x: [n]f64) = vjp (\\v -> f64.sum (map2 (*) w v)) x 1", "g"),
+        ty_of("def d = jvp (\\t -> t * t * t + 2 * t) 2.0 1", "d"),
+        "f64"
+    );
+    assert_eq!(
+        ty_of(
+            "def g [n] (w: [n]f64) (x: [n]f64) = vjp (\\v -> f64.sum (map2 (*) w v)) x 1",
+            "g"
+        ),
         "[n]f64 -> [n]f64 -> [n]f64"
     );
-    assert_eq!(ty_of("def f (x: f64) = x * x\nentry gr = vjp f", "gr"), "f64 -> f64 -> f64");
     assert_eq!(
-        ty_of("def sq [n] (v: [n]f64) = map (\\t -> t * t) v\n\
-               def j [n] (x: [n]f64) = jmp sq x (tabulate n (\\i -> tabulate n (\\j -> f64.bool (i == j))))", "j"),
+        ty_of("def f (x: f64) = x * x\nentry gr = vjp f", "gr"),
+        "f64 -> f64 -> f64"
+    );
+    assert_eq!(
+        ty_of(
+            "def sq [n] (v: [n]f64) = map (\\t -> t * t) v\n\
+               def j [n] (x: [n]f64) = jmp sq x (tabulate n (\\i -> tabulate n (\\j -> f64.bool (i == j))))",
+            "j"
+        ),
         "[n]f64 -> [n][n]f64"
     );
 }
 
 #[test]
 fn entry_points() {
-    let (_, t) = ok("entry a (x: f64) (y: *[]i32) = (x, y)\ndef main = 1\nentry b = vjp (\\(x: f32) -> x)");
+    let (_, t) =
+        ok("entry a (x: f64) (y: *[]i32) = (x, y)\ndef main = 1\nentry b = vjp (\\(x: f32) -> x)");
     let names: Vec<&str> = t.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["a", "main", "b"]);
     assert_eq!(t.entries[0].params.len(), 2);
@@ -391,14 +521,20 @@ fn entry_points() {
 #[test]
 fn binders_have_types() {
     assert_eq!(binder_ty("def f (x: f32) = let y = x * 2 in y", "y"), "f32");
-    assert_eq!(binder_ty("def f = let (a, b) = (1i8, true) in a", "b"), "bool");
+    assert_eq!(
+        binder_ty("def f = let (a, b) = (1i8, true) in a", "b"),
+        "bool"
+    );
     assert_eq!(binder_ty("def f [n] (xs: [n]f64) = xs", "xs"), "[n]f64");
 }
 
 #[test]
 fn let_size_binders() {
     assert_eq!(
-        ty_of("def f (xs: []f64) = let [m] (ys: [m]f64) = filter (> 0) xs in replicate m 0f32", "f"),
+        ty_of(
+            "def f (xs: []f64) = let [m] (ys: [m]f64) = filter (> 0) xs in replicate m 0f32",
+            "f"
+        ),
         "[n]f64 -> []f32"
     );
 }
@@ -406,7 +542,10 @@ fn let_size_binders() {
 #[test]
 fn recursion() {
     assert_eq!(
-        ty_of("def fact (n: i32) : i32 = if n <= 1 then 1 else n * fact (n - 1)", "fact"),
+        ty_of(
+            "def fact (n: i32) : i32 = if n <= 1 then 1 else n * fact (n - 1)",
+            "fact"
+        ),
         "i32 -> i32"
     );
 }
@@ -416,16 +555,31 @@ fn recursion() {
 
 #[test]
 fn unknown_names() {
-    assert_eq!(err_line("def f = frob 1"), "test.fut:1:9: unknown name `frob`");
+    assert_eq!(
+        err_line("def f = frob 1"),
+        "test.fut:1:9: unknown name `frob`"
+    );
     assert_eq!(err_line("def f = M.x"), "test.fut:1:9: unknown name `M.x`");
-    assert_eq!(err_line("def f (x: bogus) = x"), "test.fut:1:11: unknown type `bogus`");
-    assert_eq!(err_line("def f = 1 <+> 2"), "test.fut:1:11: unknown operator `<+>`");
-    assert_eq!(err_line("def f = g 1\ndef g x = x"), "test.fut:1:9: unknown name `g`");
+    assert_eq!(
+        err_line("def f (x: bogus) = x"),
+        "test.fut:1:11: unknown type `bogus`"
+    );
+    assert_eq!(
+        err_line("def f = 1 <+> 2"),
+        "test.fut:1:11: unknown operator `<+>`"
+    );
+    assert_eq!(
+        err_line("def f = g 1\ndef g x = x"),
+        "test.fut:1:9: unknown name `g`"
+    );
 }
 
 #[test]
 fn application_errors() {
-    assert_eq!(err_line("def f (x: i32) = x 1"), "test.fut:1:18: cannot apply a non-function");
+    assert_eq!(
+        err_line("def f (x: i32) = x 1"),
+        "test.fut:1:18: cannot apply a non-function"
+    );
     assert_eq!(
         err_line("def f = f64.sqrt 1 2"),
         "test.fut:1:20: too many arguments: `f64.sqrt` takes 1 argument(s) here"
@@ -474,7 +628,10 @@ fn rigid_type_parameters() {
 
 #[test]
 fn functions_as_values_restrictions() {
-    assert_eq!(err_line("def f = [\\(x: i32) -> x]"), "test.fut:1:9: arrays of functions are not allowed");
+    assert_eq!(
+        err_line("def f = [\\(x: i32) -> x]"),
+        "test.fut:1:9: arrays of functions are not allowed"
+    );
     assert_eq!(
         err_line("def f c = if c then (\\(x: i32) -> x + 1) else (\\x -> x)"),
         "test.fut:1:11: an `if` cannot return a function"
@@ -483,8 +640,14 @@ fn functions_as_values_restrictions() {
         err_line("def f 't (x: t) = x\ndef g = f (\\(x: i32) -> x)"),
         "test.fut:2:11: argument 1 of `f` has the wrong type"
     );
-    assert_eq!(ty_of("def f '^t (x: t) = x\ndef g = f (\\(x: i32) -> x)", "g"), "i32 -> i32");
-    assert_eq!(err_line("def f (x: [3](i32 -> i32)) = x"), "test.fut:1:11: arrays of functions are not allowed");
+    assert_eq!(
+        ty_of("def f '^t (x: t) = x\ndef g = f (\\(x: i32) -> x)", "g"),
+        "i32 -> i32"
+    );
+    assert_eq!(
+        err_line("def f (x: [3](i32 -> i32)) = x"),
+        "test.fut:1:11: arrays of functions are not allowed"
+    );
     assert_eq!(
         err_line("def f (a: i32 -> i32) (b: i32 -> i32) = a == b"),
         "test.fut:1:41: `==` cannot compare functions"
@@ -493,7 +656,10 @@ fn functions_as_values_restrictions() {
 
 #[test]
 fn pattern_errors() {
-    assert_eq!(err_line("def f (a, a) = a"), "test.fut:1:11: `a` is bound twice in the same pattern");
+    assert_eq!(
+        err_line("def f (a, a) = a"),
+        "test.fut:1:11: `a` is bound twice in the same pattern"
+    );
     assert_eq!(
         err_line("def f (x: i32) = let (a, b) = x in a"),
         "test.fut:1:31: the bound value does not match the pattern"
@@ -514,17 +680,25 @@ fn uniqueness() {
         err_line("def f (xs: []i32) = scatter xs [0] [1]"),
         "test.fut:1:29: cannot consume `xs`: it is a parameter that is not declared unique"
     );
-    assert_eq!(ty_of("def f (xs: *[]i32) = let xs = xs with [0] = 1 in xs", "f"), "[n]i32 -> [n]i32");
+    assert_eq!(
+        ty_of("def f (xs: *[]i32) = let xs = xs with [0] = 1 in xs", "f"),
+        "[n]i32 -> [n]i32"
+    );
     assert_eq!(
         err_line("def f (n: i64) = let xs = iota n in map (\\i -> (xs with [i] = 0)[0]) xs"),
         "test.fut:1:49: cannot consume `xs` here: it is bound outside this lambda, loop or local function"
     );
     assert_eq!(
-        err_line("def f (n: i64) = let xs = iota n in loop a = 0 for i < n do a + (xs with [i] = 0)[0]"),
+        err_line(
+            "def f (n: i64) = let xs = iota n in loop a = 0 for i < n do a + (xs with [i] = 0)[0]"
+        ),
         "test.fut:1:66: cannot consume `xs` here: it is bound outside this lambda, loop or local function"
     );
     assert_eq!(
-        ty_of("def f (n: i64) = let xs = iota n in loop xs for i < n do xs with [i] = 0", "f"),
+        ty_of(
+            "def f (n: i64) = let xs = iota n in loop xs for i < n do xs with [i] = 0",
+            "f"
+        ),
         "i64 -> [n]i64"
     );
     assert_eq!(
@@ -532,19 +706,30 @@ fn uniqueness() {
         "test.fut:1:31: cannot consume `xs`: it is a parameter that is not declared unique"
     );
     assert_eq!(
-        err_line("def f (n: i64) = let xs = iota n let ys = loop (a, b) = (xs, 0) for i < n do (a with [i] = 0, b) in xs"),
+        err_line(
+            "def f (n: i64) = let xs = iota n let ys = loop (a, b) = (xs, 0) for i < n do (a with [i] = 0, b) in xs"
+        ),
         "test.fut:1:101: `xs` is used after being consumed"
     );
     assert_eq!(
-        ty_of("def f (c: bool) (xs: *[]i32) = if c then xs with [0] = 1 else xs", "f"),
+        ty_of(
+            "def f (c: bool) (xs: *[]i32) = if c then xs with [0] = 1 else xs",
+            "f"
+        ),
         "bool -> [n]i32 -> [n]i32"
     );
 }
 
 #[test]
 fn limitations() {
-    assert_eq!(err_line("module type T = {}"), "test.fut:1:13: not supported yet: module types");
-    assert_eq!(err_line("import \"foo\""), "test.fut:1:8: not supported yet: `import`");
+    assert_eq!(
+        err_line("module type T = {}"),
+        "test.fut:1:13: not supported yet: module types"
+    );
+    assert_eq!(
+        err_line("import \"foo\""),
+        "test.fut:1:8: not supported yet: `import`"
+    );
     assert_eq!(
         err_line("module F (X: {}) = {}"),
         "test.fut:1:10: not supported yet: parametric modules"
@@ -553,7 +738,10 @@ fn limitations() {
         err_line("def f x = match x case _ -> 1"),
         "test.fut:1:11: not supported yet: `match` and sum types"
     );
-    assert_eq!(err_line("def f = #red"), "test.fut:1:9: not supported yet: sum types and constructors");
+    assert_eq!(
+        err_line("def f = #red"),
+        "test.fut:1:9: not supported yet: sum types and constructors"
+    );
 }
 
 #[test]
@@ -562,7 +750,10 @@ fn entry_points_may_not_be_polymorphic() {
         err_line("entry f x = x"),
         "test.fut:1:7: entry point `f` must not be polymorphic"
     );
-    assert_eq!(ty_of("entry f [n] (xs: [n]f64) = xs", "f"), "[n]f64 -> [n]f64");
+    assert_eq!(
+        ty_of("entry f [n] (xs: [n]f64) = xs", "f"),
+        "[n]f64 -> [n]f64"
+    );
 }
 
 #[test]
@@ -571,12 +762,21 @@ fn size_dependent_parameters() {
     assert_eq!(ty_of(src, "f"), "i64 -> [n]f64");
     assert_eq!(ty_of(src, "g"), "[3]f64");
     assert_eq!(ty_of(src, "h"), "i64 -> [k * 2]f64");
-    assert_eq!(ty_of("def f (n: i64) = replicate n 0f32\ndef g = map f [1, 2]", "g"), "[2][]f32");
+    assert_eq!(
+        ty_of(
+            "def f (n: i64) = replicate n 0f32\ndef g = map f [1, 2]",
+            "g"
+        ),
+        "[2][]f32"
+    );
 }
 
 #[test]
 fn entry_names_may_not_have_primes() {
-    assert_eq!(err_line("entry f' = 1"), "test.fut:1:7: entry point name `f'` must not contain `'`");
+    assert_eq!(
+        err_line("entry f' = 1"),
+        "test.fut:1:7: entry point name `f'` must not contain `'`"
+    );
 }
 
 #[test]
@@ -594,7 +794,9 @@ fn deep_let_chains_do_not_overflow() {
 
 #[test]
 fn printer_shows_schemes_and_binders() {
-    let (decs, t) = ok("def f [n] (xs: [n]f64) =\n  let s = f64.sum xs\n  let g x = x * s\n  in map g xs\nentry main = f [1, 2]");
+    let (decs, t) = ok(
+        "def f [n] (xs: [n]f64) =\n  let s = f64.sum xs\n  let g x = x * s\n  in map g xs\nentry main = f [1, 2]",
+    );
     let text = gradus::types::print_typed(&decs, &t);
     assert_eq!(
         text,
@@ -682,7 +884,14 @@ entry records = let r = {f = \(x: f64) -> x * 2, g = 3f64} in r.f r.g
 entry local_open (x: f32) = f32.(sqrt (x * x + 1) + pi)
 "#;
     let (_, t) = ok(src);
-    let find = |n: &str| t.entries.iter().find(|e| e.name == n).unwrap().ret.to_string();
+    let find = |n: &str| {
+        t.entries
+            .iter()
+            .find(|e| e.name == n)
+            .unwrap()
+            .ret
+            .to_string()
+    };
     assert_eq!(find("ints"), "(i32, i32)");
     assert_eq!(find("pairs"), "(f64, (f64, f64))");
     assert_eq!(find("hist1"), "[3]f64");

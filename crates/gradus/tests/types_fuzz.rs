@@ -34,12 +34,87 @@ fn check_text(src: &str) {
 }
 
 const TOKENS: &[&str] = &[
-    "def", "f", "g", "x", "y", "xs", "n", "=", "(", ")", "[", "]", "{", "}", ",", ":", ":>", "->",
-    "\\", "let", "in", "if", "then", "else", "loop", "for", "while", "do", "<", "with", "+", "-",
-    "*", "/", "==", "&&", "|>", "1", "2.5", "0i64", "-1", "true", "f64", "i32", "i64", "[n]",
-    "[]", "'t", "map", "reduce", "iota", "replicate", "unflatten", "f64.sqrt", "f64.(", ".0",
-    ".a", "a", "=", "module", "M", "M.x", "open", "type", "t", "*", "???", "..<", "...", "#[unsafe]",
-    "entry", "main", "vjp", "jvp", "length", "copy", "scatter", "!", "`f`", "(+)", "(.0)",
+    "def",
+    "f",
+    "g",
+    "x",
+    "y",
+    "xs",
+    "n",
+    "=",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    ":>",
+    "->",
+    "\\",
+    "let",
+    "in",
+    "if",
+    "then",
+    "else",
+    "loop",
+    "for",
+    "while",
+    "do",
+    "<",
+    "with",
+    "+",
+    "-",
+    "*",
+    "/",
+    "==",
+    "&&",
+    "|>",
+    "1",
+    "2.5",
+    "0i64",
+    "-1",
+    "true",
+    "f64",
+    "i32",
+    "i64",
+    "[n]",
+    "[]",
+    "'t",
+    "map",
+    "reduce",
+    "iota",
+    "replicate",
+    "unflatten",
+    "f64.sqrt",
+    "f64.(",
+    ".0",
+    ".a",
+    "a",
+    "=",
+    "module",
+    "M",
+    "M.x",
+    "open",
+    "type",
+    "t",
+    "*",
+    "???",
+    "..<",
+    "...",
+    "#[unsafe]",
+    "entry",
+    "main",
+    "vjp",
+    "jvp",
+    "length",
+    "copy",
+    "scatter",
+    "!",
+    "`f`",
+    "(+)",
+    "(.0)",
 ];
 
 const PROGRAMS: &[&str] = &[
@@ -58,7 +133,10 @@ fn soup() -> impl Strategy<Value = String> {
 fn mutation() -> impl Strategy<Value = String> {
     (
         prop::sample::select(PROGRAMS),
-        prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(TOKENS)), 1..4),
+        prop::collection::vec(
+            (any::<prop::sample::Index>(), prop::sample::select(TOKENS)),
+            1..4,
+        ),
     )
         .prop_map(|(p, edits)| {
             let mut words: Vec<String> = p.split(' ').map(String::from).collect();
@@ -68,6 +146,39 @@ fn mutation() -> impl Strategy<Value = String> {
             }
             words.join(" ")
         })
+}
+
+/// Random expressions that usually parse (and often type-check) over a few variables.
+fn expression() -> impl Strategy<Value = String> {
+    let atom = prop::sample::select(vec![
+        "x", "y", "xs", "n", "1", "2.5", "0i64", "true", "f64.pi", "[1, 2]", "[]", "(x, y)",
+        "{a = x}", "iota n", "xs[0]", "xs[1:]", "(+)", "(.0)", "f64.sqrt", "map", "reduce", "???",
+        "r.a", "-1", "(1..<n)", "copy xs",
+    ])
+    .prop_map(String::from);
+    atom.prop_recursive(4, 40, 4, |inner| {
+        prop_oneof![
+            (
+                inner.clone(),
+                prop::sample::select(vec!["+", "*", "==", "<", "&&", "|>", "++", "f64.+"]),
+                inner.clone()
+            )
+                .prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(f, a)| format!("({f} {a})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| format!("(if {c} then {a} else {b})")),
+            inner.clone().prop_map(|b| format!("(\\x -> {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(v, b)| format!("(let x = {v} in {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(v, b)| format!("(let g x = {v} in {b})")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(v, b)| format!("(loop x = {v} for i < n do {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, v)| format!("({a} with [0] = {v})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("[{a}, {b}]")),
+            inner.clone().prop_map(|a| format!("({a} : []f64)")),
+            inner.clone().prop_map(|a| format!("({a}).1")),
+            inner.prop_map(|a| format!("f64.({a})")),
+        ]
+    })
 }
 
 proptest! {
@@ -82,6 +193,12 @@ proptest! {
     #[test]
     fn mutated_programs_never_panic(src in mutation()) {
         check_text(&src);
+    }
+
+    #[test]
+    fn random_expressions_never_panic(e in expression()) {
+        check_text(&format!("def f (x: f64) (y: i32) (xs: *[]f64) (n: i64) (r: {{a: f64}}) = {e}"));
+        check_text(&format!("def f x y xs n r = {e}"));
     }
 }
 
