@@ -25,6 +25,11 @@
 //!   run-time check); the conflicting size is kept from the expected side. Sizes that must be
 //!   known statically (7.3 rule 4: `unflatten`, `split`, `rep`, and in general size
 //!   parameters that appear bare in no parameter type) are checked and reported by name.
+//!   At a call, an `i64` argument for a parameter that sizes depend on (`replicate (n + 1)`)
+//!   becomes a size when it is an integer literal, an `i64` variable, a top-level `i64`
+//!   constant, or `+`, `-`, `*` of those; otherwise the size is unknown. Sizes naming
+//!   bindings that go out of scope (a `let` body's result, a lambda's result) become
+//!   unknown. Loop parameters keep the initial sizes only where the body preserves them.
 //!
 //! What it checks: scoping of values, types and modules; Hindley–Milner inference with
 //! let-polymorphism (top-level declarations and local functions with parameters are
@@ -36,12 +41,31 @@
 //! ascriptions and coercions; the function restrictions of 7.5 (no arrays of functions, `if`
 //! and loops cannot produce functions, `'t` cannot be instantiated with a function type).
 //!
-//! Uniqueness (7.4) is checked only partially: a variable that is consumed (the target of
-//! `with`, or an argument for a `*` parameter of a named function) may not be used again
-//! afterwards, and a function may consume only its parameters declared unique. Aliasing
-//! (slices, tuples containing the variable, non-unique function results), consumption inside
-//! lambdas and loop bodies of variables bound outside, and consumption of lambda parameters
-//! are *not* checked.
+//! Uniqueness (7.4) is checked only partially, without alias analysis:
+//!
+//! - a variable is *consumed* when it is the target of `with` (or `let a[i] = v`), an argument
+//!   for a `*` parameter of a named function or local function (`scatter xs ...`), or the
+//!   initial value of a loop parameter that the loop body consumes;
+//! - a consumed variable may not be used afterwards (the two branches of an `if` are checked
+//!   independently);
+//! - a function (top-level or local) may consume only its parameters declared unique (`*`);
+//! - a lambda, a loop body or a local function may not consume a variable bound outside it
+//!   (loop parameters are bound inside their loop).
+//!
+//! Not checked: aliases (a slice, a row, a tuple containing the variable, a non-unique
+//! function result: consuming one does not consume the others), consumption through
+//! operators, sections or partially applied functions, consumption of lambda parameters,
+//! and whether a function's result declared unique (`*t`) really is unaliased.
+//!
+//! Other decisions worth knowing:
+//!
+//! - `a.b` is a qualified name when `a` is a module, unless a local binding (parameter,
+//!   `let`, lambda or loop parameter) named `a` is more recent, which makes it a field access.
+//! - A named top-level function may call itself (monomorphically); operators (`def (+)`)
+//!   are never in scope in their own body, so a module's `+` can use the outer `+`.
+//! - Entry points must not be polymorphic in types (size parameters are fine).
+//! - Unqualified built-in operators are [`Resolved::Builtin`] unless a declaration or an
+//!   opened module (`open M`, `M.(e)`) provides an operator of that name.
 //!
 //! Not supported (reported as limitations at their span): parametric modules, module types
 //! and ascription, `import`, sum types and `match`.
