@@ -78,6 +78,100 @@ fn check_ids_and_spans(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The direct subexpressions of an expression (not those inside types or patterns).
+fn children(e: &Exp) -> Vec<&Exp> {
+    use gradus::syntax::ast::{DimIndex, ExpKind as K, LoopForm};
+    fn dims<'a>(is: &'a [DimIndex], out: &mut Vec<&'a Exp>) {
+        for d in is {
+            match d {
+                DimIndex::Fix(e) => out.push(e),
+                DimIndex::Slice { start, end, stride } => {
+                    out.extend(start.iter().chain(end).chain(stride));
+                }
+            }
+        }
+    }
+    let mut out: Vec<&Exp> = Vec::new();
+    match &e.kind {
+        K::Int(_) | K::Float(_) | K::Bool(_) | K::Char(_) | K::String(_) | K::Var(_) => {}
+        K::OpSection { .. } | K::ProjectSection { .. } | K::Hole => {}
+        K::Parens(a) | K::Neg(a) | K::Not(a) => out.push(a),
+        K::Tuple(es) | K::Array(es) => out.extend(es),
+        K::Record(fs) => out.extend(fs.iter().map(|f| &f.value)),
+        K::Project { target, .. } => out.push(target),
+        K::Index { target, indices } => {
+            out.push(target);
+            dims(indices, &mut out);
+        }
+        K::Apply { func, args } => {
+            out.push(func);
+            out.extend(args);
+        }
+        K::BinOp { lhs, rhs, .. } => out.extend([&**lhs, &**rhs]),
+        K::LeftSection { left: a, .. } | K::RightSection { right: a, .. } => out.push(a),
+        K::IndexSection { indices } => dims(indices, &mut out),
+        K::Lambda { body, .. } => out.push(body),
+        K::Let { value, body, .. } | K::LetFun { value, body, .. } => {
+            out.extend([&**value, &**body]);
+        }
+        K::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => out.extend([&**cond, &**then_branch, &**else_branch]),
+        K::Loop {
+            init, form, body, ..
+        } => {
+            out.extend(init.as_deref());
+            match form.as_ref() {
+                LoopForm::For { bound: x, .. }
+                | LoopForm::ForIn { array: x, .. }
+                | LoopForm::While(x) => out.push(x),
+            }
+            out.push(body);
+        }
+        K::Update {
+            target,
+            indices,
+            value,
+        } => {
+            out.push(target);
+            dims(indices, &mut out);
+            out.push(value);
+        }
+        K::RecordUpdate { target, value, .. } => out.extend([&**target, &**value]),
+        K::Range {
+            start, second, end, ..
+        } => {
+            out.push(start);
+            out.extend(second.as_deref());
+            out.push(end);
+        }
+        K::Ascribe { exp, .. } | K::Coerce { exp, .. } | K::Attr { exp, .. } => out.push(exp),
+        K::LocalOpen { body, .. } => out.push(body),
+        K::Assert { cond, body } => out.extend([&**cond, &**body]),
+        K::Match { scrutinee, cases } => {
+            out.push(scrutinee);
+            out.extend(cases.iter().map(|c| &c.body));
+        }
+        K::Constructor { args, .. } => out.extend(args),
+    }
+    out
+}
+
+/// Checks that every subexpression's span lies inside its parent's.
+fn check_span_nesting(e: &Exp, errs: &mut Vec<String>) {
+    for c in children(e) {
+        if c.span.start < e.span.start || c.span.end > e.span.end {
+            errs.push(format!(
+                "{:?} at {}..{} outside its parent at {}..{}",
+                c.kind, c.span.start, c.span.end, e.span.start, e.span.end
+            ));
+        }
+        check_span_nesting(c, errs);
+    }
+}
+
 fn programs_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/syntax/programs")
 }
@@ -99,6 +193,17 @@ fn program_snapshots() {
             .to_string();
         let text = std::fs::read_to_string(&f).expect("readable");
         let printed = round_trip(&name, &text);
+        assert_eq!(check_ids_and_spans(&text), Ok(()), "{name}");
+        let mut ids = NodeIdGen::new();
+        let decs = parse_file(FileId(0), &text, &mut ids).expect("parses");
+        let mut errs = Vec::new();
+        for d in &decs {
+            if let gradus::syntax::ast::DecKind::Value(v) = &d.kind {
+                assert!(d.span.start <= v.body.span.start && v.body.span.end <= d.span.end);
+                check_span_nesting(&v.body, &mut errs);
+            }
+        }
+        assert!(errs.is_empty(), "{name}: {}", errs.join("\n"));
         insta::assert_snapshot!(name, printed);
     }
 }
@@ -589,6 +694,10 @@ proptest! {
     fn printed_expressions_parse_back_the_same(e in arb_exp()) {
         let text = format!("def main = {e}\n");
         prop_assert_eq!(check_ids_and_spans(&text), Ok(()));
+        let tree = parse_exp_tree(&e);
+        let mut errs = Vec::new();
+        check_span_nesting(&tree, &mut errs);
+        prop_assert!(errs.is_empty(), "{}: {}", e, errs.join("; "));
         let printed = parse_print(&text);
         prop_assert!(printed.is_ok(), "{text}: {:?}", printed);
         let printed = printed.unwrap_or_default();
