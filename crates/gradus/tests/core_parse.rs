@@ -4,7 +4,7 @@
 use gradus::core::builder::Builder;
 use gradus::core::ir::{FunDef, NameTable, Prog, SubExp, Type};
 use gradus::core::parse::{all_prim_ops, parse_prog, prim_op_from_name};
-use gradus::core::prim::{BinOp, CmpOp, PrimOp};
+use gradus::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
 use gradus::core::print::{print_prog, print_scalar};
 use gradus::core::renumber::renumber;
 use gradus::core::verify::verify;
@@ -201,7 +201,21 @@ fn builder_emits_fresh_typed_statements() {
         "pos",
     );
     b.assert(pos.into(), "Assertion is false: {} > 0", vec![first.into()]);
-    let body = b.finish(vec![first.into()]);
+    let r = b.if_then_else(
+        pos.into(),
+        vec![f64t.clone()],
+        &["r"],
+        |_| vec![first.into()],
+        |b| {
+            let z = b.prim(
+                PrimOp::Un(UnOp::Neg, PrimType::F64),
+                vec![first.into()],
+                "neg",
+            );
+            vec![z.into()]
+        },
+    );
+    let body = b.finish(vec![r[0].into()]);
     let prog = Prog {
         names,
         funs: vec![FunDef {
@@ -221,7 +235,8 @@ fn builder_emits_fresh_typed_statements() {
       let first_5: f64 = squares_4[0i64]
       let pos_6: bool = gt_f64(first_5, 0.0f64)
       let () = assert(pos_6, "Assertion is false: {} > 0", first_5)
-      in first_5
+      let r_8: f64 = if pos_6 then { in first_5 } else { let neg_7: f64 = neg_f64(first_5) in neg_7 } : f64
+      in r_8
     }
     "#);
 }

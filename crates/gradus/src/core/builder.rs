@@ -173,6 +173,27 @@ impl<'a> Builder<'a> {
         Lambda { params, body, ret }
     }
 
+    /// `let hints = if cond then {..} else {..} : ret`: builds both branches with nested
+    /// builders and binds the results to fresh variables of types `ret`.
+    pub fn if_then_else(
+        &mut self,
+        cond: SubExp,
+        ret: Vec<Type>,
+        hints: &[&str],
+        then_f: impl FnOnce(&mut Builder<'_>) -> Vec<SubExp>,
+        else_f: impl FnOnce(&mut Builder<'_>) -> Vec<SubExp>,
+    ) -> Vec<Var> {
+        let then_body = self.body(then_f);
+        let else_body = self.body(else_f);
+        let exp = Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ret: ret.clone(),
+        };
+        self.bind(exp, ret, hints, None)
+    }
+
     /// The statements emitted so far.
     pub fn stms(&self) -> &[Stm] {
         &self.stms
