@@ -132,6 +132,17 @@ impl Program {
         self.compiled.call(&self.sources, entry, args)
     }
 
+    /// The interpreter's count of the work done by calls so far (LANGUAGE.md's programs are
+    /// run by the reference interpreter). Tests use it to check the cost of derivatives.
+    pub fn counter(&self) -> &crate::backend::interp::OpCounter {
+        &self.compiled.counter
+    }
+
+    /// The core IR the program was compiled to.
+    pub fn core(&self) -> &crate::core::ir::Prog {
+        &self.compiled.prog
+    }
+
     /// The sources this program was compiled from.
     pub fn sources(&self) -> &SourceMap {
         &self.sources

@@ -22,6 +22,38 @@ pub struct Emit<'a> {
     pub stms: Vec<Stm>,
     /// The location given to emitted statements.
     pub aux: crate::core::ir::Aux,
+    /// Primitive operations already bound in scope, so a derivative reuses the primal's
+    /// `cos x` instead of computing it again (a local common-subexpression table; the
+    /// traversal saves and restores it around nested bodies).
+    pub available: std::collections::HashMap<(PrimOp, Vec<OperandKey>), Var>,
+}
+
+/// A hashable form of an operand: a variable, or a constant's type and bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OperandKey {
+    /// A variable.
+    Var(Var),
+    /// A constant: its type and bit pattern.
+    Const(PrimType, u64),
+}
+
+/// The key of an operation for [`Emit::available`].
+pub fn op_key(op: PrimOp, args: &[SubExp]) -> (PrimOp, Vec<OperandKey>) {
+    let keys = args
+        .iter()
+        .map(|a| match a {
+            SubExp::Var(v) => OperandKey::Var(*v),
+            SubExp::Const(c) => {
+                let bits = match *c {
+                    Scalar::F32(x) => x.to_bits() as u64,
+                    Scalar::F64(x) => x.to_bits(),
+                    other => other.as_i64().unwrap_or(0) as u64,
+                };
+                OperandKey::Const(c.prim_type(), bits)
+            }
+        })
+        .collect();
+    (op, keys)
 }
 
 impl Emit<'_> {
@@ -40,9 +72,14 @@ impl Emit<'_> {
         pat
     }
 
-    /// A primitive operation.
+    /// A primitive operation, reusing an identical one already in scope.
     pub fn prim(&mut self, op: PrimOp, args: Vec<SubExp>) -> SubExp {
+        let key = op_key(op, &args);
+        if let Some(v) = self.available.get(&key) {
+            return SubExp::Var(*v);
+        }
         let v = self.bind("d", Exp::BasicOp(BasicOp::Prim(op, args)));
+        self.available.insert(key, v[0]);
         SubExp::Var(v[0])
     }
 
@@ -409,6 +446,7 @@ fn digamma(e: &mut Emit<'_>, t: PrimType, x: SubExp) -> SubExp {
     let p_z = e.names.fresh("digamma_z", ty.clone());
     let p_acc = e.names.fresh("digamma_acc", ty);
     let saved = std::mem::take(&mut e.stms);
+    let saved_available = e.available.clone();
     let z1 = e.prim(
         PrimOp::Bin(BinOp::Add, t),
         vec![SubExp::Var(p_z), c(t, 1.0)],
@@ -420,6 +458,7 @@ fn digamma(e: &mut Emit<'_>, t: PrimType, x: SubExp) -> SubExp {
     let acc1 = e.prim(PrimOp::Bin(BinOp::Sub, t), vec![SubExp::Var(p_acc), inv]);
     let cond1 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![z1, c(t, 6.0)]);
     let body_stms = std::mem::replace(&mut e.stms, saved);
+    e.available = saved_available;
     let out = e.bind(
         "digamma",
         Exp::Loop {

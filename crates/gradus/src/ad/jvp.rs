@@ -53,6 +53,7 @@ pub fn differentiate(
             names,
             stms: Vec::new(),
             aux: Aux::default(),
+            available: HashMap::new(),
         },
         tangents: seeds,
     };
@@ -126,8 +127,10 @@ impl Jvp<'_> {
     /// Runs `f` with a fresh statement list and returns the statements it emitted.
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<(Vec<Stm>, T)> {
         let saved = std::mem::take(&mut self.e.stms);
+        let saved_available = self.e.available.clone();
         let r = f(self);
         let stms = std::mem::replace(&mut self.e.stms, saved);
+        self.e.available = saved_available;
         Ok((stms, r?))
     }
 
@@ -149,6 +152,12 @@ impl Jvp<'_> {
         match &s.exp {
             Exp::BasicOp(op) => {
                 self.e.stms.push(s.clone());
+                if let (BasicOp::Prim(p, args), [v]) = (op, s.pat.as_slice()) {
+                    self.e
+                        .available
+                        .entry(super::derivatives::op_key(*p, args))
+                        .or_insert(*v);
+                }
                 self.basic(s, op)
             }
             Exp::If {

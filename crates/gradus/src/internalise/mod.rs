@@ -2347,6 +2347,7 @@ impl<'a> Internaliser<'a> {
                         names: &mut self.em.names,
                         stms: Vec::new(),
                         aux: self.em.aux.clone(),
+                        available: HashMap::new(),
                     };
                     let z = crate::ad::jvp::zero_of(&mut e, &ty);
                     let stms = e.stms;
