@@ -182,6 +182,9 @@ pub enum Tok {
     DotDotGt,
     /// A lexical error; the message says what is wrong. Always followed by [`Tok::Eof`].
     Error(String),
+    /// Valid syntax gradus does not support yet (`f16` and hexadecimal float literals); the
+    /// text names it. Always followed by [`Tok::Eof`].
+    Unsupported(String),
     /// The end of the file.
     Eof,
 }
@@ -196,6 +199,9 @@ pub struct Token {
     /// Whether whitespace, a comment or the start of the file comes right before it.
     pub space_before: bool,
 }
+
+/// Ends the message of a lexical error that is a limitation rather than a mistake.
+const UNSUPPORTED: &str = " are not supported yet";
 
 fn is_op_char(c: u8) -> bool {
     matches!(
@@ -301,7 +307,11 @@ impl<'a> Lexer<'a> {
                         let w = self.text.get(start..).and_then(|s| s.chars().next());
                         self.pos = start + w.map_or(1, char::len_utf8);
                     }
-                    self.push(Tok::Error(msg), start, space);
+                    let tok = match msg.strip_suffix(UNSUPPORTED) {
+                        Some(what) => Tok::Unsupported(what.to_string()),
+                        None => Tok::Error(msg),
+                    };
+                    self.push(tok, start, space);
                     let end = self.src.len();
                     self.tokens.push(Token {
                         tok: Tok::Eof,
@@ -528,7 +538,7 @@ impl<'a> Lexer<'a> {
                 && (matches!(self.cur(), b'p' | b'P')
                     || (self.cur() == b'.' && self.at(self.pos + 1).is_ascii_hexdigit()))
             {
-                return Err("hexadecimal float literals are not supported yet".into());
+                return Err(format!("hexadecimal float literals{UNSUPPORTED}"));
             }
             let value = u128::from_str_radix(&digits, radix).map_err(|_| {
                 format!("invalid numeric literal `{}`", self.slice(start, self.pos))
@@ -632,7 +642,7 @@ impl<'a> Lexer<'a> {
         }
         let text = self.slice(s, self.pos);
         if text == "f16" {
-            return Err("`f16` literals are not supported yet".into());
+            return Err(format!("`f16` literals{UNSUPPORTED}"));
         }
         match PrimType::from_name(text) {
             Some(t) if t != PrimType::Bool => Ok(Some(t)),

@@ -72,7 +72,7 @@ pub fn parse_file(file: FileId, text: &str, ids: &mut NodeIdGen) -> PResult<Vec<
                     // A stray token right after a complete declaration: say where that
                     // declaration ended, since the token was probably meant to continue it.
                     let stray = p.pos == at_start
-                        && !matches!(p.peek(), Tok::Error(_))
+                        && !matches!(p.peek(), Tok::Error(_) | Tok::Unsupported(_))
                         && e.message.starts_with("expected a declaration");
                     return Err(match decs.last() {
                         Some(prev) if stray => {
@@ -241,7 +241,7 @@ fn tok_text(t: &Tok) -> String {
         Tok::DotDotLt => "..<".into(),
         Tok::DotDotGt => "..>".into(),
         Tok::Int(_) | Tok::Float(_) | Tok::Char(_) | Tok::Str(_) => "literal".into(),
-        Tok::Error(_) => "error".into(),
+        Tok::Error(_) | Tok::Unsupported(_) => "error".into(),
         Tok::Eof => "end of file".into(),
     }
 }
@@ -348,8 +348,10 @@ impl<'a> Parser<'a> {
     /// `expected {what}, found {current token}`, at the current token; a lexical error
     /// there is reported instead.
     fn expected(&self, what: &str) -> Diagnostic {
-        if let Tok::Error(msg) = self.peek() {
-            return Diagnostic::error(self.span(), msg.clone());
+        match self.peek() {
+            Tok::Error(msg) => return Diagnostic::error(self.span(), msg.clone()),
+            Tok::Unsupported(what) => return Diagnostic::limitation(self.span(), what.clone()),
+            _ => {}
         }
         // At the end of the file, point just after the last token rather than at a blank
         // line below it.
