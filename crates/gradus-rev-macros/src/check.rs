@@ -126,7 +126,10 @@ pub fn statement(st: &Stmt, errors: &mut Vec<syn::Error>) {
             let n = a.len().min(b.len());
             if a[..n] == b[..n] {
                 let msg = if i < first_written.max(1) && matches!(st, Stmt::Acc { .. }) {
-                    format!("`{}` is written and read by the same instruction", display(places[i]))
+                    format!(
+                        "`{}` is written and read by the same instruction",
+                        display(places[i])
+                    )
                 } else if let Stmt::Acc {
                     rhs: Rhs::Bin(BinKind::Mul, _, _),
                     ..

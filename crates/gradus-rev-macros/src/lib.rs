@@ -48,7 +48,10 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let mut errors = Vec::new();
     let e = |s: proc_macro2::Span, m: &str| diag::err(s, "GR010", m);
     if let ReturnType::Type(_, t) = &sig.output {
-        errors.push(e(t.span(), "a reversible function has no return type: results leave through `&mut` parameters"));
+        errors.push(e(
+            t.span(),
+            "a reversible function has no return type: results leave through `&mut` parameters",
+        ));
     }
     if let Some(a) = &sig.asyncness {
         errors.push(e(a.span(), "a reversible function cannot be `async`"));
@@ -69,14 +72,22 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let mut params: Vec<(syn::Ident, Kind, Type)> = Vec::new();
     for input in &sig.inputs {
         match input {
-            FnArg::Receiver(r) => errors.push(e(r.span(), "methods are not reversible functions yet; `self` receivers are not accepted")),
+            FnArg::Receiver(r) => errors.push(e(
+                r.span(),
+                "methods are not reversible functions yet; `self` receivers are not accepted",
+            )),
             FnArg::Typed(pt) => {
                 let Pat::Ident(pi) = &*pt.pat else {
-                    errors.push(e(pt.pat.span(), "parameters of a reversible function are plain identifiers"));
+                    errors.push(e(
+                        pt.pat.span(),
+                        "parameters of a reversible function are plain identifiers",
+                    ));
                     continue;
                 };
                 let (kind, ty) = match &*pt.ty {
-                    Type::Reference(r) if r.mutability.is_some() => (Kind::State, (*r.elem).clone()),
+                    Type::Reference(r) if r.mutability.is_some() => {
+                        (Kind::State, (*r.elem).clone())
+                    }
                     Type::Reference(r) => (Kind::ConstRef, (*r.elem).clone()),
                     t => (Kind::ByValue, t.clone()),
                 };
@@ -102,10 +113,16 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     };
     if let Some(loss) = &attr.loss {
         match &scalar {
-            None => errors.push(e(loss.span(), "`loss` needs exactly one type parameter bounded by `RevReal` (or `scalar = T`)")),
+            None => errors.push(e(
+                loss.span(),
+                "`loss` needs exactly one type parameter bounded by `RevReal` (or `scalar = T`)",
+            )),
             Some(s) => match params.iter().find(|p| p.0 == *loss) {
-                Some((_, Kind::State, ty)) if ty.to_token_stream().to_string() == s.to_string() => {}
-                _ => errors.push(e(loss.span(), &format!("`loss` must name a `&mut {s}` parameter"))),
+                Some((_, Kind::State, ty)) if *s == ty.to_token_stream().to_string() => {}
+                _ => errors.push(e(
+                    loss.span(),
+                    &format!("`loss` must name a `&mut {s}` parameter"),
+                )),
             },
         }
     }
@@ -121,7 +138,11 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     }
     let inv_body = invert::invert_body(&body);
     let name = &sig.ident;
-    let atol = attr.atol.as_ref().map(|a| quote!(#a)).unwrap_or(quote!(1e-8));
+    let atol = attr
+        .atol
+        .as_ref()
+        .map(|a| quote!(#a))
+        .unwrap_or(quote!(1e-8));
     let fwd = lower::Ctx::new(name.to_string(), false, atol.clone()).body(&body, attr.checks);
     let inv = lower::Ctx::new(name.to_string(), true, atol).body(&inv_body, attr.checks);
 
@@ -161,11 +182,16 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
 fn mentions(ty: &Type, s: &syn::Ident) -> bool {
     let mut ids = Vec::new();
     parse::idents(ty.to_token_stream(), &mut ids);
-    ids.iter().any(|i| *i == s.to_string())
+    ids.iter().any(|i| s == i)
 }
 
 /// `name_grad` (REVERSIBLE.md §7.2): forward, wrap, seed, inverse on `GVar`s, read gradients.
-fn grad_fn(func: &ItemFn, params: &[(syn::Ident, Kind, Type)], loss: &syn::Ident, s: &syn::Ident) -> TokenStream2 {
+fn grad_fn(
+    func: &ItemFn,
+    params: &[(syn::Ident, Kind, Type)],
+    loss: &syn::Ident,
+    s: &syn::Ident,
+) -> TokenStream2 {
     let sig = &func.sig;
     let name = &sig.ident;
     let inv_name = format_ident!("{}_inv", name);
@@ -202,7 +228,9 @@ fn grad_fn(func: &ItemFn, params: &[(syn::Ident, Kind, Type)], loss: &syn::Ident
             Kind::ConstRef => {
                 fwd_args.push(quote!(#id));
                 if mentions(ty, s) {
-                    wraps.push(quote! { let #w = <#ty as ::gradus_rev::__rt::GradParam<#s>>::wrap(#id); });
+                    wraps.push(
+                        quote! { let #w = <#ty as ::gradus_rev::__rt::GradParam<#s>>::wrap(#id); },
+                    );
                     inv_args.push(quote!(&#w));
                 } else {
                     inv_args.push(quote!(#id));

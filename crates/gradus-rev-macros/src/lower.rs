@@ -98,7 +98,10 @@ impl Ctx {
                     return quote! { let _ = &#name; };
                 }
                 let e = self.fresh("expected");
-                let atol = atol.as_ref().map(|a| quote!(#a)).unwrap_or(self.atol.clone());
+                let atol = atol
+                    .as_ref()
+                    .map(|a| quote!(#a))
+                    .unwrap_or(self.atol.clone());
                 let sname = name.to_string();
                 let fail = self.fail(
                     *span,
@@ -129,7 +132,9 @@ impl Ctx {
                 let it = self.fresh("iteration");
                 let entry = self.fail(
                     *span,
-                    quote!(::gradus_rev::__rt::InvertibilityErrorKind::WhilePostconditionTrueOnEntry),
+                    quote!(
+                        ::gradus_rev::__rt::InvertibilityErrorKind::WhilePostconditionTrueOnEntry
+                    ),
                 );
                 let after = self.fail(
                     *span,
@@ -256,11 +261,29 @@ impl Ctx {
                         #b
                     }
                 };
-                return self.wrap_loop(lp, lo, hi, &step_expr, (&vlo, &vhi, &vs), range.form, span, checks);
+                return self.wrap_loop(
+                    lp,
+                    lo,
+                    hi,
+                    &step_expr,
+                    (&vlo, &vhi, &vs),
+                    range.form,
+                    span,
+                    checks,
+                );
             }
         };
         let lp = quote! { for #pat in #iter { #b } };
-        self.wrap_loop(lp, lo, hi, &step_expr, (&vlo, &vhi, &vs), range.form, span, checks)
+        self.wrap_loop(
+            lp,
+            lo,
+            hi,
+            &step_expr,
+            (&vlo, &vhi, &vs),
+            range.form,
+            span,
+            checks,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -335,8 +358,13 @@ impl Ctx {
             .iter()
             .map(|a| match a {
                 Operand::Place(p) if p.kind.writable() => args.iter().any(|b| match b {
-                    Operand::Place(q) if !std::ptr::eq(*a, *b) && q.root == p.root && q.kind.writable() => {
-                        p.projs.iter().chain(&q.projs).any(|x| matches!(x, Proj::Index(_)))
+                    Operand::Place(q)
+                        if !std::ptr::eq(*a, *b) && q.root == p.root && q.kind.writable() =>
+                    {
+                        p.projs
+                            .iter()
+                            .chain(&q.projs)
+                            .any(|x| matches!(x, Proj::Index(_)))
                     }
                     _ => false,
                 }),
@@ -415,7 +443,7 @@ impl Ctx {
     fn acc(&self, target: &Place, op: AccOp, rhs: &Rhs, span: Span) -> TokenStream {
         let target_op = Operand::Place(target.clone());
         let (marker, ops): (TokenStream, Vec<&Operand>) = match rhs {
-            Rhs::One(a) => (quote!(::gradus_rev::__rt::Id), vec![a]),
+            Rhs::One(a) => (quote_spanned!(span=> ::gradus_rev::__rt::Id), vec![a]),
             Rhs::Bin(k, a, b) => {
                 let m = match k {
                     BinKind::Add => quote!(Add),
@@ -423,13 +451,13 @@ impl Ctx {
                     BinKind::Mul => quote!(Mul),
                     BinKind::Div => quote!(Div),
                 };
-                (quote!(::gradus_rev::__rt::#m), vec![a, b])
+                (quote_spanned!(span=> ::gradus_rev::__rt::#m), vec![a, b])
             }
             Rhs::Prim(c, args) => (
                 match c {
                     Callee::Builtin(id, m) => {
                         let m = Ident::new(m, id.span());
-                        quote!(::gradus_rev::__rt::#m)
+                        quote_spanned!(span=> ::gradus_rev::__rt::#m)
                     }
                     Callee::User(p) => quote!(#p),
                 },
@@ -439,19 +467,25 @@ impl Ctx {
         let mut all = vec![&target_op];
         all.extend(ops.iter().copied());
         let (setup, a, back) = self.args(&all, false);
-        let (tr, method, fallible) = match (op, ops.len()) {
-            (AccOp::Add, 1) => (quote!(Acc1<_, _>), quote!(add), false),
-            (AccOp::Sub, 1) => (quote!(Acc1<_, _>), quote!(sub), false),
-            (AccOp::Add, _) => (quote!(Acc2<_, _, _>), quote!(add), false),
-            (AccOp::Sub, _) => (quote!(Acc2<_, _, _>), quote!(sub), false),
-            (AccOp::Xor, 1) => (quote!(Xor1<_, _>), quote!(xor), false),
-            (AccOp::Xor, _) => (quote!(Xor2<_, _, _>), quote!(xor), false),
-            (AccOp::Mul, 1) => (quote!(MulAcc1<_, _>), quote!(mul), true),
-            (AccOp::Div, 1) => (quote!(MulAcc1<_, _>), quote!(div), true),
-            (AccOp::Mul, _) => (quote!(MulAcc2<_, _, _>), quote!(mul), true),
-            (AccOp::Div, _) => (quote!(MulAcc2<_, _, _>), quote!(div), true),
+        let extra: Vec<TokenStream> = if ops.len() == 2 {
+            vec![quote!(_)]
+        } else {
+            vec![]
         };
-        let call = quote_spanned!(span=> <#marker as ::gradus_rev::__rt::#tr>::#method(#(#a),*));
+        let (f, fallible) = match (op, ops.len()) {
+            (AccOp::Add, 1) => (quote!(add1), false),
+            (AccOp::Sub, 1) => (quote!(sub1), false),
+            (AccOp::Add, _) => (quote!(add2), false),
+            (AccOp::Sub, _) => (quote!(sub2), false),
+            (AccOp::Xor, 1) => (quote!(xor1), false),
+            (AccOp::Xor, _) => (quote!(xor2), false),
+            (AccOp::Mul, 1) => (quote!(mul1), true),
+            (AccOp::Div, 1) => (quote!(div1), true),
+            (AccOp::Mul, _) => (quote!(mul2), true),
+            (AccOp::Div, _) => (quote!(div2), true),
+        };
+        let call =
+            quote_spanned!(span=> ::gradus_rev::__rt::#f::<#marker, _, _ #(, #extra)*>(#(#a),*));
         let call = if fallible {
             let w = self.fresh("what");
             let fail = self.fail(
@@ -482,7 +516,13 @@ impl Ctx {
         quote! {{ #setup #call; #back }}
     }
 
-    fn call(&self, func: &syn::ExprPath, args: &[Operand], inverse: bool, span: Span) -> TokenStream {
+    fn call(
+        &self,
+        func: &syn::ExprPath,
+        args: &[Operand],
+        inverse: bool,
+        span: Span,
+    ) -> TokenStream {
         let refs: Vec<&Operand> = args.iter().collect();
         let (setup, a, back) = self.args(&refs, true);
         let mut f = func.clone();

@@ -342,7 +342,12 @@ impl Parser_ {
                 let names = self
                     .scopes
                     .last()
-                    .map(|s| s[before.min(s.len())..].iter().map(|b| b.name.clone()).collect())
+                    .map(|s| {
+                        s[before.min(s.len())..]
+                            .iter()
+                            .map(|b| b.name.clone())
+                            .collect()
+                    })
                     .unwrap_or_default();
                 self.routines
                     .push((rname.as_ref().map(|n| n.to_string()), names));
@@ -423,13 +428,7 @@ impl Parser_ {
         }
     }
 
-    fn release(
-        &mut self,
-        id: Ident,
-        e: Expr,
-        atol: Option<Expr>,
-        span: Span,
-    ) -> syn::Result<Stmt> {
+    fn release(&mut self, id: Ident, e: Expr, atol: Option<Expr>, span: Span) -> syn::Result<Stmt> {
         let e = self.expr(e);
         let depth = self.scopes.len();
         // Find the binding: it must be an ancilla of the current scope.
@@ -444,7 +443,9 @@ impl Parser_ {
             return Err(err(
                 id.span(),
                 "GR008",
-                &format!("`{id}` is not an ancilla of this function; only `let` variables can be released"),
+                &format!(
+                    "`{id}` is not an ancilla of this function; only `let` variables can be released"
+                ),
             ));
         };
         let b = &self.scopes[si][bi];
@@ -452,11 +453,18 @@ impl Parser_ {
             return Err(err(
                 id.span(),
                 "GR008",
-                &format!("`{id}` is not an ancilla (it is {}); only `let` variables can be released", b.kind.describe()),
+                &format!(
+                    "`{id}` is not an ancilla (it is {}); only `let` variables can be released",
+                    b.kind.describe()
+                ),
             ));
         }
         if b.released {
-            return Err(err(id.span(), "GR008", &format!("`{id}` is released twice")));
+            return Err(err(
+                id.span(),
+                "GR008",
+                &format!("`{id}` is released twice"),
+            ));
         }
         if si + 1 != depth {
             return Err(err(
@@ -549,7 +557,11 @@ impl Parser_ {
                     ));
                 };
                 if t.elems.len() != 2 {
-                    return Err(err(t.span(), "GR003", "`while (pre, post)` takes exactly two conditions"));
+                    return Err(err(
+                        t.span(),
+                        "GR003",
+                        "`while (pre, post)` takes exactly two conditions",
+                    ));
                 }
                 let pre = self.expr(t.elems[0].clone());
                 let post = self.expr(t.elems[1].clone());
@@ -563,14 +575,42 @@ impl Parser_ {
                 Ok(st)
             }
             Expr::ForLoop(f) => self.for_stmt(f),
-            Expr::Return(_) => Err(err(span, "GR003", "`return` is not reversible: the inverse would not know where to start")),
-            Expr::Break(_) => Err(err(span, "GR003", "`break` is not reversible; use `while (pre, post)`")),
+            Expr::Return(_) => Err(err(
+                span,
+                "GR003",
+                "`return` is not reversible: the inverse would not know where to start",
+            )),
+            Expr::Break(_) => Err(err(
+                span,
+                "GR003",
+                "`break` is not reversible; use `while (pre, post)`",
+            )),
             Expr::Continue(_) => Err(err(span, "GR003", "`continue` is not reversible; use `if`")),
-            Expr::Loop(_) => Err(err(span, "GR003", "`loop` is not reversible; use `while (pre, post)`")),
-            Expr::Match(_) => Err(err(span, "GR003", "`match` is not a statement of the reversible language; use an `if` chain")),
-            Expr::Closure(_) => Err(err(span, "GR003", "closures are not statements of the reversible language")),
-            Expr::Try(_) => Err(err(span, "GR003", "`?` is not a statement of the reversible language; calls propagate errors already")),
-            Expr::Unsafe(_) => Err(err(span, "GR003", "`unsafe` blocks are not statements of the reversible language")),
+            Expr::Loop(_) => Err(err(
+                span,
+                "GR003",
+                "`loop` is not reversible; use `while (pre, post)`",
+            )),
+            Expr::Match(_) => Err(err(
+                span,
+                "GR003",
+                "`match` is not a statement of the reversible language; use an `if` chain",
+            )),
+            Expr::Closure(_) => Err(err(
+                span,
+                "GR003",
+                "closures are not statements of the reversible language",
+            )),
+            Expr::Try(_) => Err(err(
+                span,
+                "GR003",
+                "`?` is not a statement of the reversible language; calls propagate errors already",
+            )),
+            Expr::Unsafe(_) => Err(err(
+                span,
+                "GR003",
+                "`unsafe` blocks are not statements of the reversible language",
+            )),
             Expr::MethodCall(_) => Err(err(
                 span,
                 "GR003",
@@ -591,7 +631,9 @@ impl Parser_ {
         let els;
         loop {
             let (pre, post, short) = match &*cur.cond {
-                Expr::Tuple(t) if t.elems.len() == 2 => (t.elems[0].clone(), t.elems[1].clone(), false),
+                Expr::Tuple(t) if t.elems.len() == 2 => {
+                    (t.elems[0].clone(), t.elems[1].clone(), false)
+                }
                 c => (c.clone(), c.clone(), true),
             };
             let pre = self.expr(pre);
@@ -622,7 +664,9 @@ impl Parser_ {
     fn for_stmt(&mut self, f: &syn::ExprForLoop) -> syn::Result<Stmt> {
         let span = f.for_token.span();
         let var = match &*f.pat {
-            Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() => {
+            Pat::Ident(pi)
+                if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() =>
+            {
                 Some(pi.ident.clone())
             }
             Pat::Wild(_) => None,
@@ -637,7 +681,11 @@ impl Parser_ {
         if let Some(v) = &var
             && self.lookup(v).is_some()
         {
-            return Err(err(v.span(), "GR008", &format!("`{v}` shadows a name already in scope")));
+            return Err(err(
+                v.span(),
+                "GR008",
+                &format!("`{v}` shadows a name already in scope"),
+            ));
         }
         let range = self.range(&f.expr)?;
         let extra: Vec<(Ident, Kind)> = var.iter().map(|v| (v.clone(), Kind::LoopVar)).collect();
@@ -670,7 +718,11 @@ impl Parser_ {
         };
         if let Some((lo, hi, incl)) = plain(self, e) {
             return Ok(Range {
-                form: if incl { RangeForm::Incl } else { RangeForm::Excl },
+                form: if incl {
+                    RangeForm::Incl
+                } else {
+                    RangeForm::Excl
+                },
                 lo,
                 hi,
                 step: None,
@@ -702,7 +754,11 @@ impl Parser_ {
     fn call(&mut self, c: &syn::ExprCall) -> syn::Result<Stmt> {
         let span = c.span();
         let Expr::Path(func) = &*c.func else {
-            return Err(err(c.func.span(), "GR003", "only named functions can be called"));
+            return Err(err(
+                c.func.span(),
+                "GR003",
+                "only named functions can be called",
+            ));
         };
         if let Some(id) = func.path.get_ident()
             && let Some((name, arity)) = named_instr(&id.to_string())
@@ -757,9 +813,17 @@ impl Parser_ {
             }
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else {
-                    return Err(err(c.func.span(), "GR005", "the callee of a primitive must be a name"));
+                    return Err(err(
+                        c.func.span(),
+                        "GR005",
+                        "the callee of a primitive must be a name",
+                    ));
                 };
-                let callee = match p.path.get_ident().and_then(|i| builtin(&i.to_string()).map(|b| (i, b))) {
+                let callee = match p
+                    .path
+                    .get_ident()
+                    .and_then(|i| builtin(&i.to_string()).map(|b| (i, b)))
+                {
                     Some((id, (marker, arity))) => {
                         if c.args.len() != arity {
                             return Err(err(
@@ -778,7 +842,11 @@ impl Parser_ {
                     .map(|a| self.leaf(a))
                     .collect::<syn::Result<Vec<_>>>()?;
                 if args.is_empty() || args.len() > 2 {
-                    return Err(err(c.span(), "GR003", "a primitive takes one or two arguments"));
+                    return Err(err(
+                        c.span(),
+                        "GR003",
+                        "a primitive takes one or two arguments",
+                    ));
                 }
                 Ok(Rhs::Prim(callee, args))
             }
@@ -836,14 +904,20 @@ impl Parser_ {
         match e {
             Expr::Paren(p) => self.place(&p.expr),
             Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                let id = p.path.get_ident().cloned().unwrap_or_else(|| Ident::new("_", e.span()));
+                let id = p
+                    .path
+                    .get_ident()
+                    .cloned()
+                    .unwrap_or_else(|| Ident::new("_", e.span()));
                 let kind = match self.lookup(&id) {
                     Some(b) => b.kind,
                     None => {
                         return Err(err(
                             id.span(),
                             "GR009",
-                            &format!("`{id}` is not a parameter, ancilla or loop variable of this function"),
+                            &format!(
+                                "`{id}` is not a parameter, ancilla or loop variable of this function"
+                            ),
                         ));
                     }
                 };
@@ -857,9 +931,16 @@ impl Parser_ {
             Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => {
                 let p = self.place(&u.expr)?;
                 if !p.projs.is_empty() {
-                    return Err(err(e.span(), "GR005", "dereference only the root of a place: `*x`"));
+                    return Err(err(
+                        e.span(),
+                        "GR005",
+                        "dereference only the root of a place: `*x`",
+                    ));
                 }
-                Ok(Place { span: e.span(), ..p })
+                Ok(Place {
+                    span: e.span(),
+                    ..p
+                })
             }
             Expr::Field(f) => {
                 let mut p = self.place(&f.base)?;
@@ -925,8 +1006,13 @@ fn pair_routines(stmts: &mut [Stmt], errors: &mut Vec<syn::Error>) {
             span,
             "GR007",
             &match k {
-                Some(k) => format!("`routine!({k} => …)` is never uncomputed: add `unroutine!({k});` in this block"),
-                None => "this `routine!` is never uncomputed: add `unroutine!();` later in this block".to_string(),
+                Some(k) => format!(
+                    "`routine!({k} => …)` is never uncomputed: add `unroutine!({k});` in this block"
+                ),
+                None => {
+                    "this `routine!` is never uncomputed: add `unroutine!();` later in this block"
+                        .to_string()
+                }
             },
         ));
     }
@@ -969,7 +1055,12 @@ impl Attr {
                 a.checks = match v.to_string().as_str() {
                     "off" => false,
                     "on" => true,
-                    _ => return Err(syn::Error::new(v.span(), "GR010: `checks = on` or `checks = off`")),
+                    _ => {
+                        return Err(syn::Error::new(
+                            v.span(),
+                            "GR010: `checks = on` or `checks = off`",
+                        ));
+                    }
                 };
             } else if meta.path.is_ident("atol") {
                 a.atol = Some(meta.value()?.parse()?);

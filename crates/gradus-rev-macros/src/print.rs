@@ -38,7 +38,9 @@ fn write_body(b: &[Stmt], ind: usize, s: &mut String) {
 fn write_stmt(st: &Stmt, ind: usize, s: &mut String) {
     let pad = "    ".repeat(ind);
     match st {
-        Stmt::Acc { target, op, rhs, .. } => {
+        Stmt::Acc {
+            target, op, rhs, ..
+        } => {
             let op = match op {
                 AccOp::Add => "+=",
                 AccOp::Sub => "-=",
@@ -70,9 +72,18 @@ fn write_stmt(st: &Stmt, ind: usize, s: &mut String) {
         }
         Stmt::Named { name, args, .. } => {
             let a: Vec<String> = args.iter().map(operand).collect();
-            s.push_str(&format!("{pad}{}({});\n", format!("{name:?}").to_uppercase(), a.join(", ")));
+            s.push_str(&format!(
+                "{pad}{}({});\n",
+                format!("{name:?}").to_uppercase(),
+                a.join(", ")
+            ));
         }
-        Stmt::Call { func, args, inverse, .. } => {
+        Stmt::Call {
+            func,
+            args,
+            inverse,
+            ..
+        } => {
             let a: Vec<String> = args.iter().map(operand).collect();
             let c = format!("{}({})", t(func), a.join(", "));
             if *inverse {
@@ -81,14 +92,26 @@ fn write_stmt(st: &Stmt, ind: usize, s: &mut String) {
                 s.push_str(&format!("{pad}{c};\n"));
             }
         }
-        Stmt::Let { name, mutable, init, .. } => {
-            s.push_str(&format!("{pad}let {}{name} = {};\n", if *mutable { "mut " } else { "" }, t(init)));
+        Stmt::Let {
+            name,
+            mutable,
+            init,
+            ..
+        } => {
+            s.push_str(&format!(
+                "{pad}let {}{name} = {};\n",
+                if *mutable { "mut " } else { "" },
+                t(init)
+            ));
         }
         Stmt::Release { name, expr, .. } => {
             s.push_str(&format!("{pad}release!({name}, {});\n", t(expr)));
         }
         Stmt::Routine { name, body, .. } => {
-            let n = name.as_ref().map(|n| format!("{n} => ")).unwrap_or_default();
+            let n = name
+                .as_ref()
+                .map(|n| format!("{n} => "))
+                .unwrap_or_default();
             s.push_str(&format!("{pad}routine!({n}{{\n"));
             write_body(body, ind + 1, s);
             s.push_str(&format!("{pad}}});\n"));
@@ -109,20 +132,45 @@ fn write_stmt(st: &Stmt, ind: usize, s: &mut String) {
             }
             s.push_str(&format!("{pad}}}\n"));
         }
-        Stmt::While { pre, post, body, .. } => {
+        Stmt::While {
+            pre, post, body, ..
+        } => {
             s.push_str(&format!("{pad}while ({}, {}) {{\n", t(pre), t(post)));
             write_body(body, ind + 1, s);
             s.push_str(&format!("{pad}}}\n"));
         }
-        Stmt::For { var, range, reversed, body, .. } => {
+        Stmt::For {
+            var,
+            range,
+            reversed,
+            body,
+            ..
+        } => {
             let v = var.as_ref().map(|v| v.to_string()).unwrap_or("_".into());
-            let r = format!("{:?}({}, {}{})", range.form, t(&range.lo), t(&range.hi), range.step.as_ref().map(|x| format!(", {}", t(x))).unwrap_or_default());
-            s.push_str(&format!("{pad}for {v} in {}{r} {{\n", if *reversed { "reversed " } else { "" }));
+            let r = format!(
+                "{:?}({}, {}{})",
+                range.form,
+                t(&range.lo),
+                t(&range.hi),
+                range
+                    .step
+                    .as_ref()
+                    .map(|x| format!(", {}", t(x)))
+                    .unwrap_or_default()
+            );
+            s.push_str(&format!(
+                "{pad}for {v} in {}{r} {{\n",
+                if *reversed { "reversed " } else { "" }
+            ));
             write_body(body, ind + 1, s);
             s.push_str(&format!("{pad}}}\n"));
         }
         Stmt::Safe { tokens, .. } => s.push_str(&format!("{pad}safe! {{ {tokens} }}\n")),
-        Stmt::Block { body, inverted, unchecked } => {
+        Stmt::Block {
+            body,
+            inverted,
+            unchecked,
+        } => {
             let kw = match (inverted, unchecked) {
                 (true, true) => "inv! unchecked! ",
                 (true, false) => "inv! ",

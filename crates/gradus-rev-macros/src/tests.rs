@@ -48,7 +48,10 @@ fn inverse_of_inverse_is_identity() {
     let printed = print::body(&inv);
     // The inverse starts with the mirror of the last statement and accumulates with `-=`.
     assert!(printed.starts_with("safe!"), "{printed}");
-    assert!(printed.contains("(* y) += t * (* b)") || printed.contains("y += t * b"), "{printed}");
+    assert!(
+        printed.contains("(* y) += t * (* b)") || printed.contains("y += t * b"),
+        "{printed}"
+    );
     assert!(printed.contains("IROT"), "{printed}");
     assert!(printed.contains("for i in reversed"), "{printed}");
 }
@@ -58,7 +61,9 @@ fn random_bodies_invert_twice_to_themselves() {
     // A small deterministic generator of statement bodies.
     let mut state = 12345u64;
     let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) as usize
     };
     for _ in 0..50 {
@@ -76,7 +81,10 @@ fn random_bodies_invert_twice_to_themselves() {
         }
         src.push('}');
         let ts: proc_macro2::TokenStream = src.parse().expect("tokens");
-        let b = parse_body(ts, &[("a", Kind::State), ("b", Kind::State), ("c", Kind::State)]);
+        let b = parse_body(
+            ts,
+            &[("a", Kind::State), ("b", Kind::State), ("c", Kind::State)],
+        );
         let twice = invert::invert_body(&invert::invert_body(&b));
         assert_eq!(print::body(&b), print::body(&twice));
     }
@@ -85,19 +93,63 @@ fn random_bodies_invert_twice_to_themselves() {
 #[test]
 fn errors_carry_codes_and_do_not_panic() {
     let cases = [
-        (quote!(), quote! { fn f<T: RevReal>(y: &mut T) { y = 1.0; } }, "GR001"),
-        (quote!(), quote! { fn f<T: RevReal>(y: &mut T) { y += y * y; } }, "GR002"),
-        (quote!(), quote! { fn f<T: RevReal>(y: &mut T) { return; } }, "GR003"),
-        (quote!(), quote! { fn f<T: RevReal>(y: &mut T, a: &mut T) { y += sin(a * a); } }, "GR004"),
-        (quote!(), quote! { fn f<T: RevReal>(y: &mut T, a: &mut T) { y += a.sin(); } }, "GR005"),
-        (quote!(), quote! { fn f(y: &mut u64) { for mut i in 0..3 { INC(y); } } }, "GR006"),
-        (quote!(), quote! { fn f(y: &mut u64) { unroutine!(); } }, "GR007"),
-        (quote!(), quote! { fn f(y: &mut u64) { release!(y, 0); } }, "GR008"),
+        (
+            quote!(),
+            quote! { fn f<T: RevReal>(y: &mut T) { y = 1.0; } },
+            "GR001",
+        ),
+        (
+            quote!(),
+            quote! { fn f<T: RevReal>(y: &mut T) { y += y * y; } },
+            "GR002",
+        ),
+        (
+            quote!(),
+            quote! { fn f<T: RevReal>(y: &mut T) { return; } },
+            "GR003",
+        ),
+        (
+            quote!(),
+            quote! { fn f<T: RevReal>(y: &mut T, a: &mut T) { y += sin(a * a); } },
+            "GR004",
+        ),
+        (
+            quote!(),
+            quote! { fn f<T: RevReal>(y: &mut T, a: &mut T) { y += a.sin(); } },
+            "GR005",
+        ),
+        (
+            quote!(),
+            quote! { fn f(y: &mut u64) { for mut i in 0..3 { INC(y); } } },
+            "GR006",
+        ),
+        (
+            quote!(),
+            quote! { fn f(y: &mut u64) { unroutine!(); } },
+            "GR007",
+        ),
+        (
+            quote!(),
+            quote! { fn f(y: &mut u64) { release!(y, 0); } },
+            "GR008",
+        ),
         (quote!(), quote! { fn f(y: &u64) { INC(y); } }, "GR009"),
         (quote!(), quote! { fn f(y: &mut u64) -> u64 { } }, "GR010"),
-        (quote!(), quote! { fn f(y: &mut usize, n: &mut usize) { for i in 0..*n { INC(n); } } }, "GR012"),
-        (quote!(), quote! { fn f(y: &mut i64) { if y < 0 { NEG(y); } } }, "GR013"),
-        (quote!(loss = q), quote! { fn f<T: RevReal>(y: &mut T) { } }, "GR010"),
+        (
+            quote!(),
+            quote! { fn f(y: &mut usize, n: &mut usize) { for i in 0..*n { INC(n); } } },
+            "GR012",
+        ),
+        (
+            quote!(),
+            quote! { fn f(y: &mut i64) { if y < 0 { NEG(y); } } },
+            "GR013",
+        ),
+        (
+            quote!(loss = q),
+            quote! { fn f<T: RevReal>(y: &mut T) { } },
+            "GR010",
+        ),
     ];
     for (attr, item, code) in cases {
         let e = expand(attr, item.clone()).expect_err(&item.to_string());
@@ -108,6 +160,10 @@ fn errors_carry_codes_and_do_not_panic() {
 #[test]
 #[ignore]
 fn show_expansion() {
-    let ts = expand(quote!(), quote! { fn branchy(x: &mut i64, flag: &mut bool) { if (x < 0, flag) { NEG(x); } } }).unwrap();
+    let ts = expand(
+        quote!(),
+        quote! { fn branchy(x: &mut i64, flag: &mut bool) { if (x < 0, flag) { NEG(x); } } },
+    )
+    .unwrap();
     println!("{ts}");
 }

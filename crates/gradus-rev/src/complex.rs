@@ -10,8 +10,8 @@ use crate::instr::acc::{Acc1, Acc2};
 use crate::instr::prim::{Abs, Add, Div, Exp, Id, Ln, Mul, NormSqr, Phase, Sub};
 use crate::instr::unary::NegInstr;
 use crate::scalar::{Const, Release, RevReal};
-pub use num_complex::Complex;
 use gradus_num::Real;
+pub use num_complex::Complex;
 
 type C<V> = (V, V);
 

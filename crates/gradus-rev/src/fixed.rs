@@ -53,16 +53,14 @@ macro_rules! fixed_impls {
         impl<F: $bound, A: FArg<$fx<F>>, P: Primitive1> Acc1<$fx<F>, A> for P {
             #[inline(always)]
             fn add(y: &mut $fx<F>, a: &mut A) {
-                *y = y.wrapping_add(unary::<F, $fx<F>, P>(a.get()));
+                *y = y.wrapping_add(unary::<$fx<F>, P>(a.get()));
             }
             #[inline(always)]
             fn sub(y: &mut $fx<F>, a: &mut A) {
-                *y = y.wrapping_sub(unary::<F, $fx<F>, P>(a.get()));
+                *y = y.wrapping_sub(unary::<$fx<F>, P>(a.get()));
             }
         }
-        impl<F: $bound, A: FArg<$fx<F>>, B: FArg<$fx<F>>, P: Primitive2> Acc2<$fx<F>, A, B>
-            for P
-        {
+        impl<F: $bound, A: FArg<$fx<F>>, B: FArg<$fx<F>>, P: Primitive2> Acc2<$fx<F>, A, B> for P {
             #[inline(always)]
             fn add(y: &mut $fx<F>, a: &mut A, b: &mut B) {
                 let v = binary::<P, _>(a.get(), b.get(), |a, b| match P::EXACT {
@@ -129,7 +127,7 @@ pub trait FixedNum: Copy {
 }
 
 #[inline(always)]
-fn unary<F, X: FixedNum, P: Primitive1>(a: X) -> X {
+fn unary<X: FixedNum, P: Primitive1>(a: X) -> X {
     if P::IDENTITY {
         a
     } else {

@@ -87,7 +87,9 @@ impl<S: GradScalar, X: GradParam<S>> GradParam<S> for ULog<X> {
         }
     }
     fn grad(w: &Self::Wrapped) -> Self::Grad {
-        ULog { log: X::grad(&w.log) }
+        ULog {
+            log: X::grad(&w.log),
+        }
     }
 }
 
@@ -121,7 +123,11 @@ where
         xd[j].d = 1.0;
         let g = grad(&xd);
         xd[j].d = 0.0;
-        assert_eq!(g.len(), n, "hessian_columns: gradient length differs from input length");
+        assert_eq!(
+            g.len(),
+            n,
+            "hessian_columns: gradient length differs from input length"
+        );
         for (i, gi) in g.iter().enumerate() {
             h[i][j] = gi.d;
         }

@@ -70,15 +70,74 @@ pub mod prelude {
 /// Support for the code the macro generates; not part of the public API.
 #[doc(hidden)]
 pub mod __rt {
+    pub use crate::CHECKS;
+    pub use crate::complex::conj;
     pub use crate::error::{Direction, InvertibilityError, InvertibilityErrorKind};
     pub use crate::grad::{GradParam, seed_loss};
+    pub use crate::gvar::GVar;
     pub use crate::instr::acc::{Acc1, Acc2, MulAcc1, MulAcc2, Xor1, Xor2};
     pub use crate::instr::prim::*;
     pub use crate::instr::unary::{dec, flip, inc, irot, neg, rot, swap};
-    pub use crate::complex::conj;
     pub use crate::scalar::{Const, GradScalar, Lit, LoopIndex, Release, lit};
-    pub use crate::CHECKS;
-    pub use crate::gvar::GVar;
+
+    /// `y += P(a)`.
+    #[inline(always)]
+    pub fn add1<P: Acc1<Y, A>, Y, A>(y: &mut Y, a: &mut A) {
+        P::add(y, a)
+    }
+    /// `y -= P(a)`.
+    #[inline(always)]
+    pub fn sub1<P: Acc1<Y, A>, Y, A>(y: &mut Y, a: &mut A) {
+        P::sub(y, a)
+    }
+    /// `y += P(a, b)`.
+    #[inline(always)]
+    pub fn add2<P: Acc2<Y, A, B>, Y, A, B>(y: &mut Y, a: &mut A, b: &mut B) {
+        P::add(y, a, b)
+    }
+    /// `y -= P(a, b)`.
+    #[inline(always)]
+    pub fn sub2<P: Acc2<Y, A, B>, Y, A, B>(y: &mut Y, a: &mut A, b: &mut B) {
+        P::sub(y, a, b)
+    }
+    /// `y ^= P(a)`.
+    #[inline(always)]
+    pub fn xor1<P: Xor1<Y, A>, Y, A>(y: &mut Y, a: &mut A) {
+        P::xor(y, a)
+    }
+    /// `y ^= P(a, b)`.
+    #[inline(always)]
+    pub fn xor2<P: Xor2<Y, A, B>, Y, A, B>(y: &mut Y, a: &mut A, b: &mut B) {
+        P::xor(y, a, b)
+    }
+    /// `y *= P(a)`.
+    #[inline(always)]
+    pub fn mul1<P: MulAcc1<Y, A>, Y, A>(y: &mut Y, a: &mut A) -> Result<(), &'static str> {
+        P::mul(y, a)
+    }
+    /// `y /= P(a)`.
+    #[inline(always)]
+    pub fn div1<P: MulAcc1<Y, A>, Y, A>(y: &mut Y, a: &mut A) -> Result<(), &'static str> {
+        P::div(y, a)
+    }
+    /// `y *= P(a, b)`.
+    #[inline(always)]
+    pub fn mul2<P: MulAcc2<Y, A, B>, Y, A, B>(
+        y: &mut Y,
+        a: &mut A,
+        b: &mut B,
+    ) -> Result<(), &'static str> {
+        P::mul(y, a, b)
+    }
+    /// `y /= P(a, b)`.
+    #[inline(always)]
+    pub fn div2<P: MulAcc2<Y, A, B>, Y, A, B>(
+        y: &mut Y,
+        a: &mut A,
+        b: &mut B,
+    ) -> Result<(), &'static str> {
+        P::div(y, a, b)
+    }
 
     /// Whether two places are the same location.
     #[inline(always)]
@@ -88,7 +147,12 @@ pub mod __rt {
 
     /// `(start, step, count)` of a loop range, for `LoopRangeChanged`.
     #[cold]
-    pub fn range_facts<I: LoopIndex>(lo: I, hi: I, step: usize, inclusive: bool) -> (i128, i128, u64) {
+    pub fn range_facts<I: LoopIndex>(
+        lo: I,
+        hi: I,
+        step: usize,
+        inclusive: bool,
+    ) -> (i128, i128, u64) {
         let (l, h) = (lo.to_i128(), hi.to_i128());
         let s = step.max(1) as i128;
         let n = if inclusive {

@@ -179,7 +179,9 @@ macro_rules! int_args {
         }
     )*};
 }
-int_args!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+int_args!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
 
 /// A read argument of a `bool` instruction.
 pub trait BArg {
@@ -246,11 +248,7 @@ release_real!(f64; f32; Dual<f64>; Dual<f32>; DualN<f64, N>, const N);
 
 impl<T: Release> Release for [T] {
     fn release_matches(&self, e: &Self, atol: f64) -> bool {
-        self.len() == e.len()
-            && self
-                .iter()
-                .zip(e)
-                .all(|(a, b)| a.release_matches(b, atol))
+        self.len() == e.len() && self.iter().zip(e).all(|(a, b)| a.release_matches(b, atol))
     }
     fn release_tolerance(&self, atol: f64) -> f64 {
         self.first().map_or(0.0, |x| x.release_tolerance(atol))

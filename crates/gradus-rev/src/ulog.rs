@@ -3,7 +3,9 @@
 //! products (`xⁿ`, Taylor and Bessel series) reversible without stored partial products.
 
 use crate::instr::acc::{Acc1, Acc2, MulAcc1, MulAcc2};
-use crate::instr::prim::{Add, Div, Exp, Id, Ln, LogAddExp, LogSubExp, Mul, Powf, RealOf, Sub, ULogOf};
+use crate::instr::prim::{
+    Add, Div, Exp, Id, Ln, LogAddExp, LogSubExp, Mul, Powf, RealOf, Sub, ULogOf,
+};
 use crate::scalar::{Arg, Release, RevReal};
 use gradus_num::Real;
 use std::cmp::Ordering;

@@ -65,7 +65,12 @@ fn ancilla_not_restored() {
     assert_eq!(e.direction, Direction::Forward);
     assert_eq!(e.line, 8); // the implicit release is located at the allocation
     match &e.kind {
-        InvertibilityErrorKind::AncillaNotRestored { name, found, expected, .. } => {
+        InvertibilityErrorKind::AncillaNotRestored {
+            name,
+            found,
+            expected,
+            ..
+        } => {
             assert_eq!(*name, "t");
             assert_eq!(found, "2.5");
             assert_eq!(expected, "0.0");
@@ -73,7 +78,10 @@ fn ancilla_not_restored() {
         k => panic!("{k:?}"),
     }
     let text = e.to_string();
-    assert!(text.contains("`leaky`") && text.contains("ancilla `t`") && text.contains("2.5"), "{text}");
+    assert!(
+        text.contains("`leaky`") && text.contains("ancilla `t`") && text.contains("2.5"),
+        "{text}"
+    );
     // Checks off at function level and in a block: no error.
     assert!(leaky_unchecked(&mut y, &mut x).is_ok());
     assert!(leaky_block(&mut y, &mut x).is_ok());
@@ -83,8 +91,17 @@ fn ancilla_not_restored() {
 fn branch_condition_changed() {
     let (mut x, mut flag) = (-3i64, false);
     let e = branchy(&mut x, &mut flag).unwrap_err();
-    assert_eq!(e.kind, InvertibilityErrorKind::BranchConditionChanged { before: true, after: false });
-    assert_eq!((e.function, e.direction, e.line), ("branchy", Direction::Forward, 15));
+    assert_eq!(
+        e.kind,
+        InvertibilityErrorKind::BranchConditionChanged {
+            before: true,
+            after: false
+        }
+    );
+    assert_eq!(
+        (e.function, e.direction, e.line),
+        ("branchy", Direction::Forward, 15)
+    );
     // In the inverse, the roles of the conditions swap.
     let (mut x, mut flag) = (-3i64, true);
     let e = branchy_inv(&mut x, &mut flag).unwrap_err();
@@ -96,11 +113,17 @@ fn branch_condition_changed() {
 fn while_errors() {
     let mut n = 3u64;
     let e = bad_while_entry(&mut n).unwrap_err();
-    assert_eq!(e.kind, InvertibilityErrorKind::WhilePostconditionTrueOnEntry);
+    assert_eq!(
+        e.kind,
+        InvertibilityErrorKind::WhilePostconditionTrueOnEntry
+    );
     assert_eq!(e.line, 22);
     let (mut n, mut m) = (0u64, 0u64);
     let e = bad_while_step(&mut n, &mut m).unwrap_err();
-    assert_eq!(e.kind, InvertibilityErrorKind::WhilePostconditionFalseAfterIteration { iteration: 1 });
+    assert_eq!(
+        e.kind,
+        InvertibilityErrorKind::WhilePostconditionFalseAfterIteration { iteration: 1 }
+    );
 }
 
 #[reversible]
@@ -138,6 +161,9 @@ fn aliasing_is_detected_at_run_time() {
 fn not_invertible_value() {
     let (mut y, mut x) = (ULog::<f64>::one(), ULog::<f64>::zero());
     let e = log_zero(&mut y, &mut x).unwrap_err();
-    assert!(matches!(e.kind, InvertibilityErrorKind::NotInvertibleValue { .. }));
+    assert!(matches!(
+        e.kind,
+        InvertibilityErrorKind::NotInvertibleValue { .. }
+    ));
     assert_eq!(e.line, 41);
 }

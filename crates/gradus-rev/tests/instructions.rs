@@ -94,7 +94,12 @@ fn check1<P: Primitive1>(name: &str, lo: f64, hi: f64, kinks: &[f64]) {
         let mut ga = GVar::new(a);
         <P as Acc1<_, _>>::sub(&mut y, &mut ga);
         let fd = fd_gradient(|x| P::eval(x[0]), &[a]);
-        assert!(Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]), "{name} at {a}: {} vs {}", ga.g, fd[0]);
+        assert!(
+            Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]),
+            "{name} at {a}: {} vs {}",
+            ga.g,
+            fd[0]
+        );
         // A constant argument receives nothing and the value still moves.
         let mut y2 = GVar::with_grad(0.0, 1.0);
         <P as Acc1<_, _>>::add(&mut y2, &mut Const(GVar::new(a)));
@@ -113,8 +118,14 @@ fn check2<P: Primitive2>(name: &str, lo: f64, hi: f64) {
         let (mut ga, mut gb) = (GVar::new(a), GVar::new(b));
         <P as Acc2<_, _, _>>::sub(&mut y, &mut ga, &mut gb);
         let fd = fd_gradient(|x| P::eval(x[0], x[1]), &[a, b]);
-        assert!(Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]), "{name} ∂a at ({a}, {b})");
-        assert!(Tolerance::FINITE_DIFFERENCE.agrees(gb.g, fd[1]), "{name} ∂b at ({a}, {b})");
+        assert!(
+            Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]),
+            "{name} ∂a at ({a}, {b})"
+        );
+        assert!(
+            Tolerance::FINITE_DIFFERENCE.agrees(gb.g, fd[1]),
+            "{name} ∂b at ({a}, {b})"
+        );
         // `+=` pushes the opposite sign.
         let mut y = GVar::with_grad(0.0, 1.0);
         let (mut ga2, mut gb2) = (GVar::new(a), GVar::new(b));

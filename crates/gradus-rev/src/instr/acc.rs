@@ -216,7 +216,9 @@ fn int_op<I: IntOps, P: Primitive2>(a: I, b: I) -> I {
     }
 }
 
-int_instr!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+int_instr!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
 
 impl<A: BArg> Xor1<bool, A> for Id {
     #[inline(always)]
@@ -225,3 +227,22 @@ impl<A: BArg> Xor1<bool, A> for Id {
     }
 }
 
+/// An uninhabited type with placeholder `*=` instructions, so that rustc cannot infer the
+/// target of `*=` from a single implementation and reports GR011 instead of a type mismatch.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum NoTarget {}
+
+macro_rules! no_target {
+    ($($p:ident),*) => {$(
+        impl MulAcc1<NoTarget, NoTarget> for super::prim::$p {
+            fn mul(y: &mut NoTarget, _: &mut NoTarget) -> Result<(), &'static str> { match *y {} }
+            fn div(y: &mut NoTarget, _: &mut NoTarget) -> Result<(), &'static str> { match *y {} }
+        }
+        impl MulAcc2<NoTarget, NoTarget, NoTarget> for super::prim::$p {
+            fn mul(y: &mut NoTarget, _: &mut NoTarget, _: &mut NoTarget) -> Result<(), &'static str> { match *y {} }
+            fn div(y: &mut NoTarget, _: &mut NoTarget, _: &mut NoTarget) -> Result<(), &'static str> { match *y {} }
+        }
+    )*};
+}
+no_target!(Id, Add, Sub, Mul, Div, Powf, ULogOf);

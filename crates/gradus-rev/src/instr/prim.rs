@@ -191,7 +191,11 @@ impl Primitive2 for LogAddExp {
         let v = hi + e.log1p();
         let w_lo = e / (T::one() + e);
         let w_hi = T::one() - w_lo;
-        if a_hi { (v, w_hi, w_lo) } else { (v, w_lo, w_hi) }
+        if a_hi {
+            (v, w_hi, w_lo)
+        } else {
+            (v, w_lo, w_hi)
+        }
     }
 }
 

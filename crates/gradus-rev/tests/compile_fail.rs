@@ -1,0 +1,8 @@
+//! One compile-fail case per GR error code (REVERSIBLE.md §5.1), with committed stderr.
+//! Regenerate the expected output with `TRYBUILD=overwrite` and review the diff.
+
+#[test]
+fn compile_fail() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}

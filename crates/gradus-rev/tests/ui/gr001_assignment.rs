@@ -1,0 +1,8 @@
+use gradus_rev::prelude::*;
+
+#[reversible]
+fn f(y: &mut f64, x: &mut f64) {
+    y = x;
+}
+
+fn main() {}
