@@ -34,6 +34,7 @@ fn round_trip(name: &str, text: &str) -> String {
         format!("{:?}", again.funs),
         "{name}: functions differ after a round trip"
     );
+    assert_eq!(gradus::core::parse::check_round_trip(&prog), Ok(()));
     let dense = renumber(&prog);
     let dense_printed = print_prog(&dense);
     let dense_again = parse_prog(&dense_printed).unwrap();

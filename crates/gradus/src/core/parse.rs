@@ -60,6 +60,43 @@ pub fn parse_prog_in(file: FileId, text: &str) -> Result<Prog, Diagnostic> {
     })
 }
 
+/// Checks that `prog` survives printing and parsing: `parse(print(prog))` succeeds, prints
+/// the same text, and has the same functions (compared by their `Debug` forms, so that NaN
+/// constants compare equal; spans, which are not printed, are ignored). For snapshot tests of
+/// any stage (STYLE.md item 6): `assert_eq!(check_round_trip(&prog), Ok(()))`.
+pub fn check_round_trip(prog: &Prog) -> Result<(), String> {
+    let printed = crate::core::print::print_prog(prog);
+    let again = parse_prog(&printed).map_err(|d| {
+        format!(
+            "the printed program does not parse: {}\n{printed}",
+            d.message
+        )
+    })?;
+    let reprinted = crate::core::print::print_prog(&again);
+    if reprinted != printed {
+        return Err(format!(
+            "printing the parsed program gives different text:\n{printed}\n---\n{reprinted}"
+        ));
+    }
+    let strip = |p: &Prog| {
+        let mut funs = p.funs.clone();
+        for f in &mut funs {
+            f.span = Span::default();
+            crate::core::renumber::map_aux_body(&mut f.body, &mut |aux| {
+                aux.span = Span::default();
+                aux.callers.clear();
+            });
+        }
+        format!("{funs:?}")
+    };
+    if strip(prog) != strip(&again) {
+        return Err(format!(
+            "the parsed program differs from the original (hints that are not identifiers?):\n{printed}"
+        ));
+    }
+    Ok(())
+}
+
 /// The primitive operation with this printed name (`add_f64`, `conv_i32_f64`).
 pub fn prim_op_from_name(name: &str) -> Option<PrimOp> {
     all_prim_ops().into_iter().find(|op| op.name() == name)

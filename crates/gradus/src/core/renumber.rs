@@ -389,3 +389,30 @@ fn map_vars_basic_op(op: &mut BasicOp, f: &mut impl FnMut(Var) -> Var) {
         }
     }
 }
+
+/// Applies `f` to the [`crate::core::ir::Aux`] of every statement of a body, at any depth.
+pub fn map_aux_body(body: &mut Body, f: &mut impl FnMut(&mut crate::core::ir::Aux)) {
+    for stm in &mut body.stms {
+        f(&mut stm.aux);
+        match &mut stm.exp {
+            Exp::BasicOp(_) | Exp::Apply { .. } => {}
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                map_aux_body(then_body, f);
+                map_aux_body(else_body, f);
+            }
+            Exp::Loop { body, .. } => map_aux_body(body, f),
+            Exp::Soac(soac) => match soac {
+                Soac::Map { lam, .. }
+                | Soac::Reduce { lam, .. }
+                | Soac::Scan { lam, .. }
+                | Soac::Hist { lam, .. } => map_aux_body(&mut lam.body, f),
+                Soac::Scatter { .. } => {}
+            },
+            Exp::WithAcc { lam, .. } => map_aux_body(&mut lam.body, f),
+        }
+    }
+}
