@@ -181,6 +181,8 @@ struct Checker {
     /// Lambdas, loop bodies and local functions entered (see `consume`).
     barrier: u32,
     binding_depth: HashMap<BindingId, u32>,
+    /// For a `let`-bound name, the variables its value may share memory with.
+    aliases: HashMap<BindingId, Vec<BindingId>>,
     level: u32,
     scope: Vec<Entry>,
     exports: Vec<ModEnv>,
@@ -1424,7 +1426,10 @@ impl Checker {
     ) -> R<(Ty, Resolved, Callee)> {
         Ok(match v {
             ValEntry::Local { id, ty } => {
-                if let Some(at) = self.consumed.get(id) {
+                let hit = std::iter::once(id)
+                    .chain(self.aliases.get(id).into_iter().flatten())
+                    .find_map(|b| self.consumed.get(b));
+                if let Some(at) = hit {
                     return Err(Box::new(
                         Diagnostic::error(span, format!("`{name}` is used after being consumed"))
                             .with_label("used here")
@@ -1644,10 +1649,11 @@ impl Checker {
             && let Some(Resolved::Local(b)) = self.out.resolved.get(&e.id)
         {
             let b = *b;
-            if self
-                .binding_depth
-                .get(&b)
-                .is_some_and(|d| *d < self.barrier)
+            let mut all = vec![b];
+            all.extend(self.aliases.get(&b).into_iter().flatten().copied());
+            if all
+                .iter()
+                .any(|x| self.binding_depth.get(x).is_some_and(|d| *d < self.barrier))
             {
                 return Err(Box::new(
                     Diagnostic::error(
@@ -1659,6 +1665,19 @@ impl Checker {
                     )
                     .with_label("consumed here")
                     .with_note("consume a copy instead (`copy`), or pass it as a loop parameter"),
+                ));
+            }
+            if all[1..].iter().any(|x| self.nonunique_params.contains(x)) {
+                return Err(Box::new(
+                    Diagnostic::error(
+                        e.span,
+                        format!(
+                            "cannot consume `{}`: it aliases a parameter that is not declared unique",
+                            q.name
+                        ),
+                    )
+                    .with_label("consumed here")
+                    .with_note("consume a copy instead (`copy`), or declare the parameter unique (`*`)"),
                 ));
             }
             if self.nonunique_params.contains(&b) {
@@ -1674,9 +1693,51 @@ impl Checker {
                     .with_note("declare the parameter's type with `*` to allow consuming it"),
                 ));
             }
-            self.consumed.insert(b, e.span);
+            for x in all {
+                self.consumed.insert(x, e.span);
+            }
         }
         Ok(())
+    }
+
+    /// The local bindings whose memory the value of `e` may share: `e` is a variable, or a
+    /// row, slice or field of one that is itself an array or contains one.
+    fn alias_roots(&self, e: &Exp) -> Vec<BindingId> {
+        let e = strip(e);
+        let shares = |t: Option<&Ty>| {
+            let t = t.map(|t| self.u.resolve(t));
+            fn has_array(t: &Ty) -> bool {
+                match t {
+                    Ty::Array(..) => true,
+                    Ty::Record(fs) => fs.values().any(has_array),
+                    _ => false,
+                }
+            }
+            t.as_ref().is_some_and(has_array)
+        };
+        match &e.kind {
+            ExpKind::Var(_) => {
+                let root = match self.out.resolved.get(&e.id) {
+                    Some(Resolved::Local(b)) => Some(*b),
+                    Some(Resolved::Project { base, .. }) => match **base {
+                        Resolved::Local(b) if shares(self.out.exp_types.get(&e.id)) => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let mut v: Vec<BindingId> = root.into_iter().collect();
+                if let Some(b) = root {
+                    v.extend(self.aliases.get(&b).into_iter().flatten().copied());
+                }
+                v
+            }
+            ExpKind::Index { target, .. } | ExpKind::Project { target, .. }
+                if shares(self.out.exp_types.get(&e.id)) =>
+            {
+                self.alias_roots(target)
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn apply_args(&mut self, mut ft: Ty, callee: &Callee, fspan: Span, args: &[&Exp]) -> R<Ty> {
@@ -2132,6 +2193,12 @@ impl Checker {
                         &vt,
                     )?;
                     ids.extend(bs.iter().map(|b| b.id));
+                    if let [b] = bs.as_slice() {
+                        let roots = self.alias_roots(value);
+                        if !roots.is_empty() {
+                            self.aliases.insert(b.id, roots);
+                        }
+                    }
                     self.push_binders(bs);
                     let bt = self.check_exp(body)?;
                     Ok(forget(&self.u.resolve(&bt), &ids))
@@ -2380,7 +2447,7 @@ impl Checker {
                 continue;
             }
             let pname = format!("t{}", self.next_binding - FIRST_CHECKER_BINDING);
-            self.next_binding += 1;
+            self.next_binding = self.next_binding.wrapping_add(1);
             self.u.set(v, Ty::Param(pname.clone()));
             tparams.push((pname, !info.no_fun));
         }

@@ -41,21 +41,25 @@
 //! ascriptions and coercions; the function restrictions of 7.5 (no arrays of functions, `if`
 //! and loops cannot produce functions, `'t` cannot be instantiated with a function type).
 //!
-//! Uniqueness (7.4) is checked only partially, without alias analysis:
+//! Uniqueness (7.4) is checked only partially:
 //!
 //! - a variable is *consumed* when it is the target of `with` (or `let a[i] = v`), an argument
 //!   for a `*` parameter of a named function or local function (`scatter xs ...`), or the
 //!   initial value of a loop parameter that the loop body consumes;
-//! - a consumed variable may not be used afterwards (the two branches of an `if` are checked
-//!   independently);
-//! - a function (top-level or local) may consume only its parameters declared unique (`*`);
+//! - a name bound by `let` to a variable, or to a row, slice or field (of array type) of one,
+//!   aliases that variable: consuming either consumes both;
+//! - a consumed variable (or an alias of it) may not be used afterwards (the two branches of
+//!   an `if` are checked independently);
+//! - a function (top-level or local) may consume only its parameters declared unique (`*`),
+//!   also not through an alias;
 //! - a lambda, a loop body or a local function may not consume a variable bound outside it
 //!   (loop parameters are bound inside their loop).
 //!
-//! Not checked: aliases (a slice, a row, a tuple containing the variable, a non-unique
-//! function result: consuming one does not consume the others), consumption through
-//! operators, sections or partially applied functions, consumption of lambda parameters,
-//! and whether a function's result declared unique (`*t`) really is unaliased.
+//! Not checked: aliases other than those above (tuples containing the variable, results of
+//! functions whose return type is not unique, `if` and loop results, patterns other than a
+//! single name), consumption through operators, sections or partially applied functions,
+//! consumption of lambda parameters, and whether a function's result declared unique (`*t`)
+//! really is unaliased.
 //!
 //! Other decisions worth knowing:
 //!
