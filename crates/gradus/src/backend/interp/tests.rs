@@ -1784,3 +1784,142 @@ fn fuel_stops_endless_loops() {
         .expect_err("runs out of fuel");
     assert!(e.message.starts_with("out of fuel"), "{}", e.message);
 }
+
+/// Random SOACs, loops and accumulators over random operands (often ill-typed or of the
+/// wrong width) run without panicking.
+#[test]
+fn random_soacs_never_panic() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    let ops = [
+        bin(BinOp::Add, PrimType::F64),
+        bin(BinOp::Max, PrimType::I64),
+        bin(BinOp::Div, PrimType::I64),
+    ];
+    for _ in 0..300 {
+        let mut b = B::new();
+        let n = b.var("n", i64t());
+        let params = vec![
+            b.var("xs", arr(PrimType::F64, &[v(n)])),
+            b.var("is", arr(PrimType::I64, &[v(n)])),
+            b.var("m", arr(PrimType::F64, &[c(2), c(3)])),
+            b.var("k", i64t()),
+        ];
+        let pick = |rng: &mut rand_pcg::Pcg64| params[rng.random_range(0..params.len())];
+        // A lambda of `np` parameters of random types applying one random operation.
+        let lambda = |b: &mut B, rng: &mut rand_pcg::Pcg64, np: usize| -> Lambda {
+            let tys = [f64t(), i64t(), arr(PrimType::F64, &[c(3)])];
+            let ps: Vec<Var> = (0..np)
+                .map(|_| b.var("p", tys[rng.random_range(0..tys.len())].clone()))
+                .collect();
+            let op = ops[rng.random_range(0..ops.len())];
+            let r = b.var("r", Type::Prim(op.result_type()));
+            let args: Vec<SubExp> = (0..2)
+                .map(|_| {
+                    if ps.is_empty() || rng.random_bool(0.2) {
+                        c(1)
+                    } else {
+                        v(ps[rng.random_range(0..ps.len())])
+                    }
+                })
+                .collect();
+            let res: Vec<SubExp> = (0..(np / 2).max(1)).map(|_| v(r)).collect();
+            let ret = vec![Type::Prim(op.result_type()); res.len()];
+            lam(&ps, body(vec![stm(&[r], prim(op, &args))], &res), &ret)
+        };
+        let w = if rng.random_bool(0.8) { v(n) } else { c(2) };
+        let k = rng.random_range(1..3);
+        let arrays: Vec<Var> = (0..k).map(|_| pick(&mut rng)).collect();
+        let neutral: Vec<SubExp> = (0..k)
+            .map(|_| if rng.random_bool(0.5) { cf(0.0) } else { c(0) })
+            .collect();
+        let (exp, outs): (Exp, Vec<Type>) = match rng.random_range(0..6) {
+            0 => (
+                Exp::Soac(Soac::Map {
+                    w,
+                    lam: lambda(&mut b, &mut rng, k),
+                    arrays,
+                }),
+                vec![arr(PrimType::F64, &[w])],
+            ),
+            1 => (
+                Exp::Soac(Soac::Reduce {
+                    w,
+                    lam: lambda(&mut b, &mut rng, 2 * k),
+                    neutral,
+                    arrays,
+                    commutative: false,
+                }),
+                vec![f64t(); k],
+            ),
+            2 => (
+                Exp::Soac(Soac::Scan {
+                    w,
+                    lam: lambda(&mut b, &mut rng, 2 * k),
+                    neutral,
+                    arrays,
+                }),
+                vec![arr(PrimType::F64, &[w]); k],
+            ),
+            3 => (
+                Exp::Soac(Soac::Hist {
+                    w,
+                    dests: vec![arrays[0]],
+                    lam: lambda(&mut b, &mut rng, 2),
+                    neutral: vec![neutral[0]],
+                    indices: pick(&mut rng),
+                    values: vec![pick(&mut rng)],
+                }),
+                vec![arr(PrimType::F64, &[w])],
+            ),
+            4 => (
+                Exp::Soac(Soac::Scatter {
+                    w,
+                    dests: vec![arrays[0]],
+                    indices: pick(&mut rng),
+                    values: vec![pick(&mut rng)],
+                }),
+                vec![b.prog.names.ty(arrays[0]).clone()],
+            ),
+            _ => {
+                let acc_ty = Type::Acc {
+                    shape: vec![w],
+                    elems: vec![b.prog.names.ty(arrays[0]).elem()],
+                };
+                let acc = b.var("acc", acc_ty.clone());
+                let acc2 = b.var("acc2", acc_ty.clone());
+                let upd = stm(
+                    &[acc2],
+                    basic(BasicOp::UpdateAcc {
+                        acc,
+                        indices: vec![v(params[3])],
+                        values: vec![if rng.random_bool(0.5) {
+                            cf(1.0)
+                        } else {
+                            v(pick(&mut rng))
+                        }],
+                    }),
+                );
+                (
+                    Exp::WithAcc {
+                        inputs: vec![(vec![w], vec![arrays[0]])],
+                        lam: lam(&[acc], body(vec![upd], &[v(acc2)]), &[acc_ty]),
+                    },
+                    vec![b.prog.names.ty(arrays[0]).clone()],
+                )
+            }
+        };
+        let pat: Vec<Var> = outs.into_iter().map(|t| b.var("o", t)).collect();
+        let res = pat.first().map_or(v(n), |&p| v(p));
+        b.fun("f", &[n], &params, body(vec![stm(&pat, exp)], &[res]), &[]);
+        let args = vec![
+            f64s(&[1.0, -2.0, 0.5]),
+            i64s(&[2, -1, 0]),
+            mat(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+            si(rng.random_range(-1..4)),
+        ];
+        if let Err(e) = b.run("f", args).0 {
+            assert!(!e.message.contains("panicked"), "{e}");
+        }
+    }
+}
