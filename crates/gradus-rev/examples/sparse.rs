@@ -1,0 +1,172 @@
+//! Sparse matrices in CSC form (REVERSIBLE.md §11.1): the Frobenius dot `⟨A, B⟩` over merged
+//! column patterns, with a `Vec<bool>` branch keeper; and a complex sparse × dense
+//! accumulate `Y += A X`.
+
+#![allow(dead_code)]
+
+use gradus_rev::prelude::*;
+
+/// A CSC sparsity pattern (values are separate, so they can be differentiated).
+#[derive(Clone, Debug)]
+pub struct Csc {
+    /// Rows, columns.
+    pub m: usize,
+    /// Columns.
+    pub n: usize,
+    /// Column pointers (length n + 1).
+    pub colptr: Vec<usize>,
+    /// Row index of every stored entry.
+    pub rowval: Vec<usize>,
+}
+
+/// A random pattern with the given density (deterministic SplitMix64 stream).
+pub fn random_csc(m: usize, n: usize, density: f64, seed: u64) -> Csc {
+    let mut s = seed;
+    let mut next = move || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut colptr = vec![0];
+    let mut rowval = Vec::new();
+    for _ in 0..n {
+        for r in 0..m {
+            if next() < density {
+                rowval.push(r);
+            }
+        }
+        colptr.push(rowval.len());
+    }
+    Csc {
+        m,
+        n,
+        colptr,
+        rowval,
+    }
+}
+
+/// `r += ⟨A, B⟩` for CSC patterns `pa`, `pb` (same shape) and values `a`, `b`. Per column,
+/// a merge walk over the two row lists records in `keep` (false on entry, at least
+/// `2·m` long) whether `B`'s pointer moved at each step, accumulates the products of matching
+/// rows, then walks back (`inv!`), so the pointers and `keep` are restored (NiLang's `idot`).
+#[reversible(loss = r)]
+pub fn sparse_dot<T: RevReal>(
+    r: &mut T,
+    a: &mut [T],
+    b: &mut [T],
+    pa: &Csc,
+    pb: &Csc,
+    keep: &mut [bool],
+) {
+    for col in 0..pa.n {
+        if (pa.colptr[col] < pa.colptr[col + 1] && pb.colptr[col] < pb.colptr[col + 1]) {
+            let mut ia = pa.colptr[col];
+            let mut ib = pb.colptr[col];
+            for i in 0..merge_steps(&pa, &pb, col) {
+                if pa.rowval[ia] == pb.rowval[ib] {
+                    r += a[ia] * b[ib];
+                }
+                keep[i] ^= constant!(b_moves(&pa, &pb, col, ia, ib));
+                if keep[i] {
+                    INC(ib);
+                } else {
+                    INC(ia);
+                }
+            }
+            inv! {
+                for i in 0..merge_steps(&pa, &pb, col) {
+                    keep[i] ^= constant!(b_moves(&pa, &pb, col, ia, ib));
+                    if keep[i] {
+                        INC(ib);
+                    } else {
+                        INC(ia);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Steps of the merge walk of one column: every entry of both columns but the last.
+pub fn merge_steps(pa: &Csc, pb: &Csc, col: usize) -> usize {
+    (pa.colptr[col + 1] - pa.colptr[col]) + (pb.colptr[col + 1] - pb.colptr[col]) - 1
+}
+
+/// Whether `B`'s pointer moves at this step: `A` is at its last entry, or `A`'s row is
+/// past `B`'s and `B` is not at its last entry.
+pub fn b_moves(pa: &Csc, pb: &Csc, col: usize, ia: usize, ib: usize) -> bool {
+    ia == pa.colptr[col + 1] - 1 || (ib != pb.colptr[col + 1] - 1 && pa.rowval[ia] > pb.rowval[ib])
+}
+
+/// Native Frobenius dot over the merged patterns.
+pub fn sparse_dot_native(a: &[f64], b: &[f64], pa: &Csc, pb: &Csc) -> f64 {
+    let mut r = 0.0;
+    for col in 0..pa.n {
+        let (mut ia, mut ib) = (pa.colptr[col], pb.colptr[col]);
+        while ia < pa.colptr[col + 1] && ib < pb.colptr[col + 1] {
+            let (ra, rb) = (pa.rowval[ia], pb.rowval[ib]);
+            if ra == rb {
+                r += a[ia] * b[ib];
+                ia += 1;
+                ib += 1;
+            } else if ra < rb {
+                ia += 1;
+            } else {
+                ib += 1;
+            }
+        }
+    }
+    r
+}
+
+/// `Y += A X` for complex sparse `A` (pattern `pa`, values `a`) and dense `X` (`n × p`,
+/// row-major), `Y` `m × p` row-major.
+#[reversible]
+pub fn sparse_mul_acc<T: RevReal>(
+    y: &mut [Complex<T>],
+    a: &mut [Complex<T>],
+    x: &mut [Complex<T>],
+    pa: &Csc,
+    p: usize,
+) {
+    for col in 0..pa.n {
+        for k in pa.colptr[col]..pa.colptr[col + 1] {
+            for j in 0..p {
+                y[pa.rowval[k] * p + j] += a[k] * x[col * p + j];
+            }
+        }
+    }
+}
+
+/// Native complex sparse × dense accumulate.
+pub fn sparse_mul_acc_native(
+    y: &mut [Complex<f64>],
+    a: &[Complex<f64>],
+    x: &[Complex<f64>],
+    pa: &Csc,
+    p: usize,
+) {
+    for col in 0..pa.n {
+        for k in pa.colptr[col]..pa.colptr[col + 1] {
+            for j in 0..p {
+                y[pa.rowval[k] * p + j] += a[k] * x[col * p + j];
+            }
+        }
+    }
+}
+
+fn main() {
+    let pa = random_csc(100, 100, 0.05, 1);
+    let pb = random_csc(100, 100, 0.05, 2);
+    let mut a: Vec<f64> = (0..pa.rowval.len()).map(|i| (i as f64).sin()).collect();
+    let mut b: Vec<f64> = (0..pb.rowval.len()).map(|i| (i as f64).cos()).collect();
+    let mut keep = vec![false; pa.rowval.len() + pb.rowval.len() + 1];
+    let mut r = 0.0;
+    sparse_dot(&mut r, &mut a, &mut b, &pa, &pb, &mut keep).expect("reversible");
+    println!(
+        "<A, B> = {r} (native {})",
+        sparse_dot_native(&a, &b, &pa, &pb)
+    );
+}
