@@ -188,7 +188,7 @@ pub fn test(mut a: TestArgs) -> u8 {
     if a.interpreted {
         a.backend = Backend::Interpreter;
     }
-    if !(a.tolerance >= 0.0) {
+    if a.tolerance.is_nan() || a.tolerance < 0.0 {
         eprintln!("error: --tolerance must be a non-negative number");
         return 2;
     }
