@@ -11,6 +11,7 @@
 
 pub mod ad;
 pub mod backend;
+pub mod check;
 pub mod core;
 pub mod data;
 pub mod diag;

@@ -1,0 +1,290 @@
+//! Derivative checking: an entry point's forward derivatives against central finite
+//! differences (`gradus check`).
+//!
+//! For an entry point `f` of a program, [`check_entry`] compiles the program with an extra
+//! entry `jvp (\(a0, ..) -> f a0 ..) (x0, ..) (t0, ..)`, and for each floating-point input
+//! separately draws a random direction, computes the derivative with gradus and with central
+//! finite differences (step scaled to the input's magnitude, [`gradus_check::fd_jvp`]), and
+//! records the worst error of every floating-point output. Integer and boolean inputs are not
+//! perturbed (their derivatives are exact by construction and finite differences do not apply
+//! to them).
+//!
+//! The error of a pair is `|ad - fd| / max(1, |fd|)` per element, the worst element counting.
+
+use crate::diag::Diagnostics;
+use crate::program::{CallError, ExternalType, Program};
+use crate::value::{Array, Buffer, PrimType, Scalar, Value};
+use gradus_check::SplitMix64;
+use std::fmt;
+
+/// The worst error of one (input, output) pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairError {
+    /// Index of the entry's parameter that was perturbed.
+    pub input: usize,
+    /// Index of the entry's result.
+    pub output: usize,
+    /// The worst `|ad - fd| / max(1, |fd|)` over the output's elements.
+    pub error: f64,
+}
+
+/// The outcome of checking one entry point at one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// The entry point.
+    pub entry: String,
+    /// One line per (floating-point input, floating-point output) pair.
+    pub pairs: Vec<PairError>,
+}
+
+impl CheckReport {
+    /// The worst error over all pairs (0 when there is nothing to check).
+    pub fn worst(&self) -> f64 {
+        self.pairs.iter().map(|p| p.error).fold(0.0, f64::max)
+    }
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for p in &self.pairs {
+            writeln!(
+                f,
+                "{}: input #{} -> output #{}: worst relative error {:.3e}",
+                self.entry, p.input, p.output, p.error
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a check could not be done.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The program (with the derivative entry) did not compile.
+    Compile(Box<Diagnostics>),
+    /// Running the entry or its derivative failed.
+    Call(CallError),
+    /// The entry cannot be checked (opaque parameter types, unknown entry).
+    Unsupported(String),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Compile(d) => write!(f, "{}", d.render()),
+            CheckError::Call(e) => write!(f, "{e}"),
+            CheckError::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// The name of the derivative entry added for `entry`.
+fn jvp_entry_name(entry: &str) -> String {
+    format!("gradus_check_jvp_{entry}")
+}
+
+/// The source with a derivative entry for `entry` of `arity` parameters appended.
+pub fn with_jvp_entry(source: &str, entry: &str, arity: usize) -> String {
+    let xs: Vec<String> = (0..arity).map(|i| format!("gradus_x{i}")).collect();
+    let ts: Vec<String> = (0..arity).map(|i| format!("gradus_t{i}")).collect();
+    let xa: Vec<String> = (0..arity).map(|i| format!("gradus_a{i}")).collect();
+    let tuple = |v: &[String]| {
+        if v.len() == 1 {
+            v[0].clone()
+        } else {
+            format!("({})", v.join(", "))
+        }
+    };
+    format!(
+        "{source}\n\nentry {} {} {} = jvp (\\{} -> {entry} {}) {} {}\n",
+        jvp_entry_name(entry),
+        xs.join(" "),
+        ts.join(" "),
+        tuple(&xa),
+        xa.join(" "),
+        tuple(&xs),
+        tuple(&ts),
+    )
+}
+
+fn float_values(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Scalar(s) if s.prim_type().is_float() => vec![s.to_f64()],
+        Value::Array(a) => match a.buffer() {
+            Buffer::F64(x) => x.clone(),
+            Buffer::F32(x) => x.iter().map(|v| *v as f64).collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+fn with_floats(template: &Value, xs: &[f64]) -> Value {
+    match template {
+        Value::Scalar(s) => Value::Scalar(Scalar::from_f64(s.prim_type(), xs[0])),
+        Value::Array(a) => {
+            let buf = match a.elem_type() {
+                PrimType::F32 => Buffer::F32(xs.iter().map(|x| *x as f32).collect()),
+                _ => Buffer::F64(xs.to_vec()),
+            };
+            match Array::new(a.shape().to_vec(), buf) {
+                Some(arr) => Value::Array(arr),
+                None => template.clone(),
+            }
+        }
+    }
+}
+
+fn zero_like(v: &Value) -> Value {
+    match v {
+        Value::Scalar(s) => Value::Scalar(Scalar::zero(s.prim_type())),
+        Value::Array(a) => {
+            let buf = Buffer::filled(Scalar::zero(a.elem_type()), a.len());
+            Value::Array(Array::new(a.shape().to_vec(), buf).unwrap_or_else(|| a.clone()))
+        }
+    }
+}
+
+/// Checks the forward derivatives of `entry` at `args` against finite differences.
+pub fn check_entry(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+) -> Result<CheckReport, CheckError> {
+    let plain = Program::from_source(path, source).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    let ep = plain
+        .entry_points()
+        .into_iter()
+        .find(|e| e.name == entry)
+        .ok_or_else(|| CheckError::Unsupported(format!("no entry point named \"{entry}\"")))?;
+    if let Some(ExternalType::Opaque(t)) = ep
+        .params
+        .iter()
+        .chain(&ep.results)
+        .find(|t| matches!(t, ExternalType::Opaque(_)))
+    {
+        return Err(CheckError::Unsupported(format!(
+            "entry point \"{entry}\" has an opaque parameter or result type {t}"
+        )));
+    }
+    let mut report = CheckReport {
+        entry: entry.to_string(),
+        pairs: Vec::new(),
+    };
+    if args.is_empty() {
+        return Ok(report);
+    }
+    let augmented = with_jvp_entry(source, entry, args.len());
+    let prog =
+        Program::from_source(path, &augmented).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    let mut rng = SplitMix64::new(seed);
+    for (i, x) in args.iter().enumerate() {
+        if !x.elem_type().is_float() {
+            continue;
+        }
+        let n = float_values(x).len();
+        if n == 0 {
+            continue;
+        }
+        let dir = rng.vector(n, -1.0, 1.0);
+        let mut call_args = args.to_vec();
+        for a in args {
+            call_args.push(zero_like(a));
+        }
+        call_args[args.len() + i] = with_floats(x, &dir);
+        let ad = prog
+            .call(&jvp_entry_name(entry), call_args)
+            .map_err(CheckError::Call)?;
+        let base = float_values(x);
+        let f = |xs: &[f64]| -> Vec<Vec<f64>> {
+            let mut a = args.to_vec();
+            a[i] = with_floats(x, xs);
+            match plain.call(entry, a) {
+                Ok(out) => out.iter().map(float_values).collect(),
+                Err(_) => Vec::new(),
+            }
+        };
+        // One finite-difference evaluation pair for all outputs.
+        let outputs = ad.len();
+        let flat = |xs: &[f64]| f(xs).concat();
+        let fd = gradus_check::fd_jvp(flat, &base, &dir);
+        let mut offset = 0;
+        for (j, out) in ad.iter().enumerate().take(outputs) {
+            let a = float_values(out);
+            if a.is_empty() || !out.elem_type().is_float() {
+                continue;
+            }
+            let Some(fd_j) = fd.get(offset..offset + a.len()) else {
+                break;
+            };
+            offset += a.len();
+            let error = a
+                .iter()
+                .zip(fd_j)
+                .map(|(ad, fd)| (ad - fd).abs() / fd.abs().max(1.0))
+                .fold(0.0, f64::max);
+            report.pairs.push(PairError {
+                input: i,
+                output: j,
+                error,
+            });
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f64s(v: &[f64]) -> Value {
+        Value::Array(Array::from_buffer(Buffer::F64(v.to_vec())))
+    }
+
+    #[test]
+    fn smooth_functions_pass() {
+        let src =
+            "entry f [n] (xs: [n]f64) (y: f64) = (f64.sum (map (\\x -> f64.sin x * y) xs), y * y)";
+        let r = check_entry(
+            "t.fut",
+            src,
+            "f",
+            &[f64s(&[0.1, 0.7, 1.3]), Value::Scalar(Scalar::F64(2.0))],
+            1,
+        )
+        .unwrap();
+        assert_eq!(r.pairs.len(), 4);
+        assert!(r.worst() < 1e-6, "{r}");
+    }
+
+    #[test]
+    fn a_function_with_jumps_fails() {
+        // Rounding has derivative 0 (LANGUAGE.md 10.4), but finite differences across the
+        // jumps of `round (x * 1e7)` are huge: the check must notice.
+        let src = "entry f (x: f64) = f64.round (x * 1e7)";
+        let r = check_entry("t.fut", src, "f", &[Value::Scalar(Scalar::F64(0.3))], 1).unwrap();
+        assert!(r.worst() > 0.5, "{r}");
+    }
+
+    #[test]
+    fn integer_inputs_are_not_perturbed() {
+        let src = "entry f (x: f64) (k: i32) = x * f64.i32 k";
+        let r = check_entry(
+            "t.fut",
+            src,
+            "f",
+            &[
+                Value::Scalar(Scalar::F64(1.5)),
+                Value::Scalar(Scalar::I32(3)),
+            ],
+            1,
+        )
+        .unwrap();
+        assert_eq!(r.pairs.len(), 1);
+        assert!(r.worst() < 1e-6);
+    }
+}
