@@ -163,17 +163,22 @@ pub enum Stage {
     Typed,
     /// Core IR after internalisation.
     Core,
+    /// Core IR with every AD operator differentiated. The AD operators are expanded while
+    /// internalising (innermost first), so this is the same IR as [`Stage::Core`]; the stage
+    /// name exists so that tools can ask for differentiated IR explicitly.
+    Ad,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 3] = [Stage::Parse, Stage::Typed, Stage::Core];
+    pub const ALL: [Stage; 4] = [Stage::Parse, Stage::Typed, Stage::Core, Stage::Ad];
     /// The stage's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Parse => "parse",
             Stage::Typed => "typed",
             Stage::Core => "core",
+            Stage::Ad => "ad",
         }
     }
 }
