@@ -36,6 +36,7 @@ pub fn parse_backend(s: &str) -> Result<Backend, String> {
 
 thread_local! {
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Replaces the panic hook by one that records the message and location for
@@ -47,7 +48,15 @@ pub fn install_quiet_panic_hook() {
             .location()
             .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
             .unwrap_or_default();
-        LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{loc}")));
+        let text = format!("{msg}{loc}");
+        if CATCHING.with(|c| c.get()) {
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
+        } else {
+            // A panic outside `catch_panic` is a bug in gradus: report it as an internal
+            // error with exit code 4 instead of a raw panic message.
+            eprintln!("internal error: gradus panicked: {text}");
+            std::process::exit(4);
+        }
     }));
 }
 
@@ -64,7 +73,10 @@ fn payload_message(p: &(dyn std::any::Any + Send)) -> String {
 /// Runs `f`, turning a panic into `Err(description)`.
 pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     LAST_PANIC.with(|p| *p.borrow_mut() = None);
-    panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+    let outer = CATCHING.with(|c| c.replace(true));
+    let r = panic::catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(outer));
+    r.map_err(|payload| {
         LAST_PANIC
             .with(|p| p.borrow_mut().take())
             .unwrap_or_else(|| payload_message(payload.as_ref()))

@@ -218,16 +218,22 @@ pub fn test(mut a: TestArgs) -> u8 {
         for _ in 0..workers {
             let tx = tx.clone();
             let (next, programs, a) = (&next, &programs, &a);
-            s.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(p) = programs.get(i) else { break };
-                    let out = test_program(p, a);
-                    if tx.send((i, out)).is_err() {
-                        break;
+            // Compilation runs on these threads: give them room for deep recursion.
+            let spawned = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(s, move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(p) = programs.get(i) else { break };
+                        let out = test_program(p, a);
+                        if tx.send((i, out)).is_err() {
+                            break;
+                        }
                     }
-                }
-            });
+                });
+            if let Err(e) = spawned {
+                eprintln!("error: cannot start a test thread: {e}");
+            }
         }
         drop(tx);
         for (i, out) in rx {
