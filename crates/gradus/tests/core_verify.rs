@@ -535,3 +535,37 @@ fn accumulators_only_in_with_acc() {
         "xs_1 is used after it was consumed",
     );
 }
+
+// Result types ----------------------------------------------------------------------------------
+
+#[test]
+fn type_of_matches_the_printed_patterns() {
+    use gradus::core::print::print_type;
+    use gradus::core::type_of::type_of_exp;
+    let p = parse_prog(
+        "fun f [n_0, m_1] (xss_2: [n_0][m_1]f64, k_3: i64) : f64 {\n\
+           let a_4: [m_1]f64 = xss_2[k_3]\n\
+           let b_5: [k_3][m_1]f64 = xss_2[0i64 :+ k_3 * 1i64]\n\
+           let c_6: [k_3]f64 = xss_2[0i64 :+ k_3 * 2i64, 1i64]\n\
+           let d_7: [m_1][n_0]f64 = rearrange([1, 0], xss_2)\n\
+           let e_8: [2][3][m_1]f64 = replicate([2, 3], a_4)\n\
+           let g_9: [4][m_1]f64 = concat(4i64, b_5, b_5)\n\
+           let h_10: [2][m_1]f64 = array([m_1]f64, [a_4, a_4])\n\
+           in 1.0f64\n\
+         }",
+    )
+    .unwrap();
+    for stm in &p.funs[0].body.stms {
+        let got: Vec<String> = type_of_exp(&p.names, &stm.exp)
+            .iter()
+            .map(|t| print_type(&p.names, t))
+            .collect();
+        let want: Vec<String> = stm
+            .pat
+            .iter()
+            .map(|v| print_type(&p.names, p.names.ty(*v)))
+            .collect();
+        assert_eq!(got, want);
+    }
+    verify(&p).unwrap();
+}
