@@ -1953,8 +1953,8 @@ impl<'a> Internaliser<'a> {
         args.push(z);
         self.assert(valid, msg, args);
         // count = ceil(dist / |stride|), in i64.
-        let dist64 = self.to_i64(dist, t);
-        let stride64 = self.to_i64(stride, t);
+        let dist64 = self.convert_to_i64(dist, t);
+        let stride64 = self.convert_to_i64(stride, t);
         let abs_s = self
             .em
             .prim(PrimOp::Un(UnOp::Abs, PrimType::I64), vec![stride64]);
@@ -1979,7 +1979,7 @@ impl<'a> Internaliser<'a> {
         )))
     }
 
-    fn to_i64(&mut self, x: SubExp, t: PrimType) -> SubExp {
+    fn convert_to_i64(&mut self, x: SubExp, t: PrimType) -> SubExp {
         if t == PrimType::I64 {
             x
         } else if let SubExp::Const(c) = x {
