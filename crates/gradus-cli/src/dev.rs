@@ -1,37 +1,38 @@
 //! `gradus dev`: print the output of a compiler stage.
 
 use crate::common::catch_panic;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use gradus::pipeline::{Stage, dump_stage};
 use std::path::PathBuf;
 
 /// Arguments of `gradus dev`.
 #[derive(Args, Debug)]
 pub struct DevArgs {
-    /// The stage whose output to print.
-    #[arg(long, value_enum)]
-    stage: StageArg,
+    /// The stage whose output to print: parse (the AST), typed (the AST with inferred types),
+    /// core (core IR after internalisation), or any later stage of the pipeline.
+    #[arg(long, value_parser = parse_stage)]
+    stage: Stage,
     /// The program.
     program: PathBuf,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum StageArg {
-    /// The abstract syntax tree, fully parenthesised.
-    Parse,
-    /// The AST with inferred types.
-    Typed,
-    /// Core IR after internalisation.
-    Core,
+/// Parses a stage name, accepting every stage the pipeline lists.
+fn parse_stage(s: &str) -> Result<Stage, String> {
+    Stage::ALL
+        .into_iter()
+        .find(|st| st.name() == s)
+        .ok_or_else(|| {
+            let names: Vec<_> = Stage::ALL.iter().map(|st| st.name()).collect();
+            format!(
+                "unknown stage `{s}` (expected one of: {})",
+                names.join(", ")
+            )
+        })
 }
 
 /// Runs `gradus dev`; returns the exit code.
 pub fn dev(a: DevArgs) -> u8 {
-    let stage = match a.stage {
-        StageArg::Parse => Stage::Parse,
-        StageArg::Typed => Stage::Typed,
-        StageArg::Core => Stage::Core,
-    };
+    let stage = a.stage;
     let path = a.program.display().to_string();
     let source = match std::fs::read_to_string(&a.program) {
         Ok(s) => s,
