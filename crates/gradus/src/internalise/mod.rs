@@ -2015,15 +2015,8 @@ impl<'a> Internaliser<'a> {
                         }
                     }
                     if changed {
-                        out.push(self.em.basic(
-                            self.em.names.hint(arr).to_string().as_str(),
-                            Type::array(t.elem(), new_dims.clone()),
-                            BasicOp::Coerce {
-                                array: arr,
-                                shape: new_dims,
-                                type_text: text.to_string(),
-                            },
-                        ));
+                        let _ = text;
+                        out.push(self.checked_coerce(arr, new_dims));
                     } else {
                         out.push(SubExp::Var(arr));
                     }
@@ -2043,6 +2036,48 @@ impl<'a> Internaliser<'a> {
             }
             _ => Ok(v),
         }
+    }
+
+    /// Emits the run-time size check of a coercion of `array` to `shape` (LANGUAGE.md 8.5:
+    /// `value of shape [3] cannot match shape of type "[2]f64".`, with the values of the
+    /// sizes) and the coercion itself.
+    fn checked_coerce(&mut self, array: Var, shape: Vec<SubExp>) -> SubExp {
+        let t = self.em.names.ty(array).clone();
+        let old = t.dims().to_vec();
+        let mut ok = SubExp::Const(Scalar::Bool(true));
+        for (a, b) in old.iter().zip(&shape) {
+            if a == b {
+                continue;
+            }
+            let eq = self
+                .em
+                .prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![*a, *b]);
+            ok = if ok == SubExp::Const(Scalar::Bool(true)) {
+                eq
+            } else {
+                self.em
+                    .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![ok, eq])
+            };
+        }
+        let dims = "[{}]".repeat(old.len());
+        let message = format!(
+            "value of shape {dims} cannot match shape of type \"{}{}\".",
+            "[{}]".repeat(shape.len()),
+            t.elem().name()
+        );
+        let mut args = old.clone();
+        args.extend(shape.iter().copied());
+        self.assert(ok, message, args);
+        let type_text = type_text(&Type::array(t.elem(), shape.clone()), &self.em);
+        self.em.basic(
+            self.em.names.hint(array).to_string().as_str(),
+            Type::array(t.elem(), shape.clone()),
+            BasicOp::Coerce {
+                array,
+                shape,
+                type_text,
+            },
+        )
     }
 
     fn assert(&mut self, cond: SubExp, message: String, args: Vec<SubExp>) {
@@ -2302,15 +2337,7 @@ impl<'a> Internaliser<'a> {
             // The tangent must have exactly the point's shape (LANGUAGE.md 10.1).
             let tv = match (t.dims(), *tv) {
                 (dims, SubExp::Var(tvar)) if !dims.is_empty() && self.em.dims(tv) != dims => {
-                    self.em.basic(
-                        "jvp_tan",
-                        t.clone(),
-                        BasicOp::Coerce {
-                            array: tvar,
-                            shape: dims.to_vec(),
-                            type_text: type_text(&t, &self.em),
-                        },
-                    )
+                    self.checked_coerce(tvar, dims.to_vec())
                 }
                 _ => *tv,
             };
@@ -2376,23 +2403,7 @@ impl<'a> Internaliser<'a> {
             if let Some(d) = dims.first_mut() {
                 *d = n;
             }
-            let text = format!("[{}]{}", show_dim(&self.em, &n), {
-                let mut s = String::new();
-                for d in t.dims().iter().skip(1) {
-                    s.push_str(&format!("[{}]", show_dim(&self.em, d)));
-                }
-                s.push_str(t.elem().name());
-                s
-            });
-            out.push(self.em.basic(
-                self.em.names.hint(arr).to_string().as_str(),
-                Type::array(t.elem(), dims.clone()),
-                BasicOp::Coerce {
-                    array: arr,
-                    shape: dims,
-                    type_text: text,
-                },
-            ));
+            out.push(self.checked_coerce(arr, dims));
         }
         Ok(v.rebuild(&mut out.into_iter()))
     }
