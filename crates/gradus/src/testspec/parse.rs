@@ -11,6 +11,11 @@ struct BlockText {
     first_line: usize,
 }
 
+/// Whether a line starts a block: `--`, optional spaces, `==`, optional spaces.
+fn is_block_start(line: &str) -> bool {
+    line.strip_prefix("--").is_some_and(|r| r.trim() == "==")
+}
+
 /// Finds the blocks of a file: a line starting with `-- ==` and the following `--` lines.
 fn find_blocks(source: &str) -> Vec<BlockText> {
     let lines: Vec<&str> = source.lines().collect();
@@ -18,10 +23,7 @@ fn find_blocks(source: &str) -> Vec<BlockText> {
     let mut i = 0;
     while i < lines.len() {
         let l = lines[i];
-        let is_start = l
-            .strip_prefix("--")
-            .is_some_and(|r| r.trim_start_matches(' ').starts_with("==") && r.trim() == "==");
-        if !is_start {
+        if !is_block_start(l) {
             i += 1;
             continue;
         }
@@ -29,7 +31,11 @@ fn find_blocks(source: &str) -> Vec<BlockText> {
         let first_line = i + 2;
         i += 1;
         while i < lines.len() {
-            let Some(rest) = lines[i].strip_prefix("--") else {
+            // A new `-- ==` line starts the next block.
+            let Some(rest) = lines[i]
+                .strip_prefix("--")
+                .filter(|_| !is_block_start(lines[i]))
+            else {
                 break;
             };
             text.push_str(rest);

@@ -178,3 +178,13 @@ fn random_block_text_never_panics() {
         let _ = parse_test_file(&s);
     });
 }
+
+#[test]
+fn adjacent_blocks() {
+    let f =
+        parse_test_file("-- ==\n-- input { 1 } output { 1 }\n-- ==\n-- entry: f\n-- input { 2 }\n")
+            .unwrap();
+    assert_eq!(f.blocks.len(), 2);
+    assert_eq!(f.blocks[1].entries, vec!["f"]);
+    assert_eq!(f.blocks[1].cases[0].line, 5);
+}
