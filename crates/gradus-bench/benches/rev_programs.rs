@@ -1,0 +1,188 @@
+//! Benchmarks of the reversible eDSL (REVERSIBLE.md §11.3): the Petersen-graph embedding
+//! (native, reversible forward, uncall, gradient, Hessian, forward-mode gradient peer), the
+//! complex logarithm (native, reversible, adjoint) and sparse 1000 × 1000 matrices at
+//! density 0.05 (Frobenius dot and complex sparse × dense accumulate: native, reversible
+//! forward, backward from seeded output gradients).
+//!
+//! The reversible functions are the tested examples of `gradus-rev/examples`, run with their
+//! invertibility checks on (the default): the `unchecked` feature is not enabled here because
+//! feature unification would switch the checks off in the workspace's test build too.
+//! Gradients use the zero-allocation path: the forward `f`, then `f_inv` on caller-owned
+//! `GVar` buffers.
+//!
+//! Run: `cargo bench -p gradus-bench --bench rev_programs`.
+
+#![allow(clippy::type_complexity)]
+
+#[path = "../../gradus-rev/examples/petersen.rs"]
+#[allow(unused)]
+mod petersen;
+
+#[path = "../../gradus-rev/examples/sparse.rs"]
+#[allow(unused)]
+mod sparse;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gradus_rev::prelude::*;
+use gradus_rev::hessian_columns;
+use std::hint::black_box;
+use std::time::Duration;
+
+/// y ← y + log(x) for complex x (REVERSIBLE.md §3.7).
+#[reversible]
+fn log_acc<T: RevReal>(y: &mut Complex<T>, x: &mut Complex<T>) {
+    routine! {
+        let mut r = T::zero();
+        r += abs(x);
+    }
+    y.re += ln(r);
+    y.im += arg(x);
+    unroutine!();
+}
+
+fn bench_petersen(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rev_petersen");
+    for k in [2usize, 4, 6, 8, 10] {
+        let x0 = petersen::anchor_input(k);
+        g.bench_with_input(BenchmarkId::new("native", k), &k, |b, &k| {
+            b.iter(|| petersen::petersen_native(black_box(&x0), k))
+        });
+        g.bench_with_input(BenchmarkId::new("rev", k), &k, |b, &k| {
+            let mut x = x0.clone();
+            b.iter(|| {
+                let mut loss = 0.0;
+                petersen::petersen(&mut loss, black_box(&mut x), k).unwrap();
+                loss
+            })
+        });
+        let mut lf = 0.0;
+        let mut xf = x0.clone();
+        petersen::petersen(&mut lf, &mut xf, k).unwrap();
+        g.bench_with_input(BenchmarkId::new("uncall", k), &k, |b, &k| {
+            let mut x = x0.clone();
+            b.iter(|| {
+                let mut loss = lf;
+                petersen::petersen_inv(&mut loss, black_box(&mut x), k).unwrap();
+                loss
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("grad", k), &k, |b, &k| {
+            let mut x = x0.clone();
+            let mut wx: Vec<GVar<f64>> = x0.iter().map(|&v| GVar::new(v)).collect();
+            b.iter(|| {
+                let mut loss = 0.0;
+                petersen::petersen(&mut loss, &mut x, k).unwrap();
+                let mut wl = GVar::with_grad(loss, 1.0);
+                for (w, v) in wx.iter_mut().zip(&x) {
+                    *w = GVar::new(*v);
+                }
+                petersen::petersen_inv(&mut wl, black_box(&mut wx), k).unwrap();
+                wx[2].g
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("fwd_mode_grad", k), &k, |b, &k| {
+            b.iter(|| gradus_num::gradient_fwd(black_box(&x0), |x| petersen::petersen_native(x, k)))
+        });
+        g.bench_with_input(BenchmarkId::new("hess", k), &k, |b, &k| {
+            b.iter(|| {
+                hessian_columns(black_box(&x0), |xd| {
+                    let mut x = xd.to_vec();
+                    let mut loss = Dual::constant(0.0);
+                    petersen::petersen_grad(&mut loss, &mut x, k).unwrap().1
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
+fn bench_complex_log(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rev_complex_log");
+    let x0 = Complex::new(1.0f64, 1.2);
+    g.bench_function("native", |b| b.iter(|| black_box(x0).ln()));
+    g.bench_function("rev", |b| {
+        b.iter(|| {
+            let (mut y, mut x) = (Complex::new(0.0, 0.0), black_box(x0));
+            log_acc(&mut y, &mut x).unwrap();
+            y
+        })
+    });
+    let ln = x0.ln();
+    g.bench_function("adjoint", |b| {
+        b.iter(|| {
+            let mut y = Complex::new(GVar::with_grad(ln.re, 1.0), GVar::new(ln.im));
+            let mut x = Complex::new(GVar::new(black_box(x0).re), GVar::new(x0.im));
+            log_acc_inv(&mut y, &mut x).unwrap();
+            x
+        })
+    });
+    g.finish();
+}
+
+fn bench_sparse(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rev_sparse");
+    let (m, n) = (1000, 1000);
+    let pa = sparse::random_csc(m, n, 0.05, 1);
+    let pb = sparse::random_csc(m, n, 0.05, 2);
+    let a0: Vec<f64> = (0..pa.rowval.len()).map(|i| (i as f64 * 0.37).sin()).collect();
+    let b0: Vec<f64> = (0..pb.rowval.len()).map(|i| (i as f64 * 0.53).cos()).collect();
+    g.bench_function("dot/native", |b| {
+        b.iter(|| sparse::sparse_dot_native(black_box(&a0), &b0, &pa, &pb))
+    });
+    let mut keep = vec![false; 2 * m];
+    g.bench_function("dot/rev", |b| {
+        let (mut a, mut bb) = (a0.clone(), b0.clone());
+        b.iter(|| {
+            let mut r = 0.0;
+            sparse::sparse_dot(&mut r, black_box(&mut a), &mut bb, &pa, &pb, &mut keep).unwrap();
+            r
+        })
+    });
+    let r0 = sparse::sparse_dot_native(&a0, &b0, &pa, &pb);
+    g.bench_function("dot/back", |b| {
+        let mut wa: Vec<GVar<f64>> = a0.iter().map(|&v| GVar::new(v)).collect();
+        let mut wb: Vec<GVar<f64>> = b0.iter().map(|&v| GVar::new(v)).collect();
+        b.iter(|| {
+            let mut r = GVar::with_grad(r0, 1.0);
+            sparse::sparse_dot_inv(&mut r, black_box(&mut wa), &mut wb, &pa, &pb, &mut keep).unwrap();
+            wa[0].g
+        })
+    });
+    // Complex sparse × dense accumulate, dense X with p = 1 column (a sparse matrix–vector
+    // product).
+    let p = 1;
+    let ca: Vec<Complex<f64>> = a0.iter().map(|&v| Complex::new(v, 0.5 * v)).collect();
+    let cx: Vec<Complex<f64>> = (0..n * p).map(|i| Complex::new((i as f64).sin(), (i as f64).cos())).collect();
+    g.bench_function("mul/native", |b| {
+        let mut y = vec![Complex::new(0.0, 0.0); m * p];
+        b.iter(|| sparse::sparse_mul_acc_native(black_box(&mut y), &ca, &cx, &pa, p))
+    });
+    g.bench_function("mul/rev", |b| {
+        let mut y = vec![Complex::new(0.0, 0.0); m * p];
+        let (mut a, mut x) = (ca.clone(), cx.clone());
+        b.iter(|| sparse::sparse_mul_acc(black_box(&mut y), &mut a, &mut x, &pa, p).unwrap())
+    });
+    g.bench_function("mul/back", |b| {
+        let w = |v: &Complex<f64>| Complex::new(GVar::new(v.re), GVar::new(v.im));
+        let mut y: Vec<Complex<GVar<f64>>> =
+            (0..m * p).map(|_| Complex::new(GVar::with_grad(0.0, 1.0), GVar::with_grad(0.0, 0.5))).collect();
+        let mut a: Vec<Complex<GVar<f64>>> = ca.iter().map(w).collect();
+        let mut x: Vec<Complex<GVar<f64>>> = cx.iter().map(w).collect();
+        b.iter(|| sparse::sparse_mul_acc_inv(black_box(&mut y), &mut a, &mut x, &pa, p).unwrap())
+    });
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(30)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench_petersen, bench_complex_log, bench_sparse
+}
+criterion_main!(benches);
