@@ -220,6 +220,14 @@ fn field_access_needs_a_known_type() {
 }
 
 #[test]
+fn cyclic_field_constraints_are_errors() {
+    assert_eq!(
+        err_line("def f x = x.a == x"),
+        "test.fut:1:11: the type of this expression must be known to access field `a`"
+    );
+}
+
+#[test]
 fn type_abbreviations() {
     let src = "type vec [n] 't = [n]t\ntype real = f64\n\
                def dot [n] (a: vec [n] real) (b: vec [n] real) : real = f64.sum (map2 (*) a b)";

@@ -437,6 +437,11 @@ impl Unifier {
         match self.shallow(t) {
             Ty::Var(v) => {
                 if let Some(info) = self.tvars.get_mut(v.0 as usize) {
+                    // Already constrained: stop here, so that cyclic field constraints
+                    // (`x.a == x`) cannot make this recurse forever.
+                    if info.no_fun {
+                        return Ok(());
+                    }
                     info.no_fun = true;
                     if let Some(fields) = info.fields.clone() {
                         for f in fields.values() {
