@@ -337,7 +337,10 @@ fn test_program(path: &Path, a: &TestArgs) -> Vec<Outcome> {
             out.push(Outcome::program(&name, Status::Skip, format!("tag {t}"), 1));
             return out;
         }
-        out.push(compile_only(&name, &source, &spec, a));
+        let (n2, src2, spec2, a2) = (name.clone(), source.clone(), spec.clone(), a.clone());
+        let outcome = with_timeout(a.timeout, move || compile_only(&n2, &src2, &spec2, &a2))
+            .unwrap_or_else(|why| Outcome::program(&name, Status::Error, why, 1));
+        out.push(outcome);
         return out;
     }
     let planned = plan(&spec, a);
@@ -467,6 +470,35 @@ fn compile_only(name: &str, source: &str, spec: &TestFile, a: &TestArgs) -> Outc
     Outcome {
         seconds: start.elapsed().as_secs_f64(),
         ..Outcome::program(name, status, message, 1)
+    }
+}
+
+/// Runs `f` on a thread with a large stack and waits at most `timeout` seconds for it.
+fn with_timeout<T: Send + 'static>(
+    timeout: Option<f64>,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .map_err(|e| format!("internal error: cannot start a thread: {e}"))?;
+    match timeout {
+        Some(t) => rx
+            .recv_timeout(Duration::from_secs_f64(t))
+            .map_err(|e| match e {
+                mpsc::RecvTimeoutError::Timeout => {
+                    format!("the program exceeded the time limit of {t} s")
+                }
+                mpsc::RecvTimeoutError::Disconnected => {
+                    "internal error: the test worker stopped unexpectedly".to_string()
+                }
+            }),
+        None => rx
+            .recv()
+            .map_err(|_| "internal error: the test worker stopped unexpectedly".to_string()),
     }
 }
 
