@@ -18,6 +18,9 @@ mod exp_series;
 #[path = "../examples/power.rs"]
 mod power;
 
+#[path = "../examples/besselj.rs"]
+mod besselj;
+
 use gradus_check::{SplitMix64, Tolerance, compare, fd_gradient};
 use gradus_num::gradient_fwd;
 use gradus_rev::prelude::*;
@@ -239,4 +242,21 @@ fn power_float_and_fixed() {
     }
     assert_eq!((y.to_bits(), x.to_bits()), (y0.to_bits(), x0.to_bits()));
     assert!(p.iter().all(|v| *v == I21F43::ZERO));
+}
+
+#[test]
+fn besselj_value_derivative_and_second_derivative() {
+    let (mut y, mut z) = (0.0f64, 1.0f64);
+    besselj::besselj(&mut y, &mut z, 2).unwrap();
+    assert!((y - 0.11490348493190047).abs() < 1e-15, "{y}");
+    besselj::besselj_inv(&mut y, &mut z, 2).unwrap();
+    assert!(y.abs() < 1e-15);
+    let (mut y, mut z) = (0.0f64, 1.0f64);
+    let (_, dz) = besselj::besselj_grad(&mut y, &mut z, 2).unwrap();
+    assert!((dz - 0.21024361588113258).abs() < 1e-14, "{dz}");
+    // Forward over reverse: the tangent of the gradient is the second derivative.
+    let (mut yd, mut zd) = (Dual::constant(0.0f64), Dual::variable(1.0f64));
+    let (_, dzd) = besselj::besselj_grad(&mut yd, &mut zd, 2).unwrap();
+    assert!((dzd.v - 0.21024361588113258).abs() < 1e-14);
+    assert!((dzd.d - 0.13446683891456881).abs() < 1e-13, "{}", dzd.d);
 }
