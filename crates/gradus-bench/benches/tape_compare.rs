@@ -4,7 +4,8 @@
 //! other work, the minimum estimates the unloaded time better than Criterion's mean or median;
 //! use `tape_programs` (Criterion) on a quiet machine for full statistics.
 //!
-//! Run: `cargo bench -p gradus-bench --bench tape_compare` (prints a table).
+//! Run: `cargo bench -p gradus-bench --bench tape_compare` (prints a table;
+//! `GRADUS_BENCH_ROUNDS=50` for more rounds, default 15).
 
 mod tape_common;
 
@@ -39,7 +40,11 @@ fn pretty(t: f64) -> String {
 }
 
 fn main() {
-    let rounds = 15;
+    // More rounds give the minimum more chances to catch an unloaded moment.
+    let rounds: usize = std::env::var("GRADUS_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(15);
     let budget = 0.02;
     let rtape = reverse::Tape::new();
     println!(
