@@ -379,7 +379,10 @@ fn test_program(path: &Path, a: &TestArgs) -> Vec<Outcome> {
                 }
             }
             Err(program_outcome) => {
+                // The program could not be compiled: one line for it, standing for every
+                // case that would have run; skipped cases stay skipped.
                 out.push(program_outcome);
+                out.extend(by_case.into_iter().flatten());
                 return out;
             }
         }
