@@ -140,8 +140,30 @@ fn verify(prog: &Prog, pass: &str) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// Stack size for compiling: internalisation inlines every call, so deeply nested calls (or a
+/// recursive function, until the inlining limit rejects it) recurse deeply.
+const COMPILE_STACK_BYTES: usize = 512 << 20;
+
 /// Runs every stage on `source`.
 pub fn compile(path: &str, source: &str) -> Result<Program, Diagnostics> {
+    let run = || compile_here(path, source);
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .stack_size(COMPILE_STACK_BYTES)
+            .spawn_scoped(s, run)
+        {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(Diagnostics {
+                    items: vec![Diagnostic::bug("the compiler panicked")],
+                    sources: SourceMap::new(),
+                })
+            }),
+            Err(_) => compile_here(path, source),
+        }
+    })
+}
+
+fn compile_here(path: &str, source: &str) -> Result<Program, Diagnostics> {
     let parsed = parse(path, source)?;
     let typed = check(&parsed)?;
     let prog = internalise(&parsed, &typed)?;

@@ -159,3 +159,19 @@ fn arrays_of_tuples_become_tuples_of_arrays() {
         Value::Array(Array::from_buffer(Buffer::I32(vec![6, 7])))
     );
 }
+
+#[test]
+fn recursive_functions_are_a_limitation_not_a_crash() {
+    let err = Program::from_source(
+        "rec.fut",
+        "def fact (n: i64) : i64 = if n <= 1 then 1 else n * fact (n - 1)\n\
+         entry main (n: i64) = fact n\n",
+    )
+    .err()
+    .expect("recursion is not supported yet");
+    assert!(
+        err.one_line().contains("not supported yet"),
+        "{}",
+        err.one_line()
+    );
+}

@@ -42,7 +42,7 @@ use value::{Callee, Env, FunVal, IVal};
 type R<T> = Result<T, Diagnostic>;
 
 /// How deep calls may nest while inlining before the program is taken to be recursive.
-const MAX_INLINE_DEPTH: usize = 400;
+const MAX_INLINE_DEPTH: usize = 100;
 
 /// A value declaration and the module path it lives in.
 struct DeclInfo<'a> {
