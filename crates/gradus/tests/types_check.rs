@@ -714,11 +714,16 @@ fn uniqueness() {
         "test.fut:1:36: cannot consume `ys`: it aliases a parameter that is not declared unique"
     );
     assert_eq!(
-        err_line("def f (xss: *[][]i32) = let r = xss[0] let yss = xss with [1] = r in r[0] + yss[0, 0]"),
+        err_line(
+            "def f (xss: *[][]i32) = let r = xss[0] let yss = xss with [1] = r in r[0] + yss[0, 0]"
+        ),
         "test.fut:1:70: `r` is used after being consumed"
     );
     assert_eq!(
-        ty_of("def f (xss: *[][]i32) = let x = xss[0, 0] let yss = xss with [1, 1] = x in x + yss[0, 0]", "f"),
+        ty_of(
+            "def f (xss: *[][]i32) = let x = xss[0, 0] let yss = xss with [1, 1] = x in x + yss[0, 0]",
+            "f"
+        ),
         "[n][m]i32 -> i32"
     );
     assert_eq!(
