@@ -213,11 +213,13 @@ fn partial(e: &mut Emit<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partial {
                 let q = b(e, BinOp::Div, t, x, yy);
                 Value(f(e, UnOp::Neg, t, q))
             }
-            // Integer `/` and `//`: `1 // y` and `-(x // (y*y))`.
+            // Integer `/` and `//`: `1 // y` and `-(x // (y*y))`, computed as
+            // `-((x // y) // y)`, which is the same number but cannot fail when `y*y` wraps
+            // to zero.
             (BinOp::Div | BinOp::Quot, 0) => Value(b(e, BinOp::Quot, t, c(t, 1.0), y)),
             (BinOp::Div | BinOp::Quot, _) => {
-                let yy = b(e, BinOp::Mul, t, y, y);
-                let q = b(e, BinOp::Quot, t, x, yy);
+                let q1 = b(e, BinOp::Quot, t, x, y);
+                let q = b(e, BinOp::Quot, t, q1, y);
                 Value(f(e, UnOp::Neg, t, q))
             }
             (BinOp::Mod, 0) if t.is_float() => One,
@@ -435,13 +437,13 @@ fn unary_partial(e: &mut Emit<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partial {
 }
 
 /// The digamma function ψ(x) as core code: the recurrence ψ(x) = ψ(x+1) − 1/x until
-/// x ≥ 6, then the asymptotic series ln x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ), accurate to about
-/// 1e-12 relative for positive arguments.
+/// x ≥ 10, then the asymptotic series ln x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ), accurate to about
+/// 1e-14 relative for positive arguments.
 fn digamma(e: &mut Emit<'_>, t: PrimType, x: SubExp) -> SubExp {
     let bool_t = Type::Prim(PrimType::Bool);
     let ty = Type::Prim(t);
     // loop (z, acc) = (x, 0) while z < 6 do (z + 1, acc - 1/z)
-    let cond0 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![x, c(t, 6.0)]);
+    let cond0 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![x, c(t, 10.0)]);
     let p_cond = e.names.fresh("digamma_cond", bool_t);
     let p_z = e.names.fresh("digamma_z", ty.clone());
     let p_acc = e.names.fresh("digamma_acc", ty);
@@ -456,7 +458,7 @@ fn digamma(e: &mut Emit<'_>, t: PrimType, x: SubExp) -> SubExp {
         vec![c(t, 1.0), SubExp::Var(p_z)],
     );
     let acc1 = e.prim(PrimOp::Bin(BinOp::Sub, t), vec![SubExp::Var(p_acc), inv]);
-    let cond1 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![z1, c(t, 6.0)]);
+    let cond1 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![z1, c(t, 10.0)]);
     let body_stms = std::mem::replace(&mut e.stms, saved);
     e.available = saved_available;
     let out = e.bind(

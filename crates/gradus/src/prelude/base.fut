@@ -126,9 +126,11 @@ def flatten_3d 't [n] [m] [l] (xs: [n][m][l]t) : [n * m * l]t = flatten (flatten
 def flatten_4d 't [n] [m] [l] [k] (xs: [n][m][l][k]t) : [n * m * l * k]t =
   flatten (flatten_3d xs)
 def unflatten_3d 't [n] [m] [l] (xs: [n * m * l]t) : [n][m][l]t =
-  map unflatten (unflatten xs)
+  let rows = unflatten (sized (n * (m * l)) xs) : [n][m * l]t
+  in map (\r -> unflatten r : [m][l]t) rows
 def unflatten_4d 't [n] [m] [l] [k] (xs: [n * m * l * k]t) : [n][m][l][k]t =
-  map unflatten_3d (unflatten xs)
+  let rows = unflatten (sized (n * (m * l * k)) xs) : [n][m * l * k]t
+  in map (\r -> unflatten_3d r : [m][l][k]t) rows
 
 def filter 'a [n] (p: a -> bool) (as: [n]a) : *[]a =
   let flags = map (\x -> if p x then 1i64 else 0i64) as
