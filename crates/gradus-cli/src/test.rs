@@ -212,7 +212,10 @@ pub fn test(mut a: TestArgs) -> u8 {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(programs.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Vec<Outcome>> = vec![Vec::new(); programs.len()];
+    let mut results: Vec<Option<Vec<Outcome>>> = vec![None; programs.len()];
+    // Report lines are printed as soon as every earlier program is done, so the output is in
+    // program order whatever the concurrency.
+    let mut printed = 0;
     let (tx, rx) = mpsc::channel::<(usize, Vec<Outcome>)>();
     std::thread::scope(|s| {
         for _ in 0..workers {
@@ -237,16 +240,18 @@ pub fn test(mut a: TestArgs) -> u8 {
         }
         drop(tx);
         for (i, out) in rx {
-            if a.verbose {
-                // Stream verbose output so long runs show progress.
-                for o in &out {
-                    println!("{}", o.line());
+            results[i] = Some(out);
+            while let Some(Some(done)) = results.get(printed) {
+                for o in done {
+                    if a.verbose || o.status != Status::Pass {
+                        say(&o.line());
+                    }
                 }
+                printed += 1;
             }
-            results[i] = out;
         }
     });
-    let all: Vec<Outcome> = results.into_iter().flatten().collect();
+    let all: Vec<Outcome> = results.into_iter().flatten().flatten().collect();
     let (mut passed, mut failed, mut errors, mut skipped) = (0, 0, 0, 0);
     for o in &all {
         match o.status {
@@ -254,9 +259,6 @@ pub fn test(mut a: TestArgs) -> u8 {
             Status::Fail => failed += o.count,
             Status::Error => errors += o.count,
             Status::Skip => skipped += o.count,
-        }
-        if !a.verbose && o.status != Status::Pass {
-            println!("{}", o.line());
         }
     }
     let mut code = if failed + errors > 0 { 1 } else { 0 };
@@ -267,8 +269,17 @@ pub fn test(mut a: TestArgs) -> u8 {
             code = 1;
         }
     }
-    println!("gradus test: {passed} passed, {failed} failed, {errors} errors, {skipped} skipped");
+    say(&format!(
+        "gradus test: {passed} passed, {failed} failed, {errors} errors, {skipped} skipped"
+    ));
     code
+}
+
+/// Prints a report line; a closed standard output (`gradus test ... | head`) is not an error.
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
 }
 
 /// Tags that skip a program or case on this backend (15.5).
