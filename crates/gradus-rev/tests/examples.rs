@@ -21,6 +21,9 @@ mod power;
 #[path = "../examples/besselj.rs"]
 mod besselj;
 
+#[path = "../examples/qr.rs"]
+mod qr;
+
 use gradus_check::{SplitMix64, Tolerance, compare, fd_gradient};
 use gradus_num::gradient_fwd;
 use gradus_rev::prelude::*;
@@ -259,4 +262,49 @@ fn besselj_value_derivative_and_second_derivative() {
     let (_, dzd) = besselj::besselj_grad(&mut yd, &mut zd, 2).unwrap();
     assert!((dzd.v - 0.21024361588113258).abs() < 1e-14);
     assert!((dzd.d - 0.13446683891456881).abs() < 1e-13, "{}", dzd.d);
+}
+
+#[test]
+fn qr_reconstructs_round_trips_and_differentiates() {
+    let n = 4;
+    let mut rng = SplitMix64::new(17);
+    let a0 = rng.vector(n * n, -1.0, 1.0);
+    let (mut q, mut r, mut a) = (vec![0.0; n * n], vec![0.0; n * n], a0.clone());
+    qr::qr(&mut q, &mut r, &mut a, n).unwrap();
+    let (qn, rn) = qr::qr_native(&a0, n);
+    compare(&q, &qn, Tolerance::ROUNDING).unwrap();
+    compare(&r, &rn, Tolerance::ROUNDING).unwrap();
+    for i in 0..n {
+        for j in 0..n {
+            let qr_ij: f64 = (0..n).map(|k| q[i * n + k] * r[k * n + j]).sum();
+            assert!((qr_ij - a0[i * n + j]).abs() < 1e-12);
+        }
+    }
+    qr::qr_inv(&mut q, &mut r, &mut a, n).unwrap();
+    assert!(q.iter().chain(&r).all(|v| v.abs() < 1e-12));
+    // Gradients of Q[0][1] and R[0][1] with respect to A.
+    for (wq_idx, wr_idx) in [(Some(1), None), (None, Some(1))] {
+        let mut wq = vec![0.0; n * n];
+        let mut wr = vec![0.0; n * n];
+        if let Some(i) = wq_idx {
+            wq[i] = 1.0;
+        }
+        if let Some(i) = wr_idx {
+            wr[i] = 1.0;
+        }
+        let (mut l, mut q, mut r, mut a) = (0.0, vec![0.0; n * n], vec![0.0; n * n], a0.clone());
+        let (_, _, _, ga) = qr::qr_loss_grad(&mut l, &mut q, &mut r, &mut a, n, &wq, &wr).unwrap();
+        let fd = fd_gradient(
+            |x| {
+                let (q, r) = qr::qr_native(x, n);
+                q.iter()
+                    .zip(&wq)
+                    .chain(r.iter().zip(&wr))
+                    .map(|(a, b)| a * b)
+                    .sum()
+            },
+            &a0,
+        );
+        compare(&ga, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
+    }
 }
