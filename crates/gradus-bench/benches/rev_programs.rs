@@ -23,8 +23,8 @@ mod petersen;
 mod sparse;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use gradus_rev::prelude::*;
 use gradus_rev::hessian_columns;
+use gradus_rev::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -124,8 +124,12 @@ fn bench_sparse(c: &mut Criterion) {
     let (m, n) = (1000, 1000);
     let pa = sparse::random_csc(m, n, 0.05, 1);
     let pb = sparse::random_csc(m, n, 0.05, 2);
-    let a0: Vec<f64> = (0..pa.rowval.len()).map(|i| (i as f64 * 0.37).sin()).collect();
-    let b0: Vec<f64> = (0..pb.rowval.len()).map(|i| (i as f64 * 0.53).cos()).collect();
+    let a0: Vec<f64> = (0..pa.rowval.len())
+        .map(|i| (i as f64 * 0.37).sin())
+        .collect();
+    let b0: Vec<f64> = (0..pb.rowval.len())
+        .map(|i| (i as f64 * 0.53).cos())
+        .collect();
     g.bench_function("dot/native", |b| {
         b.iter(|| sparse::sparse_dot_native(black_box(&a0), &b0, &pa, &pb))
     });
@@ -144,7 +148,8 @@ fn bench_sparse(c: &mut Criterion) {
         let mut wb: Vec<GVar<f64>> = b0.iter().map(|&v| GVar::new(v)).collect();
         b.iter(|| {
             let mut r = GVar::with_grad(r0, 1.0);
-            sparse::sparse_dot_inv(&mut r, black_box(&mut wa), &mut wb, &pa, &pb, &mut keep).unwrap();
+            sparse::sparse_dot_inv(&mut r, black_box(&mut wa), &mut wb, &pa, &pb, &mut keep)
+                .unwrap();
             wa[0].g
         })
     });
@@ -152,7 +157,9 @@ fn bench_sparse(c: &mut Criterion) {
     // product).
     let p = 1;
     let ca: Vec<Complex<f64>> = a0.iter().map(|&v| Complex::new(v, 0.5 * v)).collect();
-    let cx: Vec<Complex<f64>> = (0..n * p).map(|i| Complex::new((i as f64).sin(), (i as f64).cos())).collect();
+    let cx: Vec<Complex<f64>> = (0..n * p)
+        .map(|i| Complex::new((i as f64).sin(), (i as f64).cos()))
+        .collect();
     g.bench_function("mul/native", |b| {
         let mut y = vec![Complex::new(0.0, 0.0); m * p];
         b.iter(|| sparse::sparse_mul_acc_native(black_box(&mut y), &ca, &cx, &pa, p))
@@ -164,8 +171,9 @@ fn bench_sparse(c: &mut Criterion) {
     });
     g.bench_function("mul/back", |b| {
         let w = |v: &Complex<f64>| Complex::new(GVar::new(v.re), GVar::new(v.im));
-        let mut y: Vec<Complex<GVar<f64>>> =
-            (0..m * p).map(|_| Complex::new(GVar::with_grad(0.0, 1.0), GVar::with_grad(0.0, 0.5))).collect();
+        let mut y: Vec<Complex<GVar<f64>>> = (0..m * p)
+            .map(|_| Complex::new(GVar::with_grad(0.0, 1.0), GVar::with_grad(0.0, 0.5)))
+            .collect();
         let mut a: Vec<Complex<GVar<f64>>> = ca.iter().map(w).collect();
         let mut x: Vec<Complex<GVar<f64>>> = cx.iter().map(w).collect();
         b.iter(|| sparse::sparse_mul_acc_inv(black_box(&mut y), &mut a, &mut x, &pa, p).unwrap())
