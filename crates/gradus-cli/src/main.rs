@@ -1,9 +1,11 @@
-//! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`.
+//! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`,
+//! `gradus check`.
 //!
 //! Exit codes: 0 success; 1 compile error (run) or failed/erroneous cases (test); 2 invalid
 //! usage or a run-time error in the program (run); 3 bad input data (run); 4 an internal
 //! error in gradus. Panics inside the compiler are caught and reported, never shown raw.
 
+mod check;
 mod common;
 mod dev;
 mod run;
@@ -28,6 +30,8 @@ enum Command {
     Test(test::TestArgs),
     /// Developer tools: print the output of a compiler stage.
     Dev(dev::DevArgs),
+    /// Compare an entry point's derivatives with central finite differences.
+    Check(check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Test(a) => test::test(a),
         Command::Dev(a) => dev::dev(a),
+        Command::Check(a) => check::check(a),
     };
     ExitCode::from(code)
 }
