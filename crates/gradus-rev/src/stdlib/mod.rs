@@ -1,1 +1,77 @@
-//! Reversible building blocks (REVERSIBLE.md §8), written in the statement language.
+//! Reversible building blocks (REVERSIBLE.md §8), written in the statement language. Each is
+//! an ordinary `#[reversible]` function: call it from a reversible body as `dot(y, a, b)` and
+//! its inverse as `inv!(dot(y, a, b))`, or directly from Rust.
+
+use crate::prelude::*;
+
+/// `y += Σ x[i]`.
+#[reversible(loss = y)]
+pub fn sum<T: RevReal>(y: &mut T, x: &mut [T]) {
+    for i in 0..x.len() {
+        y += x[i];
+    }
+}
+
+/// `y += Σ a[i] · b[i]` (lengths must agree).
+#[reversible(loss = y)]
+pub fn dot<T: RevReal>(y: &mut T, a: &mut [T], b: &mut [T]) {
+    safe! { assert_eq!(a.len(), b.len(), "dot: lengths differ"); }
+    for i in 0..a.len() {
+        y += a[i] * b[i];
+    }
+}
+
+/// `y[i] += α · x[i]`.
+#[reversible]
+pub fn axpy<T: RevReal>(y: &mut [T], alpha: &mut T, x: &mut [T]) {
+    for i in 0..y.len() {
+        y[i] += alpha * x[i];
+    }
+}
+
+/// `y += ‖x‖₂`, with the sum of squares computed in a routine and uncomputed.
+#[reversible(loss = y)]
+pub fn norm2<T: RevReal>(y: &mut T, x: &mut [T]) {
+    routine! {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s += square(x[i]);
+        }
+    }
+    y += sqrt(s);
+    unroutine!();
+}
+
+/// `y += W x + b` for a row-major `m × n` matrix `W` (`m = y.len()`, `n = x.len()`).
+#[reversible]
+pub fn affine<T: RevReal>(y: &mut [T], w: &mut [T], x: &mut [T], b: &mut [T]) {
+    for i in 0..y.len() {
+        for j in 0..x.len() {
+            y[i] += w[i * x.len() + j] * x[j];
+        }
+        y[i] += b[i];
+    }
+}
+
+/// `y[i] += max(x[i], 0)`.
+#[reversible]
+pub fn relu<T: RevReal>(y: &mut [T], x: &mut [T]) {
+    for i in 0..y.len() {
+        y[i] += max(x[i], 0.0);
+    }
+}
+
+/// `(a, b) ← G(θ)(a, b)` for every pair: see `examples/givens_unitary.rs`; this is the
+/// same program on a vector and a flat angle list in row-major pair order.
+#[reversible]
+pub fn givens_unitary<T: RevReal>(v: &mut [T], theta: &mut [T]) {
+    for i in 0..v.len() {
+        for j in (i + 1)..v.len() {
+            ROT(
+                v[i],
+                v[j],
+                theta[i * v.len() - i * (i + 1) / 2 + (j - i - 1)],
+            );
+        }
+    }
+}
