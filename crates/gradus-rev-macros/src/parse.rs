@@ -173,7 +173,11 @@ impl Parser_ {
                 })
                 .collect(),
         );
+        // A nested scope owns its ancillas even inside a routine: only `let`s directly in a
+        // routine's statement list are released by the routine's uncompute.
+        let depth = std::mem::replace(&mut self.routine_depth, 0);
         let mut out = self.stmts(stmts);
+        self.routine_depth = depth;
         pair_routines(&mut out, &mut self.errors);
         // Implicit releases: every ancilla of this scope that is still live, in reverse order
         // of allocation (§3.6).

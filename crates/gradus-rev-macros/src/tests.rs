@@ -158,6 +158,29 @@ fn errors_carry_codes_and_do_not_panic() {
 }
 
 #[test]
+fn scopes_nested_in_a_routine_release_their_own_ancillas() {
+    let b = parse_body(
+        quote! {{
+            routine! {
+                let mut s = 0.0;
+                if (a > 0.0) {
+                    let mut t = 0.0;
+                    t += a;
+                    s += t;
+                }
+            }
+            b += s;
+            unroutine!();
+        }},
+        &[("a", Kind::State), ("b", Kind::State)],
+    );
+    let printed = print::body(&b);
+    // `t` is released inside the `if` block; `s` only by the routine's uncompute.
+    assert!(printed.contains("release!(t"), "{printed}");
+    assert!(!printed.contains("release!(s"), "{printed}");
+}
+
+#[test]
 #[ignore]
 fn show_expansion() {
     let ts = expand(

@@ -24,6 +24,9 @@ mod besselj;
 #[path = "../examples/qr.rs"]
 mod qr;
 
+#[path = "../examples/bundle_adjustment.rs"]
+mod ba;
+
 use gradus_check::{SplitMix64, Tolerance, compare, fd_gradient};
 use gradus_num::gradient_fwd;
 use gradus_rev::prelude::*;
@@ -306,5 +309,36 @@ fn qr_reconstructs_round_trips_and_differentiates() {
             &a0,
         );
         compare(&ga, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
+    }
+}
+
+#[test]
+fn bundle_adjustment_local_jacobian() {
+    let feat = [12.0, -3.0];
+    for cam in [
+        [
+            0.1, -0.2, 0.05, 0.3, -0.1, -5.0, 400.0, 10.0, -5.0, 1e-3, 1e-6,
+        ],
+        [
+            0.0, 0.0, 0.0, 0.3, -0.1, -5.0, 400.0, 10.0, -5.0, 1e-3, 1e-6,
+        ],
+    ] {
+        let x = [0.5, 0.2, 1.0];
+        let w = 0.9;
+        let (mut out, mut c, mut xx, mut ww) = ([0.0; 2], cam, x, w);
+        ba::ba_residual(&mut out, &mut c, &mut xx, &mut ww, &feat).unwrap();
+        let native = ba::ba_residual_native(&cam, &x, w, &feat);
+        compare(&out, &native, Tolerance::ROUNDING).unwrap();
+        ba::ba_residual_inv(&mut out, &mut c, &mut xx, &mut ww, &feat).unwrap();
+        assert!(out.iter().all(|v| v.abs() < 1e-9));
+        let j = ba::ba_local_jacobian(&cam, &x, w, &feat);
+        let flat: Vec<f64> = cam.iter().chain(&x).copied().chain([w]).collect();
+        let fd = gradus_check::fd_jacobian(
+            |p| ba::ba_residual_native(&p[..11], &p[11..14], p[14], &feat).to_vec(),
+            &flat,
+        );
+        for r in 0..2 {
+            compare(&j[r], &fd[r], Tolerance::new(1e-5, 1e-6)).unwrap();
+        }
     }
 }
