@@ -6,7 +6,7 @@
 //! `GVar<f64, [f64; 2]>`, without allocation. (The driver that reads the ADBench files and
 //! assembles the CSR Jacobian is not written yet.)
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::needless_range_loop)]
 
 use gradus_rev::prelude::*;
 
