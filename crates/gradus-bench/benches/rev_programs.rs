@@ -22,6 +22,10 @@ mod petersen;
 #[allow(unused)]
 mod sparse;
 
+#[path = "../../gradus-rev/examples/bundle_adjustment.rs"]
+#[allow(unused)]
+mod ba;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gradus_rev::hessian_columns;
 use gradus_rev::prelude::*;
@@ -181,6 +185,32 @@ fn bench_sparse(c: &mut Criterion) {
     g.finish();
 }
 
+/// Bundle adjustment, one observation: native residual, reversible residual, and the 2 × 15
+/// local Jacobian from one batched backward sweep (the per-observation unit of ADBench's
+/// Jacobian; the whole-file driver is not written yet).
+fn bench_ba(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rev_ba_observation");
+    let cam = [
+        0.1, -0.2, 0.05, 0.3, -0.1, -5.0, 400.0, 10.0, -5.0, 1e-3, 1e-6,
+    ];
+    let x = [0.5, 0.2, 1.0];
+    let feat = [12.0, -3.0];
+    g.bench_function("native", |b| {
+        b.iter(|| ba::ba_residual_native(black_box(&cam), &x, 0.9, &feat))
+    });
+    g.bench_function("rev", |b| {
+        b.iter(|| {
+            let (mut out, mut c, mut xx, mut w) = ([0.0; 2], black_box(cam), x, 0.9);
+            ba::ba_residual(&mut out, &mut c, &mut xx, &mut w, &feat).unwrap();
+            out
+        })
+    });
+    g.bench_function("jacobian", |b| {
+        b.iter(|| ba::ba_local_jacobian(black_box(&cam), &x, 0.9, &feat))
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -191,6 +221,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_petersen, bench_complex_log, bench_sparse
+    targets = bench_petersen, bench_complex_log, bench_sparse, bench_ba
 }
 criterion_main!(benches);
