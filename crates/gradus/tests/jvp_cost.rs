@@ -42,7 +42,7 @@ entry scan_jvp [n] (xs: [n]f64) (dxs: [n]f64) = jvp prefix_products xs dxs
 
 /// The bound the cost of a jvp (value and tangent together) must stay under, as a multiple
 /// of the primal's work.
-const BOUND: f64 = 4.5;
+const BOUND: f64 = 3.0;
 
 #[test]
 fn jvp_costs_a_constant_factor_of_the_primal() {

@@ -147,15 +147,23 @@ pub fn prim_tangent(
     let mut acc: Option<SubExp> = None;
     for (i, t) in tans.iter().enumerate() {
         let Some(t) = t else { continue };
-        let term = match partial(e, op, args, i) {
-            Partial::Zero => continue,
-            Partial::One => *t,
-            Partial::NegOne => e.prim(PrimOp::Un(UnOp::Neg, rt), vec![*t]),
-            Partial::Value(p) => e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![p, *t]),
-        };
-        acc = Some(match acc {
-            None => term,
-            Some(a) => e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, term]),
+        let partial = partial(e, op, args, i);
+        acc = Some(match (acc, partial) {
+            (_, Partial::Zero) => continue,
+            (None, Partial::One) => *t,
+            (None, Partial::NegOne) => e.prim(PrimOp::Un(UnOp::Neg, rt), vec![*t]),
+            (None, Partial::Value(p)) => e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![p, *t]),
+            (Some(a), Partial::One) => e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, *t]),
+            (Some(a), Partial::NegOne) => e.prim(PrimOp::Bin(BinOp::Sub, rt), vec![a, *t]),
+            // A sum of products: one fused multiply-add per further term for floats (also
+            // one rounding fewer), a multiplication and an addition for integers.
+            (Some(a), Partial::Value(p)) if rt.is_float() => {
+                e.prim(PrimOp::Tern(TernOp::Fma, rt), vec![p, *t, a])
+            }
+            (Some(a), Partial::Value(p)) => {
+                let m = e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![p, *t]);
+                e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, m])
+            }
         });
     }
     acc
