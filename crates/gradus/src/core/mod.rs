@@ -1,12 +1,12 @@
 //! Core IR: the typed, first-order, A-normal-form language every pass after internalisation
 //! works on. See [`ir`] for the node types and their meaning.
 
+pub mod builder;
 pub mod ir;
+pub mod parse;
 pub mod prim;
 pub mod prim_eval;
-pub mod type_of;
 pub mod print;
-pub mod parse;
 pub mod renumber;
+pub mod type_of;
 pub mod verify;
-pub mod builder;

@@ -17,8 +17,8 @@ const TAIL: &str = include_str!("tail.fut");
 const FLOAT_UNARY: &[&str] = &[
     "sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
     "acos", "atan", "sinpi", "cospi", "tanpi", "asinpi", "acospi", "atanpi", "sinh", "cosh",
-    "tanh", "asinh", "acosh", "atanh", "gamma", "lgamma", "erf", "erfc", "ceil", "floor",
-    "trunc", "round", "recip",
+    "tanh", "asinh", "acosh", "atanh", "gamma", "lgamma", "erf", "erfc", "ceil", "floor", "trunc",
+    "round", "recip",
 ];
 const FLOAT_BINARY: &[&str] = &["atan2", "atan2pi", "hypot", "copysign", "nextafter"];
 const FLOAT_TERNARY: &[&str] = &["fma", "mad", "lerp"];
