@@ -59,6 +59,28 @@ fn bench_petersen(c: &mut Criterion) {
                 loss
             })
         });
+        g.bench_with_input(BenchmarkId::new("rev_unchecked", k), &k, |b, &k| {
+            let mut x = x0.clone();
+            b.iter(|| {
+                let mut loss = 0.0;
+                petersen::petersen_unchecked(&mut loss, black_box(&mut x), k).unwrap();
+                loss
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("grad_unchecked", k), &k, |b, &k| {
+            let mut x = x0.clone();
+            let mut wx: Vec<GVar<f64>> = x0.iter().map(|&v| GVar::new(v)).collect();
+            b.iter(|| {
+                let mut loss = 0.0;
+                petersen::petersen_unchecked(&mut loss, &mut x, k).unwrap();
+                let mut wl = GVar::with_grad(loss, 1.0);
+                for (w, v) in wx.iter_mut().zip(&x) {
+                    *w = GVar::new(*v);
+                }
+                petersen::petersen_unchecked_inv(&mut wl, black_box(&mut wx), k).unwrap();
+                wx[2].g
+            })
+        });
         let mut lf = 0.0;
         let mut xf = x0.clone();
         petersen::petersen(&mut lf, &mut xf, k).unwrap();

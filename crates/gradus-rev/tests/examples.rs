@@ -48,6 +48,9 @@ fn petersen_anchors_and_round_trip() {
         let mut loss = 0.0;
         let (dl, g) = petersen::petersen_grad(&mut loss, &mut x, k).unwrap();
         assert_eq!(dl, 1.0);
+        let (mut lu, mut xu) = (0.0, x0.clone());
+        let (_, gu) = petersen::petersen_unchecked_grad(&mut lu, &mut xu, k).unwrap();
+        assert_eq!((lu, &gu), (loss, &g));
         assert!((g[2] - g02).abs() < 1e-6, "k={k}: {}", g[2]);
         // Independent references: forward mode on the native program, finite differences.
         let (_, gf) = gradient_fwd(&x0, |x| petersen::petersen_native(x, k));
