@@ -26,6 +26,17 @@ fn fib_steps(a: &mut u64, b: &mut u64, n: usize) {
     }
 }
 
+/// out ← out + F(n), recursively (calls, recursion, `if`).
+#[reversible]
+fn fib_rec(out: &mut u64, n: u64) {
+    if n <= 2 {
+        INC(out);
+    } else {
+        fib_rec(out, constant!(n - 1));
+        fib_rec(out, constant!(n - 2));
+    }
+}
+
 /// Make x non-negative and remember whether it was negated. `neg` must be false on entry.
 #[reversible]
 fn abs_in_place(x: &mut i64, neg: &mut bool) {
@@ -124,4 +135,16 @@ fn log_acc_anchor() {
     // d re(log x)/d x.re = x.re / |x|², d/d x.im = x.im / |x|²
     assert!((gx.re - 1.0 / 2.44).abs() < 1e-14);
     assert!((gx.im - 1.2 / 2.44).abs() < 1e-14);
+}
+
+#[test]
+fn fib_rec_matches_fib_steps_and_round_trips() {
+    let mut out = 7u64;
+    fib_rec(&mut out, 20).unwrap();
+    let (mut a, mut b) = (0u64, 1u64);
+    fib_steps(&mut a, &mut b, 20).unwrap();
+    assert_eq!(out, 7 + a);
+    assert_eq!(a, 6765);
+    fib_rec_inv(&mut out, 20).unwrap();
+    assert_eq!(out, 7);
 }
