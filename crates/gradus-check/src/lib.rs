@@ -350,14 +350,10 @@ mod tests {
 
     #[test]
     fn gradient_of_large_inputs_uses_scaled_steps() {
+        // Each coordinate's step follows its own magnitude: a large one and a small one.
         let x = [1.0e6, -2.0e-3];
-        let g = fd_gradient(|x| x[0] * x[0] + x[1].cos(), &x);
-        compare(
-            &g,
-            &[2.0e6, (2.0e-3f64).sin()],
-            Tolerance::FINITE_DIFFERENCE,
-        )
-        .unwrap();
+        let g = fd_gradient(|x| x[0] * x[0] * 1e-6 + x[1].cos(), &x);
+        compare(&g, &[2.0, (2.0e-3f64).sin()], Tolerance::FINITE_DIFFERENCE).unwrap();
     }
 
     #[test]
