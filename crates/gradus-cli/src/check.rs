@@ -4,7 +4,7 @@ use crate::common::{catch_panic, check_inputs};
 use clap::Args;
 use gradus::check::check_entry;
 use gradus::data::{Reader, decompress};
-use gradus::program::{ExternalType, Program};
+use gradus::program::ExternalType;
 use gradus::value::{Array, Buffer, PrimType, Scalar, Value};
 use gradus_check::SplitMix64;
 use std::io::Read;
@@ -62,24 +62,9 @@ fn random_value(t: &ExternalType, size: usize, rng: &mut SplitMix64) -> Option<V
 /// Runs `gradus check`; returns the exit code (0 within tolerance, 1 above it or on a
 /// failure to check, 3 for bad input data).
 pub fn check(a: CheckArgs) -> u8 {
-    let path = a.program.display().to_string();
-    let source = match std::fs::read_to_string(&a.program) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("Error: cannot read {path}: {e}");
-            return 1;
-        }
-    };
-    let program = match catch_panic(|| Program::from_source(&path, &source)) {
-        Ok(Ok(p)) => p,
-        Ok(Err(d)) => {
-            eprint!("{}", d.render());
-            return crate::run::compile_failure_code(&d);
-        }
-        Err(p) => {
-            eprintln!("internal error: gradus panicked while compiling {path}: {p}");
-            return 4;
-        }
+    let (path, source, program) = match crate::common::load_program(&a.program) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let Some(ep) = program
         .entry_points()

@@ -131,3 +131,29 @@ pub fn check_inputs(ep: &EntryPoint, values: &[Value]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Reads and compiles a program for a command; on failure prints the diagnostic and returns
+/// the exit code (1 for an unreadable file or a compile error, 4 for a compiler bug or panic).
+pub fn load_program(
+    file: &std::path::Path,
+) -> Result<(String, String, gradus::program::Program), u8> {
+    let path = file.display().to_string();
+    let source = match std::fs::read_to_string(file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("Error: cannot read {path}: {e}");
+            return Err(1);
+        }
+    };
+    match catch_panic(|| gradus::program::Program::from_source(&path, &source)) {
+        Ok(Ok(p)) => Ok((path, source, p)),
+        Ok(Err(d)) => {
+            eprint!("{}", d.render());
+            Err(crate::run::compile_failure_code(&d))
+        }
+        Err(p) => {
+            eprintln!("internal error: gradus panicked while compiling {path}: {p}");
+            Err(4)
+        }
+    }
+}

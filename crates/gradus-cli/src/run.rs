@@ -4,7 +4,7 @@ use crate::common::{Backend, catch_panic, check_inputs, parse_backend};
 use clap::Args;
 use gradus::data::{DataError, Reader, decompress, write_binary_into, write_text};
 use gradus::diag::{Diagnostics, Kind};
-use gradus::program::{CallError, ExternalType, Program};
+use gradus::program::{CallError, ExternalType};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -44,24 +44,9 @@ fn input_error(e: impl std::fmt::Display) -> u8 {
 /// Runs `gradus run`; returns the exit code.
 pub fn run(a: RunArgs) -> u8 {
     let _ = a.backend;
-    let path = a.program.display().to_string();
-    let source = match std::fs::read_to_string(&a.program) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("Error: cannot read {path}: {e}");
-            return 1;
-        }
-    };
-    let program = match catch_panic(|| Program::from_source(&path, &source)) {
-        Ok(Ok(p)) => p,
-        Ok(Err(d)) => {
-            eprint!("{}", d.render());
-            return compile_failure_code(&d);
-        }
-        Err(p) => {
-            eprintln!("internal error: gradus panicked while compiling {path}: {p}");
-            return 4;
-        }
+    let (path, _source, program) = match crate::common::load_program(&a.program) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let entries = match catch_panic(|| program.entry_points()) {
         Ok(e) => e,

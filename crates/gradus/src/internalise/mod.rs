@@ -2764,47 +2764,7 @@ fn substitute(t: &Type, subst: &HashMap<Var, Var>) -> Type {
 /// Every variable bound anywhere in a body (statements, nested bodies, lambda parameters).
 fn bound_vars(body: &crate::core::ir::Body) -> Vec<Var> {
     let mut out = Vec::new();
-    fn go(b: &crate::core::ir::Body, out: &mut Vec<Var>) {
-        for s in &b.stms {
-            out.extend(&s.pat);
-            match &s.exp {
-                Exp::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => {
-                    go(then_body, out);
-                    go(else_body, out);
-                }
-                Exp::Loop { params, body, form } => {
-                    out.extend(params.iter().map(|(p, _)| *p));
-                    if let LoopForm::For { i, .. } = form {
-                        out.push(*i);
-                    }
-                    go(body, out);
-                }
-                Exp::Soac(soac) => {
-                    let lam = match soac {
-                        Soac::Map { lam, .. }
-                        | Soac::Reduce { lam, .. }
-                        | Soac::Scan { lam, .. }
-                        | Soac::Hist { lam, .. } => Some(lam),
-                        Soac::Scatter { .. } => None,
-                    };
-                    if let Some(l) = lam {
-                        out.extend(&l.params);
-                        go(&l.body, out);
-                    }
-                }
-                Exp::WithAcc { lam, .. } => {
-                    out.extend(&lam.params);
-                    go(&lam.body, out);
-                }
-                Exp::BasicOp(_) | Exp::Apply { .. } => {}
-            }
-        }
-    }
-    go(body, &mut out);
+    crate::core::renumber::body_binders(body, &mut out);
     out
 }
 
