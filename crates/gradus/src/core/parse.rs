@@ -21,7 +21,7 @@ use crate::core::ir::{
     Aux, BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, Soac,
     Stm, SubExp, Type, Var,
 };
-use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::core::prim::PrimOp;
 use crate::diag::{Diagnostic, FileId, Span};
 use crate::program::ExternalType;
 use crate::value::{PrimType, Scalar};
@@ -102,114 +102,7 @@ pub fn prim_op_from_name(name: &str) -> Option<PrimOp> {
     all_prim_ops().into_iter().find(|op| op.name() == name)
 }
 
-/// Every primitive operation at every type (also at types where it has no meaning, so that
-/// any printed operation reads back).
-pub fn all_prim_ops() -> Vec<PrimOp> {
-    use BinOp as B;
-    use UnOp as U;
-    let un = [
-        U::Neg,
-        U::Not,
-        U::Abs,
-        U::Sgn,
-        U::Sqrt,
-        U::Rsqrt,
-        U::Cbrt,
-        U::Exp,
-        U::Log,
-        U::Log2,
-        U::Log10,
-        U::Log1p,
-        U::Sin,
-        U::Cos,
-        U::Tan,
-        U::Asin,
-        U::Acos,
-        U::Atan,
-        U::Sinpi,
-        U::Cospi,
-        U::Tanpi,
-        U::Asinpi,
-        U::Acospi,
-        U::Atanpi,
-        U::Sinh,
-        U::Cosh,
-        U::Tanh,
-        U::Asinh,
-        U::Acosh,
-        U::Atanh,
-        U::Gamma,
-        U::Lgamma,
-        U::Erf,
-        U::Erfc,
-        U::Ceil,
-        U::Floor,
-        U::Trunc,
-        U::Round,
-        U::Recip,
-        U::IsNan,
-        U::IsInf,
-        U::ToBits,
-        U::Popc,
-        U::Clz,
-        U::Ctz,
-    ];
-    let bin = [
-        B::Add,
-        B::Sub,
-        B::Mul,
-        B::Div,
-        B::Mod,
-        B::Quot,
-        B::Rem,
-        B::Pow,
-        B::Min,
-        B::Max,
-        B::And,
-        B::Or,
-        B::Xor,
-        B::Shl,
-        B::Shr,
-        B::AShr,
-        B::LShr,
-        B::Atan2,
-        B::Atan2pi,
-        B::Hypot,
-        B::Copysign,
-        B::Nextafter,
-        B::MulHi,
-        B::Ldexp,
-        B::GetBit,
-    ];
-    let cmp = [
-        CmpOp::Eq,
-        CmpOp::Ne,
-        CmpOp::Lt,
-        CmpOp::Le,
-        CmpOp::Gt,
-        CmpOp::Ge,
-    ];
-    let tern = [
-        TernOp::Fma,
-        TernOp::Mad,
-        TernOp::Lerp,
-        TernOp::MadHi,
-        TernOp::SetBit,
-        TernOp::Select,
-    ];
-    let mut out = Vec::new();
-    for t in PrimType::ALL {
-        out.extend(un.iter().map(|&o| PrimOp::Un(o, t)));
-        out.extend(bin.iter().map(|&o| PrimOp::Bin(o, t)));
-        out.extend(cmp.iter().map(|&o| PrimOp::Cmp(o, t)));
-        out.extend(tern.iter().map(|&o| PrimOp::Tern(o, t)));
-        for u in PrimType::ALL {
-            out.push(PrimOp::Conv(t, u));
-            out.push(PrimOp::FromBits(t, u));
-        }
-    }
-    out
-}
+pub use crate::core::prim::all_prim_ops;
 
 fn prim_table() -> HashMap<String, PrimOp> {
     all_prim_ops().into_iter().map(|o| (o.name(), o)).collect()

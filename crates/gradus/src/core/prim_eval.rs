@@ -1277,111 +1277,9 @@ mod tests {
         v
     }
 
-    /// Every operation of the table at every type.
-    fn all_ops() -> Vec<PrimOp> {
-        use UnOp as U;
-        let uns = [
-            U::Neg,
-            U::Not,
-            U::Abs,
-            U::Sgn,
-            U::Sqrt,
-            U::Rsqrt,
-            U::Cbrt,
-            U::Exp,
-            U::Log,
-            U::Log2,
-            U::Log10,
-            U::Log1p,
-            U::Sin,
-            U::Cos,
-            U::Tan,
-            U::Asin,
-            U::Acos,
-            U::Atan,
-            U::Sinpi,
-            U::Cospi,
-            U::Tanpi,
-            U::Asinpi,
-            U::Acospi,
-            U::Atanpi,
-            U::Sinh,
-            U::Cosh,
-            U::Tanh,
-            U::Asinh,
-            U::Acosh,
-            U::Atanh,
-            U::Gamma,
-            U::Lgamma,
-            U::Erf,
-            U::Erfc,
-            U::Ceil,
-            U::Floor,
-            U::Trunc,
-            U::Round,
-            U::Recip,
-            U::IsNan,
-            U::IsInf,
-            U::ToBits,
-            U::Popc,
-            U::Clz,
-            U::Ctz,
-        ];
-        use BinOp as B;
-        let bins = [
-            B::Add,
-            B::Sub,
-            B::Mul,
-            B::Div,
-            B::Mod,
-            B::Quot,
-            B::Rem,
-            B::Pow,
-            B::Min,
-            B::Max,
-            B::And,
-            B::Or,
-            B::Xor,
-            B::Shl,
-            B::Shr,
-            B::AShr,
-            B::LShr,
-            B::Atan2,
-            B::Atan2pi,
-            B::Hypot,
-            B::Copysign,
-            B::Nextafter,
-            B::MulHi,
-            B::Ldexp,
-            B::GetBit,
-        ];
-        let cmps = [
-            CmpOp::Eq,
-            CmpOp::Ne,
-            CmpOp::Lt,
-            CmpOp::Le,
-            CmpOp::Gt,
-            CmpOp::Ge,
-        ];
-        use TernOp as T;
-        let terns = [T::Fma, T::Mad, T::Lerp, T::MadHi, T::SetBit, T::Select];
-        let mut ops = Vec::new();
-        for t in PrimType::ALL {
-            ops.extend(uns.iter().map(|&o| PrimOp::Un(o, t)));
-            ops.extend(bins.iter().map(|&o| PrimOp::Bin(o, t)));
-            ops.extend(cmps.iter().map(|&o| PrimOp::Cmp(o, t)));
-            ops.extend(terns.iter().map(|&o| PrimOp::Tern(o, t)));
-            for u in PrimType::ALL {
-                ops.push(PrimOp::Conv(t, u));
-                ops.push(PrimOp::FromBits(t, u));
-            }
-        }
-        ops
-    }
-
     #[test]
     fn operand_types_agree_with_the_table() {
-        for op in all_ops() {
+        for op in crate::core::prim::all_prim_ops() {
             let (tys, n) = operand_types(op);
             assert_eq!(tys[..n].to_vec(), op.operand_types(), "{op}");
         }
@@ -1390,7 +1288,7 @@ mod tests {
     #[test]
     fn every_operation_at_every_type() {
         let mut defined = 0;
-        for op in all_ops() {
+        for op in crate::core::prim::all_prim_ops() {
             let tys = op.operand_types();
             let pools: Vec<Vec<Scalar>> = tys.iter().map(|&t| samples(t)).collect();
             // All combinations for unary and binary operations, a diagonal walk for ternary.
