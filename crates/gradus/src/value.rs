@@ -186,6 +186,24 @@ impl Scalar {
         }
     }
 
+    /// The integer `v` at type `t`: wrapped (truncated to the type's width) for integers,
+    /// `v != 0` for `bool`, rounded to nearest for floats.
+    pub fn from_i128(t: PrimType, v: i128) -> Scalar {
+        match t {
+            PrimType::Bool => Scalar::Bool(v != 0),
+            PrimType::I8 => Scalar::I8(v as i8),
+            PrimType::I16 => Scalar::I16(v as i16),
+            PrimType::I32 => Scalar::I32(v as i32),
+            PrimType::I64 => Scalar::I64(v as i64),
+            PrimType::U8 => Scalar::U8(v as u8),
+            PrimType::U16 => Scalar::U16(v as u16),
+            PrimType::U32 => Scalar::U32(v as u32),
+            PrimType::U64 => Scalar::U64(v as u64),
+            PrimType::F32 => Scalar::F32(v as f32),
+            PrimType::F64 => Scalar::F64(v as f64),
+        }
+    }
+
     /// The value as an `f64` (exact for every type except 64-bit integers of large magnitude).
     pub fn to_f64(&self) -> f64 {
         match *self {

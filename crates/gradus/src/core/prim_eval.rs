@@ -704,33 +704,15 @@ fn convert(x: Scalar, to: PrimType) -> Scalar {
     match x {
         Scalar::F32(f) => float_to(f as f64, to, Some(f)),
         Scalar::F64(f) => float_to(f, to, None),
-        Scalar::Bool(b) => int_to(b as i128, to),
-        Scalar::I8(v) => int_to(v as i128, to),
-        Scalar::I16(v) => int_to(v as i128, to),
-        Scalar::I32(v) => int_to(v as i128, to),
-        Scalar::I64(v) => int_to(v as i128, to),
-        Scalar::U8(v) => int_to(v as i128, to),
-        Scalar::U16(v) => int_to(v as i128, to),
-        Scalar::U32(v) => int_to(v as i128, to),
-        Scalar::U64(v) => int_to(v as i128, to),
-    }
-}
-
-/// An integer (or `bool` as 0/1) converted to `to`: truncation or extension for integers,
-/// rounding to nearest for floats.
-fn int_to(v: i128, to: PrimType) -> Scalar {
-    match to {
-        PrimType::Bool => Scalar::Bool(v != 0),
-        PrimType::I8 => Scalar::I8(v as i8),
-        PrimType::I16 => Scalar::I16(v as i16),
-        PrimType::I32 => Scalar::I32(v as i32),
-        PrimType::I64 => Scalar::I64(v as i64),
-        PrimType::U8 => Scalar::U8(v as u8),
-        PrimType::U16 => Scalar::U16(v as u16),
-        PrimType::U32 => Scalar::U32(v as u32),
-        PrimType::U64 => Scalar::U64(v as u64),
-        PrimType::F32 => Scalar::F32(v as f32),
-        PrimType::F64 => Scalar::F64(v as f64),
+        Scalar::Bool(b) => Scalar::from_i128(to, b as i128),
+        Scalar::I8(v) => Scalar::from_i128(to, v as i128),
+        Scalar::I16(v) => Scalar::from_i128(to, v as i128),
+        Scalar::I32(v) => Scalar::from_i128(to, v as i128),
+        Scalar::I64(v) => Scalar::from_i128(to, v as i128),
+        Scalar::U8(v) => Scalar::from_i128(to, v as i128),
+        Scalar::U16(v) => Scalar::from_i128(to, v as i128),
+        Scalar::U32(v) => Scalar::from_i128(to, v as i128),
+        Scalar::U64(v) => Scalar::from_i128(to, v as i128),
     }
 }
 

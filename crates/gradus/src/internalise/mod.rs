@@ -2696,19 +2696,7 @@ fn record_update(target: IVal, path: &[&str], value: IVal, span: Span) -> R<IVal
 /// An integer literal of magnitude `value` at type `t` (wrapping, so that the negation of
 /// the type's minimum's magnitude is exact).
 fn int_literal(t: PrimType, value: u128) -> Scalar {
-    match t {
-        PrimType::Bool => Scalar::Bool(value != 0),
-        PrimType::I8 => Scalar::I8(value as i8),
-        PrimType::I16 => Scalar::I16(value as i16),
-        PrimType::I32 => Scalar::I32(value as i32),
-        PrimType::I64 => Scalar::I64(value as i64),
-        PrimType::U8 => Scalar::U8(value as u8),
-        PrimType::U16 => Scalar::U16(value as u16),
-        PrimType::U32 => Scalar::U32(value as u32),
-        PrimType::U64 => Scalar::U64(value as u64),
-        PrimType::F32 => Scalar::F32(value as f32),
-        PrimType::F64 => Scalar::F64(value as f64),
-    }
+    Scalar::from_i128(t, value as i128)
 }
 
 /// Finds, for each size variable in `pending` that `declared` mentions as `Size::Named`, the
