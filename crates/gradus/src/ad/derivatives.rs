@@ -186,13 +186,11 @@ fn first_chosen(e: &mut Emit<'_>, op: PrimOp, x: SubExp, y: SubExp) -> SubExp {
     }
     let x_nan = e.prim(PrimOp::Un(UnOp::IsNan, t), vec![x]);
     let y_nan = e.prim(PrimOp::Un(UnOp::IsNan, t), vec![y]);
-    let not_x_nan = e.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![x_nan]);
     // y NaN: x is returned; x NaN (and y not): y is returned; else compare.
     let a = e.prim(
         PrimOp::Tern(TernOp::Select, PrimType::Bool),
         vec![x_nan, SubExp::Const(Scalar::Bool(false)), ordered],
     );
-    let _ = not_x_nan;
     e.prim(
         PrimOp::Tern(TernOp::Select, PrimType::Bool),
         vec![y_nan, SubExp::Const(Scalar::Bool(true)), a],

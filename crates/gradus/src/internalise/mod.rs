@@ -919,12 +919,11 @@ impl<'a> Internaliser<'a> {
                 second,
                 end,
                 kind,
-            } => self.range(e, start, second.as_deref(), end, *kind, env),
-            ExpKind::Ascribe { exp, ty } | ExpKind::Coerce { exp, ty } => {
+            } => self.range(start, second.as_deref(), end, *kind, env),
+            ExpKind::Ascribe { exp, .. } | ExpKind::Coerce { exp, .. } => {
                 let v = self.exp(exp, env)?;
-                let text = self.sources.snippet(ty.span).to_string();
                 match self.exp_type(e) {
-                    Some(t) => self.coerce(v, t, &text, env),
+                    Some(t) => self.coerce(v, t, env),
                     None => Ok(v),
                 }
             }
@@ -1864,7 +1863,6 @@ impl<'a> Internaliser<'a> {
 
     fn range(
         &mut self,
-        e: &'a ast::Exp,
         start: &'a ast::Exp,
         second: Option<&'a ast::Exp>,
         end: &'a ast::Exp,
@@ -1966,7 +1964,6 @@ impl<'a> Internaliser<'a> {
             self.em
                 .prim(PrimOp::Bin(Div, PrimType::I64), vec![x, abs_s])
         };
-        let _ = e;
         Ok(IVal::Leaf(self.em.basic(
             "range",
             Type::array(t, vec![count]),
@@ -1990,7 +1987,7 @@ impl<'a> Internaliser<'a> {
     }
 
     /// Checks array leaves of `v` against the sizes of `ty` (an ascription or coercion).
-    fn coerce(&mut self, v: IVal, ty: &Ty, text: &str, env: &Env) -> R<IVal> {
+    fn coerce(&mut self, v: IVal, ty: &Ty, env: &Env) -> R<IVal> {
         match (ty, &v) {
             (Ty::Array(dims, _), _) => {
                 let mut shape = Vec::new();
@@ -2015,7 +2012,6 @@ impl<'a> Internaliser<'a> {
                         }
                     }
                     if changed {
-                        let _ = text;
                         out.push(self.checked_coerce(arr, new_dims));
                     } else {
                         out.push(SubExp::Var(arr));
@@ -2027,7 +2023,7 @@ impl<'a> Internaliser<'a> {
                 let mut out = BTreeMap::new();
                 for (k, fv) in vals {
                     let nv = match fields.get(k) {
-                        Some(ft) => self.coerce(fv.clone(), ft, text, env)?,
+                        Some(ft) => self.coerce(fv.clone(), ft, env)?,
                         None => fv.clone(),
                     };
                     out.insert(k.clone(), nv);
