@@ -595,3 +595,60 @@ pub const BINARY: &[BinaryRule] = &[
         domain_y: (-3.0, -0.1),
     },
 ];
+
+/// Applies the [`Real`] method that the [`UNARY`] row called `name` differentiates, so that
+/// engines can walk the table with their own scalar type; `None` for a name not in the table.
+pub fn apply_unary<S: Real>(name: &str, x: S) -> Option<S> {
+    Some(match name {
+        "sqrt" => x.sqrt(),
+        "cbrt" => x.cbrt(),
+        "rsqrt" => x.rsqrt(),
+        "exp" => x.exp(),
+        "exp2" => x.exp2(),
+        "expm1" => x.expm1(),
+        "ln" => x.ln(),
+        "log2" => x.log2(),
+        "log10" => x.log10(),
+        "log1p" => x.log1p(),
+        "sin" => x.sin(),
+        "cos" => x.cos(),
+        "tan" => x.tan(),
+        "asin" => x.asin(),
+        "acos" => x.acos(),
+        "atan" => x.atan(),
+        "sinh" => x.sinh(),
+        "cosh" => x.cosh(),
+        "tanh" => x.tanh(),
+        "asinh" => x.asinh(),
+        "acosh" => x.acosh(),
+        "atanh" => x.atanh(),
+        "abs" => x.abs(),
+        "recip" => x.recip(),
+        "square" => x.square(),
+        "powi3" => x.powi(3),
+        "erf" => x.erf(),
+        "erfc" => x.erfc(),
+        "gamma" => x.gamma(),
+        "lgamma" => x.lgamma(),
+        "digamma" => x.digamma(),
+        _ => return None,
+    })
+}
+
+/// The binary counterpart of [`apply_unary`], for the rows of [`BINARY`].
+pub fn apply_binary<S: Real>(name: &str, x: S, y: S) -> Option<S> {
+    Some(match name {
+        "add" => x + y,
+        "sub" => x - y,
+        "mul" => x * y,
+        "div" => x / y,
+        "rem" => x % y,
+        "powf" => x.powf(y),
+        "atan2" => x.atan2(y),
+        "hypot" => x.hypot(y),
+        "min" => x.min(y),
+        "max" => x.max(y),
+        "copysign" => x.copysign(y),
+        _ => return None,
+    })
+}
