@@ -99,13 +99,15 @@ pub fn check_round_trip(prog: &Prog) -> Result<(), String> {
 
 /// The primitive operation with this printed name (`add_f64`, `conv_i32_f64`).
 pub fn prim_op_from_name(name: &str) -> Option<PrimOp> {
-    all_prim_ops().into_iter().find(|op| op.name() == name)
+    prim_table().get(name).copied()
 }
 
 pub use crate::core::prim::all_prim_ops;
 
-fn prim_table() -> HashMap<String, PrimOp> {
-    all_prim_ops().into_iter().map(|o| (o.name(), o)).collect()
+/// Every primitive operation by its printed name, built once.
+fn prim_table() -> &'static HashMap<String, PrimOp> {
+    static TABLE: std::sync::OnceLock<HashMap<String, PrimOp>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| all_prim_ops().into_iter().map(|o| (o.name(), o)).collect())
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -395,7 +397,7 @@ struct Parser {
     end: usize,
     vars: BTreeMap<u32, VarInfo>,
     depth: usize,
-    prims: HashMap<String, PrimOp>,
+    prims: &'static HashMap<String, PrimOp>,
 }
 
 type R<T> = Result<T, Diagnostic>;
