@@ -75,3 +75,41 @@ pub fn givens_unitary<T: RevReal>(v: &mut [T], theta: &mut [T]) {
         }
     }
 }
+
+/// The index of the first largest element (ties pick the lowest index); `0` for an empty
+/// slice. Used through `constant!` by [`logsumexp`]: it is evaluated, never differentiated,
+/// and compares values only, so it picks the same index on plain numbers and on `GVar`s.
+pub fn argmax<T: PartialOrd>(x: &[T]) -> usize {
+    let mut best = 0;
+    for i in 1..x.len() {
+        if x[i] > x[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// `y += ln Σ exp(x[i])`, stabilised by the maximum: an index ancilla records the argmax,
+/// the sum of `exp(x[i] − max)` is computed in a routine and uncomputed. `x` must not be
+/// empty.
+#[reversible(loss = y)]
+pub fn logsumexp<T: RevReal>(y: &mut T, x: &mut [T]) {
+    routine! {
+        let mut imax: usize = 0;
+        imax += constant!(argmax(&x));
+        let mut mx = T::zero();
+        mx += x[imax];
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            routine! {
+                let mut t = T::zero();
+                t += x[i] - mx;
+            }
+            s += exp(t);
+            unroutine!();
+        }
+    }
+    y += ln(s);
+    y += mx;
+    unroutine!();
+}
