@@ -2,7 +2,10 @@
 //! (native, reversible forward, uncall, gradient, Hessian, forward-mode gradient peer), the
 //! complex logarithm (native, reversible, adjoint) and sparse 1000 × 1000 matrices at
 //! density 0.05 (Frobenius dot and complex sparse × dense accumulate: native, reversible
-//! forward, backward from seeded output gradients).
+//! forward, backward from seeded output gradients), the ADBench GMM objective (native,
+//! reversible, reversible gradient, tape gradient of the native program) and the whole-file
+//! bundle-adjustment objective and CSR Jacobian on `ba1` (plus one observation's residual and
+//! 2 × 15 block).
 //!
 //! The reversible functions are the tested examples of `gradus-rev/examples`, run with their
 //! invertibility checks on (the default): the `unchecked` feature is not enabled here because
@@ -25,6 +28,10 @@ mod sparse;
 #[path = "../../gradus-rev/examples/bundle_adjustment.rs"]
 #[allow(unused)]
 mod ba;
+
+#[path = "../../gradus-rev/examples/gmm.rs"]
+#[allow(unused)]
+mod gmm;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gradus_rev::hessian_columns;
@@ -209,7 +216,7 @@ fn bench_sparse(c: &mut Criterion) {
 
 /// Bundle adjustment, one observation: native residual, reversible residual, and the 2 × 15
 /// local Jacobian from one batched backward sweep (the per-observation unit of ADBench's
-/// Jacobian; the whole-file driver is not written yet).
+/// Jacobian; the whole file is `bench_ba_file`).
 fn bench_ba(c: &mut Criterion) {
     let mut g = c.benchmark_group("rev_ba_observation");
     let cam = [
@@ -233,6 +240,68 @@ fn bench_ba(c: &mut Criterion) {
     g.finish();
 }
 
+/// ADBench GMM (BENCHMARKS.md §1): `10k/gmm_d2_K5` (the 3.00e1-parameter column of the
+/// published table, n = 10 000) and `1k/gmm_d10_K5` (330 parameters, n = 1 000).
+fn bench_gmm(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rev_gmm");
+    for file in ["10k/gmm_d2_K5", "1k/gmm_d10_K5"] {
+        let path = gmm::adbench_dir().join(format!("gmm/{file}.txt"));
+        let inp = gmm::read_gmm(&path).unwrap_or_else(|e| panic!("{e}"));
+        let p0 = inp.params();
+        g.bench_function(BenchmarkId::new("native", file), |b| {
+            b.iter(|| gmm::gmm_native(black_box(&p0), &inp.x, inp.d, inp.k, inp.gamma, inp.m))
+        });
+        g.bench_function(BenchmarkId::new("rev", file), |b| {
+            let (mut a, mut mu, mut q) = (inp.alphas.clone(), inp.means.clone(), inp.icf.clone());
+            b.iter(|| {
+                let mut e = 0.0;
+                gmm::gmm_objective(
+                    &mut e,
+                    black_box(&mut a),
+                    &mut mu,
+                    &mut q,
+                    &inp.x,
+                    inp.d,
+                    inp.gamma,
+                    inp.m,
+                )
+                .unwrap();
+                e
+            })
+        });
+        g.bench_function(BenchmarkId::new("grad", file), |b| {
+            b.iter(|| gmm::gmm_rev_gradient(black_box(&inp)).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("tape_grad", file), |b| {
+            b.iter(|| {
+                gradus_tape::grad(black_box(&p0), |v| {
+                    gmm::gmm_native(v, &inp.x, inp.d, inp.k, inp.gamma, inp.m)
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
+/// Whole-file bundle adjustment on `ba1` (31 843 observations, BENCHMARKS.md §2): the
+/// residual vector natively and reversibly, and the CSR Jacobian assembled from the
+/// per-observation reversible blocks.
+fn bench_ba_file(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rev_ba_file");
+    let path = ba::adbench_dir().join("ba/ba1_n49_m7776_p31843.txt");
+    let inp = ba::read_ba(&path).unwrap_or_else(|e| panic!("{e}"));
+    g.bench_function("ba1/objective_native", |b| {
+        b.iter(|| ba::ba_objective_native(black_box(&inp)))
+    });
+    g.bench_function("ba1/objective_rev", |b| {
+        b.iter(|| ba::ba_objective(black_box(&inp)).unwrap())
+    });
+    g.bench_function("ba1/jacobian", |b| {
+        b.iter(|| ba::ba_jacobian(black_box(&inp)).unwrap())
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -243,6 +312,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_petersen, bench_complex_log, bench_sparse, bench_ba
+    targets = bench_petersen, bench_complex_log, bench_sparse, bench_ba, bench_gmm, bench_ba_file
 }
 criterion_main!(benches);
