@@ -10,6 +10,12 @@
 //! to them).
 //!
 //! The error of a pair is `|ad - fd| / max(1, |fd|)` per element, the worst element counting.
+//!
+//! [`check_entry_vjp`] checks reverse mode: it adds entries for `vjp` and `jvp` of `f`, draws
+//! a random direction `xdot` for all floating-point inputs and a random adjoint `ybar` for all
+//! floating-point outputs, and compares `⟨vjp f x ybar, xdot⟩` with `⟨ybar, jvp f x xdot⟩`
+//! (the transposition identity) and with `⟨ybar, fd(xdot)⟩` (finite differences). Integer and
+//! boolean leaves get zero directions and adjoints.
 
 use crate::diag::Diagnostics;
 use crate::program::{CallError, ExternalType, Program};
@@ -265,6 +271,193 @@ pub fn check_entry(
         }
     }
     Ok(report)
+}
+
+/// The outcome of checking one entry point's reverse derivative at one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VjpReport {
+    /// The entry point.
+    pub entry: String,
+    /// `⟨vjp f x ybar, xdot⟩`.
+    pub reverse: f64,
+    /// `⟨ybar, jvp f x xdot⟩`.
+    pub forward: f64,
+    /// `⟨ybar, fd(xdot)⟩`, central finite differences.
+    pub finite_difference: f64,
+    /// Whether an input or output is single precision.
+    pub single_precision: bool,
+}
+
+impl VjpReport {
+    /// `|reverse - forward| / max(1, |forward|)`: the error in the transposition identity.
+    pub fn transposition_error(&self) -> f64 {
+        (self.reverse - self.forward).abs() / self.forward.abs().max(1.0)
+    }
+    /// `|reverse - fd| / max(1, |fd|)`.
+    pub fn fd_error(&self) -> f64 {
+        (self.reverse - self.finite_difference).abs() / self.finite_difference.abs().max(1.0)
+    }
+    /// Whether both errors are within `tolerance` (`tolerance_f32` in single precision).
+    pub fn passes(&self, tolerance: f64, tolerance_f32: f64) -> bool {
+        let tol = if self.single_precision {
+            tolerance_f32
+        } else {
+            tolerance
+        };
+        self.transposition_error() <= tol && self.fd_error() <= tol
+    }
+}
+
+impl fmt::Display for VjpReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: <vjp, xdot> = {:.9e}, <ybar, jvp> = {:.9e} (error {:.3e}), <ybar, fd> = {:.9e} (error {:.3e})",
+            self.entry,
+            self.reverse,
+            self.forward,
+            self.transposition_error(),
+            self.finite_difference,
+            self.fd_error()
+        )
+    }
+}
+
+/// The name of the reverse-derivative entry added for `entry`.
+fn vjp_entry_name(entry: &str) -> String {
+    format!("gradus_check_vjp_{entry}")
+}
+
+/// The source with `jvp` and `vjp` entries for `entry` (`arity` parameters, `results`
+/// results) appended.
+pub fn with_vjp_entries(source: &str, entry: &str, arity: usize, results: usize) -> String {
+    let names = |p: &str, k: usize| -> Vec<String> { (0..k).map(|i| format!("{p}{i}")).collect() };
+    let tuple = |v: &[String]| {
+        if v.len() == 1 {
+            v[0].clone()
+        } else {
+            format!("({})", v.join(", "))
+        }
+    };
+    let (xs, ys, xa) = (
+        names("gradus_x", arity),
+        names("gradus_y", results),
+        names("gradus_a", arity),
+    );
+    format!(
+        "{}entry {} {} {} = vjp (\\{} -> {entry} {}) {} {}\n",
+        with_jvp_entry(source, entry, arity),
+        vjp_entry_name(entry),
+        xs.join(" "),
+        ys.join(" "),
+        tuple(&xa),
+        xa.join(" "),
+        tuple(&xs),
+        tuple(&ys),
+    )
+}
+
+fn inner(u: &[Value], v: &[Value]) -> f64 {
+    u.iter()
+        .zip(v)
+        .map(|(a, b)| gradus_check::dot(&float_values(a), &float_values(b)))
+        .sum()
+}
+
+fn random_like(v: &Value, rng: &mut SplitMix64) -> Value {
+    let n = float_values(v).len();
+    if !v.elem_type().is_float() || n == 0 {
+        return zero_like(v);
+    }
+    with_floats(v, &rng.vector(n, -1.0, 1.0))
+}
+
+/// Checks the reverse derivative of `entry` at `args` against its forward derivative
+/// (transposition identity) and finite differences, in one random direction.
+pub fn check_entry_vjp(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+) -> Result<VjpReport, CheckError> {
+    let plain = Program::from_source(path, source).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    let ep = plain
+        .entry_points()
+        .into_iter()
+        .find(|e| e.name == entry)
+        .ok_or_else(|| CheckError::Unsupported(format!("no entry point named \"{entry}\"")))?;
+    if let Some(ExternalType::Opaque(t)) = ep
+        .params
+        .iter()
+        .chain(&ep.results)
+        .find(|t| matches!(t, ExternalType::Opaque(_)))
+    {
+        return Err(CheckError::Unsupported(format!(
+            "entry point \"{entry}\" has an opaque parameter or result type {t}"
+        )));
+    }
+    if args.is_empty() || ep.results.is_empty() {
+        return Err(CheckError::Unsupported(format!(
+            "entry point \"{entry}\" has no parameters or no results"
+        )));
+    }
+    let augmented = with_vjp_entries(source, entry, args.len(), ep.results.len());
+    let prog =
+        Program::from_source(path, &augmented).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    let y = plain.call(entry, args.to_vec()).map_err(CheckError::Call)?;
+    let mut rng = SplitMix64::new(seed);
+    let xdot: Vec<Value> = args.iter().map(|a| random_like(a, &mut rng)).collect();
+    let ybar: Vec<Value> = y.iter().map(|a| random_like(a, &mut rng)).collect();
+    let mut jvp_args = args.to_vec();
+    jvp_args.extend(xdot.iter().cloned());
+    let tangent = prog
+        .call(&jvp_entry_name(entry), jvp_args)
+        .map_err(CheckError::Call)?;
+    let mut vjp_args = args.to_vec();
+    vjp_args.extend(ybar.iter().cloned());
+    let adjoint = prog
+        .call(&vjp_entry_name(entry), vjp_args)
+        .map_err(CheckError::Call)?;
+    let single_precision = args
+        .iter()
+        .chain(&y)
+        .any(|v| v.elem_type() == PrimType::F32);
+    // Finite differences along xdot, all floating-point inputs at once.
+    let along = |h: f64| -> Vec<Value> {
+        let moved: Vec<Value> = args
+            .iter()
+            .zip(&xdot)
+            .map(|(a, d)| {
+                let base = float_values(a);
+                if base.is_empty() || !a.elem_type().is_float() {
+                    return a.clone();
+                }
+                let dd = float_values(d);
+                let xs: Vec<f64> = base.iter().zip(&dd).map(|(b, d)| b + h * d).collect();
+                with_floats(a, &xs)
+            })
+            .collect();
+        plain.call(entry, moved).unwrap_or_default()
+    };
+    let scale = args
+        .iter()
+        .flat_map(float_values)
+        .fold(1.0f64, |m, v| m.max(v.abs()));
+    let h = if single_precision {
+        1e-3 * scale
+    } else {
+        gradus_check::step_for(scale)
+    };
+    let (plus, minus) = (along(h), along(-h));
+    let finite_difference = (inner(&ybar, &plus) - inner(&ybar, &minus)) / (2.0 * h);
+    Ok(VjpReport {
+        entry: entry.to_string(),
+        reverse: inner(&adjoint, &xdot),
+        forward: inner(&ybar, &tangent),
+        finite_difference,
+        single_precision,
+    })
 }
 
 #[cfg(test)]

@@ -17,3 +17,4 @@
 
 pub mod derivatives;
 pub mod jvp;
+pub mod vjp;

@@ -2308,10 +2308,28 @@ impl<'a> Internaliser<'a> {
                     Ok(IVal::tuple(vec![y, tans]))
                 }
             }
-            "vjp" | "vjp2" | "mjp" | "mjp2" => Err(limitation(
-                span,
-                format!("reverse-mode automatic differentiation (`{name}`)"),
-            )),
+            "vjp" | "vjp2" => {
+                let (y, x_adj) = self.vjp(arg(0), arg(1), arg(2), span)?;
+                Ok(if name == "vjp" {
+                    x_adj
+                } else {
+                    IVal::tuple(vec![y, x_adj])
+                })
+            }
+            "mjp" | "mjp2" => {
+                // One vjp per seed, mapped over the seeds, as for jmp.
+                let (f, x) = (arg(0), arg(1));
+                let adjs = self.map_with(vec![arg(2)], span, |s, rows| {
+                    let ybar = rows.into_iter().next().unwrap_or_else(IVal::unit);
+                    Ok(s.vjp(f.clone(), x.clone(), ybar, span)?.1)
+                })?;
+                if name == "mjp" {
+                    Ok(adjs)
+                } else {
+                    let y = self.apply(arg(0), vec![arg(1)], span)?;
+                    Ok(IVal::tuple(vec![y, adjs]))
+                }
+            }
             _ => self.scalar_intrinsic(name, args, span),
         }
     }
@@ -2383,6 +2401,47 @@ impl<'a> Internaliser<'a> {
         }
         let y_tan = y.rebuild(&mut tans.into_iter());
         Ok((y, y_tan))
+    }
+
+    /// `vjp f x ybar`: builds `f`'s body on fresh parameters bound to `x`, differentiates it
+    /// in reverse mode with the results' adjoints seeded by `ybar` (whose shapes must match
+    /// the results', checked at run time), and returns the value and the adjoint of `x`.
+    fn vjp(&mut self, f: IVal, x: IVal, ybar: IVal, span: Span) -> R<(IVal, IVal)> {
+        let mut params = Vec::new();
+        let mut param_vars = Vec::new();
+        for xv in x.leaves() {
+            let t = self.em.ty(&xv);
+            let p = self.em.basic("vjp_x", t, BasicOp::SubExp(xv));
+            let pv = self.em.as_var(p);
+            param_vars.push(pv);
+            params.push(SubExp::Var(pv));
+        }
+        self.em.open_body();
+        let y = self.apply(f, vec![x.rebuild(&mut params.into_iter())], span);
+        let y = match y {
+            Ok(y) => y,
+            Err(e) => {
+                self.em.close_body(vec![]);
+                return Err(e);
+            }
+        };
+        let body = self.em.close_body(y.leaves());
+        let seeds = ybar.leaves();
+        if seeds.len() != body.result.len() {
+            return Err(bug(span, "cotangent and result have different structures"));
+        }
+        let d = crate::ad::vjp::differentiate(
+            &mut self.em.names,
+            &body.stms,
+            &param_vars,
+            &body.result,
+            &seeds,
+        )?;
+        for s in d.stms {
+            self.em.push_stm(s);
+        }
+        let x_adj = x.rebuild(&mut d.adjoints.into_iter());
+        Ok((y, x_adj))
     }
 
     /// Checks that every array leaf of `v` has outer size `n` (`zip`, `map2`).

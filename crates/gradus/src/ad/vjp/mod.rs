@@ -1,0 +1,899 @@
+//! Reverse-mode AD (vjp) on core IR, by redundant execution instead of a tape (Schenck,
+//! Rønning, Henriksen and Oancea, SC'22; DESIGN.md "Automatic differentiation").
+//!
+//! [`differentiate`] takes statements in which AD operators are already expanded (the body of
+//! the differentiated function, built on fresh parameters), the parameters, the body's
+//! results and one adjoint seed per result. It returns the statements followed by the return
+//! sweep, and the adjoint of every parameter (`∂⟨seeds, results⟩/∂param`).
+//!
+//! # Structure
+//!
+//! A scope (a body) is differentiated in two sweeps:
+//!
+//! * the **forward sweep** emits the scope's statements. Most are emitted as they are; a
+//!   `for` loop also stores its loop-carried values once per iteration (checkpoints, see
+//!   `loops.rs`), and a `hist` whose adjoint needs the original bins keeps a copy of them. A
+//!   statement that consumes an array which another statement of the scope will need in the
+//!   return sweep consumes a copy instead. Each emitted statement is recorded on a list
+//!   (the "tape" of the scope: statements and the names of what they saved, never values).
+//! * the **return sweep** walks that list backwards and, for each statement, adds the
+//!   adjoints of its operands from the adjoints of its results (`basic.rs`, `loops.rs`,
+//!   `soac.rs`). Adjoints of variables used several times are summed.
+//!
+//! A nested scope (an `if` branch, a loop iteration, a `map` lambda) is differentiated when the
+//! return sweep reaches its statement: its forward sweep is **re-executed** (on a copy of its
+//! statements with fresh names, since every variable is bound once) right before its return
+//! sweep, so every value the adjoint code needs is in scope without storing it. Perfectly
+//! nested scopes therefore cost no extra re-execution; a statement at loop depth `d` runs at
+//! most `d + 1` extra times, a constant for a given program, and only sequential loops store
+//! anything.
+//!
+//! # Adjoints
+//!
+//! Only *active* variables (those that depend on a parameter, found while sweeping forward)
+//! get adjoints; an absent adjoint is zero. An adjoint is a value of the variable's type, or,
+//! inside a `map` lambda for an array bound outside the lambda, an accumulator (`with_acc`,
+//! `update_acc`) that the lambda adds into (so `map (\i -> xs[i] * 2) is` costs `O(w)` for its
+//! adjoint, not `O(w · n)`). Array adjoints are updated in place (`xs_adj with [i] = ..`) when
+//! the adjoint is owned, i.e. no other adjoint or primal value shares it. Integer leaves get
+//! integer adjoints and booleans boolean ones (LANGUAGE.md 10.3); `iota n` gives `n` the sum of
+//! the result's adjoint.
+//!
+//! Naming scheme (STYLE.md item 10): the adjoint of `x` is named `x_adj`; Rust code says
+//! `adjoint_of`/`add_adj`.
+
+mod basic;
+mod loops;
+mod soac;
+
+use super::derivatives::Emit;
+use super::jvp::zero_of;
+use crate::core::ir::{
+    Aux, BasicOp, Body, DimIndex, Exp, Lambda, NameTable, Soac, Stm, SubExp, Type, Var,
+};
+use crate::core::prim::{BinOp, PrimOp};
+use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
+use crate::diag::{Diagnostic, Span};
+use crate::value::{PrimType, Scalar};
+use std::collections::{HashMap, HashSet};
+
+type R<T> = Result<T, Diagnostic>;
+
+/// The result of [`differentiate`].
+pub struct Differentiated {
+    /// The primal statements (forward sweep) followed by the return sweep.
+    pub stms: Vec<Stm>,
+    /// The adjoint of each parameter, in order.
+    pub adjoints: Vec<SubExp>,
+}
+
+/// Differentiates `stms` in reverse mode: `params` are the variables to differentiate with
+/// respect to, `results` the values whose adjoints are `seeds` (one per result; a seed whose
+/// shape differs from its result's is checked at run time).
+pub fn differentiate(
+    names: &mut NameTable,
+    stms: &[Stm],
+    params: &[Var],
+    results: &[SubExp],
+    seeds: &[SubExp],
+) -> R<Differentiated> {
+    let mut v = Vjp::new(names);
+    v.active.extend(params.iter().copied());
+    let tape = v.fwd_scope(stms, false)?;
+    v.e.aux = Aux::default();
+    for (r, s) in results.iter().zip(seeds) {
+        if let SubExp::Var(r) = r {
+            let s = v.coerce_to(*s, *r);
+            v.add_adj(*r, s, false)?;
+        }
+    }
+    v.rev_scope(tape)?;
+    v.e.aux = Aux::default();
+    let adjoints = params.iter().map(|p| v.adj_out(*p)).collect::<R<_>>()?;
+    Ok(Differentiated {
+        stms: v.e.stms,
+        adjoints,
+    })
+}
+
+/// The adjoint of a variable.
+#[derive(Clone, Copy, Debug)]
+enum Adj {
+    /// A value of the variable's type; `owned` when nothing else refers to it, so it may be
+    /// updated in place.
+    Val(SubExp, bool),
+    /// An accumulator into the adjoint array (inside a `map` lambda, for arrays bound outside
+    /// it).
+    Acc(Var),
+}
+
+/// What the forward sweep saved for a statement's return sweep.
+enum Extra {
+    None,
+    /// A `for` loop's checkpoints (see `loops.rs`).
+    Loop(loops::Saved),
+    /// Copies of arrays the statement consumed (the bins of a `hist`).
+    Copies(Vec<Var>),
+}
+
+/// A statement of the forward sweep and what it saved.
+struct Entry {
+    stm: Stm,
+    extra: Extra,
+}
+
+struct Vjp<'a> {
+    e: Emit<'a>,
+    adjs: HashMap<Var, Adj>,
+    active: HashSet<Var>,
+}
+
+fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::limitation(span, msg.into())
+}
+
+/// The variables a statement uses but does not bind (at any depth).
+fn free_vars(stm: &Stm) -> Vec<Var> {
+    let body = Body {
+        stms: vec![stm.clone()],
+        result: vec![],
+    };
+    let mut bound = Vec::new();
+    body_binders(&body, &mut bound);
+    let bound: HashSet<Var> = bound.into_iter().collect();
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut probe = body;
+    map_vars_body(&mut probe, &mut |v| {
+        if !bound.contains(&v) && seen.insert(v) {
+            out.push(v);
+        }
+        v
+    });
+    out
+}
+
+/// The variables a lambda uses but does not bind.
+fn lambda_free_vars(lam: &Lambda) -> Vec<Var> {
+    let stm = Stm {
+        pat: vec![],
+        exp: Exp::If {
+            cond: SubExp::Const(Scalar::Bool(true)),
+            then_body: lam.body.clone(),
+            else_body: Body::default(),
+            ret: vec![],
+        },
+        aux: Aux::default(),
+    };
+    let params: HashSet<Var> = lam.params.iter().copied().collect();
+    free_vars(&stm)
+        .into_iter()
+        .filter(|v| !params.contains(v))
+        .collect()
+}
+
+/// Replaces the free variable `from` by `to` in a statement.
+fn subst_stm(stm: &mut Stm, from: Var, to: Var) {
+    let mut body = Body {
+        stms: vec![std::mem::replace(
+            stm,
+            Stm {
+                pat: vec![],
+                exp: Exp::BasicOp(BasicOp::SubExp(SubExp::i64(0))),
+                aux: Aux::default(),
+            },
+        )],
+        result: vec![],
+    };
+    map_vars_body(&mut body, &mut |v| if v == from { to } else { v });
+    if let Some(s) = body.stms.pop() {
+        *stm = s;
+    }
+}
+
+/// The variables bound outside `stm` that it consumes (at any depth): update targets, `hist`
+/// and `scatter` destinations, `with_acc` inputs, accumulators, and the initial values of loop
+/// parameters that the loop body consumes.
+fn consumed_vars(stm: &Stm) -> Vec<Var> {
+    fn body(b: &Body, out: &mut Vec<Var>) {
+        for s in &b.stms {
+            exp(&s.exp, out);
+        }
+    }
+    fn exp(e: &Exp, out: &mut Vec<Var>) {
+        match e {
+            Exp::BasicOp(BasicOp::Update { array, .. }) => out.push(*array),
+            Exp::BasicOp(BasicOp::UpdateAcc { acc, .. }) => out.push(*acc),
+            Exp::BasicOp(_) | Exp::Apply { .. } => {}
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                body(then_body, out);
+                body(else_body, out);
+            }
+            Exp::Loop {
+                params, body: b, ..
+            } => {
+                let mut inner = Vec::new();
+                body(b, &mut inner);
+                for (p, init) in params {
+                    if inner.contains(p)
+                        && let SubExp::Var(i) = init
+                    {
+                        out.push(*i);
+                    }
+                }
+                out.extend(inner);
+            }
+            Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => {
+                out.extend(dests.iter().copied());
+            }
+            Exp::Soac(Soac::Map { lam, .. }) => body(&lam.body, out),
+            Exp::Soac(_) => {}
+            Exp::WithAcc { inputs, lam } => {
+                out.extend(inputs.iter().flat_map(|(_, a)| a.iter().copied()));
+                body(&lam.body, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    exp(&stm.exp, &mut out);
+    let mut bound = Vec::new();
+    body_binders(
+        &Body {
+            stms: vec![stm.clone()],
+            result: vec![],
+        },
+        &mut bound,
+    );
+    let bound: HashSet<Var> = bound.into_iter().collect();
+    let mut seen = HashSet::new();
+    out.retain(|v| !bound.contains(v) && seen.insert(*v));
+    out
+}
+
+impl<'a> Vjp<'a> {
+    fn new(names: &'a mut NameTable) -> Self {
+        Vjp {
+            e: Emit {
+                names,
+                stms: Vec::new(),
+                aux: Aux::default(),
+                available: HashMap::new(),
+            },
+            adjs: HashMap::new(),
+            active: HashSet::new(),
+        }
+    }
+
+    fn ty(&self, se: &SubExp) -> Type {
+        self.e.names.subexp_ty(se)
+    }
+
+    fn is_active(&self, se: &SubExp) -> bool {
+        matches!(se, SubExp::Var(v) if self.active.contains(v))
+    }
+
+    /// Runs `f` with a fresh statement list and returns the statements it emitted.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<(Vec<Stm>, T)> {
+        let saved = std::mem::take(&mut self.e.stms);
+        let saved_available = std::mem::take(&mut self.e.available);
+        let r = f(self);
+        let stms = std::mem::replace(&mut self.e.stms, saved);
+        self.e.available = saved_available;
+        Ok((stms, r?))
+    }
+
+    fn bind1(&mut self, hint: &str, exp: Exp) -> Var {
+        self.e.bind(hint, exp)[0]
+    }
+
+    fn basic(&mut self, hint: &str, op: BasicOp) -> Var {
+        self.bind1(hint, Exp::BasicOp(op))
+    }
+
+    fn prim(&mut self, op: PrimOp, args: Vec<SubExp>) -> SubExp {
+        self.e.prim(op, args)
+    }
+
+    fn i64_bin(&mut self, op: BinOp, a: SubExp, b: SubExp) -> SubExp {
+        match (op, a, b) {
+            (BinOp::Mul, SubExp::Const(Scalar::I64(1)), x)
+            | (BinOp::Mul, x, SubExp::Const(Scalar::I64(1)))
+            | (BinOp::Add, SubExp::Const(Scalar::I64(0)), x)
+            | (BinOp::Add, x, SubExp::Const(Scalar::I64(0)))
+            | (BinOp::Sub, x, SubExp::Const(Scalar::I64(0))) => x,
+            _ => self.prim(PrimOp::Bin(op, PrimType::I64), vec![a, b]),
+        }
+    }
+
+    /// A lambda with fresh parameters of the given types; `f` emits its body and returns its
+    /// results, whose types become the lambda's result types.
+    fn lambda(
+        &mut self,
+        params: &[(&str, Type)],
+        f: impl FnOnce(&mut Self, &[Var]) -> R<Vec<SubExp>>,
+    ) -> R<Lambda> {
+        let ps: Vec<Var> = params
+            .iter()
+            .map(|(h, t)| self.e.names.fresh(h, t.clone()))
+            .collect();
+        let (stms, result) = self.nested(|v| f(v, &ps))?;
+        let ret = result.iter().map(|r| self.ty(r)).collect();
+        Ok(Lambda {
+            params: ps,
+            body: Body { stms, result },
+            ret,
+        })
+    }
+
+    /// `seed` checked to have the shape of `r` (a run-time size error otherwise).
+    fn coerce_to(&mut self, seed: SubExp, r: Var) -> SubExp {
+        let rt = self.e.names.ty(r).clone();
+        let SubExp::Var(s) = seed else { return seed };
+        let st = self.e.names.ty(s).clone();
+        if st.dims() == rt.dims() || rt.rank() == 0 {
+            return seed;
+        }
+        let type_text = format!("{}{}", "[]".repeat(rt.rank()), rt.elem().name());
+        SubExp::Var(self.basic(
+            "seed",
+            BasicOp::Coerce {
+                array: s,
+                shape: rt.dims().to_vec(),
+                type_text,
+            },
+        ))
+    }
+
+    // ------------------------------------------------------------------ adjoints
+
+    /// The zero of `x`'s type, materialised.
+    fn zero(&mut self, t: &Type) -> SubExp {
+        zero_of(&mut self.e, t)
+    }
+
+    /// The number of elements of an array type, as an `i64` sub-expression.
+    fn num_elems(&mut self, t: &Type) -> SubExp {
+        let mut n = SubExp::i64(1);
+        for d in t.dims().to_vec() {
+            n = self.i64_bin(BinOp::Mul, n, d);
+        }
+        n
+    }
+
+    /// `a + b` for values of the same type (element-wise for arrays, `||` for booleans).
+    fn add_values(&mut self, a: SubExp, b: SubExp) -> R<SubExp> {
+        let t = self.ty(&a);
+        let p = t.elem();
+        let op = if p == PrimType::Bool {
+            PrimOp::Bin(BinOp::Or, p)
+        } else {
+            PrimOp::Bin(BinOp::Add, p)
+        };
+        if t.rank() == 0 {
+            return Ok(self.prim(op, vec![a, b]));
+        }
+        let (SubExp::Var(av), SubExp::Var(bv)) = (a, b) else {
+            return Err(Diagnostic::bug("array adjoint that is a constant"));
+        };
+        let n = self.num_elems(&t);
+        let flat = |v: &mut Self, x: Var| -> Var {
+            if t.rank() == 1 {
+                x
+            } else {
+                v.basic(
+                    "flat_adj",
+                    BasicOp::Reshape {
+                        array: x,
+                        shape: vec![n],
+                    },
+                )
+            }
+        };
+        let fa = flat(self, av);
+        let fb = flat(self, bv);
+        let lam = self.lambda(&[("a", Type::Prim(p)), ("b", Type::Prim(p))], |v, ps| {
+            Ok(vec![v.prim(op, vec![ps[0].into(), ps[1].into()])])
+        })?;
+        let s = self.bind1(
+            "sum_adj",
+            Exp::Soac(Soac::Map {
+                w: n,
+                lam,
+                arrays: vec![fa, fb],
+            }),
+        );
+        if t.rank() == 1 {
+            return Ok(SubExp::Var(s));
+        }
+        Ok(SubExp::Var(self.basic(
+            "sum_adj",
+            BasicOp::Reshape {
+                array: s,
+                shape: t.dims().to_vec(),
+            },
+        )))
+    }
+
+    /// Adds `c` to the adjoint of `x` (if `x` is active). `owned`: `c` may be updated in
+    /// place.
+    fn add_adj(&mut self, x: Var, c: SubExp, owned: bool) -> R<()> {
+        if !self.active.contains(&x) {
+            return Ok(());
+        }
+        let new = match self.adjs.remove(&x) {
+            None => Adj::Val(c, owned),
+            Some(Adj::Val(a, _)) => Adj::Val(self.add_values(a, c)?, true),
+            Some(Adj::Acc(acc)) => Adj::Acc(self.acc_add(acc, &[], c)?),
+        };
+        self.adjs.insert(x, new);
+        Ok(())
+    }
+
+    /// Adds a sub-expression's adjoint contribution (constants have none).
+    fn add_adj_se(&mut self, x: &SubExp, c: SubExp, owned: bool) -> R<()> {
+        match x {
+            SubExp::Var(x) => self.add_adj(*x, c, owned),
+            SubExp::Const(_) => Ok(()),
+        }
+    }
+
+    /// The adjoint of array `x` as an owned value (zeros if it has none, a copy if shared).
+    fn owned_adj(&mut self, x: Var, a: Option<Adj>) -> R<Var> {
+        Ok(match a {
+            Some(Adj::Val(SubExp::Var(a), true)) => a,
+            Some(Adj::Val(SubExp::Var(a), false)) => self.basic("adj", BasicOp::Copy(a)),
+            None => {
+                let t = self.e.names.ty(x).clone();
+                match self.zero(&t) {
+                    SubExp::Var(z) => z,
+                    c => self.basic("adj", BasicOp::SubExp(c)),
+                }
+            }
+            _ => return Err(Diagnostic::bug("owned_adj of an accumulator or constant")),
+        })
+    }
+
+    /// Adds `c` to the adjoint of `x[slice]`.
+    fn add_adj_at(&mut self, x: Var, slice: &[DimIndex], c: SubExp) -> R<()> {
+        if !self.active.contains(&x) {
+            return Ok(());
+        }
+        let cur = self.adjs.remove(&x);
+        let new = match cur {
+            Some(Adj::Acc(acc)) => Adj::Acc(self.acc_add(acc, slice, c)?),
+            other => {
+                let a = self.owned_adj(x, other)?;
+                let old = self.basic(
+                    "adj_elem",
+                    BasicOp::Index {
+                        array: a,
+                        slice: slice.to_vec(),
+                    },
+                );
+                let new = self.add_values(SubExp::Var(old), c)?;
+                let a2 = self.basic(
+                    "adj",
+                    BasicOp::Update {
+                        array: a,
+                        slice: slice.to_vec(),
+                        value: new,
+                    },
+                );
+                Adj::Val(SubExp::Var(a2), true)
+            }
+        };
+        self.adjs.insert(x, new);
+        Ok(())
+    }
+
+    /// Adds `c` into positions `slice` of accumulator `acc`; returns the updated accumulator.
+    fn acc_add(&mut self, acc: Var, slice: &[DimIndex], c: SubExp) -> R<Var> {
+        let mut prefix = Vec::new();
+        for (k, d) in slice.iter().enumerate() {
+            match *d {
+                DimIndex::Fix(i) => prefix.push(i),
+                DimIndex::Slice {
+                    start,
+                    count,
+                    stride,
+                } => {
+                    let rest = slice[k + 1..].to_vec();
+                    let SubExp::Var(cv) = c else {
+                        return Err(Diagnostic::bug("slice adjoint that is a constant"));
+                    };
+                    let row_t = self.e.names.ty(cv).row();
+                    let acc_t = self.e.names.ty(acc).clone();
+                    let iota = self.basic(
+                        "iota",
+                        BasicOp::Iota {
+                            n: count,
+                            start: SubExp::i64(0),
+                            stride: SubExp::i64(1),
+                            elem: PrimType::I64,
+                        },
+                    );
+                    let lam = self.lambda(
+                        &[
+                            ("j", Type::Prim(PrimType::I64)),
+                            ("row", row_t),
+                            ("acc", acc_t),
+                        ],
+                        |v, ps| {
+                            let off = v.i64_bin(BinOp::Mul, ps[0].into(), stride);
+                            let idx = v.i64_bin(BinOp::Add, start, off);
+                            let mut s: Vec<DimIndex> =
+                                prefix.iter().map(|i| DimIndex::Fix(*i)).collect();
+                            s.push(DimIndex::Fix(idx));
+                            s.extend(rest);
+                            Ok(vec![SubExp::Var(v.acc_add(ps[2], &s, ps[1].into())?)])
+                        },
+                    )?;
+                    return Ok(self.bind1(
+                        "acc",
+                        Exp::Soac(Soac::Map {
+                            w: count,
+                            lam,
+                            arrays: vec![iota, cv, acc],
+                        }),
+                    ));
+                }
+            }
+        }
+        self.acc_add_whole(acc, prefix, c)
+    }
+
+    fn acc_add_whole(&mut self, acc: Var, prefix: Vec<SubExp>, c: SubExp) -> R<Var> {
+        let ct = self.ty(&c);
+        if ct.rank() == 0 {
+            return Ok(self.basic(
+                "acc",
+                BasicOp::UpdateAcc {
+                    acc,
+                    indices: prefix,
+                    values: vec![c],
+                },
+            ));
+        }
+        let SubExp::Var(cv) = c else {
+            return Err(Diagnostic::bug("array adjoint that is a constant"));
+        };
+        let n = ct.dims()[0];
+        let acc_t = self.e.names.ty(acc).clone();
+        let iota = self.basic(
+            "iota",
+            BasicOp::Iota {
+                n,
+                start: SubExp::i64(0),
+                stride: SubExp::i64(1),
+                elem: PrimType::I64,
+            },
+        );
+        let lam = self.lambda(
+            &[
+                ("j", Type::Prim(PrimType::I64)),
+                ("row", ct.row()),
+                ("acc", acc_t),
+            ],
+            |v, ps| {
+                let mut p = prefix.clone();
+                p.push(ps[0].into());
+                Ok(vec![SubExp::Var(v.acc_add_whole(
+                    ps[2],
+                    p,
+                    ps[1].into(),
+                )?)])
+            },
+        )?;
+        Ok(self.bind1(
+            "acc",
+            Exp::Soac(Soac::Map {
+                w: n,
+                lam,
+                arrays: vec![iota, cv, acc],
+            }),
+        ))
+    }
+
+    /// The final adjoint of `x` as a value (zero if none; the accumulator itself if it is
+    /// one), for a scope's results.
+    fn adj_out(&mut self, x: Var) -> R<SubExp> {
+        Ok(match self.adjs.get(&x).copied() {
+            Some(Adj::Val(se, _)) => se,
+            Some(Adj::Acc(a)) => SubExp::Var(a),
+            None => {
+                let t = self.e.names.ty(x).clone();
+                self.zero(&t)
+            }
+        })
+    }
+
+    /// The type a scope returns for `x`'s adjoint.
+    fn adj_type(&self, x: Var) -> Type {
+        match self.adjs.get(&x) {
+            Some(Adj::Acc(a)) => self.e.names.ty(*a).clone(),
+            _ => self.e.names.ty(x).clone(),
+        }
+    }
+
+    // ------------------------------------------------------------------ sweeps
+
+    /// The forward sweep of a scope. `reexec`: the scope is a re-execution (a copy of a
+    /// nested body), so it must not consume anything bound outside it.
+    fn fwd_scope(&mut self, stms: &[Stm], reexec: bool) -> R<Vec<Entry>> {
+        // Which statements need which primal values in the return sweep: the free variables
+        // of statements with bodies (they are re-executed or their rules read their inputs),
+        // and loop results (restored from in the return sweep). Basic operations need no
+        // primal arrays.
+        let mut needs: Vec<HashSet<Var>> = Vec::with_capacity(stms.len());
+        let mut bound = HashSet::new();
+        for s in stms {
+            bound.extend(s.pat.iter().copied());
+            let mut n = HashSet::new();
+            if !matches!(s.exp, Exp::BasicOp(_)) {
+                n.extend(free_vars(s));
+            }
+            if matches!(s.exp, Exp::Loop { .. }) {
+                n.extend(s.pat.iter().copied());
+            }
+            needs.push(n);
+        }
+        let mut tape = Vec::new();
+        for (k, s0) in stms.iter().enumerate() {
+            self.e.aux = s0.aux.clone();
+            let mut s = s0.clone();
+            for x in consumed_vars(&s) {
+                let needed = needs
+                    .iter()
+                    .enumerate()
+                    .any(|(j, n)| j != k && n.contains(&x));
+                if needed || (reexec && !bound.contains(&x)) {
+                    let t = self.e.names.ty(x).clone();
+                    if matches!(t, Type::Acc { .. }) {
+                        continue;
+                    }
+                    let h = format!("{}_copy", self.e.names.hint(x));
+                    let c = self.e.names.fresh(&h, t);
+                    let copy = Stm {
+                        pat: vec![c],
+                        exp: Exp::BasicOp(BasicOp::Copy(x)),
+                        aux: s.aux.clone(),
+                    };
+                    self.e.stms.push(copy.clone());
+                    if self.active.contains(&x) {
+                        self.active.insert(c);
+                    }
+                    tape.push(Entry {
+                        stm: copy,
+                        extra: Extra::None,
+                    });
+                    subst_stm(&mut s, x, c);
+                }
+            }
+            let active = free_vars(&s).iter().any(|v| self.active.contains(v));
+            let extra = if active {
+                self.active.extend(s.pat.iter().copied());
+                self.fwd_stm(&s)?
+            } else {
+                self.e.stms.push(s.clone());
+                Extra::None
+            };
+            tape.push(Entry { stm: s, extra });
+        }
+        Ok(tape)
+    }
+
+    /// The forward sweep of one active statement.
+    fn fwd_stm(&mut self, s: &Stm) -> R<Extra> {
+        match &s.exp {
+            Exp::Loop { .. } => self.fwd_loop(s),
+            Exp::Soac(Soac::Hist { dests, lam, .. }) if soac::hist_needs_bins(lam) => {
+                // The bins' original values decide which contribution wins (min, max) or
+                // enter the product; the hist consumes them, so keep a copy.
+                let copies = dests
+                    .iter()
+                    .map(|d| self.basic("bins", BasicOp::Copy(*d)))
+                    .collect();
+                self.e.stms.push(s.clone());
+                Ok(Extra::Copies(copies))
+            }
+            Exp::Apply { .. } => Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of function calls (functions are inlined before AD)",
+            )),
+            Exp::WithAcc { .. } | Exp::BasicOp(BasicOp::UpdateAcc { .. }) => Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of code that uses accumulators (`vjp` of a `vjp`)",
+            )),
+            Exp::Soac(Soac::Map { arrays, .. })
+                if arrays
+                    .iter()
+                    .any(|a| matches!(self.e.names.ty(*a), Type::Acc { .. })) =>
+            {
+                Err(limitation(
+                    s.aux.span,
+                    "reverse-mode AD of code that uses accumulators (`vjp` of a `vjp`)",
+                ))
+            }
+            _ => {
+                self.e.stms.push(s.clone());
+                Ok(Extra::None)
+            }
+        }
+    }
+
+    /// The return sweep of a scope.
+    fn rev_scope(&mut self, tape: Vec<Entry>) -> R<()> {
+        for entry in tape.into_iter().rev() {
+            self.e.aux = entry.stm.aux.clone();
+            self.rev_stm(entry)?;
+        }
+        Ok(())
+    }
+
+    fn rev_stm(&mut self, entry: Entry) -> R<()> {
+        let s = &entry.stm;
+        let ybars: Vec<Option<Adj>> = s.pat.iter().map(|v| self.adjs.remove(v)).collect();
+        if ybars.iter().all(Option::is_none) || !s.pat.iter().any(|v| self.active.contains(v)) {
+            return Ok(());
+        }
+        let mut vals = Vec::new();
+        for a in ybars {
+            vals.push(match a {
+                None => None,
+                Some(Adj::Val(se, owned)) => Some((se, owned)),
+                Some(Adj::Acc(_)) => {
+                    return Err(limitation(
+                        s.aux.span,
+                        "reverse-mode AD of code that uses accumulators",
+                    ));
+                }
+            });
+        }
+        match &s.exp {
+            Exp::BasicOp(op) => self.rev_basic(s, op, &vals),
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => self.rev_if(s, *cond, then_body, else_body, &vals),
+            Exp::Loop { .. } => self.rev_loop(s, entry.extra, &vals),
+            Exp::Soac(soac) => self.rev_soac(s, soac, entry.extra, &vals),
+            Exp::Apply { .. } | Exp::WithAcc { .. } => {
+                Err(limitation(s.aux.span, "reverse-mode AD of this statement"))
+            }
+        }
+    }
+
+    /// A copy of `stms` and `result` with fresh names for everything they bind, and `subst`
+    /// applied to their free variables.
+    fn rename(
+        &mut self,
+        stms: &[Stm],
+        result: &[SubExp],
+        mut subst: HashMap<Var, Var>,
+    ) -> (Vec<Stm>, Vec<SubExp>) {
+        let mut body = Body {
+            stms: stms.to_vec(),
+            result: result.to_vec(),
+        };
+        let mut binders = Vec::new();
+        body_binders(&body, &mut binders);
+        for b in &binders {
+            let t = self.e.names.ty(*b).clone();
+            let h = self.e.names.hint(*b).to_string();
+            let nb = self.e.names.fresh(&h, t);
+            subst.insert(*b, nb);
+        }
+        for b in &binders {
+            let nb = subst[b];
+            let mut t = self.e.names.ty(nb).clone();
+            map_vars_type(&mut t, &mut |v| subst.get(&v).copied().unwrap_or(v));
+            self.e.names.set_ty(nb, t);
+        }
+        map_vars_body(&mut body, &mut |v| subst.get(&v).copied().unwrap_or(v));
+        (body.stms, body.result)
+    }
+
+    /// Re-executes `stms` (renamed with `subst`) and runs their return sweep with `res_adjs`
+    /// as the adjoints of `result`. The caller has set up the adjoints of free variables;
+    /// returns the renamed results.
+    fn rev_reexec(
+        &mut self,
+        stms: &[Stm],
+        result: &[SubExp],
+        res_adjs: &[Option<(SubExp, bool)>],
+        subst: HashMap<Var, Var>,
+    ) -> R<Vec<SubExp>> {
+        let (stms, result) = self.rename(stms, result, subst);
+        let tape = self.fwd_scope(&stms, true)?;
+        let aux = self.e.aux.clone();
+        for (r, a) in result.iter().zip(res_adjs) {
+            if let (SubExp::Var(r), Some((a, owned))) = (r, a) {
+                self.add_adj(*r, *a, *owned)?;
+            }
+        }
+        self.rev_scope(tape)?;
+        self.e.aux = aux;
+        Ok(result)
+    }
+
+    /// The active free variables of a statement, except accumulators.
+    fn active_free(&self, s: &Stm) -> Vec<Var> {
+        free_vars(s)
+            .into_iter()
+            .filter(|v| self.active.contains(v) && !matches!(self.e.names.ty(*v), Type::Acc { .. }))
+            .collect()
+    }
+
+    fn rev_if(
+        &mut self,
+        s: &Stm,
+        cond: SubExp,
+        then_body: &Body,
+        else_body: &Body,
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let threaded = self.active_free(s);
+        let inits: Vec<Option<Adj>> = threaded.iter().map(|x| self.adjs.remove(x)).collect();
+        // Pattern adjoints are shared by both branches: neither may update them in place.
+        let ybars: Vec<Option<(SubExp, bool)>> =
+            ybars.iter().map(|y| y.map(|(se, _)| (se, false))).collect();
+        let mut bodies = Vec::new();
+        let mut ret = Vec::new();
+        for b in [then_body, else_body] {
+            let (stms, result) = self.nested(|v| {
+                let saved = std::mem::take(&mut v.adjs);
+                for (x, a) in threaded.iter().zip(&inits) {
+                    if let Some(a) = a {
+                        v.adjs.insert(*x, *a);
+                    }
+                }
+                v.rev_reexec(&b.stms, &b.result, &ybars, HashMap::new())?;
+                let mut out = Vec::new();
+                for x in &threaded {
+                    out.push(v.adj_out(*x)?);
+                }
+                if ret.is_empty() {
+                    ret = threaded.iter().map(|x| v.adj_type(*x)).collect();
+                }
+                v.adjs = saved;
+                Ok(out)
+            })?;
+            bodies.push(Body { stms, result });
+        }
+        let else_b = bodies.pop().unwrap_or_default();
+        let then_b = bodies.pop().unwrap_or_default();
+        let pat: Vec<Var> = threaded
+            .iter()
+            .zip(&ret)
+            .map(|(x, t)| {
+                let h = format!("{}_adj", self.e.names.hint(*x));
+                self.e.names.fresh(&h, t.clone())
+            })
+            .collect();
+        self.e.stms.push(Stm {
+            pat: pat.clone(),
+            exp: Exp::If {
+                cond,
+                then_body: then_b,
+                else_body: else_b,
+                ret: ret.clone(),
+            },
+            aux: s.aux.clone(),
+        });
+        for ((x, p), t) in threaded.iter().zip(pat).zip(&ret) {
+            let a = if matches!(t, Type::Acc { .. }) {
+                Adj::Acc(p)
+            } else {
+                Adj::Val(SubExp::Var(p), true)
+            };
+            self.adjs.insert(*x, a);
+        }
+        Ok(())
+    }
+}

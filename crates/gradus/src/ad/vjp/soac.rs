@@ -1,0 +1,1215 @@
+//! Return-sweep rules of SOACs (with `ȳ` the adjoint of the result):
+//!
+//! * **map**: a `map` over the inputs and the rows of `ȳ` whose lambda re-executes the original
+//!   lambda and runs its return sweep; it returns the adjoints of the row parameters (the
+//!   inputs' adjoints, as arrays), the contributions to free scalars (summed afterwards with a
+//!   `reduce`), and adds into free arrays through accumulators (`with_acc` around the map, or
+//!   the enclosing lambda's accumulator), so indexing a free array costs `O(1)` per element.
+//! * **reduce** `r = ne ⊕ x0 ⊕ .. ⊕ x(w-1)`: for `+`, `xs̄ = replicate w r̄`; for `*` on floats,
+//!   the product of the non-zero elements and the number of zeros give each element's partial
+//!   exactly (no division by zero); for `min`/`max`, the whole adjoint goes to the first
+//!   element equal to the result (the neutral element counting as first); for any other
+//!   operator (tuples and arrays included), two exclusive scans give `lᵢ = ne ⊕ x0 ⊕ .. ⊕
+//!   x(i-1)` and `rᵢ = x(i+1) ⊕ .. ⊕ x(w-1)`, and `x̄ᵢ = vjp (\x -> lᵢ ⊕ x ⊕ rᵢ) xᵢ r̄` in a map.
+//!   The neutral element gets an adjoint in the `+`, `*`, `min`, `max` cases only.
+//! * **scan** `yᵢ = y(i-1) ⊕ xᵢ`: for `+`, `x̄` is the reversed prefix sum of `ȳ`; for any other
+//!   scalar operator the total adjoints `cᵢ = ȳᵢ + ∂⊕/∂a(yᵢ, x(i+1)) · c(i+1)` form a linear
+//!   recurrence, solved by a scan over affine maps (right to left), and `x̄ᵢ = ∂⊕/∂b(y(i-1), xᵢ)
+//!   · cᵢ`; the partials come from the forward-mode rules (`jvp.rs`), so integers stay exact.
+//! * **hist** (scalar bins): `+` routes `ȳ[is[j]]` to `vs[j]` and `ȳ` to the destination;
+//!   `*` (floats) uses per-bin non-zero products and zero counts; `min`/`max` give each bin's
+//!   adjoint to its first contributor equal to the result, the destination counting as first.
+//!   Out-of-range indices get zero.
+//! * **scatter**: a sequential loop over the writes from last to first reads `ȳ[is[j]]` into
+//!   `vs̄[j]` and zeroes it, so only the winning (last) write of a position gets the adjoint and
+//!   the destination gets `ȳ` with every written position zeroed; `O(w)`.
+
+use super::{Adj, Diagnostic, Extra, R, Vjp, lambda_free_vars, limitation};
+use crate::core::ir::{BasicOp, DimIndex, Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::core::type_of::{acc_type, map_param_type};
+use crate::value::{PrimType, Scalar};
+use std::collections::HashMap;
+
+/// The operator of a lambda `\a b -> op(a, b)` on scalars, if it is one.
+pub(super) fn simple_op(lam: &Lambda) -> Option<(BinOp, PrimType)> {
+    let [a, b] = lam.params.as_slice() else {
+        return None;
+    };
+    let [stm] = lam.body.stms.as_slice() else {
+        return None;
+    };
+    let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op, t), args)) = &stm.exp else {
+        return None;
+    };
+    if lam.body.result != [SubExp::Var(stm.pat[0])] {
+        return None;
+    }
+    let (x, y) = (SubExp::Var(*a), SubExp::Var(*b));
+    let commutative = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
+    if args.as_slice() == [x, y]
+        || (commutative && args.as_slice() == [y, x] && *op != BinOp::Min && *op != BinOp::Max)
+    {
+        Some((*op, *t))
+    } else {
+        None
+    }
+}
+
+/// Whether the adjoint of a `hist` with this operator needs the original bins.
+pub(super) fn hist_needs_bins(lam: &Lambda) -> bool {
+    matches!(
+        simple_op(lam),
+        Some((BinOp::Mul | BinOp::Min | BinOp::Max, _))
+    )
+}
+
+fn c(t: PrimType, x: f64) -> SubExp {
+    SubExp::Const(Scalar::from_f64(t, x))
+}
+
+impl Vjp<'_> {
+    pub(super) fn iota(&mut self, n: SubExp) -> Var {
+        self.basic(
+            "iota",
+            BasicOp::Iota {
+                n,
+                start: SubExp::i64(0),
+                stride: SubExp::i64(1),
+                elem: PrimType::I64,
+            },
+        )
+    }
+
+    /// `map(w, \rows -> f rows, arrays)`.
+    pub(super) fn map_soac(
+        &mut self,
+        w: SubExp,
+        arrays: Vec<Var>,
+        f: impl FnOnce(&mut Self, &[Var]) -> R<Vec<SubExp>>,
+    ) -> R<Vec<Var>> {
+        let tys: Vec<(&str, Type)> = arrays
+            .iter()
+            .map(|a| ("row", map_param_type(self.e.names.ty(*a))))
+            .collect();
+        let lam = self.lambda(&tys, f)?;
+        Ok(self
+            .e
+            .bind("map_adj", Exp::Soac(Soac::Map { w, lam, arrays })))
+    }
+
+    pub(super) fn select(&mut self, cond: SubExp, a: SubExp, b: SubExp) -> SubExp {
+        let t = self.ty(&a).elem();
+        self.prim(PrimOp::Tern(TernOp::Select, t), vec![cond, a, b])
+    }
+
+    /// `if cond then {then_f} else {else_f}`; the result types are the then-branch's.
+    pub(super) fn if_then(
+        &mut self,
+        cond: SubExp,
+        then_f: impl FnOnce(&mut Self) -> R<Vec<SubExp>>,
+        else_f: impl FnOnce(&mut Self) -> R<Vec<SubExp>>,
+    ) -> R<Vec<Var>> {
+        let (ts, tr) = self.nested(then_f)?;
+        let (es, er) = self.nested(else_f)?;
+        let ret: Vec<Type> = tr.iter().map(|r| self.ty(r)).collect();
+        Ok(self.e.bind(
+            "adj",
+            Exp::If {
+                cond,
+                then_body: crate::core::ir::Body {
+                    stms: ts,
+                    result: tr,
+                },
+                else_body: crate::core::ir::Body {
+                    stms: es,
+                    result: er,
+                },
+                ret,
+            },
+        ))
+    }
+
+    /// `0 <= i < n`.
+    pub(super) fn in_range(&mut self, i: SubExp, n: SubExp) -> SubExp {
+        let lo = self.prim(
+            PrimOp::Cmp(CmpOp::Le, PrimType::I64),
+            vec![SubExp::i64(0), i],
+        );
+        let hi = self.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![i, n]);
+        self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![lo, hi])
+    }
+
+    /// `arr[i]` if `0 <= i < len arr`, else zero.
+    pub(super) fn guarded_read(&mut self, arr: Var, i: SubExp) -> R<SubExp> {
+        let t = self.e.names.ty(arr).clone();
+        let n = t.dims()[0];
+        let ok = self.in_range(i, n);
+        let r = self.if_then(
+            ok,
+            |v| {
+                Ok(vec![SubExp::Var(v.basic(
+                    "read",
+                    BasicOp::Index {
+                        array: arr,
+                        slice: vec![DimIndex::Fix(i)],
+                    },
+                ))])
+            },
+            |v| Ok(vec![v.zero(&t.row())]),
+        )?;
+        Ok(SubExp::Var(r[0]))
+    }
+
+    pub(super) fn rev_soac(
+        &mut self,
+        s: &Stm,
+        soac: &Soac,
+        extra: Extra,
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        match soac {
+            Soac::Map { w, lam, arrays } => self.rev_map(*w, lam, arrays, ybars),
+            Soac::Reduce {
+                w,
+                lam,
+                neutral,
+                arrays,
+                ..
+            } => self.rev_reduce(s, *w, lam, neutral, arrays, ybars),
+            Soac::Scan {
+                w,
+                lam,
+                neutral,
+                arrays,
+            } => self.rev_scan(s, *w, lam, neutral, arrays, ybars),
+            Soac::Hist {
+                w,
+                dests,
+                lam,
+                neutral,
+                indices,
+                values,
+            } => self.rev_hist(s, *w, dests, lam, neutral, *indices, values, extra, ybars),
+            Soac::Scatter {
+                w,
+                dests,
+                indices,
+                values,
+            } => self.rev_scatter(*w, dests, *indices, values, ybars),
+        }
+    }
+
+    fn rev_map(
+        &mut self,
+        w: SubExp,
+        lam: &Lambda,
+        arrays: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let free: Vec<Var> = lambda_free_vars(lam)
+            .into_iter()
+            .filter(|v| self.active.contains(v) && !matches!(self.e.names.ty(*v), Type::Acc { .. }))
+            .collect();
+        let (free_arrays, free_scalars): (Vec<Var>, Vec<Var>) = free
+            .into_iter()
+            .partition(|v| self.e.names.ty(*v).rank() > 0);
+        // Free arrays add into accumulators: the enclosing lambda's, or new ones.
+        let mut outer = Vec::new();
+        let mut groups = Vec::new();
+        for x in free_arrays {
+            match self.adjs.remove(&x) {
+                Some(Adj::Acc(a)) => outer.push((x, a)),
+                other => {
+                    let a = self.owned_adj(x, other)?;
+                    groups.push((x, a));
+                }
+            }
+        }
+        let ybar_arrays: Vec<(usize, Var)> = ybars
+            .iter()
+            .enumerate()
+            .filter_map(|(k, y)| match y {
+                Some((SubExp::Var(v), _)) => Some((k, *v)),
+                _ => None,
+            })
+            .collect();
+        let active_params: Vec<usize> = (0..lam.params.len())
+            .filter(|k| self.active.contains(&arrays[*k]))
+            .collect();
+        let n_accs = outer.len() + groups.len();
+        let build = |v: &mut Self, accs: Vec<(Var, Var)>| -> R<Vec<Var>> {
+            let mut ptys: Vec<(&str, Type)> = lam
+                .params
+                .iter()
+                .map(|p| ("x", v.e.names.ty(*p).clone()))
+                .collect();
+            for (_, y) in &ybar_arrays {
+                ptys.push(("ybar", v.e.names.ty(*y).row()));
+            }
+            for (_, a) in &accs {
+                ptys.push(("acc", v.e.names.ty(*a).clone()));
+            }
+            let rev_lam = v.lambda(&ptys, |v, ps| {
+                let k = lam.params.len();
+                let subst: HashMap<Var, Var> = lam
+                    .params
+                    .iter()
+                    .copied()
+                    .zip(ps[..k].iter().copied())
+                    .collect();
+                for j in &active_params {
+                    v.active.insert(ps[*j]);
+                }
+                let saved = std::mem::take(&mut v.adjs);
+                for ((x, _), p) in accs.iter().zip(&ps[k + ybar_arrays.len()..]) {
+                    v.adjs.insert(*x, Adj::Acc(*p));
+                }
+                let mut res_adjs = vec![None; lam.body.result.len()];
+                for ((r, _), p) in ybar_arrays.iter().zip(&ps[k..]) {
+                    res_adjs[*r] = Some((SubExp::Var(*p), false));
+                }
+                v.rev_reexec(&lam.body.stms, &lam.body.result, &res_adjs, subst)?;
+                let mut out = Vec::new();
+                for (x, _) in &accs {
+                    out.push(v.adj_out(*x)?);
+                }
+                for j in &active_params {
+                    out.push(v.adj_out(ps[*j])?);
+                }
+                for x in &free_scalars {
+                    out.push(v.adj_out(*x)?);
+                }
+                v.adjs = saved;
+                Ok(out)
+            })?;
+            let mut inputs = arrays.to_vec();
+            inputs.extend(ybar_arrays.iter().map(|(_, y)| *y));
+            inputs.extend(accs.iter().map(|(_, a)| *a));
+            Ok(v.e.bind(
+                "map_adj",
+                Exp::Soac(Soac::Map {
+                    w,
+                    lam: rev_lam,
+                    arrays: inputs,
+                }),
+            ))
+        };
+        let out: Vec<Var> = if groups.is_empty() {
+            build(self, outer.clone())?
+        } else {
+            let acc_tys: Vec<(&str, Type)> = groups
+                .iter()
+                .map(|(_, a)| {
+                    let shape = self.e.names.ty(*a).dims().to_vec();
+                    ("acc", acc_type(self.e.names, &shape, &[*a]))
+                })
+                .collect();
+            let no = outer.len();
+            let outer2 = outer.clone();
+            let groups_x: Vec<Var> = groups.iter().map(|(x, _)| *x).collect();
+            let wlam = self.lambda(&acc_tys, |v, ps| {
+                let mut accs = outer2.clone();
+                accs.extend(groups_x.iter().copied().zip(ps.iter().copied()));
+                let pat = build(v, accs)?;
+                // The new accumulators first, then the enclosing ones and the rest.
+                let mut res: Vec<SubExp> = pat[no..no + ps.len()]
+                    .iter()
+                    .map(|x| SubExp::Var(*x))
+                    .collect();
+                res.extend(pat[..no].iter().map(|x| SubExp::Var(*x)));
+                res.extend(pat[no + ps.len()..].iter().map(|x| SubExp::Var(*x)));
+                Ok(res)
+            })?;
+            let inputs = groups
+                .iter()
+                .map(|(_, a)| (self.e.names.ty(*a).dims().to_vec(), vec![*a]))
+                .collect();
+            let r = self.e.bind("adj", Exp::WithAcc { inputs, lam: wlam });
+            // Reorder to the map's order: enclosing accumulators, new ones, rest.
+            let ng = groups.len();
+            let mut out = r[ng..ng + no].to_vec();
+            out.extend_from_slice(&r[..ng]);
+            out.extend_from_slice(&r[ng + no..]);
+            out
+        };
+        let mut it = out.into_iter();
+        for (x, _) in &outer {
+            let a = it
+                .next()
+                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+            self.adjs.insert(*x, Adj::Acc(a));
+        }
+        for (x, _) in &groups {
+            let a = it
+                .next()
+                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+            self.adjs.insert(*x, Adj::Val(SubExp::Var(a), true));
+        }
+        let _ = n_accs;
+        for j in &active_params {
+            let a = it
+                .next()
+                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+            self.add_adj(arrays[*j], SubExp::Var(a), true)?;
+        }
+        for x in &free_scalars {
+            let a = it
+                .next()
+                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+            let sum = self.sum_outer(a)?;
+            self.add_adj(*x, sum, false)?;
+        }
+        Ok(())
+    }
+
+    fn rev_reduce(
+        &mut self,
+        s: &Stm,
+        w: SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        if let (Some((op, t)), [x], [ne], [Some((ybar, _))]) =
+            (simple_op(lam), arrays, neutral, ybars)
+        {
+            let (x, ne, ybar) = (*x, *ne, *ybar);
+            match op {
+                BinOp::Add => {
+                    if self.active.contains(&x) {
+                        let r = self.basic(
+                            "red_adj",
+                            BasicOp::Replicate {
+                                shape: vec![w],
+                                value: ybar,
+                            },
+                        );
+                        self.add_adj(x, SubExp::Var(r), true)?;
+                    }
+                    return self.add_adj_se(&ne, ybar, false);
+                }
+                BinOp::Mul if t.is_float() => return self.rev_product(w, x, ne, ybar, t),
+                BinOp::Min | BinOp::Max => {
+                    let r = SubExp::Var(s.pat[0]);
+                    let ne_wins = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, r]);
+                    let i = self.iota(w);
+                    let cand = self.map_soac(w, vec![i, x], |v, ps| {
+                        let hit = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[1].into(), r]);
+                        Ok(vec![v.select(hit, ps[0].into(), w)])
+                    })?;
+                    let lam_min = self.lambda(
+                        &[
+                            ("a", Type::Prim(PrimType::I64)),
+                            ("b", Type::Prim(PrimType::I64)),
+                        ],
+                        |v, ps| {
+                            Ok(vec![v.prim(
+                                PrimOp::Bin(BinOp::Min, PrimType::I64),
+                                vec![ps[0].into(), ps[1].into()],
+                            )])
+                        },
+                    )?;
+                    let first = self.bind1(
+                        "first",
+                        Exp::Soac(Soac::Reduce {
+                            w,
+                            lam: lam_min,
+                            neutral: vec![w],
+                            arrays: cand,
+                            commutative: true,
+                        }),
+                    );
+                    if self.active.contains(&x) {
+                        let i = self.iota(w);
+                        let xb = self.map_soac(w, vec![i], |v, ps| {
+                            let at = v.prim(
+                                PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+                                vec![ps[0].into(), first.into()],
+                            );
+                            let not_ne =
+                                v.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![ne_wins]);
+                            let hit =
+                                v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![at, not_ne]);
+                            Ok(vec![v.select(hit, ybar, c(t, 0.0))])
+                        })?;
+                        self.add_adj(x, SubExp::Var(xb[0]), true)?;
+                    }
+                    if self.is_active(&ne) {
+                        let nb = self.select(ne_wins, ybar, c(t, 0.0));
+                        self.add_adj_se(&ne, nb, false)?;
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        self.rev_reduce_general(w, lam, neutral, arrays, ybars)
+    }
+
+    /// `∏` on floats: each element's partial is the product of the others, computed from the
+    /// product of the non-zero elements and the number of zeros.
+    fn rev_product(&mut self, w: SubExp, x: Var, ne: SubExp, ybar: SubExp, t: PrimType) -> R<()> {
+        let (nz, zc) = self.nonzero_product_and_zeros(w, x, t)?;
+        // The neutral element is a factor too.
+        let ne0 = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, c(t, 0.0)]);
+        let ne_f = self.select(ne0, c(t, 1.0), ne);
+        let p = self.prim(PrimOp::Bin(BinOp::Mul, t), vec![nz, ne_f]);
+        let ne_z = self.select(ne0, SubExp::i64(1), SubExp::i64(0));
+        let z = self.i64_bin(BinOp::Add, zc, ne_z);
+        if self.active.contains(&x) {
+            let xb = self.map_soac(w, vec![x], |v, ps| {
+                Ok(vec![v.product_partial(p, z, ps[0].into(), ybar, t)])
+            })?;
+            self.add_adj(x, SubExp::Var(xb[0]), true)?;
+        }
+        if self.is_active(&ne) {
+            let nb = self.product_partial(p, z, ne, ybar, t);
+            self.add_adj_se(&ne, nb, false)?;
+        }
+        Ok(())
+    }
+
+    /// `ȳ · ∂(∏)/∂x` given the product `p` of the non-zero factors and the zero count `z`.
+    fn product_partial(
+        &mut self,
+        p: SubExp,
+        z: SubExp,
+        x: SubExp,
+        ybar: SubExp,
+        t: PrimType,
+    ) -> SubExp {
+        let x0 = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![x, c(t, 0.0)]);
+        let z0 = self.prim(
+            PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+            vec![z, SubExp::i64(0)],
+        );
+        let z1 = self.prim(
+            PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+            vec![z, SubExp::i64(1)],
+        );
+        let safe_x = self.select(x0, c(t, 1.0), x);
+        let q = self.prim(PrimOp::Bin(BinOp::Div, t), vec![p, safe_x]);
+        let only = self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![z1, x0]);
+        let other = self.select(only, p, c(t, 0.0));
+        let d = self.select(z0, q, other);
+        self.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, ybar])
+    }
+
+    /// The product of the non-zero elements of `x` and the number of zeros.
+    fn nonzero_product_and_zeros(&mut self, w: SubExp, x: Var, t: PrimType) -> R<(SubExp, SubExp)> {
+        let parts = self.map_soac(w, vec![x], |v, ps| {
+            let z = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), c(t, 0.0)]);
+            let f = v.select(z, c(t, 1.0), ps[0].into());
+            let n = v.select(z, SubExp::i64(1), SubExp::i64(0));
+            Ok(vec![f, n])
+        })?;
+        let lam = self.lambda(
+            &[
+                ("p", Type::Prim(t)),
+                ("z", Type::Prim(PrimType::I64)),
+                ("q", Type::Prim(t)),
+                ("y", Type::Prim(PrimType::I64)),
+            ],
+            |v, ps| {
+                let p = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ps[0].into(), ps[2].into()]);
+                let z = v.i64_bin(BinOp::Add, ps[1].into(), ps[3].into());
+                Ok(vec![p, z])
+            },
+        )?;
+        let r = self.e.bind(
+            "prod",
+            Exp::Soac(Soac::Reduce {
+                w,
+                lam,
+                neutral: vec![c(t, 1.0), SubExp::i64(0)],
+                arrays: parts,
+                commutative: true,
+            }),
+        );
+        Ok((SubExp::Var(r[0]), SubExp::Var(r[1])))
+    }
+
+    /// `lam` applied to `(a.., b..)`, its statements renamed; returns the statements (emitted)
+    /// and results.
+    fn inline_op(&mut self, lam: &Lambda, args: &[Var]) -> Vec<SubExp> {
+        let subst: HashMap<Var, Var> = lam
+            .params
+            .iter()
+            .copied()
+            .zip(args.iter().copied())
+            .collect();
+        let (stms, result) = self.rename(&lam.body.stms, &lam.body.result, subst);
+        self.e.stms.extend(stms);
+        result
+    }
+
+    /// A lambda with the operands swapped: `\a b -> op b a`.
+    fn flipped(&mut self, lam: &Lambda) -> R<Lambda> {
+        let k = lam.params.len() / 2;
+        let tys: Vec<(&str, Type)> = lam
+            .params
+            .iter()
+            .map(|p| ("x", self.e.names.ty(*p).clone()))
+            .collect();
+        self.lambda(&tys, |v, ps| {
+            let mut args = ps[k..].to_vec();
+            args.extend_from_slice(&ps[..k]);
+            Ok(v.inline_op(lam, &args))
+        })
+    }
+
+    /// Exclusive scan: `[ne, x0, x0 ⊕ x1, ..]` (`k` arrays).
+    fn exclusive_scan(
+        &mut self,
+        w: SubExp,
+        lam: Lambda,
+        neutral: &[SubExp],
+        arrays: Vec<Var>,
+    ) -> R<Vec<Var>> {
+        let incl = self.e.bind(
+            "scan",
+            Exp::Soac(Soac::Scan {
+                w,
+                lam,
+                neutral: neutral.to_vec(),
+                arrays,
+            }),
+        );
+        let i = self.iota(w);
+        self.map_soac(w, vec![i], |v, ps| {
+            let first = v.prim(
+                PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+                vec![ps[0].into(), SubExp::i64(0)],
+            );
+            let r = v.if_then(
+                first,
+                |_| Ok(neutral.to_vec()),
+                |v| {
+                    let prev = v.i64_bin(BinOp::Sub, ps[0].into(), SubExp::i64(1));
+                    Ok(incl
+                        .iter()
+                        .map(|a| {
+                            SubExp::Var(v.basic(
+                                "prev",
+                                BasicOp::Index {
+                                    array: *a,
+                                    slice: vec![DimIndex::Fix(prev)],
+                                },
+                            ))
+                        })
+                        .collect())
+                },
+            )?;
+            Ok(r.into_iter().map(SubExp::Var).collect())
+        })
+    }
+
+    /// `xs` in reverse order.
+    pub(super) fn reversed(&mut self, w: SubExp, x: Var) -> Var {
+        let last = self.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+        let start = self.prim(
+            PrimOp::Bin(BinOp::Max, PrimType::I64),
+            vec![last, SubExp::i64(0)],
+        );
+        self.basic(
+            "rev",
+            BasicOp::Index {
+                array: x,
+                slice: vec![DimIndex::Slice {
+                    start,
+                    count: w,
+                    stride: SubExp::i64(-1),
+                }],
+            },
+        )
+    }
+
+    fn rev_reduce_general(
+        &mut self,
+        w: SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let k = arrays.len();
+        let left = self.exclusive_scan(w, lam.clone(), neutral, arrays.to_vec())?;
+        let revs: Vec<Var> = arrays.iter().map(|a| self.reversed(w, *a)).collect();
+        let flip = self.flipped(lam)?;
+        let rscan = self.exclusive_scan(w, flip, neutral, revs)?;
+        let right: Vec<Var> = rscan.iter().map(|a| self.reversed(w, *a)).collect();
+        let ybar_vals: Vec<Option<(SubExp, bool)>> =
+            ybars.iter().map(|y| y.map(|(se, _)| (se, false))).collect();
+        let mut inputs = left;
+        inputs.extend_from_slice(arrays);
+        inputs.extend(right);
+        let active: Vec<usize> = (0..k)
+            .filter(|j| self.active.contains(&arrays[*j]))
+            .collect();
+        let xb = self.map_soac(w, inputs, |v, ps| {
+            let (l, x, r) = (&ps[..k], &ps[k..2 * k], &ps[2 * k..]);
+            // The body `(l ⊕ x) ⊕ r`, differentiated with respect to x.
+            let (stms, res) = v.nested(|v| {
+                let mut args = l.to_vec();
+                args.extend_from_slice(x);
+                let t = v.inline_op(lam, &args);
+                let mut args2: Vec<Var> = Vec::new();
+                for se in t {
+                    args2.push(match se {
+                        SubExp::Var(v) => v,
+                        c => v.basic("t", BasicOp::SubExp(c)),
+                    });
+                }
+                args2.extend_from_slice(r);
+                Ok(v.inline_op(lam, &args2))
+            })?;
+            let saved = std::mem::take(&mut v.adjs);
+            for j in &active {
+                v.active.insert(x[*j]);
+            }
+            v.rev_reexec(&stms, &res, &ybar_vals, HashMap::new())?;
+            let mut out = Vec::new();
+            for j in &active {
+                out.push(v.adj_out(x[*j])?);
+            }
+            v.adjs = saved;
+            Ok(out)
+        })?;
+        for (j, a) in active.iter().zip(xb) {
+            self.add_adj(arrays[*j], SubExp::Var(a), true)?;
+        }
+        Ok(())
+    }
+
+    fn rev_scan(
+        &mut self,
+        s: &Stm,
+        w: SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let (Some((_, t)), [x], [ne], [Some((SubExp::Var(ybar), _))]) =
+            (simple_op(lam), arrays, neutral, ybars)
+        else {
+            return Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a scan with a tuple, array or non-primitive operator",
+            ));
+        };
+        let (x, ne, ybar) = (*x, *ne, *ybar);
+        let add = |v: &mut Self| -> R<Lambda> {
+            v.lambda(&[("a", Type::Prim(t)), ("b", Type::Prim(t))], |v, ps| {
+                Ok(vec![v.prim(
+                    PrimOp::Bin(BinOp::Add, t),
+                    vec![ps[0].into(), ps[1].into()],
+                )])
+            })
+        };
+        if simple_op(lam).map(|o| o.0) == Some(BinOp::Add) {
+            let rv = self.reversed(w, ybar);
+            let l = add(self)?;
+            let sc = self.bind1(
+                "scan_adj",
+                Exp::Soac(Soac::Scan {
+                    w,
+                    lam: l,
+                    neutral: vec![c(t, 0.0)],
+                    arrays: vec![rv],
+                }),
+            );
+            let xb = self.reversed(w, sc);
+            if self.is_active(&ne) {
+                let sum = self.sum_outer(ybar)?;
+                self.add_adj_se(&ne, sum, false)?;
+            }
+            return self.add_adj(x, SubExp::Var(xb), true);
+        }
+        // General scalar operator: the linear recurrence of the total adjoints.
+        let ys = s.pat[0];
+        let i = self.iota(w);
+        let last = self.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+        let parts = self.map_soac(w, vec![i, x], |v, ps| {
+            let i = SubExp::Var(ps[0]);
+            // ∂⊕/∂a at (y(i), x(i+1)), zero for the last element.
+            let is_last = v.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![i, last]);
+            let ja = v.if_then(
+                is_last,
+                |_| Ok(vec![c(t, 0.0)]),
+                |v| {
+                    let next = v.i64_bin(BinOp::Add, i, SubExp::i64(1));
+                    let yi = v.basic(
+                        "y",
+                        BasicOp::Index {
+                            array: ys,
+                            slice: vec![DimIndex::Fix(i)],
+                        },
+                    );
+                    let xn = v.basic(
+                        "x",
+                        BasicOp::Index {
+                            array: x,
+                            slice: vec![DimIndex::Fix(next)],
+                        },
+                    );
+                    Ok(vec![v.op_partial(lam, yi.into(), xn.into(), 0)?])
+                },
+            )?;
+            // ∂⊕/∂b at (y(i-1), x(i)), with y(-1) = ne.
+            let is_first = v.prim(
+                PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+                vec![i, SubExp::i64(0)],
+            );
+            let prev = v.if_then(
+                is_first,
+                |_| Ok(vec![ne]),
+                |v| {
+                    let p = v.i64_bin(BinOp::Sub, i, SubExp::i64(1));
+                    Ok(vec![SubExp::Var(v.basic(
+                        "y",
+                        BasicOp::Index {
+                            array: ys,
+                            slice: vec![DimIndex::Fix(p)],
+                        },
+                    ))])
+                },
+            )?;
+            let db = v.op_partial(lam, prev[0].into(), ps[1].into(), 1)?;
+            Ok(vec![SubExp::Var(ja[0]), db])
+        })?;
+        let (ja, db) = (parts[0], parts[1]);
+        // c(i) = ȳ(i) + ja(i) · c(i+1), as a scan over affine maps from the right.
+        let rj = self.reversed(w, ja);
+        let ry = self.reversed(w, ybar);
+        let comp = self.lambda(
+            &[
+                ("ga", Type::Prim(t)),
+                ("gb", Type::Prim(t)),
+                ("fa", Type::Prim(t)),
+                ("fb", Type::Prim(t)),
+            ],
+            |v, ps| {
+                let a = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ps[2].into(), ps[0].into()]);
+                let m = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ps[2].into(), ps[1].into()]);
+                let b = v.prim(PrimOp::Bin(BinOp::Add, t), vec![m, ps[3].into()]);
+                Ok(vec![a, b])
+            },
+        )?;
+        let sc = self.e.bind(
+            "lin_scan",
+            Exp::Soac(Soac::Scan {
+                w,
+                lam: comp,
+                neutral: vec![c(t, 1.0), c(t, 0.0)],
+                arrays: vec![rj, ry],
+            }),
+        );
+        let cs = self.reversed(w, sc[1]);
+        let xb = self.map_soac(w, vec![db, cs], |v, ps| {
+            Ok(vec![v.prim(
+                PrimOp::Bin(BinOp::Mul, t),
+                vec![ps[0].into(), ps[1].into()],
+            )])
+        })?;
+        self.add_adj(x, SubExp::Var(xb[0]), true)
+    }
+
+    /// The partial derivative of the scalar operator `lam` at `(a, b)` with respect to
+    /// operand `which`, by forward mode.
+    fn op_partial(&mut self, lam: &Lambda, a: SubExp, b: SubExp, which: usize) -> R<SubExp> {
+        let mut args = Vec::new();
+        for se in [a, b] {
+            args.push(match se {
+                SubExp::Var(v) => v,
+                c => self.basic("arg", BasicOp::SubExp(c)),
+            });
+        }
+        let subst: HashMap<Var, Var> = lam
+            .params
+            .iter()
+            .copied()
+            .zip(args.iter().copied())
+            .collect();
+        let (stms, res) = self.rename(&lam.body.stms, &lam.body.result, subst);
+        let t = self.ty(&res[0]).elem();
+        let seeds: HashMap<Var, SubExp> = [(args[which], c(t, 1.0))].into_iter().collect();
+        let d = crate::ad::jvp::differentiate(self.e.names, &stms, seeds)?;
+        self.e.stms.extend(d.stms);
+        Ok(match res[0] {
+            SubExp::Var(r) => d.tangents.get(&r).copied().unwrap_or(c(t, 0.0)),
+            SubExp::Const(_) => c(t, 0.0),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rev_hist(
+        &mut self,
+        s: &Stm,
+        w: SubExp,
+        dests: &[Var],
+        lam: &Lambda,
+        neutral: &[SubExp],
+        indices: Var,
+        values: &[Var],
+        extra: Extra,
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let _ = neutral;
+        let (Some((op, t)), [dest], [vs], [Some((SubExp::Var(ybar), owned))]) =
+            (simple_op(lam), dests, values, ybars)
+        else {
+            return Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a hist other than +, *, min or max on scalars",
+            ));
+        };
+        if self.e.names.ty(*dest).rank() != 1 {
+            return Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a multi-dimensional hist",
+            ));
+        }
+        let (dest, vs, ybar, owned) = (*dest, *vs, *ybar, *owned);
+        let m = self.e.names.ty(dest).dims()[0];
+        match op {
+            BinOp::Add => {
+                if self.active.contains(&vs) {
+                    let vb = self.map_soac(w, vec![indices], |v, ps| {
+                        Ok(vec![v.guarded_read(ybar, ps[0].into())?])
+                    })?;
+                    self.add_adj(vs, SubExp::Var(vb[0]), true)?;
+                }
+                self.add_adj(dest, SubExp::Var(ybar), owned)
+            }
+            BinOp::Mul | BinOp::Min | BinOp::Max => {
+                let Extra::Copies(bins) = extra else {
+                    return Err(Diagnostic::bug("hist without saved bins"));
+                };
+                let bins = bins[0];
+                if op == BinOp::Mul && !t.is_float() {
+                    return Err(limitation(
+                        s.aux.span,
+                        "reverse-mode AD of an integer product hist",
+                    ));
+                }
+                if op == BinOp::Mul {
+                    return self.rev_hist_product(w, m, dest, vs, indices, bins, ybar, t);
+                }
+                let r = s.pat[0];
+                // The first contributor equal to the result, per bin.
+                let i = self.iota(w);
+                let cand = self.map_soac(w, vec![i, indices, vs], |v, ps| {
+                    let rb = v.guarded_read(r, ps[1].into())?;
+                    let ok = v.in_range(ps[1].into(), m);
+                    let eq = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[2].into(), rb]);
+                    let hit = v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![ok, eq]);
+                    Ok(vec![v.select(hit, ps[0].into(), w)])
+                })?;
+                let init = self.basic(
+                    "first",
+                    BasicOp::Replicate {
+                        shape: vec![m],
+                        value: w,
+                    },
+                );
+                let lam_min = self.lambda(
+                    &[
+                        ("a", Type::Prim(PrimType::I64)),
+                        ("b", Type::Prim(PrimType::I64)),
+                    ],
+                    |v, ps| {
+                        Ok(vec![v.prim(
+                            PrimOp::Bin(BinOp::Min, PrimType::I64),
+                            vec![ps[0].into(), ps[1].into()],
+                        )])
+                    },
+                )?;
+                let first = self.bind1(
+                    "first",
+                    Exp::Soac(Soac::Hist {
+                        w,
+                        dests: vec![init],
+                        lam: lam_min,
+                        neutral: vec![w],
+                        indices,
+                        values: cand,
+                    }),
+                );
+                if self.active.contains(&vs) {
+                    let i = self.iota(w);
+                    let vb = self.map_soac(w, vec![i, indices], |v, ps| {
+                        let ok = v.in_range(ps[1].into(), m);
+                        let res = v.if_then(
+                            ok,
+                            |v| {
+                                let at = DimIndex::Fix(ps[1].into());
+                                let f = v.basic(
+                                    "f",
+                                    BasicOp::Index {
+                                        array: first,
+                                        slice: vec![at],
+                                    },
+                                );
+                                let b0 = v.basic(
+                                    "b",
+                                    BasicOp::Index {
+                                        array: bins,
+                                        slice: vec![at],
+                                    },
+                                );
+                                let rb = v.basic(
+                                    "r",
+                                    BasicOp::Index {
+                                        array: r,
+                                        slice: vec![at],
+                                    },
+                                );
+                                let yb = v.basic(
+                                    "yb",
+                                    BasicOp::Index {
+                                        array: ybar,
+                                        slice: vec![at],
+                                    },
+                                );
+                                let dest_wins =
+                                    v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![b0.into(), rb.into()]);
+                                let mine = v.prim(
+                                    PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+                                    vec![f.into(), ps[0].into()],
+                                );
+                                let nd =
+                                    v.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![dest_wins]);
+                                let hit =
+                                    v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![mine, nd]);
+                                Ok(vec![v.select(hit, yb.into(), c(t, 0.0))])
+                            },
+                            |_| Ok(vec![c(t, 0.0)]),
+                        )?;
+                        Ok(vec![SubExp::Var(res[0])])
+                    })?;
+                    self.add_adj(vs, SubExp::Var(vb[0]), true)?;
+                }
+                if self.active.contains(&dest) {
+                    let db = self.map_soac(m, vec![bins, r, ybar], |v, ps| {
+                        let wins =
+                            v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), ps[1].into()]);
+                        Ok(vec![v.select(wins, ps[2].into(), c(t, 0.0))])
+                    })?;
+                    self.add_adj(dest, SubExp::Var(db[0]), true)?;
+                }
+                Ok(())
+            }
+            _ => Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a hist other than +, *, min or max on scalars",
+            )),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rev_hist_product(
+        &mut self,
+        w: SubExp,
+        m: SubExp,
+        dest: Var,
+        vs: Var,
+        indices: Var,
+        bins: Var,
+        ybar: Var,
+        t: PrimType,
+    ) -> R<()> {
+        let split = |v: &mut Self, n: SubExp, a: Var| -> R<Vec<Var>> {
+            v.map_soac(n, vec![a], |v, ps| {
+                let z = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), c(t, 0.0)]);
+                let f = v.select(z, c(t, 1.0), ps[0].into());
+                let n = v.select(z, SubExp::i64(1), SubExp::i64(0));
+                Ok(vec![f, n])
+            })
+        };
+        let b = split(self, m, bins)?;
+        let x = split(self, w, vs)?;
+        let mk = |v: &mut Self, op: BinOp, pt: PrimType| -> R<Lambda> {
+            v.lambda(&[("a", Type::Prim(pt)), ("b", Type::Prim(pt))], |v, ps| {
+                Ok(vec![v.prim(
+                    PrimOp::Bin(op, pt),
+                    vec![ps[0].into(), ps[1].into()],
+                )])
+            })
+        };
+        let lm = mk(self, BinOp::Mul, t)?;
+        let la = mk(self, BinOp::Add, PrimType::I64)?;
+        let p = self.bind1(
+            "prod",
+            Exp::Soac(Soac::Hist {
+                w,
+                dests: vec![b[0]],
+                lam: lm,
+                neutral: vec![c(t, 1.0)],
+                indices,
+                values: vec![x[0]],
+            }),
+        );
+        let z = self.bind1(
+            "zeros",
+            Exp::Soac(Soac::Hist {
+                w,
+                dests: vec![b[1]],
+                lam: la,
+                neutral: vec![SubExp::i64(0)],
+                indices,
+                values: vec![x[1]],
+            }),
+        );
+        if self.active.contains(&vs) {
+            let vb = self.map_soac(w, vec![indices, vs], |v, ps| {
+                let ok = v.in_range(ps[0].into(), m);
+                let r = v.if_then(
+                    ok,
+                    |v| {
+                        let at = DimIndex::Fix(ps[0].into());
+                        let pb = v.basic(
+                            "p",
+                            BasicOp::Index {
+                                array: p,
+                                slice: vec![at],
+                            },
+                        );
+                        let zb = v.basic(
+                            "z",
+                            BasicOp::Index {
+                                array: z,
+                                slice: vec![at],
+                            },
+                        );
+                        let yb = v.basic(
+                            "yb",
+                            BasicOp::Index {
+                                array: ybar,
+                                slice: vec![at],
+                            },
+                        );
+                        Ok(vec![v.product_partial(
+                            pb.into(),
+                            zb.into(),
+                            ps[1].into(),
+                            yb.into(),
+                            t,
+                        )])
+                    },
+                    |_| Ok(vec![c(t, 0.0)]),
+                )?;
+                Ok(vec![SubExp::Var(r[0])])
+            })?;
+            self.add_adj(vs, SubExp::Var(vb[0]), true)?;
+        }
+        if self.active.contains(&dest) {
+            let db = self.map_soac(m, vec![p, z, bins, ybar], |v, ps| {
+                Ok(vec![v.product_partial(
+                    ps[0].into(),
+                    ps[1].into(),
+                    ps[2].into(),
+                    ps[3].into(),
+                    t,
+                )])
+            })?;
+            self.add_adj(dest, SubExp::Var(db[0]), true)?;
+        }
+        Ok(())
+    }
+
+    fn rev_scatter(
+        &mut self,
+        w: SubExp,
+        dests: &[Var],
+        indices: Var,
+        values: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        for ((dest, vals), yb) in dests.iter().zip(values).zip(ybars) {
+            let Some((SubExp::Var(yb), owned)) = *yb else {
+                continue;
+            };
+            if !self.active.contains(dest) && !self.active.contains(vals) {
+                continue;
+            }
+            let yb = if owned {
+                yb
+            } else {
+                self.basic("adj", BasicOp::Copy(yb))
+            };
+            let vt = self.e.names.ty(*vals).clone();
+            let vb0 = match self.zero(&vt) {
+                SubExp::Var(v) => v,
+                _ => return Err(Diagnostic::bug("scatter values that are not an array")),
+            };
+            let m = self.e.names.ty(*dest).dims()[0];
+            // From the last write to the first: the first one seen wins.
+            let p_yb = self
+                .e
+                .names
+                .fresh("scatter_adj", self.e.names.ty(yb).clone());
+            let p_vb = self.e.names.fresh("vals_adj", vt.clone());
+            let jj = self.e.names.fresh("j", Type::Prim(PrimType::I64));
+            let (stms, res) = self.nested(|v| {
+                let last = v.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+                let j = v.i64_bin(BinOp::Sub, last, jj.into());
+                let b = v.basic(
+                    "b",
+                    BasicOp::Index {
+                        array: indices,
+                        slice: vec![DimIndex::Fix(j)],
+                    },
+                );
+                let ok = v.in_range(b.into(), m);
+                let r = v.if_then(
+                    ok,
+                    |v| {
+                        let at = vec![DimIndex::Fix(b.into())];
+                        let got = v.basic(
+                            "got",
+                            BasicOp::Index {
+                                array: p_yb,
+                                slice: at.clone(),
+                            },
+                        );
+                        let vb = v.basic(
+                            "vals_adj",
+                            BasicOp::Update {
+                                array: p_vb,
+                                slice: vec![DimIndex::Fix(j)],
+                                value: got.into(),
+                            },
+                        );
+                        let rt = vt.row();
+                        let z = v.zero(&rt);
+                        let yb2 = v.basic(
+                            "scatter_adj",
+                            BasicOp::Update {
+                                array: p_yb,
+                                slice: at,
+                                value: z,
+                            },
+                        );
+                        Ok(vec![SubExp::Var(yb2), SubExp::Var(vb)])
+                    },
+                    |_| Ok(vec![SubExp::Var(p_yb), SubExp::Var(p_vb)]),
+                )?;
+                Ok(r.into_iter().map(SubExp::Var).collect::<Vec<_>>())
+            })?;
+            let out = self.e.bind(
+                "scatter_adj",
+                Exp::Loop {
+                    params: vec![(p_yb, SubExp::Var(yb)), (p_vb, SubExp::Var(vb0))],
+                    form: LoopForm::For { i: jj, bound: w },
+                    body: crate::core::ir::Body { stms, result: res },
+                },
+            );
+            self.add_adj(*vals, SubExp::Var(out[1]), true)?;
+            self.add_adj(*dest, SubExp::Var(out[0]), true)?;
+        }
+        Ok(())
+    }
+}
