@@ -143,8 +143,10 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         .as_ref()
         .map(|a| quote!(#a))
         .unwrap_or(quote!(1e-8));
-    let fwd = lower::Ctx::new(name.to_string(), false, atol.clone()).body(&body, attr.checks);
-    let inv = lower::Ctx::new(name.to_string(), true, atol).body(&inv_body, attr.checks);
+    let fwd = lower::Ctx::new(name.to_string(), false, atol.clone(), scalar.clone())
+        .body(&body, attr.checks);
+    let inv =
+        lower::Ctx::new(name.to_string(), true, atol, scalar.clone()).body(&inv_body, attr.checks);
 
     let vis = &func.vis;
     let attrs = &func.attrs;

@@ -7,6 +7,13 @@
 //! (`Aliasing`), which is always on. Checks (release, branch, loop) are emitted only when the
 //! function and the enclosing `unchecked!` allow them, and are guarded by
 //! `gradus_rev::CHECKS` so the `unchecked` feature removes them.
+//!
+//! Uncomputation that nothing can observe is skipped: the uncompute of a routine whose
+//! statements write only ancillas allocated inside it is dead once no release check reads
+//! those ancillas (checks off) and the scalar carries no gradient (plain numbers, not
+//! `GVar`, whose backward sweep needs the uncompute to carry gradients back to the inputs).
+//! NiLang leaves this to the optimiser, which cannot delete loops that may panic on a bounds
+//! check; the macro knows the statements are dead and says so.
 
 use crate::ast::*;
 use crate::invert::invert_body;
@@ -20,16 +27,19 @@ pub struct Ctx {
     pub fn_name: String,
     pub inverse: bool,
     pub atol: TokenStream,
+    /// The scalar type parameter, when the function has one.
+    pub scalar: Option<Ident>,
     counter: Cell<usize>,
 }
 
 impl Ctx {
     /// A context for one generated function.
-    pub fn new(fn_name: String, inverse: bool, atol: TokenStream) -> Self {
+    pub fn new(fn_name: String, inverse: bool, atol: TokenStream, scalar: Option<Ident>) -> Self {
         Ctx {
             fn_name,
             inverse,
             atol,
+            scalar,
             counter: Cell::new(0),
         }
     }
@@ -117,7 +127,22 @@ impl Ctx {
                 }
             }
             Stmt::Routine { body, .. } => self.body(body, checks),
-            Stmt::Unroutine { body, .. } => self.body(&invert_body(body), checks),
+            Stmt::Unroutine { body, .. } => {
+                let u = self.body(&invert_body(body), checks);
+                match &self.scalar {
+                    Some(sc) if writes_only_own_ancillas(body) => {
+                        let observed = if checks {
+                            quote!(::gradus_rev::__rt::CHECKS)
+                        } else {
+                            quote!(false)
+                        };
+                        quote! {
+                            if <#sc as ::gradus_rev::RevReal>::HAS_GRAD || #observed { #u }
+                        }
+                    }
+                    _ => u,
+                }
+            }
             Stmt::If { arms, els, span } => self.if_stmt(arms, els, *span, checks),
             Stmt::While {
                 pre,
@@ -532,4 +557,62 @@ impl Ctx {
         let call = quote_spanned!(span=> #f(#(#a),*)?);
         quote! {{ #setup #call; #back }}
     }
+}
+
+/// Whether every statement of a routine body writes only ancillas allocated in that body
+/// (so its uncompute is unobservable without release checks). `safe!` blocks count as
+/// observable; calls count as writing every writable place passed to them.
+pub fn writes_only_own_ancillas(body: &[Stmt]) -> bool {
+    fn declared(body: &[Stmt], out: &mut Vec<Ident>) {
+        for st in body {
+            match st {
+                Stmt::Let { name, .. } => out.push(name.clone()),
+                Stmt::Routine { body, .. }
+                | Stmt::Unroutine { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::For { body, .. }
+                | Stmt::Block { body, .. } => declared(body, out),
+                Stmt::If { arms, els, .. } => {
+                    for a in arms {
+                        declared(&a.body, out);
+                    }
+                    declared(els, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    fn local(p: &Place, own: &[Ident]) -> bool {
+        !p.kind.writable() || (p.kind == Kind::Ancilla && own.contains(&p.root))
+    }
+    fn ok(body: &[Stmt], own: &[Ident]) -> bool {
+        body.iter().all(|st| match st {
+            Stmt::Acc { target, .. } => local(target, own),
+            Stmt::Named { name, args, .. } => {
+                let written = match name {
+                    Named::Rot | Named::Irot => 2,
+                    _ => args.len(),
+                };
+                args.iter().take(written).all(|a| match a {
+                    Operand::Place(p) => local(p, own),
+                    _ => true,
+                })
+            }
+            Stmt::Call { args, .. } => args.iter().all(|a| match a {
+                Operand::Place(p) => local(p, own),
+                _ => true,
+            }),
+            Stmt::Let { .. } | Stmt::Release { .. } => true,
+            Stmt::Safe { .. } => false,
+            Stmt::Routine { body, .. }
+            | Stmt::Unroutine { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::For { body, .. }
+            | Stmt::Block { body, .. } => ok(body, own),
+            Stmt::If { arms, els, .. } => arms.iter().all(|a| ok(&a.body, own)) && ok(els, own),
+        })
+    }
+    let mut own = Vec::new();
+    declared(body, &mut own);
+    ok(body, &own)
 }

@@ -190,3 +190,54 @@ fn show_expansion() {
     .unwrap();
     println!("{ts}");
 }
+
+#[test]
+fn uncompute_is_skippable_only_when_the_routine_writes_its_own_ancillas() {
+    let params = [
+        ("y", Kind::State),
+        ("x", Kind::State),
+        ("th", Kind::ConstRef),
+    ];
+    let routine_body = |b: Vec<crate::ast::Stmt>| match b.into_iter().next() {
+        Some(crate::ast::Stmt::Routine { body, .. }) => body,
+        other => panic!("expected a routine, got {other:?}"),
+    };
+    let own = parse_body(
+        quote! {{
+            routine! {
+                let mut t = T::zero();
+                for i in 0..3 { let mut u = T::zero(); u += x[i]; t += sin(u); }
+                ROT(t, y, th);
+            }
+            y += t;
+            unroutine!();
+        }},
+        &params,
+    );
+    // `y` is not an ancilla of the routine, and ROT writes it.
+    assert!(!crate::lower::writes_only_own_ancillas(&routine_body(own)));
+    let own = parse_body(
+        quote! {{
+            routine! {
+                let mut t = T::zero();
+                let mut t2 = T::zero();
+                for i in 0..3 { t += sin(x[i]); }
+                ROT(t, t2, th);
+                if (t > 0.0) { t2 += exp(t); }
+            }
+            y += t2;
+            unroutine!();
+        }},
+        &params,
+    );
+    assert!(crate::lower::writes_only_own_ancillas(&routine_body(own)));
+    for src in [
+        quote! {{ routine! { let mut t = T::zero(); x[0] += sin(t); } y += t; unroutine!(); }},
+        quote! {{ routine! { let mut t = T::zero(); g(t, x); } y += t; unroutine!(); }},
+        quote! {{ routine! { let mut t = T::zero(); t += sin(y); safe! { println!("{}", 1); } } y += t; unroutine!(); }},
+    ] {
+        assert!(!crate::lower::writes_only_own_ancillas(&routine_body(
+            parse_body(src, &params)
+        )));
+    }
+}

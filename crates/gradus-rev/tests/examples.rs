@@ -345,3 +345,28 @@ fn bundle_adjustment_local_jacobian() {
         }
     }
 }
+
+/// With checks off, the forward on plain numbers skips the unobservable uncompute of
+/// routines that write only their own ancillas; on `GVar`s it must keep it, because the
+/// backward sweep carries gradients through it. Running the backward sweep and then the
+/// forward on `GVar`s restores the seeded state (adjoint reversibility).
+#[test]
+fn unchecked_adjoint_keeps_its_uncompute() {
+    let k = 3;
+    let x0 = petersen::anchor_input(k);
+    let (mut loss, mut x) = (0.0, x0.clone());
+    petersen::petersen_unchecked(&mut loss, &mut x, k).unwrap();
+    assert_eq!(x, x0);
+    assert!((loss - petersen::petersen_native(&x0, k)).abs() < 1e-12);
+    let mut wl = GVar::with_grad(loss, 1.0);
+    let mut wx: Vec<GVar<f64>> = x.iter().map(|&v| GVar::new(v)).collect();
+    petersen::petersen_unchecked_inv(&mut wl, &mut wx, k).unwrap();
+    let (_, gf) = gradient_fwd(&x0, |x| petersen::petersen_native(x, k));
+    let g: Vec<f64> = wx.iter().map(|v| v.g).collect();
+    compare(&g, &gf, Tolerance::new(1e-10, 1e-10)).unwrap();
+    petersen::petersen_unchecked(&mut wl, &mut wx, k).unwrap();
+    assert!((wl.x - loss).abs() < 1e-12 && (wl.g - 1.0).abs() < 1e-12);
+    for v in &wx {
+        assert!(v.g.abs() < 1e-12, "gradient not un-accumulated: {}", v.g);
+    }
+}
