@@ -108,21 +108,37 @@ where
     (0..m).map(&mut row).collect()
 }
 
-/// Forward over reverse (§7.6): the Hessian of a function at `x`, given its gradient
-/// instantiated on dual numbers (`grad(x)` is typically a call of `f_grad::<Dual<f64>>`).
-/// Column `j` is the tangent of the gradient when input `j` has tangent 1. Returns the
-/// `n × n` matrix as rows.
-pub fn hessian_columns<F>(x: &[f64], mut grad: F) -> Vec<Vec<f64>>
+/// Forward over reverse (§7.6): the `n × n` Hessian, column by column. `column(seed)` gets
+/// the unit tangent `seed = e_j` (length `n`), runs the gradient on dual numbers whose
+/// tangents are `seed` (typically `f_grad::<Dual<f64>>` on `Dual::new(x[i], seed[i])`) and
+/// returns that gradient; its tangent parts are column `j` (`H e_j`). Returns the matrix as
+/// rows. Panics if a returned gradient does not have length `n`.
+///
+/// ```
+/// use gradus_rev::prelude::*;
+///
+/// #[reversible(loss = y)]
+/// fn cube<T: RevReal>(y: &mut T, x: &mut T) {
+///     y += powi(x, 3);
+/// }
+///
+/// let x = 2.0;
+/// let h = gradus_rev::hessian_columns(1, |seed| {
+///     let (mut y, mut xd) = (Dual::constant(0.0), Dual::new(x, seed[0]));
+///     vec![cube_grad(&mut y, &mut xd).unwrap().1]
+/// });
+/// assert_eq!(h, vec![vec![12.0]]);
+/// ```
+pub fn hessian_columns<F>(n: usize, mut column: F) -> Vec<Vec<f64>>
 where
-    F: FnMut(&[Dual<f64>]) -> Vec<Dual<f64>>,
+    F: FnMut(&[f64]) -> Vec<Dual<f64>>,
 {
-    let n = x.len();
     let mut h = vec![vec![0.0; n]; n];
-    let mut xd: Vec<Dual<f64>> = x.iter().map(|&v| Dual::constant(v)).collect();
+    let mut seed = vec![0.0; n];
     for j in 0..n {
-        xd[j].d = 1.0;
-        let g = grad(&xd);
-        xd[j].d = 0.0;
+        seed[j] = 1.0;
+        let g = column(&seed);
+        seed[j] = 0.0;
         assert_eq!(
             g.len(),
             n,

@@ -25,7 +25,8 @@
 //!
 //! The runtime is organised by concern: [`scalar`] (the scalar trait [`RevReal`] and argument
 //! wrappers), [`instr`] (the instruction set), [`gvar`], [`complex`], [`ulog`], [`fixed`],
-//! [`error`], [`grad`] (gradient wrapping, Jacobian and Hessian drivers) and [`stdlib`].
+//! [`mat`], [`error`], [`grad`] (gradient wrapping, Jacobian and Hessian drivers) and
+//! [`stdlib`].
 //!
 //! A call of a function that is not `#[reversible]` shows up as rustc's "cannot find
 //! function `g_inv`": that message means "`g` is not `#[reversible]`".
@@ -40,6 +41,7 @@ pub mod fixed;
 pub mod grad;
 pub mod gvar;
 pub mod instr;
+pub mod mat;
 pub mod scalar;
 pub mod stdlib;
 pub mod ulog;
@@ -52,6 +54,7 @@ pub use gradus_num::{Dual, DualN, Real};
 pub use gradus_rev_macros::reversible;
 pub use gvar::{GVar, GradField};
 pub use instr::prim::{Primitive1, Primitive2};
+pub use mat::Mat;
 pub use scalar::{Const, GradScalar, Lit, Release, RevReal};
 pub use ulog::ULog;
 
@@ -62,7 +65,7 @@ pub const CHECKS: bool = !cfg!(feature = "unchecked");
 /// Everything a reversible program needs in scope.
 pub mod prelude {
     pub use crate::{
-        Complex, Direction, Dual, GVar, I21F43, InvertibilityError, InvertibilityErrorKind,
+        Complex, Direction, Dual, GVar, I21F43, InvertibilityError, InvertibilityErrorKind, Mat,
         Primitive1, Primitive2, RevReal, ULog, reversible,
     };
 }

@@ -4,6 +4,8 @@
 
 use crate::prelude::*;
 
+pub mod sparse;
+
 /// `y += Σ x[i]`.
 #[reversible(loss = y)]
 pub fn sum<T: RevReal>(y: &mut T, x: &mut [T]) {
@@ -111,5 +113,64 @@ pub fn logsumexp<T: RevReal>(y: &mut T, x: &mut [T]) {
     }
     y += ln(s);
     y += mx;
+    unroutine!();
+}
+
+/// `C += A B` for matrices `A` (`m × k`), `B` (`k × n`), `C` (`m × n`).
+#[reversible]
+pub fn matmul_acc<T: RevReal>(c: &mut Mat<T>, a: &mut Mat<T>, b: &mut Mat<T>) {
+    safe! {
+        assert!(
+            a.cols() == b.rows() && c.rows() == a.rows() && c.cols() == b.cols(),
+            "matmul_acc: shapes {}x{} += {}x{} * {}x{} do not agree",
+            c.rows(), c.cols(), a.rows(), a.cols(), b.rows(), b.cols()
+        );
+    }
+    for i in 0..a.rows() {
+        for j in 0..b.cols() {
+            for l in 0..a.cols() {
+                c[(i, j)] += a[(i, l)] * b[(l, j)];
+            }
+        }
+    }
+}
+
+/// `mean += (1/n) Σ x[i]` and `var += (1/(n−1)) Σ (x[i] − mean(x))²` (the sample variance;
+/// `x` needs at least two elements). The mean used by the variance is an ancilla, so `mean`
+/// itself may start at any value.
+#[reversible]
+pub fn mean_var<T: RevReal>(mean: &mut T, var: &mut T, x: &mut [T]) {
+    routine! {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s += x[i];
+        }
+        let mut m = T::zero();
+        m += s * constant!(T::from_f64(1.0 / x.len() as f64));
+        let mut ss = T::zero();
+        for i in 0..x.len() {
+            routine! {
+                let mut c = T::zero();
+                c += x[i] - m;
+            }
+            ss += square(c);
+            unroutine!();
+        }
+    }
+    mean += m;
+    var += ss * constant!(T::from_f64(1.0 / (x.len() as f64 - 1.0)));
+    unroutine!();
+}
+
+/// `loss += logsumexp(logits) − logits[label]`: the cross entropy of the softmax of `logits`
+/// against the class `label`.
+#[reversible(loss = loss)]
+pub fn softmax_cross_entropy<T: RevReal>(loss: &mut T, logits: &mut [T], label: usize) {
+    routine! {
+        let mut l = T::zero();
+        logsumexp(l, logits);
+    }
+    loss += l;
+    loss -= logits[label];
     unroutine!();
 }
