@@ -484,7 +484,7 @@ impl Ctx {
                         let m = Ident::new(m, id.span());
                         quote_spanned!(span=> ::gradus_rev::__rt::#m)
                     }
-                    Callee::User(p) => quote!(#p),
+                    Callee::User(p) => quote!(::gradus_rev::__rt::User<#p>),
                 },
                 args.iter().collect(),
             ),

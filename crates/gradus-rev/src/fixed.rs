@@ -8,7 +8,7 @@
 //! (gradients of fixed-point programs are not implemented).
 
 use crate::instr::acc::{Acc1, Acc2};
-use crate::instr::prim::{Exact, Primitive1, Primitive2};
+use crate::instr::prim::{Builtin1, Builtin2, Exact, Primitive1, Primitive2, User};
 use crate::instr::unary::{IncDec, NegInstr};
 use crate::scalar::{Const, Lit, Release};
 use fixed::types::extra::{LeEqU32, LeEqU64};
@@ -50,7 +50,7 @@ macro_rules! fixed_impls {
             }
         }
 
-        impl<F: $bound, A: FArg<$fx<F>>, P: Primitive1> Acc1<$fx<F>, A> for P {
+        impl<F: $bound, A: FArg<$fx<F>>, P: Builtin1> Acc1<$fx<F>, A> for P {
             #[inline(always)]
             fn add(y: &mut $fx<F>, a: &mut A) {
                 *y = y.wrapping_add(unary::<$fx<F>, P>(a.get()));
@@ -60,7 +60,31 @@ macro_rules! fixed_impls {
                 *y = y.wrapping_sub(unary::<$fx<F>, P>(a.get()));
             }
         }
-        impl<F: $bound, A: FArg<$fx<F>>, B: FArg<$fx<F>>, P: Primitive2> Acc2<$fx<F>, A, B> for P {
+        impl<F: $bound, A: FArg<$fx<F>>, P: Primitive1<f64>> Acc1<$fx<F>, A> for User<P> {
+            #[inline(always)]
+            fn add(y: &mut $fx<F>, a: &mut A) {
+                *y = y.wrapping_add(<$fx<F> as FixedNum>::from_f64(P::eval(a.get().to_f64())));
+            }
+            #[inline(always)]
+            fn sub(y: &mut $fx<F>, a: &mut A) {
+                *y = y.wrapping_sub(<$fx<F> as FixedNum>::from_f64(P::eval(a.get().to_f64())));
+            }
+        }
+        impl<F: $bound, A: FArg<$fx<F>>, B: FArg<$fx<F>>, P: Primitive2<f64>> Acc2<$fx<F>, A, B>
+            for User<P>
+        {
+            #[inline(always)]
+            fn add(y: &mut $fx<F>, a: &mut A, b: &mut B) {
+                let v = P::eval(a.get().to_f64(), b.get().to_f64());
+                *y = y.wrapping_add(<$fx<F> as FixedNum>::from_f64(v));
+            }
+            #[inline(always)]
+            fn sub(y: &mut $fx<F>, a: &mut A, b: &mut B) {
+                let v = P::eval(a.get().to_f64(), b.get().to_f64());
+                *y = y.wrapping_sub(<$fx<F> as FixedNum>::from_f64(v));
+            }
+        }
+        impl<F: $bound, A: FArg<$fx<F>>, B: FArg<$fx<F>>, P: Builtin2> Acc2<$fx<F>, A, B> for P {
             #[inline(always)]
             fn add(y: &mut $fx<F>, a: &mut A, b: &mut B) {
                 let v = binary::<P, _>(a.get(), b.get(), |a, b| match P::EXACT {
@@ -127,7 +151,7 @@ pub trait FixedNum: Copy {
 }
 
 #[inline(always)]
-fn unary<X: FixedNum, P: Primitive1>(a: X) -> X {
+fn unary<X: FixedNum, P: Builtin1>(a: X) -> X {
     if P::IDENTITY {
         a
     } else {
@@ -136,7 +160,7 @@ fn unary<X: FixedNum, P: Primitive1>(a: X) -> X {
 }
 
 #[inline(always)]
-fn binary<P: Primitive2, X: FixedNum>(a: X, b: X, exact: impl Fn(X, X) -> Option<X>) -> X {
+fn binary<P: Builtin2, X: FixedNum>(a: X, b: X, exact: impl Fn(X, X) -> Option<X>) -> X {
     match exact(a, b) {
         Some(v) => v,
         None => X::from_f64(P::eval(a.to_f64(), b.to_f64())),

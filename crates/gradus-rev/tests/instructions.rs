@@ -87,7 +87,7 @@ proptest! {
 
 /// Gradient of `y += f(a)` through the backward rule (`sub` on `GVar`s) against finite
 /// differences, for every one-argument primitive.
-fn check1<P: Primitive1>(name: &str, lo: f64, hi: f64, kinks: &[f64]) {
+fn check1<P: Builtin1>(name: &str, lo: f64, hi: f64, kinks: &[f64]) {
     let mut rng = SplitMix64::new(name.len() as u64);
     for a in rng.vector_avoiding(20, lo, hi, kinks, 0.05) {
         let mut y = GVar::with_grad(0.0, 1.0);
@@ -107,7 +107,7 @@ fn check1<P: Primitive1>(name: &str, lo: f64, hi: f64, kinks: &[f64]) {
     }
 }
 
-fn check2<P: Primitive2>(name: &str, lo: f64, hi: f64) {
+fn check2<P: Builtin2>(name: &str, lo: f64, hi: f64) {
     let mut rng = SplitMix64::new(7 + name.len() as u64);
     for _ in 0..20 {
         let (a, b) = (rng.uniform(lo, hi), rng.uniform(lo, hi));

@@ -7,7 +7,7 @@
 //! on `GVar`s therefore pushes gradients backwards; running the forward program on them
 //! un-accumulates them again.
 
-use super::prim::{Exact, Id, Powi, Primitive1, Primitive2};
+use super::prim::{Builtin1, Builtin2, Exact, Id, Powi, Primitive1, Primitive2, User};
 use crate::scalar::{Arg, BArg, IArg, RevReal};
 
 /// `y += f(a)` and `y -= f(a)`.
@@ -77,7 +77,7 @@ pub trait MulAcc2<Y, A, B> {
     fn div(y: &mut Y, a: &mut A, b: &mut B) -> Result<(), &'static str>;
 }
 
-impl<T: RevReal, A: Arg<Scalar = T>, P: Primitive1> Acc1<T, A> for P {
+impl<T: RevReal, A: Arg<Scalar = T>, P: Builtin1> Acc1<T, A> for P {
     #[inline(always)]
     fn add(y: &mut T, a: &mut A) {
         let av = a.get();
@@ -102,7 +102,7 @@ impl<T: RevReal, A: Arg<Scalar = T>, P: Primitive1> Acc1<T, A> for P {
     }
 }
 
-impl<T: RevReal, A: Arg<Scalar = T>, B: Arg<Scalar = T>, P: Primitive2> Acc2<T, A, B> for P {
+impl<T: RevReal, A: Arg<Scalar = T>, B: Arg<Scalar = T>, P: Builtin2> Acc2<T, A, B> for P {
     #[inline(always)]
     fn add(y: &mut T, a: &mut A, b: &mut B) {
         let (av, bv) = (a.get(), b.get());
@@ -125,6 +125,50 @@ impl<T: RevReal, A: Arg<Scalar = T>, B: Arg<Scalar = T>, P: Primitive2> Acc2<T, 
             b.pull(y, db);
         } else {
             *y.val_mut() -= P::eval(av, bv);
+        }
+    }
+}
+
+impl<T: RevReal, A: Arg<Scalar = T>, P: Primitive1<T::Val>> Acc1<T, A> for User<P> {
+    #[inline(always)]
+    fn add(y: &mut T, a: &mut A) {
+        let av = a.get();
+        *y.val_mut() += P::eval(av);
+        if T::HAS_GRAD {
+            a.pull(y, -P::deriv(av));
+        }
+    }
+    #[inline(always)]
+    fn sub(y: &mut T, a: &mut A) {
+        let av = a.get();
+        *y.val_mut() -= P::eval(av);
+        if T::HAS_GRAD {
+            a.pull(y, P::deriv(av));
+        }
+    }
+}
+
+impl<T: RevReal, A: Arg<Scalar = T>, B: Arg<Scalar = T>, P: Primitive2<T::Val>> Acc2<T, A, B>
+    for User<P>
+{
+    #[inline(always)]
+    fn add(y: &mut T, a: &mut A, b: &mut B) {
+        let (av, bv) = (a.get(), b.get());
+        *y.val_mut() += P::eval(av, bv);
+        if T::HAS_GRAD {
+            let (da, db) = P::grad(av, bv);
+            a.pull(y, -da);
+            b.pull(y, -db);
+        }
+    }
+    #[inline(always)]
+    fn sub(y: &mut T, a: &mut A, b: &mut B) {
+        let (av, bv) = (a.get(), b.get());
+        *y.val_mut() -= P::eval(av, bv);
+        if T::HAS_GRAD {
+            let (da, db) = P::grad(av, bv);
+            a.pull(y, da);
+            b.pull(y, db);
         }
     }
 }
@@ -206,7 +250,7 @@ pub trait IntOps: Copy {
 }
 
 #[inline(always)]
-fn int_op<I: IntOps, P: Primitive2>(a: I, b: I) -> I {
+fn int_op<I: IntOps, P: Builtin2>(a: I, b: I) -> I {
     match P::EXACT {
         Exact::Add => a.w_add(b),
         Exact::Sub => a.w_sub(b),

@@ -1,13 +1,18 @@
 //! Primitive functions (REVERSIBLE.md §3.4, §7.3, §7.8): one marker type per built-in name,
-//! each implementing [`Primitive1`] or [`Primitive2`] with the partial derivatives of
-//! `gradus_num::rules` (the one derivative table shared by the gradus engines). User
-//! primitives implement the same traits and get `+=`/`-=` instructions on every scalar type,
-//! `GVar` included.
+//! each implementing [`Builtin1`] or [`Builtin2`] with the partial derivatives of
+//! `gradus_num::rules` (the one derivative table shared by the gradus engines).
+//!
+//! User primitives implement the documented extension traits [`Primitive1<T>`] or
+//! [`Primitive2<T>`] for every `T: Real`; the macro passes a user callee `P` as the marker
+//! [`User<P>`], which gets `+=`/`-=` instructions on every scalar type, `GVar` and fixed point
+//! included. (The built-ins use their own traits so that `powi`, whose exponent is an integer,
+//! can have an instruction of its own without overlapping the generic one.)
 
 use gradus_num::{Real, rules};
+use std::marker::PhantomData;
 
-/// A one-argument primitive `f`: `y += f(a)`.
-pub trait Primitive1 {
+/// A one-argument built-in primitive `f`: `y += f(a)`.
+pub trait Builtin1 {
     /// `f(a)`.
     fn eval<T: Real>(a: T) -> T;
     /// `f′(a)`.
@@ -21,8 +26,8 @@ pub trait Primitive1 {
     const IDENTITY: bool = false;
 }
 
-/// A two-argument primitive `f`: `y += f(a, b)`.
-pub trait Primitive2 {
+/// A two-argument built-in primitive `f`: `y += f(a, b)`.
+pub trait Builtin2 {
     /// `f(a, b)`.
     fn eval<T: Real>(a: T, b: T) -> T;
     /// `(∂f/∂a, ∂f/∂b)`.
@@ -36,6 +41,46 @@ pub trait Primitive2 {
     /// Which exact operation this is, if any (for fixed point and integers).
     const EXACT: Exact = Exact::None;
 }
+
+/// A user primitive of one argument (REVERSIBLE.md §7.8): implement it for every `T: Real`,
+/// and `y += MyFn(x)` works in reversible bodies on every scalar type, `GVar` included.
+///
+/// ```
+/// use gradus_rev::Real;
+/// use gradus_rev::prelude::*;
+///
+/// struct Softplus;
+/// impl<T: Real> Primitive1<T> for Softplus {
+///     fn eval(a: T) -> T { a.exp().log1p() }
+///     fn deriv(a: T) -> T { T::one() / (T::one() + (-a).exp()) }
+/// }
+///
+/// #[reversible(loss = y)]
+/// fn soft<T: RevReal>(y: &mut T, x: &mut T) {
+///     y += Softplus(x);
+/// }
+///
+/// let (mut y, mut x) = (0.0, 0.0);
+/// let (_, dx) = soft_grad(&mut y, &mut x).unwrap();
+/// assert!((y - 2f64.ln()).abs() < 1e-15 && (dx - 0.5).abs() < 1e-15);
+/// ```
+pub trait Primitive1<T: Real> {
+    /// `f(a)`.
+    fn eval(a: T) -> T;
+    /// `f′(a)`.
+    fn deriv(a: T) -> T;
+}
+
+/// A user primitive of two arguments (REVERSIBLE.md §7.8), implemented for every `T: Real`.
+pub trait Primitive2<T: Real> {
+    /// `f(a, b)`.
+    fn eval(a: T, b: T) -> T;
+    /// `(∂f/∂a, ∂f/∂b)`.
+    fn grad(a: T, b: T) -> (T, T);
+}
+
+/// The instruction marker of a user primitive `P` (what the macro passes for `y += P(…)`).
+pub struct User<P>(PhantomData<P>);
 
 /// The exactly representable two-argument operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +100,7 @@ pub enum Exact {
 /// `y += a` (the identity).
 #[derive(Clone, Copy, Debug)]
 pub struct Id;
-impl Primitive1 for Id {
+impl Builtin1 for Id {
     #[inline(always)]
     fn eval<T: Real>(a: T) -> T {
         a
@@ -72,7 +117,7 @@ macro_rules! prim1 {
         $(#[$m])*
         #[derive(Clone, Copy, Debug)]
         pub struct $name;
-        impl Primitive1 for $name {
+        impl Builtin1 for $name {
             #[inline(always)]
             fn eval<T: Real>(a: T) -> T { $rule(a).0 }
             #[inline(always)]
@@ -128,7 +173,7 @@ macro_rules! prim2 {
         $(#[$m])*
         #[derive(Clone, Copy, Debug)]
         pub struct $name;
-        impl Primitive2 for $name {
+        impl Builtin2 for $name {
             #[inline(always)]
             fn eval<T: Real>(a: T, b: T) -> T { $rule(a, b).0 }
             #[inline(always)]
@@ -167,7 +212,7 @@ pub struct Powi;
 /// `ln(e^a + e^b)`, the logarithmic sum behind `ULog` addition.
 #[derive(Clone, Copy, Debug)]
 pub struct LogAddExp;
-impl Primitive2 for LogAddExp {
+impl Builtin2 for LogAddExp {
     #[inline]
     fn eval<T: Real>(a: T, b: T) -> T {
         Self::eval_grad(a, b).0
@@ -202,7 +247,7 @@ impl Primitive2 for LogAddExp {
 /// `ln(e^a − e^b)` for `a > b`, the logarithmic difference behind `ULog` subtraction.
 #[derive(Clone, Copy, Debug)]
 pub struct LogSubExp;
-impl Primitive2 for LogSubExp {
+impl Builtin2 for LogSubExp {
     #[inline]
     fn eval<T: Real>(a: T, b: T) -> T {
         Self::eval_grad(a, b).0
