@@ -31,3 +31,22 @@ entry affine (x: f64) (a: f64) = vjp (\(t, c) -> loop y = t for i < 5 do c * y +
 -- input { -1.0 }
 -- output { 0.5396245157756909 }
 entry sines (x: f64) = vjp (\t -> loop y = t for _i < 10 do f64.sin y + 0.5 * t) x 1
+
+-- the loop's initial value is also free in the body: both paths contribute
+-- ==
+-- entry: init_and_free
+-- input { 0.5 }
+-- output { 2.0 }
+-- input { -2.0 }
+-- output { -3.0 }
+-- input { 3.0 }
+-- output { 7.0 }
+entry init_and_free (x: f64) = vjp (\t -> loop y = t for _i < 1 do y * y + t) x 1
+
+-- ==
+-- entry: init_and_free2
+-- input { 0.5 }
+-- output { 7.0 }
+-- input { -2.0 }
+-- output { 7.0 }
+entry init_and_free2 (x: f64) = vjp (\t -> loop y = t for _i < 2 do y * 2 + t) x 1

@@ -17,6 +17,11 @@ entry power (x: f64) (n: i64) = vjp (\\t -> loop acc = 1 for _i < n do acc * t) 
 entry affine (x: f64) (a: f64) = vjp (\\(t, c) -> loop y = t for i < 5 do c * y + f64.i64 i * c * c) (x, a) 1
 
 entry sines (x: f64) = vjp (\\t -> loop y = t for _i < 10 do f64.sin y + 0.5 * t) x 1
+
+-- the loop's initial value is also free in the body: both paths contribute
+entry init_and_free (x: f64) = vjp (\\t -> loop y = t for _i < 1 do y * y + t) x 1
+
+entry init_and_free2 (x: f64) = vjp (\\t -> loop y = t for _i < 2 do y * 2 + t) x 1
 """)
 P.append(p.test("power", lambda x, n: f64(n * x ** (n - 1) if n > 0 else 0.0),
                 [(f64(2.0), i64(3)), (f64(2.0), i64(0)), (f64(1.5), i64(4)), (f64(-1.0), i64(7)), (f64(0.0), i64(1))]))
@@ -38,6 +43,8 @@ def sines(t):
 
 p.test("affine", lambda x, a: vjp(affine, (x, a), 1.0), [(f64(1.0), f64(2.0)), (f64(-0.5), f64(0.9))])
 p.test("sines", lambda x: vjp(sines, x, 1.0), [f64(0.3), f64(2.0), f64(-1.0)])
+p.test("init_and_free", lambda x: f64(2 * x + 1), [f64(0.5), f64(-2.0), f64(3.0)])
+p.test("init_and_free2", lambda x: f64(7.0), [f64(0.5), f64(-2.0)])
 
 # ---------------------------------------------------------------------------------------------
 p = Program("loop_for_tuple", """
