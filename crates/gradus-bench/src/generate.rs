@@ -136,6 +136,8 @@ pub fn gmm(d: usize, k: usize, n: usize) -> Option<Gmm> {
 mod tests {
     use super::*;
 
+    // The vectors are copied digit for digit from the specification.
+    #[allow(clippy::excessive_precision)]
     #[test]
     fn test_vectors_of_the_specification() {
         assert_eq!(bits(0, 0), 0xe220a8397b1dcdaf);
