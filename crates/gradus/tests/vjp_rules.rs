@@ -127,3 +127,92 @@ entry tuple (x: f64) (y: f64) = let (a, b) = (x * y, x - y) in (b, a)
     check(src, "ifs", &[xs.clone(), s(-0.5)]);
     check(src, "tuple", &[s(0.3), s(2.0)]);
 }
+
+#[test]
+fn maps() {
+    let src = r#"
+entry sq [n] (xs: [n]f64) = map (\x -> x * x + f64.sin x) xs
+entry free_scalar [n] (xs: [n]f64) (y: f64) = map (\x -> x * y + y * y) xs
+entry free_array [n] (xs: [n]f64) (is: [n]i64) = map (\i -> xs[i] * xs[(i + 1) % n]) is
+entry nested [n][m] (a: [n][m]f64) (v: [m]f64) = map (\row -> f64.sum (map2 (*) row v)) a
+entry matmul [n][m][p] (a: [n][m]f64) (b: [m][p]f64) = map (\row -> map (\col -> f64.sum (map2 (*) row col)) (transpose b)) a
+entry gather [n] (xs: [n]f64) (is: [n]i64) = map (\i -> map (\j -> xs[(i + j) % n]) (iota 3)) is
+entry twoout [n] (xs: [n]f64) (ys: [n]f64) = unzip (map2 (\x y -> (x * y, x - y)) xs ys)
+"#;
+    let xs = f64v(4, 1);
+    let is = i64s(&[2, 0, 3, 2]);
+    check(src, "sq", std::slice::from_ref(&xs));
+    check(src, "free_scalar", &[xs.clone(), s(0.3)]);
+    check(src, "free_array", &[xs.clone(), is.clone()]);
+    check(src, "nested", &[mat(3, 4, 2), f64v(4, 3)]);
+    check(src, "matmul", &[mat(3, 4, 2), mat(4, 2, 5)]);
+    check(src, "gather", &[xs.clone(), is.clone()]);
+    check(src, "twoout", &[xs.clone(), f64v(4, 9)]);
+}
+
+#[test]
+fn reductions_and_scans() {
+    let src = r#"
+entry sum [n] (xs: [n]f64) = f64.sum (map (\x -> x * x) xs)
+entry prod [n] (xs: [n]f64) = f64.product xs
+entry mini [n] (xs: [n]f64) = f64.minimum xs + f64.maximum (map (* 2) xs)
+entry general [n] (xs: [n]f64) = reduce (\a b -> a * b + a + b) 0 xs
+entry pairs [n] (xs: [n]f64) (ys: [n]f64) = reduce (\(a, b) (c, d) -> (a * c - b * d, a * d + b * c)) (1, 0) (zip xs ys)
+entry vectors [n][m] (a: [n][m]f64) = reduce (map2 (+)) (replicate m 0) (map (map (\x -> x * x)) a)
+entry prefix [n] (xs: [n]f64) = scan (+) 0 (map (\x -> x * x) xs)
+entry prefix_prod [n] (xs: [n]f64) = scan (*) 1 xs
+entry prefix_max [n] (xs: [n]f64) = scan f64.max (-f64.inf) xs
+"#;
+    let xs = f64v(5, 1);
+    for e in [
+        "sum",
+        "prod",
+        "mini",
+        "general",
+        "prefix",
+        "prefix_prod",
+        "prefix_max",
+    ] {
+        check(src, e, std::slice::from_ref(&xs));
+    }
+    check(src, "pairs", &[xs.clone(), f64v(5, 2)]);
+    check(src, "vectors", &[mat(4, 3, 7)]);
+    let zs = f64s(&[0.5, 0.0, 2.0, 3.0]);
+    check(src, "prod", std::slice::from_ref(&zs));
+}
+
+#[test]
+fn histograms_and_scatter() {
+    let src = r#"
+entry hadd [n] (xs: [n]f64) (is: [n]i64) = hist (+) 0 3 is (map (\x -> x * x) xs)
+entry rbi [n] (d: [3]f64) (xs: [n]f64) (is: [n]i64) = reduce_by_index (copy d) (+) 0 is xs
+entry hmul [n] (d: [3]f64) (xs: [n]f64) (is: [n]i64) = reduce_by_index (copy d) (*) 1 is xs
+entry hmin [n] (d: [3]f64) (xs: [n]f64) (is: [n]i64) = reduce_by_index (copy d) f64.min f64.inf is xs
+entry hmax [n] (d: [3]f64) (xs: [n]f64) (is: [n]i64) = reduce_by_index (copy d) f64.max (-f64.inf) is xs
+entry sc [n] (d: [3]f64) (xs: [n]f64) (is: [n]i64) = scatter (copy d) is (map (* 2) xs)
+"#;
+    let xs = f64v(6, 1);
+    let is = i64s(&[0, 2, 5, 2, -1, 0]);
+    check(src, "hadd", &[xs.clone(), is.clone()]);
+    for e in ["rbi", "hmul", "hmin", "hmax", "sc"] {
+        check(src, e, &[f64v(3, 4), xs.clone(), is.clone()]);
+    }
+}
+
+#[test]
+fn loops() {
+    let src = r#"
+entry power (x: f64) = loop y = 1 for i < 5 do y * x + f64.f64 (f64.i64 i)
+entry pairloop (x: f64) (z: f64) = loop (a, b) = (x, z) for i < 4 do (a * b + 1, f64.sin a)
+entry arrays [n] (xs: [n]f64) = loop ys = xs for i < 3 do map (\y -> y * y * 0.5 + xs[i % n]) ys
+entry inplace [n] (xs: [n]f64) = loop ys = copy xs for i < n - 1 do ys with [i + 1] = ys[i] * ys[i + 1]
+entry nested (x: f64) = loop y = x for i < 3 do (loop z = y for j < 2 do z * y + 0.1)
+entry withif [n] (xs: [n]f64) = loop s = 0 for i < n do if xs[i] > 1 then s + xs[i] * xs[i] else s * 0.5 + xs[i]
+"#;
+    check(src, "power", &[s(0.7)]);
+    check(src, "pairloop", &[s(0.7), s(0.2)]);
+    check(src, "arrays", &[f64v(4, 1)]);
+    check(src, "inplace", &[f64v(4, 2)]);
+    check(src, "nested", &[s(0.6)]);
+    check(src, "withif", &[f64v(6, 3)]);
+}

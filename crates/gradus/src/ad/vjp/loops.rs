@@ -249,9 +249,6 @@ impl Vjp<'_> {
                 body: Body { stms, result },
             },
         );
-        for ((_, init), a) in params.iter().zip(&out[..k]) {
-            self.add_adj_se(init, SubExp::Var(*a), true)?;
-        }
         for ((x, is_acc), a) in threaded.iter().zip(&thread_kinds).zip(&out[k..]) {
             let adj = if *is_acc {
                 Adj::Acc(*a)
@@ -259,6 +256,9 @@ impl Vjp<'_> {
                 Adj::Val(SubExp::Var(*a), true)
             };
             self.adjs.insert(*x, adj);
+        }
+        for ((_, init), a) in params.iter().zip(&out[..k]) {
+            self.add_adj_se(init, SubExp::Var(*a), true)?;
         }
         Ok(())
     }

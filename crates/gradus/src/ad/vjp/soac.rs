@@ -545,6 +545,36 @@ impl Vjp<'_> {
         result
     }
 
+    /// A copy of `lam` with fresh names.
+    pub(super) fn renamed_lambda(&mut self, lam: &Lambda) -> Lambda {
+        let tys: Vec<Type> = lam
+            .params
+            .iter()
+            .map(|p| self.e.names.ty(*p).clone())
+            .collect();
+        let params: Vec<Var> = lam
+            .params
+            .iter()
+            .zip(tys)
+            .map(|(p, t)| {
+                let h = self.e.names.hint(*p).to_string();
+                self.e.names.fresh(&h, t)
+            })
+            .collect();
+        let subst: HashMap<Var, Var> = lam
+            .params
+            .iter()
+            .copied()
+            .zip(params.iter().copied())
+            .collect();
+        let (stms, result) = self.rename(&lam.body.stms, &lam.body.result, subst);
+        Lambda {
+            params,
+            body: crate::core::ir::Body { stms, result },
+            ret: lam.ret.clone(),
+        }
+    }
+
     /// A lambda with the operands swapped: `\a b -> op b a`.
     fn flipped(&mut self, lam: &Lambda) -> R<Lambda> {
         let k = lam.params.len() / 2;
@@ -635,7 +665,8 @@ impl Vjp<'_> {
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
         let k = arrays.len();
-        let left = self.exclusive_scan(w, lam.clone(), neutral, arrays.to_vec())?;
+        let copy = self.renamed_lambda(lam);
+        let left = self.exclusive_scan(w, copy, neutral, arrays.to_vec())?;
         let revs: Vec<Var> = arrays.iter().map(|a| self.reversed(w, *a)).collect();
         let flip = self.flipped(lam)?;
         let rscan = self.exclusive_scan(w, flip, neutral, revs)?;
