@@ -249,6 +249,35 @@ p.test("grad", lambda ps, cs: f64([[-1.266405758e-01, 7.412702715e-01], [1.87308
        [(KP, KP[:3])])
 
 # ---------------------------------------------------------------------------------------------
+p = Program("app_kmeans_generated", """
+The k-means benchmark instance (k, n, d) = (5, 1000, 4) of BENCHMARKS.md §5, generated inside
+the program with the SplitMix64 generator of §0 (seed 1): cost and gradient summaries by one
+vjp. Expected values are the reference row of §5.4.
+""", """
+def mix (z: u64) : u64 =
+  let z1 = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u64
+  let z2 = (z1 ^ (z1 >> 27)) * 0x94D049BB133111EBu64
+  in z2 ^ (z2 >> 31)
+
+def unif (s: u64) (i: i64) : f64 =
+  let b = mix (s + (u64.i64 i + 1) * 0x9E3779B97F4A7C15u64)
+  in f64.u64 (b >> 11) / 9007199254740992.0
+
+def cost [n] [k] [d] (ps: [n][d]f64) (cs: [k][d]f64) : f64 =
+  f64.sum (map (\\p -> f64.minimum (map (\\c -> f64.sum (map2 (\\a b -> (a - b) * (a - b)) p c)) cs)) ps)
+
+entry summary (k: i64) (n: i64) (d: i64) =
+  let ps = tabulate_2d n d (\\i j -> unif 1 (i * d + j))
+  let cs = ps[0:k]
+  let (f, g) = vjp2 (cost ps) cs 1
+  let gf = flatten g
+  in (f, g[0, 0], g[0, d - 1], g[k - 1, 0], f64.sum gf, f64.sum (map f64.abs gf))
+""")
+# reference values copied from BENCHMARKS.md §5.4
+P.append(p.test("summary", lambda k, n, d: (f64(2.559754930e+02), f64(-2.793536869e+01), f64(2.109114415e+01), f64(-3.279308092e+01),
+                                            f64(3.608421749e+02), f64(7.965579091e+02)), [(i64(5), i64(1000), i64(4))]))
+
+# ---------------------------------------------------------------------------------------------
 p = Program("app_rnn", """
 A tiny recurrent network: h <- tanh(W h + U x_t) over a sequence, loss on the last state;
 gradient in W, U and the initial state.

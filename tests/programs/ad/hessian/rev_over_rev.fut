@@ -1,0 +1,18 @@
+-- Reverse over reverse on arrays: the gradient of the squared norm of a gradient, and vjp of a
+-- vjp with a non-trivial outer cotangent.
+
+def f [n] (x: [n]f64) : f64 = f64.sum (map (\t -> f64.tanh t) x) * f64.sum (map (\t -> t * t) x)
+
+-- ==
+-- entry: gnorm
+-- input { [0.5, -1.0, 2.0] }
+-- output { [8.703983543832432, 3.5362994779553816, 40.673915484665784] }
+-- input { [0.1, 0.2, 0.3, 0.4] }
+-- output { [6.3422454658247025, 7.984050632168996, 9.5243961636934, 10.993796744408638] }
+entry gnorm [n] (x: [n]f64) = vjp (\y -> let g = vjp f y 1 in f64.sum (map (\t -> t * t) g)) x 1
+
+-- ==
+-- entry: seeded
+-- input { [0.5, -1.0, 2.0] [1.0, 0.0, -1.0] }
+-- output { [-4.130470530288729, -2.691516841067604, 2.0372821041237783] }
+entry seeded [n] (x: [n]f64) (u: [n]f64) = vjp (\y -> vjp f y 1) x u
