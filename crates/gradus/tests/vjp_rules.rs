@@ -216,3 +216,63 @@ entry withif [n] (xs: [n]f64) = loop s = 0 for i < n do if xs[i] > 1 then s + xs
     check(src, "nested", &[s(0.6)]);
     check(src, "withif", &[f64v(6, 3)]);
 }
+
+/// Checks the forward derivative of `entry` (which may contain `vjp`) against finite
+/// differences.
+fn check_fwd(src: &str, entry: &str, args: &[Value]) {
+    let r = gradus::check::check_entry("t.fut", src, entry, args, 7)
+        .unwrap_or_else(|e| panic!("{entry}: {e}"));
+    assert!(r.passes(1e-5, 1e-2), "{r}");
+}
+
+#[test]
+fn nesting_with_jvp() {
+    let src = r#"
+def f [n] (x: [n]f64) = f64.sum (map (\i -> x[i] * x[(i + 1) % n] * f64.sin x[i]) (iota n))
+entry grad [n] (x: [n]f64) = vjp f x 1
+entry hvp [n] (x: [n]f64) (v: [n]f64) = jvp (\x -> vjp f x 1) x v
+entry rev_of_fwd [n] (x: [n]f64) (v: [n]f64) = vjp (\x -> jvp f x v) x 1
+entry fwd [n] (x: [n]f64) (v: [n]f64) = jvp f x v
+def g (x: f64) (y: f64) = x * x * y + f64.exp (x * y)
+entry second (x: f64) (y: f64) = vjp (\(x, y) -> vjp (\(a, b) -> g a b) (x, y) 1) (x, y) (1, 0)
+entry loopgrad (x: f64) = vjp (\x -> loop y = x for i < 4 do y * f64.sin y + x) x 1
+entry hess [n] (x: [n]f64) = map (\e -> jvp (\x -> vjp f x 1) x e) (map (\i -> map (\j -> f64.bool (i == j)) (iota n)) (iota n))
+"#;
+    let x = f64v(4, 1);
+    let v = f64v(4, 2);
+    // The gradient's forward derivative is the Hessian-vector product.
+    check_fwd(src, "grad", std::slice::from_ref(&x));
+    check_fwd(src, "loopgrad", &[s(0.4)]);
+    // vjp of (x -> jvp f x v) is H v as well (H symmetric).
+    let a = run(src, "hvp", vec![x.clone(), v.clone()]);
+    let b = run(src, "rev_of_fwd", vec![x.clone(), v.clone()]);
+    let (Value::Array(a), Value::Array(b)) = (&a[0], &b[0]) else {
+        panic!()
+    };
+    let (Buffer::F64(a), Buffer::F64(b)) = (a.buffer(), b.buffer()) else {
+        panic!()
+    };
+    for (p, q) in a.iter().zip(b) {
+        assert!((p - q).abs() < 1e-9 * p.abs().max(1.0), "{a:?} vs {b:?}");
+    }
+    check(src, "fwd", &[x.clone(), v.clone()]);
+    // Full Hessian: symmetric, and its rows are Hessian-vector products.
+    let h = run(src, "hess", vec![x.clone()]);
+    let Value::Array(h) = &h[0] else { panic!() };
+    let Buffer::F64(h) = h.buffer() else { panic!() };
+    for i in 0..4 {
+        for j in 0..4 {
+            assert!((h[i * 4 + j] - h[j * 4 + i]).abs() < 1e-9);
+        }
+    }
+    let out = run(src, "second", vec![s(0.5), s(0.3)]);
+    // d²g/dx² = 2y + y² e^(xy); d²g/dydx = 2x + e^(xy) + xy e^(xy)
+    let e = (0.15f64).exp();
+    let want = [2.0 * 0.3 + 0.09 * e, 2.0 * 0.5 + e + 0.15 * e];
+    for (o, w) in out.iter().zip(want) {
+        let Value::Scalar(Scalar::F64(o)) = o else {
+            panic!()
+        };
+        assert!((o - w).abs() < 1e-12, "{o} vs {w}");
+    }
+}

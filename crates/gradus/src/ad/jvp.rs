@@ -20,9 +20,12 @@
 //!                           (op a b, jvp op (a, b) (a_tan, b_tan))   -- associative again
 //! scan, hist              likewise with op'
 //! scatter dest is vs      scatter (dest, dest_tan) is (vs, vs_tan)
+//! with_acc(arrays, \accs -> ..)  with_acc(arrays ++ arrays_tan, \accs accs_tan -> ..): each
+//!                         accumulator's tangent is an accumulator into the arrays' tangents
+//! update_acc(acc, i, v)   also update_acc(acc_tan, i, v_tan)
 //! ```
-//! Accumulators (`with_acc`) and calls (`Apply`) are reported as limitations: the front end
-//! produces neither.
+//! Accumulators come from reverse mode (`jvp` of a `vjp`: Hessian-vector products). Calls
+//! (`Apply`) are reported as limitations: the front end inlines every call.
 
 use super::derivatives::{Emit, prim_tangent};
 use crate::core::ir::{
@@ -204,10 +207,7 @@ impl Jvp<'_> {
                 s.aux.span,
                 "forward-mode AD of function calls (functions are inlined before AD)",
             )),
-            Exp::WithAcc { .. } => Err(limitation(
-                s.aux.span,
-                "forward-mode AD of accumulators (`with_acc`)",
-            )),
+            Exp::WithAcc { inputs, lam } => self.with_acc(s, inputs, lam),
         }
     }
 
@@ -323,11 +323,27 @@ impl Jvp<'_> {
                 shape: shape.clone(),
                 type_text: type_text.clone(),
             }),
-            BasicOp::UpdateAcc { .. } => {
-                return Err(limitation(
-                    s.aux.span,
-                    "forward-mode AD of accumulator updates",
-                ));
+            BasicOp::UpdateAcc {
+                acc,
+                indices,
+                values,
+            } => {
+                // The tangent accumulator receives the values' tangents at the same position.
+                let Some(SubExp::Var(ta)) = self.tangents.get(acc).copied() else {
+                    return Err(limitation(
+                        s.aux.span,
+                        "forward-mode AD of an update of an accumulator without tangent",
+                    ));
+                };
+                let tvs = values.iter().map(|v| self.tangent_or_zero(v)).collect();
+                Some(self.tan_var(
+                    y,
+                    Exp::BasicOp(BasicOp::UpdateAcc {
+                        acc: ta,
+                        indices: indices.clone(),
+                        values: tvs,
+                    }),
+                ))
             }
         };
         self.set(y, t);
@@ -414,6 +430,80 @@ impl Jvp<'_> {
         });
         for (v, tv) in outs {
             self.tangents.insert(v, SubExp::Var(tv));
+        }
+        Ok(())
+    }
+
+    /// `with_acc`: every accumulated array gets a tangent array, accumulated by a tangent
+    /// accumulator (the tangent of the accumulator parameter) that each `update_acc` also
+    /// updates with the tangents of its values. The lambda returns the accumulators, their
+    /// tangents, the other results and their tangents; the statement binds the arrays, their
+    /// tangents, the other results and their tangents.
+    fn with_acc(&mut self, s: &Stm, inputs: &[(Vec<SubExp>, Vec<Var>)], lam: &Lambda) -> R<()> {
+        let mut new_inputs = inputs.to_vec();
+        for (shape, arrays) in inputs {
+            let mut tans = Vec::new();
+            for a in arrays {
+                let t = self.tangent_or_zero(&SubExp::Var(*a));
+                tans.push(self.own(t));
+            }
+            new_inputs.push((shape.clone(), tans));
+        }
+        let g = inputs.len();
+        let mut params = lam.params.clone();
+        for p in &lam.params {
+            let t = self.e.names.ty(*p).clone();
+            let h = format!("{}_tan", self.e.names.hint(*p));
+            let tp = self.e.names.fresh(&h, t);
+            self.tangents.insert(*p, SubExp::Var(tp));
+            params.push(tp);
+        }
+        let body = self.body(&lam.body)?;
+        // body() returns (results.., tangents..); the accumulators and their tangents go first.
+        let n = lam.body.result.len();
+        let (res, tans) = body.result.split_at(n);
+        let mut result = res[..g].to_vec();
+        result.extend_from_slice(&tans[..g]);
+        result.extend_from_slice(&res[g..]);
+        result.extend_from_slice(&tans[g..]);
+        let mut ret = lam.ret[..g].to_vec();
+        ret.extend_from_slice(&lam.ret[..g]);
+        ret.extend_from_slice(&lam.ret[g..]);
+        ret.extend_from_slice(&lam.ret[g..]);
+        let new_lam = Lambda {
+            params,
+            body: Body {
+                stms: body.stms,
+                result,
+            },
+            ret,
+        };
+        let n_arrays: usize = inputs.iter().map(|(_, a)| a.len()).sum();
+        let fresh_tan = |j: &mut Self, v: Var| -> Var {
+            let t = j.e.names.ty(v).clone();
+            let h = format!("{}_tan", j.e.names.hint(v));
+            j.e.names.fresh(&h, t)
+        };
+        let (arrays_out, others) = s.pat.split_at(n_arrays.min(s.pat.len()));
+        let arrays_tan: Vec<Var> = arrays_out.iter().map(|v| fresh_tan(self, *v)).collect();
+        let others_tan: Vec<Var> = others.iter().map(|v| fresh_tan(self, *v)).collect();
+        let mut pat = arrays_out.to_vec();
+        pat.extend(&arrays_tan);
+        pat.extend_from_slice(others);
+        pat.extend(&others_tan);
+        self.e.stms.push(Stm {
+            pat,
+            exp: Exp::WithAcc {
+                inputs: new_inputs,
+                lam: new_lam,
+            },
+            aux: s.aux.clone(),
+        });
+        for (v, t) in arrays_out.iter().zip(arrays_tan) {
+            self.tangents.insert(*v, SubExp::Var(t));
+        }
+        for (v, t) in others.iter().zip(others_tan) {
+            self.tangents.insert(*v, SubExp::Var(t));
         }
         Ok(())
     }
