@@ -276,3 +276,20 @@ entry hess [n] (x: [n]f64) = map (\e -> jvp (\x -> vjp f x 1) x e) (map (\i -> m
         assert!((o - w).abs() < 1e-12, "{o} vs {w}");
     }
 }
+
+#[test]
+fn while_and_stripmined_loops() {
+    let src = r#"
+entry wh (x: f64) = (loop (y, k) = (x, 0) while y < 10 do (y * 1.5 + f64.sin y, k + 1)).0
+def step (y: f64) (c: f64) = y * c + f64.sin y
+entry plain (x: f64) (c: f64) (n: i64) = loop y = x for _i < n do step y c
+entry sm2 (x: f64) (c: f64) (n: i64) = #[stripmine(2)] loop y = x for _i < n do step y c
+entry sm3 (x: f64) (c: f64) (n: i64) = #[stripmine(3)] loop y = x for i < n do step y (c + f64.i64 i * 0.01)
+"#;
+    check(src, "wh", &[s(0.7)]);
+    for n in [0, 1, 7, 16, 30] {
+        let args = [s(0.5), s(0.9), Value::Scalar(Scalar::I64(n))];
+        check(src, "sm2", &args);
+        check(src, "sm3", &args);
+    }
+}

@@ -13,6 +13,14 @@
 //!
 //! Work: the body runs twice per iteration (plus its own nested re-executions), memory is one
 //! checkpoint per iteration.
+//!
+//! Before that, [`Vjp::lower_loop`] rewrites two kinds of loops into `for` loops:
+//!
+//! * a `while` loop runs once first (a renamed copy, with an iteration counter) to count its
+//!   iterations `c`, and is then differentiated as `for _ < c`;
+//! * a loop marked `#[stripmine(k)]` (`k ≥ 2`) becomes `k` nested loops of about `n^(1/k)`
+//!   iterations each (`i = o·s + j`), so that the checkpoints take about `k · n^(1/k)`
+//!   memory at the price of `k + 1` executions of the body instead of two.
 
 use super::{Adj, Diagnostic, Extra, R, Vjp, lambda_free_vars, limitation};
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
@@ -29,6 +37,188 @@ pub(super) struct Saved {
 }
 
 impl Vjp<'_> {
+    /// Rewrites a `while` loop or a `#[stripmine(k)]` loop into `for` loops (emitting what
+    /// that needs: the counting loop, the strip sizes); other statements are returned as
+    /// they are.
+    pub(super) fn lower_loop(&mut self, s: Stm) -> R<Stm> {
+        let Exp::Loop { params, form, body } = &s.exp else {
+            return Ok(s);
+        };
+        match form {
+            LoopForm::While { cond } => {
+                let mut subst = HashMap::new();
+                let mut new_params = Vec::new();
+                for (p, init) in params {
+                    let t = self.e.names.ty(*p).clone();
+                    let h = self.e.names.hint(*p).to_string();
+                    let np = self.e.names.fresh(&h, t);
+                    subst.insert(*p, np);
+                    new_params.push((np, *init));
+                }
+                // Parameter types may mention other parameters (sizes).
+                for (np, _) in &new_params {
+                    let mut t = self.e.names.ty(*np).clone();
+                    crate::core::renumber::map_vars_type(&mut t, &mut |v| {
+                        subst.get(&v).copied().unwrap_or(v)
+                    });
+                    self.e.names.set_ty(*np, t);
+                }
+                let count = self.e.names.fresh("count", Type::Prim(PrimType::I64));
+                new_params.push((count, SubExp::i64(0)));
+                let (mut stms, mut result) = self.rename(&body.stms, &body.result, subst.clone());
+                let (inc_stms, inc) =
+                    self.nested(|v| Ok(v.i64_bin(BinOp::Add, SubExp::Var(count), SubExp::i64(1))))?;
+                stms.extend(inc_stms);
+                result.push(inc);
+                let pat: Vec<Var> = new_params
+                    .iter()
+                    .map(|(p, _)| {
+                        let t = self.e.names.ty(*p).clone();
+                        self.e.names.fresh("counted", t)
+                    })
+                    .collect();
+                let c = pat[pat.len() - 1];
+                self.e.stms.push(Stm {
+                    pat,
+                    exp: Exp::Loop {
+                        params: new_params,
+                        form: LoopForm::While { cond: subst[cond] },
+                        body: Body { stms, result },
+                    },
+                    aux: s.aux.clone(),
+                });
+                let i = self.e.names.fresh("i", Type::Prim(PrimType::I64));
+                Ok(Stm {
+                    pat: s.pat.clone(),
+                    exp: Exp::Loop {
+                        params: params.clone(),
+                        form: LoopForm::For {
+                            i,
+                            bound: SubExp::Var(c),
+                        },
+                        body: body.clone(),
+                    },
+                    aux: s.aux.clone(),
+                })
+            }
+            LoopForm::For { i, bound } => {
+                let k = s
+                    .aux
+                    .attrs
+                    .iter()
+                    .find_map(|a| {
+                        a.strip_prefix("stripmine(")
+                            .and_then(|r| r.strip_suffix(')'))
+                            .and_then(|r| r.trim().parse::<u32>().ok())
+                    })
+                    .unwrap_or(1);
+                if k < 2 || self.ty(bound).elem() != PrimType::I64 {
+                    return Ok(s);
+                }
+                Ok(self.stripmine(&s, params, *i, *bound, body, k))
+            }
+        }
+    }
+
+    /// `loop p for i < n do body` as `loop q for o < ⌈n/s⌉ do (loop p = q for j <
+    /// min(s, n - o·s) do body[i = o·s + j])` with `s = ⌈n^(1/k)⌉`, the outer loop stripmined
+    /// again with `k - 1`.
+    fn stripmine(
+        &mut self,
+        s: &Stm,
+        params: &[(Var, SubExp)],
+        i: Var,
+        n: SubExp,
+        body: &Body,
+        k: u32,
+    ) -> Stm {
+        let f64t = PrimType::F64;
+        let nf = self.prim(PrimOp::Conv(PrimType::I64, f64t), vec![n]);
+        let root = self.prim(
+            PrimOp::Bin(BinOp::Pow, f64t),
+            vec![nf, SubExp::Const(crate::value::Scalar::F64(1.0 / k as f64))],
+        );
+        let up = self.prim(PrimOp::Un(crate::core::prim::UnOp::Ceil, f64t), vec![root]);
+        let si = self.prim(PrimOp::Conv(f64t, PrimType::I64), vec![up]);
+        let strip = self.prim(
+            PrimOp::Bin(BinOp::Max, PrimType::I64),
+            vec![si, SubExp::i64(1)],
+        );
+        let sm1 = self.i64_bin(BinOp::Sub, strip, SubExp::i64(1));
+        let num = self.i64_bin(BinOp::Add, n, sm1);
+        let nb = self.prim(PrimOp::Bin(BinOp::Quot, PrimType::I64), vec![num, strip]);
+        let o = self.e.names.fresh("strip", Type::Prim(PrimType::I64));
+        let j = self.e.names.fresh("j", Type::Prim(PrimType::I64));
+        let outer_params: Vec<(Var, SubExp)> = params
+            .iter()
+            .map(|(p, init)| {
+                let t = self.e.names.ty(*p).clone();
+                (self.e.names.fresh("strip_state", t), *init)
+            })
+            .collect();
+        let aux = s.aux.clone();
+        let mut inner_aux = aux.clone();
+        inner_aux.attrs.retain(|a| !a.starts_with("stripmine"));
+        let (outer_stms, outer_res) = self
+            .nested(|v| {
+                let base = v.i64_bin(BinOp::Mul, SubExp::Var(o), strip);
+                let left = v.i64_bin(BinOp::Sub, n, base);
+                let cnt = v.prim(PrimOp::Bin(BinOp::Min, PrimType::I64), vec![strip, left]);
+                let (mut stms, res) = v.nested(|v| {
+                    let idx = v.i64_bin(BinOp::Add, base, SubExp::Var(j));
+                    v.e.stms.push(Stm {
+                        pat: vec![i],
+                        exp: Exp::BasicOp(BasicOp::SubExp(idx)),
+                        aux: aux.clone(),
+                    });
+                    Ok(())
+                })?;
+                stms.extend(body.stms.iter().cloned());
+                let _ = res;
+                let pat: Vec<Var> = params
+                    .iter()
+                    .map(|(p, _)| {
+                        let t = v.e.names.ty(*p).clone();
+                        v.e.names.fresh("strip_out", t)
+                    })
+                    .collect();
+                v.e.stms.push(Stm {
+                    pat: pat.clone(),
+                    exp: Exp::Loop {
+                        params: params
+                            .iter()
+                            .zip(&outer_params)
+                            .map(|((p, _), (q, _))| (*p, SubExp::Var(*q)))
+                            .collect(),
+                        form: LoopForm::For { i: j, bound: cnt },
+                        body: Body {
+                            stms,
+                            result: body.result.clone(),
+                        },
+                    },
+                    aux: inner_aux.clone(),
+                });
+                Ok(pat.into_iter().map(SubExp::Var).collect::<Vec<_>>())
+            })
+            .unwrap_or_default();
+        let outer_body = Body {
+            stms: outer_stms,
+            result: outer_res,
+        };
+        if k > 2 {
+            return self.stripmine(s, &outer_params, o, nb, &outer_body, k - 1);
+        }
+        Stm {
+            pat: s.pat.clone(),
+            exp: Exp::Loop {
+                params: outer_params,
+                form: LoopForm::For { i: o, bound: nb },
+                body: outer_body,
+            },
+            aux: inner_aux,
+        }
+    }
+
     pub(super) fn fwd_loop(&mut self, s: &Stm) -> R<Extra> {
         let Exp::Loop { params, form, body } = &s.exp else {
             return Err(Diagnostic::bug("fwd_loop of a non-loop"));

@@ -674,6 +674,9 @@ impl<'a> Vjp<'a> {
                 }
             }
             let active = free_vars(&s).iter().any(|v| self.active.contains(v));
+            if active {
+                s = self.lower_loop(s)?;
+            }
             let extra = if active {
                 self.active.extend(s.pat.iter().copied());
                 self.fwd_stm(&s)?
