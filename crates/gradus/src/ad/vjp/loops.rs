@@ -164,7 +164,7 @@ impl Vjp<'_> {
                 let base = v.i64_bin(BinOp::Mul, SubExp::Var(o), strip);
                 let left = v.i64_bin(BinOp::Sub, n, base);
                 let cnt = v.prim(PrimOp::Bin(BinOp::Min, PrimType::I64), vec![strip, left]);
-                let (mut stms, res) = v.nested(|v| {
+                let (mut stms, ()) = v.nested(|v| {
                     let idx = v.i64_bin(BinOp::Add, base, SubExp::Var(j));
                     v.e.stms.push(Stm {
                         pat: vec![i],
@@ -174,7 +174,6 @@ impl Vjp<'_> {
                     Ok(())
                 })?;
                 stms.extend(body.stms.iter().cloned());
-                let _ = res;
                 let pat: Vec<Var> = params
                     .iter()
                     .map(|(p, _)| {

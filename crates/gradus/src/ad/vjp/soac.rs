@@ -237,7 +237,6 @@ impl Vjp<'_> {
         let active_params: Vec<usize> = (0..lam.params.len())
             .filter(|k| self.active.contains(&arrays[*k]))
             .collect();
-        let n_accs = outer.len() + groups.len();
         let build = |v: &mut Self, accs: Vec<(Var, Var)>| -> R<Vec<Var>> {
             let mut ptys: Vec<(&str, Type)> = lam
                 .params
@@ -346,7 +345,6 @@ impl Vjp<'_> {
                 .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
             self.adjs.insert(*x, Adj::Val(SubExp::Var(a), true));
         }
-        let _ = n_accs;
         for j in &active_params {
             let a = it
                 .next()
