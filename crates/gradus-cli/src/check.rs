@@ -34,6 +34,8 @@ pub struct CheckArgs {
     /// Seed for random inputs and directions.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    #[command(flatten)]
+    backend: crate::common::BackendArgs,
 }
 
 fn random_value(t: &ExternalType, size: usize, rng: &mut SplitMix64) -> Option<Value> {
@@ -65,6 +67,13 @@ pub fn check(a: CheckArgs) -> u8 {
     let (path, source, program) = match crate::common::load_program(&a.program) {
         Ok(loaded) => loaded,
         Err(code) => return code,
+    };
+    let program = match a.backend.prepare(a.backend.resolve(), program) {
+        Ok(p) => p,
+        Err(m) => {
+            eprintln!("Error: {m}");
+            return 1;
+        }
     };
     let Some(ep) = program
         .entry_points()

@@ -10,13 +10,19 @@ use std::panic::{self, AssertUnwindSafe};
 pub enum Backend {
     /// The reference interpreter.
     Interpreter,
+    /// Generated C, sequential.
+    C,
+    /// Generated C, outermost SOACs on all cores (OpenMP).
+    Multicore,
 }
 
 impl Backend {
-    /// The name used in tags (`no_interpreter`).
+    /// The name used in tags (`no_interpreter`, `no_c`, `no_multicore`).
     pub fn name(self) -> &'static str {
         match self {
             Backend::Interpreter => "interpreter",
+            Backend::C => "c",
+            Backend::Multicore => "multicore",
         }
     }
 }
@@ -25,12 +31,76 @@ impl Backend {
 pub fn parse_backend(s: &str) -> Result<Backend, String> {
     match s {
         "interpreter" | "interp" => Ok(Backend::Interpreter),
-        "native" | "c" => Err(format!(
-            "the backend `{s}` is not available yet; use `--backend interpreter`"
-        )),
+        "c" => Ok(Backend::C),
+        "multicore" | "native" => Ok(Backend::Multicore),
         _ => Err(format!(
-            "unknown backend `{s}` (expected `interpreter` or `interp`)"
+            "unknown backend `{s}` (expected `interp`, `c` or `multicore`)"
         )),
+    }
+}
+
+/// The backend options shared by `run`, `test`, `bench` and `check`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BackendArgs {
+    /// Backend: `interp` (the reference interpreter), `c` (generated C, one thread) or
+    /// `multicore` (generated C on all cores). Default: `multicore` when a C compiler is found
+    /// (`CC`, `cc`, `gcc`, `clang`), otherwise `interp`.
+    #[arg(long, value_parser = parse_backend, value_name = "BACKEND")]
+    pub backend: Option<Backend>,
+    /// Number of threads of the multicore backend (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Compile without run-time checks (bounds, sizes, division by zero, assertions).
+    #[arg(long = "unsafe")]
+    pub no_checks: bool,
+}
+
+impl BackendArgs {
+    /// The chosen backend; the default says on standard error when it falls back to the
+    /// interpreter.
+    pub fn resolve(&self) -> Backend {
+        if let Some(b) = self.backend {
+            return b;
+        }
+        if gradus::backend::c::build::find_compiler().is_some() {
+            Backend::Multicore
+        } else {
+            static NOTICE: std::sync::Once = std::sync::Once::new();
+            NOTICE.call_once(|| {
+                eprintln!("gradus: no C compiler found (set CC); using the interpreter");
+            });
+            Backend::Interpreter
+        }
+    }
+
+    /// The library's backend for `b`.
+    pub fn library_backend(&self, b: Backend) -> gradus::program::Backend {
+        let native = |multicore| {
+            gradus::program::Backend::Native(gradus::backend::c::NativeOptions {
+                multicore,
+                threads: self.threads,
+                safe: !self.no_checks,
+            })
+        };
+        match b {
+            Backend::Interpreter => gradus::program::Backend::Interpreter,
+            Backend::C => native(false),
+            Backend::Multicore => native(true),
+        }
+    }
+
+    /// `program` set up to run on backend `b` (compiling its C); the error message otherwise.
+    pub fn prepare(
+        &self,
+        b: Backend,
+        program: gradus::program::Program,
+    ) -> Result<gradus::program::Program, String> {
+        match catch_panic(|| program.with_backend(self.library_backend(b))) {
+            Ok(r) => r,
+            Err(p) => Err(format!(
+                "internal error: gradus panicked while compiling C: {p}"
+            )),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `gradus run` (LANGUAGE.md 13.1).
 
-use crate::common::{Backend, catch_panic, check_inputs, parse_backend};
+use crate::common::{BackendArgs, catch_panic, check_inputs};
 use clap::Args;
 use gradus::data::{DataError, Reader, decompress, write_binary_into, write_text};
 use gradus::diag::{Diagnostics, Kind};
@@ -22,9 +22,8 @@ pub struct RunArgs {
     /// Read the input values from FILE instead of standard input.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
-    /// Backend: `interpreter` (or `interp`); the only one so far.
-    #[arg(long, value_parser = parse_backend, default_value = "interpreter")]
-    backend: Backend,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 /// Exit code of a failed compilation: 4 for a compiler bug, 1 otherwise.
@@ -43,10 +42,16 @@ fn input_error(e: impl std::fmt::Display) -> u8 {
 
 /// Runs `gradus run`; returns the exit code.
 pub fn run(a: RunArgs) -> u8 {
-    let _ = a.backend;
     let (path, _source, program) = match crate::common::load_program(&a.program) {
         Ok(loaded) => loaded,
         Err(code) => return code,
+    };
+    let program = match a.backend.prepare(a.backend.resolve(), program) {
+        Ok(p) => p,
+        Err(m) => {
+            eprintln!("Error: {m}");
+            return if m.starts_with("internal error") { 4 } else { 1 };
+        }
     };
     let entries = match catch_panic(|| program.entry_points()) {
         Ok(e) => e,

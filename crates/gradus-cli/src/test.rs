@@ -1,7 +1,7 @@
 //! `gradus test` (LANGUAGE.md 13.2 and 15): find programs, plan their cases, run them with a
 //! per-program timeout on a pool of threads, report and summarise.
 
-use crate::common::{Backend, catch_panic, check_inputs, parse_backend};
+use crate::common::{Backend, BackendArgs, catch_panic, check_inputs};
 use clap::Args;
 use gradus::data::read_file;
 use gradus::pipeline::{Stage, dump_stage};
@@ -23,9 +23,8 @@ pub struct TestArgs {
     /// Programs (`.fut` files) and directories to search for them.
     #[arg(required = true, value_name = "FILE_OR_DIR")]
     paths: Vec<PathBuf>,
-    /// Backend that runs the cases: `interpreter` (or `interp`).
-    #[arg(long, value_parser = parse_backend, default_value = "interpreter")]
-    backend: Backend,
+    #[command(flatten)]
+    backend: BackendArgs,
     /// Same as `--backend interpreter`.
     #[arg(short = 'i', long = "interpreted")]
     interpreted: bool,
@@ -186,8 +185,9 @@ fn find_programs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 /// Runs `gradus test`; returns the exit code.
 pub fn test(mut a: TestArgs) -> u8 {
     if a.interpreted {
-        a.backend = Backend::Interpreter;
+        a.backend.backend = Some(Backend::Interpreter);
     }
+    a.backend.backend = Some(a.backend.resolve());
     if a.tolerance.is_nan() || a.tolerance < 0.0 {
         eprintln!("error: --tolerance must be a non-negative number");
         return 2;
@@ -284,7 +284,7 @@ fn say(line: &str) {
 
 /// Tags that skip a program or case on this backend (15.5).
 fn skip_tag<'t>(tags: &'t [String], a: &TestArgs) -> Option<&'t str> {
-    let backend_tag = format!("no_{}", a.backend.name());
+    let backend_tag = format!("no_{}", a.backend.resolve().name());
     tags.iter()
         .find(|t| {
             matches!(t.as_str(), "disable" | "notest" | "no_gradus")
@@ -546,7 +546,18 @@ fn run_cases(
         .spawn(move || {
             let compiled = catch_panic(|| Program::from_source(&owned_name, &source));
             let program = match compiled {
-                Ok(Ok(p)) => p,
+                Ok(Ok(p)) => match args.backend.prepare(args.backend.resolve(), p) {
+                    Ok(p) => p,
+                    Err(m) => {
+                        let _ = tx.send(Err(Outcome::program(
+                            &owned_name,
+                            Status::Error,
+                            format!("compile error: {m}"),
+                            n,
+                        )));
+                        return;
+                    }
+                },
                 Ok(Err(d)) => {
                     let _ = tx.send(Err(Outcome::program(
                         &owned_name,

@@ -44,6 +44,17 @@ impl Compiled {
         entry: &str,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, CallError> {
+        let fun = self.check_args(entry, &args)?;
+        crate::backend::interp::run_function(&self.prog, sources, fun, args, &self.counter)
+            .map_err(CallError::Runtime)
+    }
+
+    /// The entry point `entry`, if `args` fit its parameters in number, element type and rank.
+    pub(crate) fn check_args(
+        &self,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<&crate::core::ir::FunDef, CallError> {
         let fun = self
             .prog
             .entry(entry)
@@ -59,7 +70,7 @@ impl Compiled {
                 args.len()
             )));
         }
-        for (k, ((ext, _), v)) in info.params.iter().zip(&args).enumerate() {
+        for (k, ((ext, _), v)) in info.params.iter().zip(args).enumerate() {
             match ext {
                 ExternalType::Value { elem, rank, text } => {
                     if v.elem_type() != *elem || v.rank() != *rank {
@@ -76,8 +87,7 @@ impl Compiled {
                 }
             }
         }
-        crate::backend::interp::run_function(&self.prog, sources, fun, args, &self.counter)
-            .map_err(CallError::Runtime)
+        Ok(fun)
     }
 }
 
@@ -173,6 +183,7 @@ fn compile_here(path: &str, source: &str) -> Result<Program, Diagnostics> {
             prog,
             counter: Default::default(),
         },
+        native: None,
     })
 }
 
@@ -189,11 +200,23 @@ pub enum Stage {
     /// internalising (innermost first), so this is the same IR as [`Stage::Core`]; the stage
     /// name exists so that tools can ask for differentiated IR explicitly.
     Ad,
+    /// The imperative IR of the native backend (multicore, with checks): explicit buffers,
+    /// loops and parallel loops.
+    Lower,
+    /// The C code of the native backend (multicore, with checks).
+    C,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 4] = [Stage::Parse, Stage::Typed, Stage::Core, Stage::Ad];
+    pub const ALL: [Stage; 6] = [
+        Stage::Parse,
+        Stage::Typed,
+        Stage::Core,
+        Stage::Ad,
+        Stage::Lower,
+        Stage::C,
+    ];
     /// The stage's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -201,6 +224,8 @@ impl Stage {
             Stage::Typed => "typed",
             Stage::Core => "core",
             Stage::Ad => "ad",
+            Stage::Lower => "lower",
+            Stage::C => "c",
         }
     }
 }
@@ -217,5 +242,18 @@ pub fn dump_stage(path: &str, source: &str, stage: Stage) -> Result<String, Diag
         return Ok(crate::types::print_typed(&parsed.program, &typed));
     }
     let prog = internalise(&parsed, &typed)?;
+    let native = crate::backend::c::NativeOptions {
+        multicore: true,
+        ..Default::default()
+    };
+    let lowered = |prog: &Prog| {
+        crate::backend::c::lower_prog(prog, &parsed.sources, native)
+            .map_err(|m| fail(&parsed.sources, Diagnostic::bug(m)))
+    };
+    match stage {
+        Stage::Lower => return Ok(crate::backend::lower::imp::show_program(&lowered(&prog)?)),
+        Stage::C => return Ok(crate::backend::c::print::print_program(&lowered(&prog)?)),
+        _ => {}
+    }
     Ok(crate::core::print::print_prog(&prog))
 }

@@ -93,10 +93,21 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+/// Which backend runs a program's calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The reference interpreter.
+    Interpreter,
+    /// Generated C, compiled and loaded (sequential or multicore, see the options).
+    Native(crate::backend::c::NativeOptions),
+}
+
 /// A compiled program.
 pub struct Program {
     pub(crate) sources: SourceMap,
     pub(crate) compiled: crate::pipeline::Compiled,
+    /// The loaded native code, when the program runs on the native backend.
+    pub(crate) native: Option<crate::backend::c::Native>,
 }
 
 impl Program {
@@ -129,7 +140,34 @@ impl Program {
     /// Calls an entry point with values; returns its results (a top-level tuple as its
     /// components).
     pub fn call(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
-        self.compiled.call(&self.sources, entry, args)
+        match &self.native {
+            None => self.compiled.call(&self.sources, entry, args),
+            Some(n) => {
+                self.compiled.check_args(entry, &args)?;
+                n.call(&self.compiled.prog, &self.sources, entry, args)
+                    .map_err(CallError::Runtime)
+            }
+        }
+    }
+
+    /// This program, running its calls on `backend`: for the native backend, generates C,
+    /// compiles it (or finds it in the cache) and loads it. Fails when there is no C compiler,
+    /// when the compiler fails, or when the program uses something the backend cannot lower.
+    pub fn with_backend(mut self, backend: Backend) -> Result<Program, String> {
+        self.native = match backend {
+            Backend::Interpreter => None,
+            Backend::Native(opts) => Some(crate::backend::c::Native::compile(
+                &self.compiled.prog,
+                &self.sources,
+                opts,
+            )?),
+        };
+        Ok(self)
+    }
+
+    /// Whether calls run natively.
+    pub fn is_native(&self) -> bool {
+        self.native.is_some()
     }
 
     /// The interpreter's count of the work done by calls so far (LANGUAGE.md's programs are

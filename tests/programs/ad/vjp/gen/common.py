@@ -54,6 +54,7 @@ _SUFFIX = {
     np.dtype(np.int8): "i8",
     np.dtype(np.int16): "i16",
     np.dtype(np.uint8): "u8",
+    np.dtype(np.uint16): "u16",
     np.dtype(np.uint32): "u32",
     np.dtype(np.uint64): "u64",
 }

@@ -1,0 +1,572 @@
+//! Printing the imperative IR as C (C11 with GNU extensions, as gcc and clang accept it).
+//!
+//! The output is one translation unit: a small runtime (reference-counted buffers, error
+//! recording), the primitive operations the program uses, and one exported function per
+//! entry point:
+//!
+//! ```c
+//! int gradus_entry_K(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes);
+//! ```
+//!
+//! `in` points to the inputs (size parameters and scalars by address, arrays by their first
+//! element), in the order of [`imp::Function::inputs`]. For result `k`, `out[2k]` receives the
+//! data pointer of an array (for a scalar, the caller stores the address where it is written)
+//! and `out[2k+1]` the buffer that owns it, to be released with `gradus_release`; the
+//! dimensions of all array results are written one after another to `shapes`. The function
+//! returns 0, or 1 after recording an error site and its values in `ctx`.
+//!
+//! Parallel loops are OpenMP `parallel for` loops (without `-fopenmp` they are ordinary
+//! loops). An error inside one sets `ctx->failed`, skips the rest of its iteration (a `goto`
+//! to the end of the iteration body, since nothing may jump out of an OpenMP region) and makes
+//! the remaining iterations return at once; the error is reported after the loop.
+
+use super::prims::{c_type, definition, fn_name, inline};
+use crate::backend::lower::imp::{self, Ex, Share, SiteKind, Stm, Ty};
+use crate::core::prim::PrimOp;
+use crate::value::{PrimType, Scalar};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Number of values an error site can record.
+pub const MAX_ARGS: usize = 32;
+
+/// The runtime shared by every generated program.
+const RUNTIME: &str = r#"#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define GR_UNUSED __attribute__((unused))
+#define GR_PAR_MIN_WORK 20000
+
+/* Must agree with the Rust side (backend/c/mod.rs). */
+struct gr_ctx {
+  int32_t failed;
+  int32_t site;
+  int32_t nthreads;
+  int32_t nargs;
+  int64_t args[32];
+};
+
+/* A reference-counted buffer; the elements follow the header. */
+typedef struct gr_mem {
+  int64_t rc;
+  int64_t pad;
+} gr_mem;
+
+static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
+  if (bytes < 0 || (uint64_t)bytes > ((uint64_t)1 << 46)) { *m = NULL; return NULL; }
+  gr_mem *b = (gr_mem *)malloc(sizeof(gr_mem) + (size_t)bytes);
+  if (!b) { *m = NULL; return NULL; }
+  b->rc = 1;
+  *m = b;
+  return (void *)(b + 1);
+}
+
+static GR_UNUSED inline void gr_incref(gr_mem *m) { if (m) m->rc++; }
+static GR_UNUSED inline void gr_decref(gr_mem *m) { if (m && --m->rc == 0) free(m); }
+
+static GR_UNUSED inline void gr_copy(void *dst, const void *src, int64_t bytes) {
+  if (bytes > 0 && dst != src) memmove(dst, src, (size_t)bytes);
+}
+
+/* Records the first error of a call; later ones are dropped. */
+static GR_UNUSED void gr_fail(struct gr_ctx *ctx, int32_t site, int32_t n, const int64_t *args) {
+  int32_t expected = 0;
+  if (__atomic_compare_exchange_n(&ctx->failed, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    ctx->site = site;
+    ctx->nargs = n;
+    for (int32_t i = 0; i < n && i < 32; i++) ctx->args[i] = args[i];
+  }
+}
+
+static GR_UNUSED inline int gr_failed(struct gr_ctx *ctx) { return __atomic_load_n(&ctx->failed, __ATOMIC_RELAXED); }
+
+static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x, sizeof r); return r; }
+
+/* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
+static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
+  if (*m && (*m)->rc == 1) return 0;
+  gr_mem *nm;
+  void *nd = gr_alloc(&nm, bytes);
+  if (!nd) return 1;
+  gr_copy(nd, *data, bytes);
+  gr_decref(*m);
+  *data = nd;
+  *m = nm;
+  return 0;
+}
+
+void gradus_release(void *m);
+void gradus_release(void *m) { gr_decref((gr_mem *)m); }
+
+int gradus_abi_version(void);
+int gradus_abi_version(void) { return 1; }
+
+"#;
+
+struct Printer<'a> {
+    prog: &'a imp::Program,
+    out: String,
+    /// Primitive operations used, by function name.
+    prims: BTreeMap<String, PrimOp>,
+    /// Where an error jumps to: the innermost enclosing parallel iteration, or the function's
+    /// error exit.
+    fail_labels: Vec<String>,
+    labels: usize,
+}
+
+/// Prints the whole program as C.
+pub fn print_program(prog: &imp::Program) -> String {
+    let mut p = Printer {
+        prog,
+        out: String::new(),
+        prims: BTreeMap::new(),
+        fail_labels: Vec::new(),
+        labels: 0,
+    };
+    for f in &prog.functions {
+        p.function(f);
+    }
+    let mut head = String::from(RUNTIME);
+    for op in p.prims.values() {
+        if let Some(d) = definition(*op) {
+            head.push_str(&d);
+        }
+    }
+    head.push('\n');
+    head.push_str(&p.out);
+    head
+}
+
+/// A constant as C.
+fn constant(c: Scalar) -> String {
+    match c {
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::F64(x) => {
+            if x.is_nan() {
+                "((double)NAN)".into()
+            } else if x.is_infinite() {
+                if x > 0.0 {
+                    "((double)INFINITY)"
+                } else {
+                    "(-(double)INFINITY)"
+                }
+                .into()
+            } else {
+                format!("({x:?})")
+            }
+        }
+        Scalar::F32(x) => {
+            if x.is_nan() {
+                "((float)NAN)".into()
+            } else if x.is_infinite() {
+                if x > 0.0 {
+                    "((float)INFINITY)"
+                } else {
+                    "(-(float)INFINITY)"
+                }
+                .into()
+            } else {
+                let s = format!("{x:?}");
+                format!("({s}f)")
+            }
+        }
+        Scalar::I64(v) => {
+            if v == i64::MIN {
+                "INT64_MIN".into()
+            } else if (i32::MIN as i64..=i32::MAX as i64).contains(&v) {
+                if v < 0 {
+                    format!("({v})")
+                } else {
+                    v.to_string()
+                }
+            } else {
+                format!("INT64_C({v})")
+            }
+        }
+        Scalar::U64(v) => format!("UINT64_C({v})"),
+        other => {
+            let v = other.as_i64().unwrap_or(0);
+            format!("(({}){v})", c_type(other.prim_type()))
+        }
+    }
+}
+
+impl Printer<'_> {
+    fn ex(&mut self, e: &Ex) -> String {
+        match e {
+            Ex::Var(v) => v.clone(),
+            Ex::Const(c) => constant(*c),
+            Ex::Prim(op, args) => {
+                let a: Vec<String> = args.iter().map(|x| self.ex(x)).collect();
+                if let Some(s) = inline(*op, &a) {
+                    return s;
+                }
+                let name = fn_name(*op);
+                self.prims.insert(name.clone(), *op);
+                format!("{name}({})", a.join(", "))
+            }
+            Ex::Idx(op, a, b) => format!("({} {} {})", self.ex(a), op.c(), self.ex(b)),
+            Ex::Load { arr, idx, .. } => format!("{arr}[{}]", self.ex(idx)),
+            Ex::Not(a) => format!("(!{})", self.ex(a)),
+        }
+    }
+
+    fn line(&mut self, depth: usize, s: &str) {
+        for _ in 0..depth {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn fail_label(&self) -> String {
+        self.fail_labels
+            .last()
+            .cloned()
+            .unwrap_or_else(|| "gr_error".into())
+    }
+
+    /// The values of an error site as `int64_t` initialisers.
+    fn site_args(&mut self, site: usize, args: &[Ex]) -> Vec<String> {
+        let types: Option<Vec<PrimType>> = match self.prog.sites.get(site).map(|s| &s.kind) {
+            Some(SiteKind::Template { types, .. }) => Some(types.clone()),
+            _ => None,
+        };
+        args.iter()
+            .take(MAX_ARGS)
+            .enumerate()
+            .map(|(k, a)| {
+                let s = self.ex(a);
+                match types.as_ref().and_then(|t| t.get(k)) {
+                    Some(t) if t.is_float() => format!("gr_bits_f64((double){s})"),
+                    _ => format!("(int64_t){s}"),
+                }
+            })
+            .collect()
+    }
+
+    fn fail(&mut self, depth: usize, site: i64, args: Vec<String>) {
+        let n = args.len();
+        let arr = if args.is_empty() {
+            "0".to_string()
+        } else {
+            args.join(", ")
+        };
+        let label = self.fail_label();
+        self.line(
+            depth,
+            &format!(
+                "{{ const int64_t gr_a[{}] = {{{arr}}}; gr_fail(ctx, {site}, {n}, gr_a); goto {label}; }}",
+                n.max(1)
+            ),
+        );
+    }
+
+    fn stms(&mut self, stms: &[Stm], d: usize) {
+        for s in stms {
+            self.stm(s, d);
+        }
+    }
+
+    fn stm(&mut self, s: &Stm, d: usize) {
+        match s {
+            Stm::Decl { ty, name, init } => match ty {
+                Ty::Prim(t) => {
+                    let init = match init {
+                        Some(i) => format!(" = {}", self.ex(i)),
+                        None => String::new(),
+                    };
+                    self.line(d, &format!("{} {name} GR_UNUSED{init};", c_type(*t)));
+                }
+                Ty::Array(t) => self.line(
+                    d,
+                    &format!(
+                        "{} *{name} GR_UNUSED = NULL; gr_mem *{name}_m GR_UNUSED = NULL;",
+                        c_type(*t)
+                    ),
+                ),
+                Ty::Ptr(t) => self.line(d, &format!("{} *{name} GR_UNUSED = NULL;", c_type(*t))),
+            },
+            Stm::Set { name, val } => {
+                let v = self.ex(val);
+                self.line(d, &format!("{name} = {v};"));
+            }
+            Stm::Store { arr, idx, val, .. } => {
+                let (i, v) = (self.ex(idx), self.ex(val));
+                self.line(d, &format!("{arr}[{i}] = {v};"));
+            }
+            Stm::AtomicAdd {
+                elem,
+                arr,
+                idx,
+                val,
+                atomic,
+            } => {
+                let (i, v) = (self.ex(idx), self.ex(val));
+                let slot = format!("{arr}[{i}]");
+                if *elem == PrimType::Bool {
+                    if *atomic {
+                        self.line(
+                            d,
+                            &format!("__atomic_fetch_or((uint8_t *)&{slot}, (uint8_t){v}, __ATOMIC_RELAXED);"),
+                        );
+                    } else {
+                        self.line(d, &format!("{slot} = {slot} | {v};"));
+                    }
+                } else if elem.is_float() {
+                    if *atomic {
+                        self.line(d, "#ifdef _OPENMP");
+                        self.line(d, "#pragma omp atomic update");
+                        self.line(d, "#endif");
+                    }
+                    self.line(d, &format!("{slot} += {v};"));
+                } else {
+                    let add = Ex::Prim(
+                        PrimOp::Bin(crate::core::prim::BinOp::Add, *elem),
+                        vec![Ex::Var(slot.clone()), Ex::Var(v.clone())],
+                    );
+                    if *atomic {
+                        let ut = match elem.bits() {
+                            8 => "uint8_t",
+                            16 => "uint16_t",
+                            32 => "uint32_t",
+                            _ => "uint64_t",
+                        };
+                        self.line(
+                            d,
+                            &format!(
+                                "__atomic_fetch_add(({ut} *)&{slot}, ({ut}){v}, __ATOMIC_RELAXED);"
+                            ),
+                        );
+                    } else {
+                        let a = self.ex(&add);
+                        self.line(d, &format!("{slot} = {a};"));
+                    }
+                }
+            }
+            Stm::Alloc { arr, elem, count } => {
+                let n = self.ex(count);
+                let ct = c_type(*elem);
+                self.line(
+                    d,
+                    &format!("{arr} = ({ct} *)gr_alloc(&{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct}));"),
+                );
+                self.line(d, &format!("if (!{arr})"));
+                self.fail(
+                    d + 1,
+                    -1,
+                    vec![format!("(int64_t)({n}) * (int64_t)sizeof({ct})")],
+                );
+            }
+            Stm::SetArr {
+                dst,
+                src,
+                offset,
+                share,
+            } => {
+                let off = self.ex(offset);
+                let ptr = if off == "0" {
+                    src.clone()
+                } else {
+                    format!("{src} + {off}")
+                };
+                match share {
+                    Share::Ref => self.line(
+                        d,
+                        &format!("{dst} = {ptr}; {dst}_m = {src}_m; gr_incref({dst}_m);"),
+                    ),
+                    Share::Borrow => self.line(d, &format!("{dst} = {ptr}; {dst}_m = NULL;")),
+                    Share::Move => {
+                        if dst == src {
+                            return;
+                        }
+                        self.line(
+                            d,
+                            &format!("{dst} = {ptr}; {dst}_m = {src}_m; {src}_m = NULL;"),
+                        )
+                    }
+                }
+            }
+            Stm::Decref(a) => self.line(d, &format!("gr_decref({a}_m); {a}_m = NULL;")),
+            Stm::MakeUnique { arr, elem, count } => {
+                let n = self.ex(count);
+                let ct = c_type(*elem);
+                self.line(
+                    d,
+                    &format!(
+                        "if (gr_unique((void **)&{arr}, &{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct})))"
+                    ),
+                );
+                self.fail(
+                    d + 1,
+                    -1,
+                    vec![format!("(int64_t)({n}) * (int64_t)sizeof({ct})")],
+                );
+            }
+            Stm::Copy {
+                elem,
+                dst,
+                dst_off,
+                src,
+                src_off,
+                count,
+            } => {
+                let (a, b, n) = (self.ex(dst_off), self.ex(src_off), self.ex(count));
+                let ct = c_type(*elem);
+                if n == "1" {
+                    self.line(d, &format!("{dst}[{a}] = {src}[{b}];"));
+                } else {
+                    self.line(
+                        d,
+                        &format!(
+                            "gr_copy({dst} + {a}, {src} + {b}, (int64_t)({n}) * (int64_t)sizeof({ct}));"
+                        ),
+                    );
+                }
+            }
+            Stm::For { var, bound, body } => {
+                let b = self.ex(bound);
+                self.line(
+                    d,
+                    &format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{"),
+                );
+                self.stms(body, d + 1);
+                self.line(d, "}");
+            }
+            Stm::ParFor {
+                var,
+                bound,
+                work,
+                body,
+            } => {
+                let (b, w) = (self.ex(bound), self.ex(work));
+                self.labels += 1;
+                let label = format!("gr_iter_end_{}", self.labels);
+                let outer = self.fail_label();
+                self.line(d, "{");
+                self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
+                self.line(d + 1, "#ifdef _OPENMP");
+                self.line(
+                    d + 1,
+                    &format!(
+                        "#pragma omp parallel for schedule(static) num_threads(gr_nt) if(({w}) >= GR_PAR_MIN_WORK)"
+                    ),
+                );
+                self.line(d + 1, "#endif");
+                self.line(
+                    d + 1,
+                    &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
+                );
+                self.line(d + 2, "if (gr_failed(ctx)) continue;");
+                self.fail_labels.push(label.clone());
+                self.stms(body, d + 2);
+                self.fail_labels.pop();
+                self.line(d + 2, &format!("{label}: GR_UNUSED;"));
+                self.line(d + 1, "}");
+                self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
+                self.line(d, "}");
+            }
+            Stm::While { cond, body } => {
+                let c = self.ex(cond);
+                self.line(d, &format!("while ({c}) {{"));
+                self.stms(body, d + 1);
+                self.line(d, "}");
+            }
+            Stm::If { cond, then, els } => {
+                let c = self.ex(cond);
+                self.line(d, &format!("if ({c}) {{"));
+                self.stms(then, d + 1);
+                if !els.is_empty() {
+                    self.line(d, "} else {");
+                    self.stms(els, d + 1);
+                }
+                self.line(d, "}");
+            }
+            Stm::Check { cond, site, args } => {
+                let c = self.ex(cond);
+                let a = self.site_args(*site, args);
+                self.line(d, &format!("if (__builtin_expect(!({c}), 0))"));
+                self.fail(d + 1, *site as i64, a);
+            }
+            Stm::Comment(c) => {
+                let c = c.replace("*/", "* /");
+                self.line(d, &format!("/* {c} */"));
+            }
+        }
+    }
+
+    fn function(&mut self, f: &imp::Function) {
+        let _ = writeln!(
+            self.out,
+            "/* entry point {} */\nint {}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes);",
+            f.entry.replace("*/", ""),
+            f.c_name
+        );
+        let _ = writeln!(
+            self.out,
+            "int {}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes) {{",
+            f.c_name
+        );
+        self.line(1, "(void)ctx; (void)in; (void)out; (void)shapes;");
+        self.line(1, "#ifdef _OPENMP");
+        self.line(
+            1,
+            "int gr_nt GR_UNUSED = ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();",
+        );
+        self.line(1, "#endif");
+        for (k, (name, ty)) in f.inputs.iter().enumerate() {
+            match ty {
+                Ty::Prim(t) => {
+                    let ct = c_type(*t);
+                    self.line(
+                        1,
+                        &format!("{ct} {name} GR_UNUSED = *(const {ct} *)in[{k}];"),
+                    );
+                }
+                Ty::Array(t) | Ty::Ptr(t) => {
+                    let ct = c_type(*t);
+                    self.line(
+                        1,
+                        &format!(
+                            "{ct} *{name} GR_UNUSED = ({ct} *)in[{k}]; gr_mem *{name}_m GR_UNUSED = NULL;"
+                        ),
+                    );
+                }
+            }
+        }
+        self.stms(&f.body, 1);
+        let mut shape_off = 0;
+        for (k, r) in f.results.iter().enumerate() {
+            let v = self.ex(&r.value);
+            if r.dims.is_empty() {
+                let ct = c_type(r.elem);
+                self.line(1, &format!("*({ct} *)out[{}] = {v};", 2 * k));
+            } else {
+                self.line(
+                    1,
+                    &format!(
+                        "out[{}] = (void *){v}; out[{}] = (void *){v}_m; gr_incref({v}_m);",
+                        2 * k,
+                        2 * k + 1
+                    ),
+                );
+                for dim in &r.dims {
+                    let dv = self.ex(dim);
+                    self.line(1, &format!("shapes[{shape_off}] = {dv};"));
+                    shape_off += 1;
+                }
+            }
+        }
+        self.stms(&f.cleanup, 1);
+        self.line(1, "return 0;");
+        self.line(0, "gr_error: GR_UNUSED;");
+        self.line(1, "return 1;");
+        self.line(0, "}\n");
+    }
+}

@@ -1,0 +1,2268 @@
+//! Lowering of core IR to the imperative IR of [`imp`].
+//!
+//! # Contract
+//!
+//! **Takes** a verified core [`Prog`] (after internalisation and any later pass) whose entry
+//! points call no other functions (internalisation inlines every call), and the [`SourceMap`]
+//! its spans point into.
+//!
+//! **Guarantees** an [`imp::Program`] with one [`imp::Function`] per entry point that computes
+//! what the interpreter computes:
+//!
+//! * every array is a buffer with a reference count (see [`imp`]); indexing a row or a
+//!   contiguous slice, `reshape` and `coerce` are views that share the buffer; an array that
+//!   is consumed (`with`, the destinations of `hist`, `scatter`, `with_acc`) is updated in
+//!   place when its buffer is not shared, and copied first otherwise, exactly as the
+//!   interpreter's copy-on-write does;
+//! * nothing is allocated per iteration of a SOAC or loop except what the program's own
+//!   statements build (rows of SOAC inputs are borrowed views, results are written straight
+//!   into the output arrays);
+//! * with `parallel`, the outermost `map`s become parallel loops, and the outermost `reduce`s
+//!   and `scan`s with scalar operands are split into a fixed number of chunks ([`CHUNKS`],
+//!   independent of the thread count, so results do not depend on it) reduced in parallel
+//!   into per-chunk partial results that are then combined in order; accumulator updates
+//!   inside parallel loops are atomic. Everything nested inside a parallel loop is
+//!   sequential. Without `parallel` everything runs left to right like the interpreter;
+//! * with `safe`, every check the interpreter makes (bounds, sizes, division by zero,
+//!   assertions, ranges) is a [`imp::Stm::Check`] whose error site has the interpreter's
+//!   message and the failing statement's locations; without it only the checks that keep
+//!   allocation sizes meaningful (negative counts) remain.
+//!
+//! **Rejects** (as an `Err` message) what it cannot lower: function calls.
+
+pub mod imp;
+
+use crate::core::ir::{
+    Aux, BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, Prog, Soac, Stm, SubExp, Type, Var,
+};
+use crate::core::prim::{BinOp, CmpOp, PrimOp};
+use crate::diag::SourceMap;
+use crate::value::{PrimType, Scalar};
+use imp::{Ex, IdxOp, Share, Site, SiteKind, Stm as I, Ty};
+use std::collections::HashSet;
+
+/// Number of chunks a parallel `reduce` or `scan` is split into.
+pub const CHUNKS: i64 = 64;
+
+/// Lowering options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Emit parallel loops for the outermost SOACs.
+    pub parallel: bool,
+    /// Emit the run-time checks.
+    pub safe: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            parallel: false,
+            safe: true,
+        }
+    }
+}
+
+type R<T> = Result<T, String>;
+
+/// Lowers every entry point of `prog`.
+pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program> {
+    let mut lw = Lw {
+        prog,
+        sources,
+        opts,
+        sites: Vec::new(),
+        tmp: 0,
+        in_par: false,
+        par_local: HashSet::new(),
+    };
+    let mut functions = Vec::new();
+    for (k, f) in prog.funs.iter().enumerate() {
+        if let Some(e) = &f.entry {
+            functions.push(lw.function(f, &e.name, k)?);
+        }
+    }
+    Ok(imp::Program {
+        functions,
+        sites: lw.sites,
+        parallel: opts.parallel,
+    })
+}
+
+struct Lw<'a> {
+    prog: &'a Prog,
+    sources: &'a SourceMap,
+    opts: Options,
+    sites: Vec<Site>,
+    tmp: usize,
+    /// Inside a parallel loop.
+    in_par: bool,
+    /// Array variables bound inside the current parallel loop (their buffers belong to one
+    /// thread; others are only borrowed there).
+    par_local: HashSet<Var>,
+}
+
+/// The C identifier of a core variable: its hint (letters, digits, `_`) and its number.
+fn c_name(hint: &str, v: Var) -> String {
+    let mut s: String = hint
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(24)
+        .collect();
+    if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        s.insert(0, 'v');
+    }
+    format!("{s}_{}", v.0)
+}
+
+fn bool_ex(b: bool) -> Ex {
+    Ex::Const(Scalar::Bool(b))
+}
+
+fn and(a: Ex, b: Ex) -> Ex {
+    Ex::idx(IdxOp::And, a, b)
+}
+
+fn lt(a: Ex, b: Ex) -> Ex {
+    Ex::idx(IdxOp::Lt, a, b)
+}
+
+fn le(a: Ex, b: Ex) -> Ex {
+    Ex::idx(IdxOp::Le, a, b)
+}
+
+fn eq(a: Ex, b: Ex) -> Ex {
+    if a == b {
+        return bool_ex(true);
+    }
+    Ex::idx(IdxOp::Eq, a, b)
+}
+
+/// `0 <= i < n`.
+fn in_range(i: Ex, n: Ex) -> Ex {
+    and(le(Ex::int(0), i.clone()), lt(i, n))
+}
+
+/// Row-major strides (in elements) of dimensions `dims`.
+fn strides(dims: &[Ex]) -> Vec<Ex> {
+    let mut out = vec![Ex::int(1); dims.len()];
+    for j in (0..dims.len().saturating_sub(1)).rev() {
+        out[j] = Ex::times(out[j + 1].clone(), dims[j + 1].clone());
+    }
+    out
+}
+
+/// Emits the statements for one block of a slice: array offset, selection offset, block
+/// length, output.
+type BlockFn<'f> = dyn FnMut(Ex, Ex, Ex, &mut Vec<I>) + 'f;
+
+/// A resolved index entry.
+#[derive(Clone)]
+enum Ix {
+    Fix(Ex),
+    Slice { start: Ex, count: Ex, stride: Ex },
+}
+
+impl<'a> Lw<'a> {
+    fn fresh(&mut self, hint: &str) -> String {
+        self.tmp += 1;
+        format!("{hint}_t{}", self.tmp)
+    }
+
+    fn name(&self, v: Var) -> String {
+        c_name(self.prog.names.hint(v), v)
+    }
+
+    fn ty(&self, v: Var) -> &'a Type {
+        self.prog.names.ty(v)
+    }
+
+    fn se(&self, s: &SubExp) -> Ex {
+        match s {
+            SubExp::Const(c) => Ex::Const(*c),
+            SubExp::Var(v) => Ex::Var(self.name(*v)),
+        }
+    }
+
+    /// An integer operand as an `i64` expression.
+    fn ix(&self, s: &SubExp) -> Ex {
+        let t = match s {
+            SubExp::Const(c) => c.prim_type(),
+            SubExp::Var(v) => self.ty(*v).elem(),
+        };
+        match s {
+            SubExp::Const(c) if t.is_int() || t == PrimType::Bool => {
+                Ex::int(c.as_i64().unwrap_or(0))
+            }
+            _ if t == PrimType::I64 => self.se(s),
+            _ => Ex::Prim(PrimOp::Conv(t, PrimType::I64), vec![self.se(s)]),
+        }
+    }
+
+    fn dims(&self, dims: &[SubExp]) -> Vec<Ex> {
+        dims.iter().map(|d| self.ix(d)).collect()
+    }
+
+    fn var_dims(&self, v: Var) -> Vec<Ex> {
+        self.dims(self.ty(v).dims())
+    }
+
+    fn site(&mut self, kind: SiteKind, aux: &Aux) -> usize {
+        let locations = std::iter::once(&aux.span)
+            .chain(&aux.callers)
+            .map(|s| self.sources.location(*s))
+            .collect();
+        self.sites.push(Site { kind, locations });
+        self.sites.len() - 1
+    }
+
+    /// A check that stays in unsafe mode only when `always`.
+    fn check(&mut self, out: &mut Vec<I>, cond: Ex, kind: SiteKind, args: Vec<Ex>, aux: &Aux) {
+        if !self.opts.safe || cond == bool_ex(true) {
+            return;
+        }
+        let site = self.site(kind, aux);
+        out.push(I::Check { cond, site, args });
+    }
+
+    /// A size check: `actual` must equal `required` (dimension by dimension).
+    fn size_check(
+        &mut self,
+        out: &mut Vec<I>,
+        actual: &[Ex],
+        required: &[Ex],
+        elem: PrimType,
+        text: String,
+        aux: &Aux,
+    ) {
+        if actual.len() != required.len() {
+            return;
+        }
+        let cond = actual
+            .iter()
+            .zip(required)
+            .fold(bool_ex(true), |c, (a, r)| and(c, eq(a.clone(), r.clone())));
+        let mut args = actual.to_vec();
+        args.extend_from_slice(required);
+        self.check(
+            out,
+            cond,
+            SiteKind::Size {
+                actual: actual.len(),
+                required: required.len(),
+                elem,
+                text,
+            },
+            args,
+            aux,
+        );
+    }
+
+    /// Declares the C variable(s) of a core variable.
+    fn declare(&mut self, v: Var, out: &mut Vec<I>) {
+        let name = self.name(v);
+        match self.ty(v) {
+            Type::Prim(t) => out.push(I::Decl {
+                ty: Ty::Prim(*t),
+                name,
+                init: None,
+            }),
+            Type::Array { elem, .. } => {
+                out.push(I::Decl {
+                    ty: Ty::Array(*elem),
+                    name,
+                    init: None,
+                });
+                if self.in_par {
+                    self.par_local.insert(v);
+                }
+            }
+            Type::Acc { elems, .. } => {
+                for (j, e) in elems.iter().enumerate() {
+                    out.push(I::Decl {
+                        ty: Ty::Ptr(*e),
+                        name: format!("{name}_{j}"),
+                        init: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// How an array variable's buffer may be shared from here.
+    fn share_of(&self, src: Var) -> Share {
+        if self.in_par && !self.par_local.contains(&src) {
+            Share::Borrow
+        } else {
+            Share::Ref
+        }
+    }
+
+    /// `dst = value` for a declared variable `dst` of any type (arrays share the buffer).
+    fn assign(&mut self, dst: Var, value: &SubExp, out: &mut Vec<I>) {
+        let d = self.name(dst);
+        match (self.ty(dst), value) {
+            (Type::Array { .. }, SubExp::Var(src)) => {
+                let share = self.share_of(*src);
+                out.push(I::SetArr {
+                    dst: d,
+                    src: self.name(*src),
+                    offset: Ex::int(0),
+                    share,
+                });
+            }
+            (Type::Acc { elems, .. }, SubExp::Var(src)) => {
+                let s = self.name(*src);
+                for j in 0..elems.len() {
+                    out.push(I::Set {
+                        name: format!("{d}_{j}"),
+                        val: Ex::Var(format!("{s}_{j}")),
+                    });
+                }
+            }
+            _ => out.push(I::Set {
+                name: d,
+                val: self.se(value),
+            }),
+        }
+    }
+
+    /// Moves a declared variable's value into another (arrays hand over their reference).
+    fn move_into(&mut self, dst: &str, src: &str, ty: &Type, out: &mut Vec<I>) {
+        match ty {
+            Type::Array { .. } => out.push(I::SetArr {
+                dst: dst.to_string(),
+                src: src.to_string(),
+                offset: Ex::int(0),
+                share: Share::Move,
+            }),
+            Type::Acc { elems, .. } => {
+                for j in 0..elems.len() {
+                    out.push(I::Set {
+                        name: format!("{dst}_{j}"),
+                        val: Ex::Var(format!("{src}_{j}")),
+                    });
+                }
+            }
+            Type::Prim(_) => out.push(I::Set {
+                name: dst.to_string(),
+                val: Ex::var(src),
+            }),
+        }
+    }
+
+    /// Array variables bound by the statements of `body` (not nested bodies).
+    fn scope_arrays(&self, body: &Body) -> Vec<String> {
+        body.stms
+            .iter()
+            .flat_map(|s| s.pat.iter())
+            .filter(|v| matches!(self.ty(**v), Type::Array { .. }))
+            .map(|v| self.name(*v))
+            .collect()
+    }
+
+    fn decref_all(names: &[String], out: &mut Vec<I>) {
+        for n in names {
+            out.push(I::Decref(n.clone()));
+        }
+    }
+
+    /// Lowers the statements of `body`; the caller uses its results, then calls
+    /// [`Lw::end_scope`].
+    fn stms(&mut self, body: &Body, out: &mut Vec<I>) -> R<()> {
+        for s in &body.stms {
+            self.stm(s, out)?;
+        }
+        Ok(())
+    }
+
+    fn end_scope(&self, body: &Body, out: &mut Vec<I>) {
+        Self::decref_all(&self.scope_arrays(body), out);
+    }
+
+    /// Lowers `body` and assigns its results to the declared variables `dsts` (of types
+    /// `tys`), then ends its scope.
+    fn body_into(&mut self, body: &Body, dsts: &[(String, Type)], out: &mut Vec<I>) -> R<()> {
+        self.stms(body, out)?;
+        if body.result.len() != dsts.len() {
+            return Err("internal error: a body returns the wrong number of values".into());
+        }
+        for ((d, t), r) in dsts.iter().zip(&body.result) {
+            self.assign_named(d, t, r, out);
+        }
+        self.end_scope(body, out);
+        Ok(())
+    }
+
+    /// Like [`Lw::assign`] for a destination given by name and type.
+    fn assign_named(&mut self, d: &str, t: &Type, value: &SubExp, out: &mut Vec<I>) {
+        match (t, value) {
+            (Type::Array { .. }, SubExp::Var(src)) => {
+                let share = self.share_of(*src);
+                out.push(I::SetArr {
+                    dst: d.to_string(),
+                    src: self.name(*src),
+                    offset: Ex::int(0),
+                    share,
+                });
+            }
+            (Type::Acc { elems, .. }, SubExp::Var(src)) => {
+                let s = self.name(*src);
+                for j in 0..elems.len() {
+                    out.push(I::Set {
+                        name: format!("{d}_{j}"),
+                        val: Ex::Var(format!("{s}_{j}")),
+                    });
+                }
+            }
+            _ => out.push(I::Set {
+                name: d.to_string(),
+                val: self.se(value),
+            }),
+        }
+    }
+
+    fn function(&mut self, f: &FunDef, entry: &str, k: usize) -> R<imp::Function> {
+        let mut inputs = Vec::new();
+        for &p in f.size_params.iter().chain(&f.params) {
+            let ty = match self.ty(p) {
+                Type::Prim(t) => Ty::Prim(*t),
+                Type::Array { elem, .. } => Ty::Array(*elem),
+                Type::Acc { .. } => {
+                    return Err("internal error: an entry point takes an accumulator".into());
+                }
+            };
+            inputs.push((self.name(p), ty));
+        }
+        let mut body = Vec::new();
+        self.stms(&f.body, &mut body)?;
+        let mut results = Vec::new();
+        for r in &f.body.result {
+            match r {
+                SubExp::Const(c) => results.push(imp::EntryResult {
+                    elem: c.prim_type(),
+                    value: Ex::Const(*c),
+                    dims: vec![],
+                }),
+                SubExp::Var(v) => {
+                    let t = self.ty(*v);
+                    if matches!(t, Type::Acc { .. }) {
+                        return Err("internal error: an entry point returns an accumulator".into());
+                    }
+                    results.push(imp::EntryResult {
+                        elem: t.elem(),
+                        value: Ex::Var(self.name(*v)),
+                        dims: self.var_dims(*v),
+                    });
+                }
+            }
+        }
+        let mut cleanup = Vec::new();
+        self.end_scope(&f.body, &mut cleanup);
+        Ok(imp::Function {
+            entry: entry.to_string(),
+            c_name: format!("gradus_entry_{k}"),
+            inputs,
+            body,
+            results,
+            cleanup,
+        })
+    }
+
+    fn stm(&mut self, stm: &Stm, out: &mut Vec<I>) -> R<()> {
+        for &v in &stm.pat {
+            self.declare(v, out);
+        }
+        let aux = &stm.aux;
+        match &stm.exp {
+            Exp::BasicOp(op) => self.basic(&stm.pat, op, aux, out),
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => {
+                let dsts: Vec<(String, Type)> = stm
+                    .pat
+                    .iter()
+                    .map(|v| (self.name(*v), self.ty(*v).clone()))
+                    .collect();
+                let mut then = Vec::new();
+                self.body_into(then_body, &dsts, &mut then)?;
+                let mut els = Vec::new();
+                self.body_into(else_body, &dsts, &mut els)?;
+                out.push(I::If {
+                    cond: self.se(cond),
+                    then,
+                    els,
+                });
+                Ok(())
+            }
+            Exp::Loop { params, form, body } => self.lower_loop(&stm.pat, params, form, body, out),
+            Exp::Apply { fun, .. } => Err(format!(
+                "the C backend cannot call functions (a call of {fun} was not inlined)"
+            )),
+            Exp::Soac(soac) => self.soac(&stm.pat, soac, aux, out),
+            Exp::WithAcc { inputs, lam } => self.with_acc(&stm.pat, inputs, lam, aux, out),
+        }
+    }
+
+    fn lower_loop(
+        &mut self,
+        pat: &[Var],
+        params: &[(Var, SubExp)],
+        form: &LoopForm,
+        body: &Body,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        for (p, init) in params {
+            self.declare(*p, out);
+            self.assign(*p, init, out);
+        }
+        let mut inner = Vec::new();
+        if let LoopForm::For { i, bound } = form {
+            let t = self.ty(*i).elem();
+            let _ = bound;
+            let c = self.fresh("it");
+            let val = if t == PrimType::I64 {
+                Ex::Var(c.clone())
+            } else {
+                Ex::Prim(PrimOp::Conv(PrimType::I64, t), vec![Ex::Var(c.clone())])
+            };
+            inner.push(I::Decl {
+                ty: Ty::Prim(t),
+                name: self.name(*i),
+                init: Some(val),
+            });
+            self.stms(body, &mut inner)?;
+            self.loop_step(params, body, &mut inner)?;
+            let bound = self.ix(bound);
+            out.push(I::For {
+                var: c,
+                bound,
+                body: inner,
+            });
+        } else if let LoopForm::While { cond } = form {
+            self.stms(body, &mut inner)?;
+            self.loop_step(params, body, &mut inner)?;
+            out.push(I::While {
+                cond: Ex::Var(self.name(*cond)),
+                body: inner,
+            });
+        }
+        for (v, (p, _)) in pat.iter().zip(params) {
+            let (d, s) = (self.name(*v), self.name(*p));
+            let ty = self.ty(*p).clone();
+            self.move_into(&d, &s, &ty, out);
+        }
+        Ok(())
+    }
+
+    /// The end of a loop iteration: the body's results become the parameters.
+    fn loop_step(&mut self, params: &[(Var, SubExp)], body: &Body, out: &mut Vec<I>) -> R<()> {
+        if body.result.len() != params.len() {
+            return Err("internal error: loop body and parameters disagree".into());
+        }
+        let mut tmps = Vec::new();
+        for ((p, _), r) in params.iter().zip(&body.result) {
+            let ty = self.ty(*p).clone();
+            let t = self.fresh("next");
+            self.decl_named(&t, &ty, out);
+            self.assign_named(&t, &ty, r, out);
+            tmps.push((t, ty));
+        }
+        self.end_scope(body, out);
+        for (p, _) in params {
+            if matches!(self.ty(*p), Type::Array { .. }) {
+                out.push(I::Decref(self.name(*p)));
+            }
+        }
+        for ((p, _), (t, ty)) in params.iter().zip(&tmps) {
+            let pn = self.name(*p);
+            self.move_into(&pn, t, ty, out);
+        }
+        Ok(())
+    }
+
+    fn decl_named(&mut self, name: &str, ty: &Type, out: &mut Vec<I>) {
+        match ty {
+            Type::Prim(t) => out.push(I::Decl {
+                ty: Ty::Prim(*t),
+                name: name.to_string(),
+                init: None,
+            }),
+            Type::Array { elem, .. } => out.push(I::Decl {
+                ty: Ty::Array(*elem),
+                name: name.to_string(),
+                init: None,
+            }),
+            Type::Acc { elems, .. } => {
+                for (j, e) in elems.iter().enumerate() {
+                    out.push(I::Decl {
+                        ty: Ty::Ptr(*e),
+                        name: format!("{name}_{j}"),
+                        init: None,
+                    });
+                }
+            }
+        }
+    }
+
+    // ---- basic operations ---------------------------------------------------------------
+
+    fn resolve(&self, slice: &[DimIndex]) -> Vec<Ix> {
+        slice
+            .iter()
+            .map(|d| match d {
+                DimIndex::Fix(i) => Ix::Fix(self.ix(i)),
+                DimIndex::Slice {
+                    start,
+                    count,
+                    stride,
+                } => Ix::Slice {
+                    start: self.ix(start),
+                    count: self.ix(count),
+                    stride: self.ix(stride),
+                },
+            })
+            .collect()
+    }
+
+    /// The bounds check of an index or slice of an array with dimensions `dims`.
+    fn index_check(&mut self, ixs: &[Ix], dims: &[Ex], aux: &Aux, out: &mut Vec<I>) {
+        let mut cond = bool_ex(true);
+        let mut args = Vec::new();
+        let mut fixes = Vec::new();
+        for (ix, d) in ixs.iter().zip(dims) {
+            match ix {
+                Ix::Fix(i) => {
+                    cond = and(cond, in_range(i.clone(), d.clone()));
+                    args.push(i.clone());
+                    fixes.push(true);
+                }
+                Ix::Slice {
+                    start,
+                    count,
+                    stride,
+                } => {
+                    let last = Ex::plus(
+                        start.clone(),
+                        Ex::times(
+                            Ex::idx(IdxOp::Sub, count.clone(), Ex::int(1)),
+                            stride.clone(),
+                        ),
+                    );
+                    let zero_stride_ok = Ex::idx(
+                        IdxOp::Or,
+                        Ex::idx(IdxOp::Ne, stride.clone(), Ex::int(0)),
+                        le(count.clone(), Ex::int(1)),
+                    );
+                    let empty_ok =
+                        and(le(Ex::int(-1), start.clone()), le(start.clone(), d.clone()));
+                    let full_ok = and(
+                        in_range(start.clone(), d.clone()),
+                        in_range(last, d.clone()),
+                    );
+                    let c = and(
+                        and(le(Ex::int(0), count.clone()), zero_stride_ok),
+                        Ex::idx(
+                            IdxOp::Or,
+                            and(eq(count.clone(), Ex::int(0)), empty_ok),
+                            and(Ex::idx(IdxOp::Ne, count.clone(), Ex::int(0)), full_ok),
+                        ),
+                    );
+                    cond = and(cond, c);
+                    args.extend([start.clone(), count.clone(), stride.clone()]);
+                    fixes.push(false);
+                }
+            }
+        }
+        args.extend(dims.iter().cloned());
+        self.check(
+            out,
+            cond,
+            SiteKind::Index {
+                fixes,
+                rank: dims.len(),
+            },
+            args,
+            aux,
+        );
+    }
+
+    /// Walks the positions selected by `ixs` in an array of dimensions `dims`: calls `f` with
+    /// the flat offset of each selected block of `inner` elements in the array and its offset
+    /// in the (row-major) selection, inside the loops it builds.
+    fn walk_slice(
+        &mut self,
+        ixs: &[Ix],
+        dims: &[Ex],
+        out: &mut Vec<I>,
+        f: &mut BlockFn<'_>,
+    ) {
+        let st = strides(dims);
+        let inner = Ex::product(dims[ixs.len()..].iter().cloned());
+        // Loop counters of the slice entries, outermost first.
+        let mut counters: Vec<(String, Ex)> = Vec::new();
+        let mut src = Ex::int(0);
+        for (j, ix) in ixs.iter().enumerate() {
+            match ix {
+                Ix::Fix(i) => src = Ex::plus(src, Ex::times(i.clone(), st[j].clone())),
+                Ix::Slice {
+                    start,
+                    count,
+                    stride,
+                } => {
+                    let c = self.fresh("s");
+                    let pos = Ex::plus(start.clone(), Ex::times(Ex::var(&c), stride.clone()));
+                    src = Ex::plus(src, Ex::times(pos, st[j].clone()));
+                    counters.push((c, count.clone()));
+                }
+            }
+        }
+        // Destination offset: row-major over the counters, times the block.
+        let mut dst = Ex::int(0);
+        for (c, n) in &counters {
+            dst = Ex::plus(Ex::times(dst, n.clone()), Ex::var(c));
+        }
+        dst = Ex::times(dst, inner.clone());
+        let mut body = Vec::new();
+        f(src, dst, inner, &mut body);
+        for (c, n) in counters.into_iter().rev() {
+            body = vec![I::For {
+                var: c,
+                bound: n,
+                body,
+            }];
+        }
+        out.extend(body);
+    }
+
+    fn basic(&mut self, pat: &[Var], op: &BasicOp, aux: &Aux, out: &mut Vec<I>) -> R<()> {
+        let dst = pat.first().copied();
+        let dname = dst.map(|v| self.name(v)).unwrap_or_default();
+        match op {
+            BasicOp::SubExp(se) => {
+                if let Some(d) = dst {
+                    self.assign(d, se, out);
+                }
+            }
+            BasicOp::Prim(p, args) => {
+                let xs: Vec<Ex> = args.iter().map(|a| self.se(a)).collect();
+                if let PrimOp::Bin(BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem, t) = p
+                    && t.is_int()
+                    && xs.len() == 2
+                {
+                    let nz = Ex::Prim(
+                        PrimOp::Cmp(CmpOp::Ne, *t),
+                        vec![xs[1].clone(), Ex::Const(Scalar::zero(*t))],
+                    );
+                    if !matches!(&xs[1], Ex::Const(c) if c.as_i64() != Some(0)) {
+                        self.check(out, nz, SiteKind::DivZero, vec![], aux);
+                    }
+                }
+                out.push(I::Set {
+                    name: dname,
+                    val: Ex::Prim(*p, xs),
+                });
+            }
+            BasicOp::Index { array, slice } => {
+                let dims = self.var_dims(*array);
+                let ixs = self.resolve(slice);
+                let elem = self.ty(*array).elem();
+                self.index_check(&ixs, &dims, aux, out);
+                let an = self.name(*array);
+                let all_fix = ixs.iter().all(|i| matches!(i, Ix::Fix(_)));
+                if all_fix && ixs.len() == dims.len() {
+                    let st = strides(&dims);
+                    let off = ixs.iter().zip(&st).fold(Ex::int(0), |o, (i, s)| match i {
+                        Ix::Fix(i) => Ex::plus(o, Ex::times(i.clone(), s.clone())),
+                        Ix::Slice { .. } => o,
+                    });
+                    out.push(I::Set {
+                        name: dname,
+                        val: Ex::Load {
+                            elem,
+                            arr: an,
+                            idx: Box::new(off),
+                        },
+                    });
+                    return Ok(());
+                }
+                let contiguous = ixs.iter().enumerate().all(|(j, ix)| match ix {
+                    Ix::Fix(_) => true,
+                    Ix::Slice { stride, .. } => j + 1 == ixs.len() && stride.as_int() == Some(1),
+                });
+                if contiguous {
+                    let st = strides(&dims);
+                    let off = ixs.iter().zip(&st).fold(Ex::int(0), |o, (i, s)| match i {
+                        Ix::Fix(i) => Ex::plus(o, Ex::times(i.clone(), s.clone())),
+                        Ix::Slice { start, .. } => Ex::plus(o, Ex::times(start.clone(), s.clone())),
+                    });
+                    let share = self.share_of(*array);
+                    out.push(I::SetArr {
+                        dst: dname,
+                        src: an,
+                        offset: off,
+                        share,
+                    });
+                    return Ok(());
+                }
+                let mut rdims: Vec<Ex> = ixs
+                    .iter()
+                    .filter_map(|i| match i {
+                        Ix::Slice { count, .. } => Some(count.clone()),
+                        Ix::Fix(_) => None,
+                    })
+                    .collect();
+                rdims.extend(dims[ixs.len()..].iter().cloned());
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem,
+                    count: Ex::product(rdims),
+                });
+                self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
+                    b.push(I::Copy {
+                        elem,
+                        dst: dname.clone(),
+                        dst_off: dstoff,
+                        src: an.clone(),
+                        src_off: src,
+                        count: inner,
+                    })
+                });
+            }
+            BasicOp::Update {
+                array,
+                slice,
+                value,
+            } => {
+                let dims = self.var_dims(*array);
+                let ixs = self.resolve(slice);
+                let elem = self.ty(*array).elem();
+                self.index_check(&ixs, &dims, aux, out);
+                let an = self.consume(*array, out);
+                out.push(I::MakeUnique {
+                    arr: an.clone(),
+                    elem,
+                    count: Ex::product(dims.clone()),
+                });
+                let st = strides(&dims);
+                let vty = match value {
+                    SubExp::Var(v) => self.ty(*v).clone(),
+                    SubExp::Const(c) => Type::Prim(c.prim_type()),
+                };
+                match vty {
+                    Type::Prim(_) => {
+                        let off = ixs.iter().zip(&st).fold(Ex::int(0), |o, (i, s)| match i {
+                            Ix::Fix(i) => Ex::plus(o, Ex::times(i.clone(), s.clone())),
+                            Ix::Slice { start, .. } => {
+                                Ex::plus(o, Ex::times(start.clone(), s.clone()))
+                            }
+                        });
+                        out.push(I::Store {
+                            elem,
+                            arr: an.clone(),
+                            idx: off,
+                            val: self.se(value),
+                        });
+                    }
+                    Type::Array { .. } => {
+                        let SubExp::Var(vv) = value else {
+                            return Err("internal error: array constant".into());
+                        };
+                        let vdims = self.var_dims(*vv);
+                        let mut want: Vec<Ex> = ixs
+                            .iter()
+                            .filter_map(|i| match i {
+                                Ix::Slice { count, .. } => Some(count.clone()),
+                                Ix::Fix(_) => None,
+                            })
+                            .collect();
+                        want.extend(dims[ixs.len()..].iter().cloned());
+                        self.size_check(out, &vdims, &want, elem, String::new(), aux);
+                        let vn = self.name(*vv);
+                        self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
+                            b.push(I::Copy {
+                                elem,
+                                dst: an.clone(),
+                                dst_off: src,
+                                src: vn.clone(),
+                                src_off: dstoff,
+                                count: inner,
+                            })
+                        });
+                    }
+                    Type::Acc { .. } => return Err("internal error: update with an acc".into()),
+                }
+                out.push(I::SetArr {
+                    dst: dname,
+                    src: an,
+                    offset: Ex::int(0),
+                    share: Share::Move,
+                });
+            }
+            BasicOp::Iota {
+                n,
+                start,
+                stride,
+                elem,
+            } => {
+                let nn = self.ix(n);
+                let site = self.site(SiteKind::IotaRange, aux);
+                out.push(I::Check {
+                    cond: le(Ex::int(0), nn.clone()),
+                    site,
+                    args: vec![self.ix(start), self.ix(stride), nn.clone()],
+                });
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem: *elem,
+                    count: nn.clone(),
+                });
+                let c = self.fresh("i");
+                let ci = Ex::Prim(PrimOp::Conv(PrimType::I64, *elem), vec![Ex::var(&c)]);
+                let val = Ex::Prim(
+                    PrimOp::Bin(BinOp::Add, *elem),
+                    vec![
+                        self.se(start),
+                        Ex::Prim(PrimOp::Bin(BinOp::Mul, *elem), vec![ci, self.se(stride)]),
+                    ],
+                );
+                out.push(I::For {
+                    var: c.clone(),
+                    bound: nn,
+                    body: vec![I::Store {
+                        elem: *elem,
+                        arr: dname,
+                        idx: Ex::var(&c),
+                        val,
+                    }],
+                });
+            }
+            BasicOp::Replicate { shape, value } => {
+                let sd = self.dims(shape);
+                for d in &sd {
+                    let site = self.site(
+                        SiteKind::Template {
+                            template: "Range 0..1..<{} is invalid.".into(),
+                            types: vec![PrimType::I64],
+                        },
+                        aux,
+                    );
+                    out.push(I::Check {
+                        cond: le(Ex::int(0), d.clone()),
+                        site,
+                        args: vec![d.clone()],
+                    });
+                }
+                let Some(d) = dst else { return Ok(()) };
+                if sd.is_empty() {
+                    self.assign(d, value, out);
+                    return Ok(());
+                }
+                let elem = self.ty(d).elem();
+                let times = Ex::product(sd);
+                let (vdims, vname) = match value {
+                    SubExp::Var(v) if matches!(self.ty(*v), Type::Array { .. }) => {
+                        (self.var_dims(*v), Some(self.name(*v)))
+                    }
+                    _ => (vec![], None),
+                };
+                let block = Ex::product(vdims);
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem,
+                    count: Ex::times(times.clone(), block.clone()),
+                });
+                let c = self.fresh("i");
+                let body = match vname {
+                    None => vec![I::Store {
+                        elem,
+                        arr: dname,
+                        idx: Ex::var(&c),
+                        val: self.se(value),
+                    }],
+                    Some(vn) => vec![I::Copy {
+                        elem,
+                        dst: dname,
+                        dst_off: Ex::times(Ex::var(&c), block.clone()),
+                        src: vn,
+                        src_off: Ex::int(0),
+                        count: block,
+                    }],
+                };
+                out.push(I::For {
+                    var: c,
+                    bound: times,
+                    body,
+                });
+            }
+            BasicOp::Scratch { elem, shape } => {
+                if shape.is_empty() {
+                    out.push(I::Set {
+                        name: dname,
+                        val: Ex::Const(Scalar::zero(*elem)),
+                    });
+                } else {
+                    let count = Ex::product(self.dims(shape));
+                    out.push(I::Alloc {
+                        arr: dname,
+                        elem: *elem,
+                        count,
+                    });
+                }
+            }
+            BasicOp::ArrayLit { elems, row } => {
+                let elem = row.elem();
+                let rdims = self.dims(row.dims());
+                let block = Ex::product(rdims.clone());
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem,
+                    count: Ex::times(Ex::int(elems.len() as i64), block.clone()),
+                });
+                for (k, e) in elems.iter().enumerate() {
+                    match e {
+                        SubExp::Var(v) if matches!(self.ty(*v), Type::Array { .. }) => {
+                            let vd = self.var_dims(*v);
+                            self.size_check(out, &vd, &rdims, elem, String::new(), aux);
+                            out.push(I::Copy {
+                                elem,
+                                dst: dname.clone(),
+                                dst_off: Ex::times(Ex::int(k as i64), block.clone()),
+                                src: self.name(*v),
+                                src_off: Ex::int(0),
+                                count: block.clone(),
+                            });
+                        }
+                        _ => out.push(I::Store {
+                            elem,
+                            arr: dname.clone(),
+                            idx: Ex::int(k as i64),
+                            val: self.se(e),
+                        }),
+                    }
+                }
+            }
+            BasicOp::Concat { arrays, size } => {
+                let Some(first) = arrays.first() else {
+                    return Err("internal error: concatenation of no arrays".into());
+                };
+                let elem = self.ty(*first).elem();
+                let fd = self.var_dims(*first);
+                let inner_dims = fd[1..].to_vec();
+                let inner = Ex::product(inner_dims.clone());
+                let mut total = Ex::int(0);
+                for a in arrays {
+                    let ad = self.var_dims(*a);
+                    let mut want = vec![ad[0].clone()];
+                    want.extend(inner_dims.iter().cloned());
+                    self.size_check(out, &ad, &want, elem, String::new(), aux);
+                    total = Ex::plus(total, ad[0].clone());
+                }
+                let sz = self.ix(size);
+                let mut have = vec![total.clone()];
+                have.extend(inner_dims.iter().cloned());
+                let mut want = vec![sz.clone()];
+                want.extend(inner_dims.iter().cloned());
+                self.size_check(out, &have, &want, elem, String::new(), aux);
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem,
+                    count: Ex::times(sz, inner.clone()),
+                });
+                let mut off = Ex::int(0);
+                for a in arrays {
+                    let n = Ex::times(self.var_dims(*a)[0].clone(), inner.clone());
+                    out.push(I::Copy {
+                        elem,
+                        dst: dname.clone(),
+                        dst_off: off.clone(),
+                        src: self.name(*a),
+                        src_off: Ex::int(0),
+                        count: n.clone(),
+                    });
+                    off = Ex::plus(off, n);
+                }
+            }
+            BasicOp::Copy(v) => match self.ty(*v) {
+                Type::Array { elem, .. } => {
+                    let n = Ex::product(self.var_dims(*v));
+                    out.push(I::Alloc {
+                        arr: dname.clone(),
+                        elem: *elem,
+                        count: n.clone(),
+                    });
+                    out.push(I::Copy {
+                        elem: *elem,
+                        dst: dname,
+                        dst_off: Ex::int(0),
+                        src: self.name(*v),
+                        src_off: Ex::int(0),
+                        count: n,
+                    });
+                }
+                _ => {
+                    if let Some(d) = dst {
+                        self.assign(d, &SubExp::Var(*v), out);
+                    }
+                }
+            },
+            BasicOp::Reshape { array, shape } => {
+                let old = self.var_dims(*array);
+                let new = self.dims(shape);
+                let elem = self.ty(*array).elem();
+                let nonneg = new
+                    .iter()
+                    .fold(bool_ex(true), |c, d| and(c, le(Ex::int(0), d.clone())));
+                let cond = and(
+                    nonneg,
+                    eq(Ex::product(old.clone()), Ex::product(new.clone())),
+                );
+                let text_dims = new.clone();
+                let mut args = old.clone();
+                args.extend(text_dims);
+                self.check(
+                    out,
+                    cond,
+                    SiteKind::Size {
+                        actual: old.len(),
+                        required: new.len(),
+                        elem,
+                        text: String::new(),
+                    },
+                    args,
+                    aux,
+                );
+                self.view_or_load(dst, *array, out);
+            }
+            BasicOp::Rearrange { array, perm } => {
+                let dims = self.var_dims(*array);
+                let elem = self.ty(*array).elem();
+                if perm.iter().enumerate().all(|(i, &p)| i == p) {
+                    if let Some(d) = dst {
+                        self.assign(d, &SubExp::Var(*array), out);
+                    }
+                    return Ok(());
+                }
+                let an = self.name(*array);
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem,
+                    count: Ex::product(dims.clone()),
+                });
+                let in_st = strides(&dims);
+                let out_dims: Vec<Ex> = perm.iter().map(|&p| dims[p].clone()).collect();
+                let counters: Vec<String> = perm.iter().map(|_| self.fresh("r")).collect();
+                let mut src = Ex::int(0);
+                let mut dsto = Ex::int(0);
+                for (j, &p) in perm.iter().enumerate() {
+                    src = Ex::plus(src, Ex::times(Ex::var(&counters[j]), in_st[p].clone()));
+                    dsto = Ex::plus(Ex::times(dsto, out_dims[j].clone()), Ex::var(&counters[j]));
+                }
+                let mut body = vec![I::Store {
+                    elem,
+                    arr: dname,
+                    idx: dsto,
+                    val: Ex::Load {
+                        elem,
+                        arr: an,
+                        idx: Box::new(src),
+                    },
+                }];
+                for (j, c) in counters.into_iter().enumerate().rev() {
+                    body = vec![I::For {
+                        var: c,
+                        bound: out_dims[j].clone(),
+                        body,
+                    }];
+                }
+                out.extend(body);
+            }
+            BasicOp::Rotate { array, amount } => {
+                let dims = self.var_dims(*array);
+                let elem = self.ty(*array).elem();
+                let an = self.name(*array);
+                let n = dims[0].clone();
+                let inner = Ex::product(dims[1..].iter().cloned());
+                out.push(I::Alloc {
+                    arr: dname.clone(),
+                    elem,
+                    count: Ex::times(n.clone(), inner.clone()),
+                });
+                let r = self.fresh("rot");
+                let amt = self.ix(amount);
+                // r = amount mod n (Euclidean), for n > 0.
+                let m = Ex::idx(IdxOp::Rem, amt, n.clone());
+                let m = Ex::idx(IdxOp::Rem, Ex::plus(m, n.clone()), n.clone());
+                out.push(I::If {
+                    cond: lt(Ex::int(0), n.clone()),
+                    then: vec![
+                        I::Decl {
+                            ty: Ty::Prim(PrimType::I64),
+                            name: r.clone(),
+                            init: Some(m),
+                        },
+                        I::Copy {
+                            elem,
+                            dst: dname.clone(),
+                            dst_off: Ex::int(0),
+                            src: an.clone(),
+                            src_off: Ex::times(Ex::var(&r), inner.clone()),
+                            count: Ex::times(
+                                Ex::idx(IdxOp::Sub, n.clone(), Ex::var(&r)),
+                                inner.clone(),
+                            ),
+                        },
+                        I::Copy {
+                            elem,
+                            dst: dname,
+                            dst_off: Ex::times(
+                                Ex::idx(IdxOp::Sub, n.clone(), Ex::var(&r)),
+                                inner.clone(),
+                            ),
+                            src: an,
+                            src_off: Ex::int(0),
+                            count: Ex::times(Ex::var(&r), inner),
+                        },
+                    ],
+                    els: vec![],
+                });
+            }
+            BasicOp::Coerce {
+                array,
+                shape,
+                type_text,
+            } => {
+                let have = self.var_dims(*array);
+                let want = self.dims(shape);
+                let elem = self.ty(*array).elem();
+                if have.len() == want.len() {
+                    self.size_check(out, &have, &want, elem, type_text.clone(), aux);
+                }
+                if let Some(d) = dst {
+                    self.assign(d, &SubExp::Var(*array), out);
+                }
+            }
+            BasicOp::Assert {
+                cond,
+                message,
+                args,
+            } => {
+                let types = args
+                    .iter()
+                    .map(|a| match a {
+                        SubExp::Const(c) => c.prim_type(),
+                        SubExp::Var(v) => self.ty(*v).elem(),
+                    })
+                    .collect();
+                let args = args.iter().map(|a| self.se(a)).collect();
+                let cond = self.se(cond);
+                self.check(
+                    out,
+                    cond,
+                    SiteKind::Template {
+                        template: message.clone(),
+                        types,
+                    },
+                    args,
+                    aux,
+                );
+            }
+            BasicOp::UpdateAcc {
+                acc,
+                indices,
+                values,
+            } => {
+                let Type::Acc { shape, elems } = self.ty(*acc).clone() else {
+                    return Err("internal error: update_acc on a non-accumulator".into());
+                };
+                let accn = self.name(*acc);
+                let sd = self.dims(&shape);
+                let idx: Vec<Ex> = indices.iter().map(|i| self.ix(i)).collect();
+                let cond = idx.iter().zip(&sd).fold(bool_ex(true), |c, (i, d)| {
+                    and(c, in_range(i.clone(), d.clone()))
+                });
+                let mut pos = Ex::int(0);
+                for (i, d) in idx.iter().zip(&sd) {
+                    pos = Ex::plus(Ex::times(pos, d.clone()), i.clone());
+                }
+                let mut then = Vec::new();
+                for (j, (v, e)) in values.iter().zip(&elems).enumerate() {
+                    let arr = format!("{accn}_{j}");
+                    match v {
+                        SubExp::Var(vv) if matches!(self.ty(*vv), Type::Array { .. }) => {
+                            let block = Ex::product(self.var_dims(*vv));
+                            let c = self.fresh("k");
+                            then.push(I::For {
+                                var: c.clone(),
+                                bound: block.clone(),
+                                body: vec![I::AtomicAdd {
+                                    elem: *e,
+                                    arr,
+                                    idx: Ex::plus(Ex::times(pos.clone(), block), Ex::var(&c)),
+                                    val: Ex::Load {
+                                        elem: *e,
+                                        arr: self.name(*vv),
+                                        idx: Box::new(Ex::var(&c)),
+                                    },
+                                    atomic: self.in_par,
+                                }],
+                            });
+                        }
+                        _ => then.push(I::AtomicAdd {
+                            elem: *e,
+                            arr,
+                            idx: pos.clone(),
+                            val: self.se(v),
+                            atomic: self.in_par,
+                        }),
+                    }
+                }
+                out.push(I::If {
+                    cond,
+                    then,
+                    els: vec![],
+                });
+                if let Some(d) = dst {
+                    self.assign(d, &SubExp::Var(*acc), out);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `dst` becomes a view of `array` (same elements), or its only element when `dst` is a
+    /// scalar.
+    fn view_or_load(&mut self, dst: Option<Var>, array: Var, out: &mut Vec<I>) {
+        let Some(d) = dst else { return };
+        let dn = self.name(d);
+        match self.ty(d) {
+            Type::Prim(t) => out.push(I::Set {
+                name: dn,
+                val: Ex::Load {
+                    elem: *t,
+                    arr: self.name(array),
+                    idx: Box::new(Ex::int(0)),
+                },
+            }),
+            _ => self.assign(d, &SubExp::Var(array), out),
+        }
+    }
+
+    /// The C name of an array that is about to be consumed. Inside a parallel loop an array
+    /// of the enclosing scope is first rebound to a borrowed local, so that it is copied
+    /// rather than updated under other threads' feet.
+    fn consume(&mut self, v: Var, out: &mut Vec<I>) -> String {
+        let n = self.name(v);
+        if self.in_par && !self.par_local.contains(&v) {
+            let t = self.fresh("own");
+            out.push(I::Decl {
+                ty: Ty::Array(self.ty(v).elem()),
+                name: t.clone(),
+                init: None,
+            });
+            out.push(I::SetArr {
+                dst: t.clone(),
+                src: n,
+                offset: Ex::int(0),
+                share: Share::Borrow,
+            });
+            return t;
+        }
+        n
+    }
+
+    // ---- SOACs ----------------------------------------------------------------------------
+
+    /// Checks that input `a` has outer size `w`.
+    fn width_check(&mut self, a: Var, w: &Ex, aux: &Aux, out: &mut Vec<I>) {
+        if !matches!(self.ty(a), Type::Array { .. }) {
+            return;
+        }
+        let dims = self.var_dims(a);
+        let mut want = vec![w.clone()];
+        want.extend(dims[1..].iter().cloned());
+        let elem = self.ty(a).elem();
+        self.size_check(out, &dims, &want, elem, String::new(), aux);
+    }
+
+    /// Binds lambda parameter `p` to row `i` of input `a` (a borrowed view or an element), or
+    /// to the accumulator `a` itself.
+    fn bind_row(&mut self, p: Var, a: Var, i: &Ex, out: &mut Vec<I>) {
+        self.declare(p, out);
+        let pn = self.name(p);
+        let an = self.name(a);
+        match self.ty(a) {
+            Type::Acc { .. } => self.assign(p, &SubExp::Var(a), out),
+            Type::Array { elem, dims } => {
+                if dims.len() == 1 {
+                    out.push(I::Set {
+                        name: pn,
+                        val: Ex::Load {
+                            elem: *elem,
+                            arr: an,
+                            idx: Box::new(i.clone()),
+                        },
+                    });
+                } else {
+                    let row = Ex::product(self.dims(&dims[1..]));
+                    out.push(I::SetArr {
+                        dst: pn,
+                        src: an,
+                        offset: Ex::times(i.clone(), row),
+                        share: Share::Borrow,
+                    });
+                }
+            }
+            Type::Prim(_) => self.assign(p, &SubExp::Var(a), out),
+        }
+    }
+
+    /// Writes value `r` (a lambda result) as row `i` of the declared array `dst` whose type
+    /// is `dty`; checks its shape.
+    fn write_row(&mut self, dst: Var, r: &SubExp, i: &Ex, aux: &Aux, out: &mut Vec<I>) {
+        let dn = self.name(dst);
+        let dty = self.ty(dst).clone();
+        let elem = dty.elem();
+        let rdims = self.dims(&dty.dims()[1..]);
+        match r {
+            SubExp::Var(v) if matches!(self.ty(*v), Type::Array { .. }) => {
+                let vd = self.var_dims(*v);
+                self.size_check(out, &vd, &rdims, elem, String::new(), aux);
+                let block = Ex::product(rdims);
+                out.push(I::Copy {
+                    elem,
+                    dst: dn,
+                    dst_off: Ex::times(i.clone(), block.clone()),
+                    src: self.name(*v),
+                    src_off: Ex::int(0),
+                    count: block,
+                });
+            }
+            _ => out.push(I::Store {
+                elem,
+                arr: dn,
+                idx: i.clone(),
+                val: self.se(r),
+            }),
+        }
+    }
+
+    /// A static estimate of the work of one application of a lambda.
+    fn cost(body: &Body) -> i64 {
+        let mut c = 1i64;
+        for s in &body.stms {
+            c = c.saturating_add(match &s.exp {
+                Exp::BasicOp(_) | Exp::Apply { .. } => 1,
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => Self::cost(then_body).max(Self::cost(else_body)),
+                Exp::Loop { body, .. } => Self::cost(body).saturating_mul(16),
+                Exp::Soac(soac) => {
+                    let lam = match soac {
+                        Soac::Map { lam, .. }
+                        | Soac::Reduce { lam, .. }
+                        | Soac::Scan { lam, .. }
+                        | Soac::Hist { lam, .. } => Some(lam),
+                        Soac::Scatter { .. } => None,
+                    };
+                    lam.map_or(16, |l| Self::cost(&l.body).saturating_mul(16))
+                }
+                Exp::WithAcc { lam, .. } => Self::cost(&lam.body),
+            });
+        }
+        c
+    }
+
+    /// Runs `f` in a parallel context (or not): the variables it binds are local to the
+    /// loop's iterations.
+    fn in_parallel<T>(&mut self, par: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        if !par {
+            return f(self);
+        }
+        let saved = (self.in_par, std::mem::take(&mut self.par_local));
+        self.in_par = true;
+        let r = f(self);
+        self.in_par = saved.0;
+        self.par_local = saved.1;
+        r
+    }
+
+    fn soac(&mut self, pat: &[Var], soac: &Soac, aux: &Aux, out: &mut Vec<I>) -> R<()> {
+        match soac {
+            Soac::Map { w, lam, arrays } => self.map(pat, w, lam, arrays, aux, out),
+            Soac::Reduce {
+                w,
+                lam,
+                neutral,
+                arrays,
+                ..
+            } => self.reduce_or_scan(pat, w, lam, neutral, arrays, false, aux, out),
+            Soac::Scan {
+                w,
+                lam,
+                neutral,
+                arrays,
+            } => self.reduce_or_scan(pat, w, lam, neutral, arrays, true, aux, out),
+            Soac::Hist {
+                w,
+                dests,
+                lam,
+                indices,
+                values,
+                ..
+            } => self.hist(pat, w, dests, lam, *indices, values, aux, out),
+            Soac::Scatter {
+                w,
+                dests,
+                indices,
+                values,
+            } => self.scatter(pat, w, dests, *indices, values, aux, out),
+        }
+    }
+
+    fn map(
+        &mut self,
+        pat: &[Var],
+        w: &SubExp,
+        lam: &Lambda,
+        arrays: &[Var],
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let w = self.ix(w);
+        for a in arrays {
+            self.width_check(*a, &w, aux, out);
+        }
+        // Outputs: fresh arrays, or the accumulators passed through.
+        let mut accs_in = arrays
+            .iter()
+            .filter(|a| matches!(self.ty(**a), Type::Acc { .. }))
+            .copied()
+            .collect::<Vec<_>>()
+            .into_iter();
+        for &p in pat {
+            match self.ty(p) {
+                Type::Acc { .. } => {
+                    if let Some(a) = accs_in.next() {
+                        self.assign(p, &SubExp::Var(a), out);
+                    }
+                }
+                Type::Array { elem, dims } => {
+                    let count = Ex::product(self.dims(dims));
+                    out.push(I::Alloc {
+                        arr: self.name(p),
+                        elem: *elem,
+                        count,
+                    });
+                }
+                Type::Prim(_) => return Err("internal error: map result is a scalar".into()),
+            }
+        }
+        if lam.params.len() != arrays.len() || lam.body.result.len() != pat.len() {
+            return Err("internal error: map lambda does not fit its inputs".into());
+        }
+        let par = self.opts.parallel && !self.in_par;
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let body = self.in_parallel(par, |s| -> R<Vec<I>> {
+            let mut b = Vec::new();
+            for (p, a) in lam.params.iter().zip(arrays) {
+                s.bind_row(*p, *a, &iv, &mut b);
+            }
+            s.stms(&lam.body, &mut b)?;
+            for (d, r) in pat.iter().zip(&lam.body.result) {
+                if !matches!(s.ty(*d), Type::Acc { .. }) {
+                    s.write_row(*d, r, &iv, aux, &mut b);
+                }
+            }
+            s.end_scope(&lam.body, &mut b);
+            Ok(b)
+        })?;
+        if par {
+            let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
+            out.push(I::ParFor {
+                var: i,
+                bound: w,
+                work,
+                body,
+            });
+        } else {
+            out.push(I::For {
+                var: i,
+                bound: w,
+                body,
+            });
+        }
+        Ok(())
+    }
+
+    /// Applies `lam` to `args` (declared names with types) and assigns its results to the
+    /// declared `dsts`; everything inside one block.
+    fn apply(
+        &mut self,
+        lam: &Lambda,
+        args: &[(String, Type)],
+        dsts: &[(String, Type)],
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        if lam.params.len() != args.len() {
+            return Err("internal error: lambda applied to the wrong number of values".into());
+        }
+        for (p, (a, t)) in lam.params.iter().zip(args) {
+            self.declare(*p, out);
+            let pn = self.name(*p);
+            match t {
+                Type::Array { .. } => out.push(I::SetArr {
+                    dst: pn,
+                    src: a.clone(),
+                    offset: Ex::int(0),
+                    share: Share::Ref,
+                }),
+                _ => out.push(I::Set {
+                    name: pn,
+                    val: Ex::var(a),
+                }),
+            }
+        }
+        self.stms(&lam.body, out)?;
+        for ((d, t), r) in dsts.iter().zip(&lam.body.result) {
+            self.assign_named(d, t, r, out);
+        }
+        self.end_scope(&lam.body, out);
+        for p in &lam.params {
+            if matches!(self.ty(*p), Type::Array { .. }) {
+                out.push(I::Decref(self.name(*p)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Binds row `i` of each input to a fresh name (element or borrowed view); returns the
+    /// names with their row types.
+    fn rows(&mut self, arrays: &[Var], i: &Ex, out: &mut Vec<I>) -> Vec<(String, Type)> {
+        let mut v = Vec::new();
+        for a in arrays {
+            let ty = self.ty(*a).clone();
+            let row = ty.row();
+            let n = self.fresh("row");
+            self.decl_named(&n, &row, out);
+            let an = self.name(*a);
+            match &row {
+                Type::Prim(t) => out.push(I::Set {
+                    name: n.clone(),
+                    val: Ex::Load {
+                        elem: *t,
+                        arr: an,
+                        idx: Box::new(i.clone()),
+                    },
+                }),
+                _ => {
+                    let block = Ex::product(self.dims(row.dims()));
+                    out.push(I::SetArr {
+                        dst: n.clone(),
+                        src: an,
+                        offset: Ex::times(i.clone(), block),
+                        share: Share::Borrow,
+                    });
+                }
+            }
+            v.push((n, row));
+        }
+        v
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_or_scan(
+        &mut self,
+        pat: &[Var],
+        w: &SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        scan: bool,
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let w = self.ix(w);
+        for a in arrays {
+            self.width_check(*a, &w, aux, out);
+        }
+        let k = neutral.len();
+        if arrays.len() != k || lam.params.len() != 2 * k || lam.ret.len() != k {
+            return Err("internal error: reduce/scan operator does not fit".into());
+        }
+        let acc_tys: Vec<Type> = lam.ret.clone();
+        if scan {
+            for &p in pat {
+                let Type::Array { elem, dims } = self.ty(p) else {
+                    return Err("internal error: scan result is not an array".into());
+                };
+                let count = Ex::product(self.dims(dims));
+                out.push(I::Alloc {
+                    arr: self.name(p),
+                    elem: *elem,
+                    count,
+                });
+            }
+        }
+        let all_scalar = acc_tys.iter().all(|t| matches!(t, Type::Prim(_)));
+        if self.opts.parallel && !self.in_par && all_scalar {
+            return self.par_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, out);
+        }
+        // Sequential, left to right.
+        let accs: Vec<(String, Type)> = acc_tys
+            .iter()
+            .map(|t| (self.fresh("acc"), t.clone()))
+            .collect();
+        for ((a, t), ne) in accs.iter().zip(neutral) {
+            self.decl_named(a, t, out);
+            self.assign_named(a, t, ne, out);
+        }
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let mut body = Vec::new();
+        let mut args = accs.clone();
+        args.extend(self.rows(arrays, &iv, &mut body));
+        let nexts: Vec<(String, Type)> = acc_tys
+            .iter()
+            .map(|t| (self.fresh("nx"), t.clone()))
+            .collect();
+        for (n, t) in &nexts {
+            self.decl_named(n, t, &mut body);
+        }
+        self.apply(lam, &args, &nexts, &mut body)?;
+        for ((a, t), (n, _)) in accs.iter().zip(&nexts) {
+            if matches!(t, Type::Array { .. }) {
+                body.push(I::Decref(a.clone()));
+            }
+            self.move_into(a, n, t, &mut body);
+        }
+        if scan {
+            for (p, (a, _)) in pat.iter().zip(&accs) {
+                let pn = self.name(*p);
+                let pty = self.ty(*p).clone();
+                let elem = pty.elem();
+                let rdims = self.dims(&pty.dims()[1..]);
+                if rdims.is_empty() {
+                    body.push(I::Store {
+                        elem,
+                        arr: pn,
+                        idx: iv.clone(),
+                        val: Ex::var(a),
+                    });
+                } else {
+                    let block = Ex::product(rdims);
+                    body.push(I::Copy {
+                        elem,
+                        dst: pn,
+                        dst_off: Ex::times(iv.clone(), block.clone()),
+                        src: a.clone(),
+                        src_off: Ex::int(0),
+                        count: block,
+                    });
+                }
+            }
+        }
+        out.push(I::For {
+            var: i,
+            bound: w,
+            body,
+        });
+        if scan {
+            for (a, t) in &accs {
+                if matches!(t, Type::Array { .. }) {
+                    out.push(I::Decref(a.clone()));
+                }
+            }
+        } else {
+            for (p, (a, t)) in pat.iter().zip(&accs) {
+                let pn = self.name(*p);
+                self.move_into(&pn, a, t, out);
+                if let Type::Array { elem, dims } = t {
+                    let count = Ex::product(self.dims(dims));
+                    out.push(I::MakeUnique {
+                        arr: pn,
+                        elem: *elem,
+                        count,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `reduce`/`scan` over [`CHUNKS`] chunks in parallel, scalar operands only.
+    #[allow(clippy::too_many_arguments)]
+    fn par_reduce_or_scan(
+        &mut self,
+        pat: &[Var],
+        w: &Ex,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        scan: bool,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
+        let parts: Vec<String> = tys.iter().map(|_| self.fresh("part")).collect();
+        for (p, t) in parts.iter().zip(&tys) {
+            out.push(I::Decl {
+                ty: Ty::Array(*t),
+                name: p.clone(),
+                init: None,
+            });
+            out.push(I::Alloc {
+                arr: p.clone(),
+                elem: *t,
+                count: Ex::int(CHUNKS),
+            });
+        }
+        let cost = Self::cost(&lam.body);
+        // Phase 1: each chunk reduced from the neutral element into its partial result.
+        let chunk_loop = |s: &mut Self,
+                          c: &str,
+                          init: &dyn Fn(&mut Self, usize) -> Ex,
+                          write: bool|
+         -> R<Vec<I>> {
+            let mut b = Vec::new();
+            let lo = s.fresh("lo");
+            let hi = s.fresh("hi");
+            let chunk_bound = |c: Ex| {
+                // c * w / CHUNKS, without overflow for any realistic w.
+                Ex::Prim(
+                    PrimOp::Bin(BinOp::Quot, PrimType::I64),
+                    vec![Ex::times(c, w.clone()), Ex::int(CHUNKS)],
+                )
+            };
+            b.push(I::Decl {
+                ty: Ty::Prim(PrimType::I64),
+                name: lo.clone(),
+                init: Some(chunk_bound(Ex::var(c))),
+            });
+            b.push(I::Decl {
+                ty: Ty::Prim(PrimType::I64),
+                name: hi.clone(),
+                init: Some(chunk_bound(Ex::plus(Ex::var(c), Ex::int(1)))),
+            });
+            let accs: Vec<(String, Type)> = tys
+                .iter()
+                .map(|t| (s.fresh("acc"), Type::Prim(*t)))
+                .collect();
+            for (j, (a, t)) in accs.iter().enumerate() {
+                b.push(I::Decl {
+                    ty: Ty::Prim(t.elem()),
+                    name: a.clone(),
+                    init: Some(init(s, j)),
+                });
+            }
+            let n = s.fresh("n");
+            let i = s.fresh("i");
+            let mut inner = vec![I::Decl {
+                ty: Ty::Prim(PrimType::I64),
+                name: i.clone(),
+                init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
+            }];
+            let mut args = accs.clone();
+            args.extend(s.rows(arrays, &Ex::var(&i), &mut inner));
+            s.apply(lam, &args, &accs, &mut inner)?;
+            if write {
+                for (p, (a, _)) in pat.iter().zip(&accs) {
+                    inner.push(I::Store {
+                        elem: s.ty(*p).elem(),
+                        arr: s.name(*p),
+                        idx: Ex::var(&i),
+                        val: Ex::var(a),
+                    });
+                }
+            }
+            b.push(I::For {
+                var: n,
+                bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
+                body: inner,
+            });
+            if !write {
+                for (p, (a, t)) in parts.iter().zip(&accs) {
+                    b.push(I::Store {
+                        elem: t.elem(),
+                        arr: p.clone(),
+                        idx: Ex::var(c),
+                        val: Ex::var(a),
+                    });
+                }
+            }
+            Ok(b)
+        };
+        let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
+        let c1 = self.fresh("c");
+        let body1 = self.in_parallel(true, |s| {
+            chunk_loop(s, &c1, &|_, j| neutral_ex[j].clone(), false)
+        })?;
+        out.push(I::ParFor {
+            var: c1,
+            bound: Ex::int(CHUNKS),
+            work: Ex::times(w.clone(), Ex::int(cost)),
+            body: body1,
+        });
+        // Phase 2: combine the partial results in order (for scan: exclusive prefixes).
+        let accs: Vec<(String, Type)> = tys
+            .iter()
+            .map(|t| (self.fresh("tot"), Type::Prim(*t)))
+            .collect();
+        for ((a, t), ne) in accs.iter().zip(&neutral_ex) {
+            out.push(I::Decl {
+                ty: Ty::Prim(t.elem()),
+                name: a.clone(),
+                init: Some(ne.clone()),
+            });
+        }
+        let c2 = self.fresh("c");
+        let mut body2 = Vec::new();
+        let mut args = accs.clone();
+        for (p, t) in parts.iter().zip(&tys) {
+            let n = self.fresh("pv");
+            body2.push(I::Decl {
+                ty: Ty::Prim(*t),
+                name: n.clone(),
+                init: Some(Ex::Load {
+                    elem: *t,
+                    arr: p.clone(),
+                    idx: Box::new(Ex::var(&c2)),
+                }),
+            });
+            args.push((n, Type::Prim(*t)));
+        }
+        if scan {
+            for ((p, t), (a, _)) in parts.iter().zip(&tys).zip(&accs) {
+                body2.push(I::Store {
+                    elem: *t,
+                    arr: p.clone(),
+                    idx: Ex::var(&c2),
+                    val: Ex::var(a),
+                });
+            }
+        }
+        self.apply(lam, &args, &accs, &mut body2)?;
+        out.push(I::For {
+            var: c2,
+            bound: Ex::int(CHUNKS),
+            body: body2,
+        });
+        if scan {
+            // Phase 3: each chunk scanned from its prefix.
+            let c3 = self.fresh("c");
+            let parts3 = parts.clone();
+            let tys3 = tys.clone();
+            let c3n = c3.clone();
+            let body3 = self.in_parallel(true, |s| {
+                chunk_loop(
+                    s,
+                    &c3,
+                    &|_, j| Ex::Load {
+                        elem: tys3[j],
+                        arr: parts3[j].clone(),
+                        idx: Box::new(Ex::var(&c3n)),
+                    },
+                    true,
+                )
+            })?;
+            out.push(I::ParFor {
+                var: c3,
+                bound: Ex::int(CHUNKS),
+                work: Ex::times(w.clone(), Ex::int(cost)),
+                body: body3,
+            });
+        } else {
+            for (p, (a, _)) in pat.iter().zip(&accs) {
+                out.push(I::Set {
+                    name: self.name(*p),
+                    val: Ex::var(a),
+                });
+            }
+        }
+        for p in parts {
+            out.push(I::Decref(p));
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn hist(
+        &mut self,
+        pat: &[Var],
+        w: &SubExp,
+        dests: &[Var],
+        lam: &Lambda,
+        indices: Var,
+        values: &[Var],
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let w = self.ix(w);
+        self.width_check(indices, &w, aux, out);
+        for v in values {
+            self.width_check(*v, &w, aux, out);
+        }
+        let mut dn = Vec::new();
+        for d in dests {
+            let n = self.consume(*d, out);
+            let dims = self.var_dims(*d);
+            out.push(I::MakeUnique {
+                arr: n.clone(),
+                elem: self.ty(*d).elem(),
+                count: Ex::product(dims),
+            });
+            dn.push(n);
+        }
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let mut body = Vec::new();
+        let bin = self.fresh("bin");
+        let ity = self.ty(indices).elem();
+        let load = Ex::Load {
+            elem: ity,
+            arr: self.name(indices),
+            idx: Box::new(iv.clone()),
+        };
+        body.push(I::Decl {
+            ty: Ty::Prim(PrimType::I64),
+            name: bin.clone(),
+            init: Some(if ity == PrimType::I64 {
+                load
+            } else {
+                Ex::Prim(PrimOp::Conv(ity, PrimType::I64), vec![load])
+            }),
+        });
+        let mut cond = bool_ex(true);
+        for d in dests {
+            let d0 = self.var_dims(*d)[0].clone();
+            cond = and(cond, in_range(Ex::var(&bin), d0));
+        }
+        let mut then = Vec::new();
+        // Current bin contents, then the values.
+        let mut args = Vec::new();
+        let mut binrows = Vec::new();
+        for (d, n) in dests.iter().zip(&dn) {
+            let ty = self.ty(*d).clone();
+            let row = ty.row();
+            let r = self.fresh("cur");
+            self.decl_named(&r, &row, &mut then);
+            let block = Ex::product(self.dims(row.dims()));
+            match &row {
+                Type::Prim(t) => then.push(I::Set {
+                    name: r.clone(),
+                    val: Ex::Load {
+                        elem: *t,
+                        arr: n.clone(),
+                        idx: Box::new(Ex::var(&bin)),
+                    },
+                }),
+                _ => then.push(I::SetArr {
+                    dst: r.clone(),
+                    src: n.clone(),
+                    offset: Ex::times(Ex::var(&bin), block.clone()),
+                    share: Share::Borrow,
+                }),
+            }
+            args.push((r, row.clone()));
+            binrows.push((row, block));
+        }
+        args.extend(self.rows(values, &iv, &mut then));
+        let nexts: Vec<(String, Type)> = binrows
+            .iter()
+            .map(|(row, _)| (self.fresh("new"), row.clone()))
+            .collect();
+        for (n, t) in &nexts {
+            self.decl_named(n, t, &mut then);
+        }
+        self.apply(lam, &args, &nexts, &mut then)?;
+        for (((n, row), (_, block)), (d, dname)) in
+            nexts.iter().zip(&binrows).zip(dests.iter().zip(&dn))
+        {
+            let elem = self.ty(*d).elem();
+            match row {
+                Type::Prim(_) => then.push(I::Store {
+                    elem,
+                    arr: dname.clone(),
+                    idx: Ex::var(&bin),
+                    val: Ex::var(n),
+                }),
+                _ => {
+                    then.push(I::Copy {
+                        elem,
+                        dst: dname.clone(),
+                        dst_off: Ex::times(Ex::var(&bin), block.clone()),
+                        src: n.clone(),
+                        src_off: Ex::int(0),
+                        count: block.clone(),
+                    });
+                    then.push(I::Decref(n.clone()));
+                }
+            }
+        }
+        body.push(I::If {
+            cond,
+            then,
+            els: vec![],
+        });
+        out.push(I::For {
+            var: i,
+            bound: w,
+            body,
+        });
+        for (p, n) in pat.iter().zip(&dn) {
+            out.push(I::SetArr {
+                dst: self.name(*p),
+                src: n.clone(),
+                offset: Ex::int(0),
+                share: Share::Move,
+            });
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scatter(
+        &mut self,
+        pat: &[Var],
+        w: &SubExp,
+        dests: &[Var],
+        indices: Var,
+        values: &[Var],
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let w = self.ix(w);
+        self.width_check(indices, &w, aux, out);
+        let ity = self.ty(indices).elem();
+        let iname = self.name(indices);
+        for ((d, v), p) in dests.iter().zip(values).zip(pat) {
+            let dims = self.var_dims(*d);
+            let elem = self.ty(*d).elem();
+            let vdims = self.var_dims(*v);
+            let mut want = vec![w.clone()];
+            want.extend(dims[1..].iter().cloned());
+            self.size_check(out, &vdims, &want, elem, String::new(), aux);
+            let n = self.consume(*d, out);
+            out.push(I::MakeUnique {
+                arr: n.clone(),
+                elem,
+                count: Ex::product(dims.clone()),
+            });
+            let block = Ex::product(dims[1..].iter().cloned());
+            let i = self.fresh("i");
+            let k = self.fresh("k");
+            let load = Ex::Load {
+                elem: ity,
+                arr: iname.clone(),
+                idx: Box::new(Ex::var(&i)),
+            };
+            let write = if dims.len() == 1 {
+                I::Store {
+                    elem,
+                    arr: n.clone(),
+                    idx: Ex::var(&k),
+                    val: Ex::Load {
+                        elem,
+                        arr: self.name(*v),
+                        idx: Box::new(Ex::var(&i)),
+                    },
+                }
+            } else {
+                I::Copy {
+                    elem,
+                    dst: n.clone(),
+                    dst_off: Ex::times(Ex::var(&k), block.clone()),
+                    src: self.name(*v),
+                    src_off: Ex::times(Ex::var(&i), block.clone()),
+                    count: block.clone(),
+                }
+            };
+            out.push(I::For {
+                var: i.clone(),
+                bound: w.clone(),
+                body: vec![
+                    I::Decl {
+                        ty: Ty::Prim(PrimType::I64),
+                        name: k.clone(),
+                        init: Some(if ity == PrimType::I64 {
+                            load
+                        } else {
+                            Ex::Prim(PrimOp::Conv(ity, PrimType::I64), vec![load])
+                        }),
+                    },
+                    I::If {
+                        cond: in_range(Ex::var(&k), dims[0].clone()),
+                        then: vec![write],
+                        els: vec![],
+                    },
+                ],
+            });
+            out.push(I::SetArr {
+                dst: self.name(*p),
+                src: n,
+                offset: Ex::int(0),
+                share: Share::Move,
+            });
+        }
+        Ok(())
+    }
+
+    fn with_acc(
+        &mut self,
+        pat: &[Var],
+        inputs: &[(Vec<SubExp>, Vec<Var>)],
+        lam: &Lambda,
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        if lam.params.len() != inputs.len() {
+            return Err("internal error: with_acc lambda does not fit its inputs".into());
+        }
+        let mut owned = Vec::new();
+        for ((shape, arrays), p) in inputs.iter().zip(&lam.params) {
+            self.declare(*p, out);
+            let pn = self.name(*p);
+            let sd = self.dims(shape);
+            for (j, a) in arrays.iter().enumerate() {
+                let dims = self.var_dims(*a);
+                let elem = self.ty(*a).elem();
+                if dims.len() >= sd.len() {
+                    let mut want = sd.clone();
+                    want.extend(dims[sd.len()..].iter().cloned());
+                    self.size_check(out, &dims, &want, elem, String::new(), aux);
+                }
+                let n = self.consume(*a, out);
+                out.push(I::MakeUnique {
+                    arr: n.clone(),
+                    elem,
+                    count: Ex::product(dims),
+                });
+                out.push(I::Set {
+                    name: format!("{pn}_{j}"),
+                    val: Ex::var(&n),
+                });
+                owned.push(n);
+            }
+        }
+        self.stms(&lam.body, out)?;
+        let rest = &lam.body.result[inputs.len().min(lam.body.result.len())..];
+        let extra = &pat[owned.len().min(pat.len())..];
+        for (d, r) in extra.iter().zip(rest) {
+            self.assign(*d, r, out);
+        }
+        self.end_scope(&lam.body, out);
+        for (p, n) in pat.iter().zip(&owned) {
+            out.push(I::SetArr {
+                dst: self.name(*p),
+                src: n.clone(),
+                offset: Ex::int(0),
+                share: Share::Move,
+            });
+        }
+        Ok(())
+    }
+}
