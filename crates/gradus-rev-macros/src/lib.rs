@@ -40,6 +40,102 @@ pub fn reversible(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// `#[derive(GradParam)]` for a user struct generic over one scalar type parameter
+/// (REVERSIBLE.md §7.2): `*_grad` wraps a `&mut S<T>` state parameter into `S<GVar<T>>` and
+/// returns an `S<T>` holding the gradient of every field that mentions `T`; other fields are
+/// cloned. Lifetimes and const parameters are carried over.
+#[proc_macro_derive(GradParam)]
+pub fn derive_grad_param(item: TokenStream) -> TokenStream {
+    match derive_grad_param2(item.into()) {
+        Ok(ts) => ts.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn derive_grad_param2(item: TokenStream2) -> syn::Result<TokenStream2> {
+    let input: syn::DeriveInput = syn::parse2(item)?;
+    let syn::Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new(
+            input.ident.span(),
+            "`GradParam` can be derived for structs only",
+        ));
+    };
+    let tps: Vec<&syn::TypeParam> = input.generics.type_params().collect();
+    let [tp] = tps.as_slice() else {
+        return Err(syn::Error::new(
+            input.generics.span(),
+            "`GradParam` needs exactly one type parameter: the scalar type",
+        ));
+    };
+    let t = &tp.ident;
+    let name = &input.ident;
+    let args = |scalar: TokenStream2| -> Vec<TokenStream2> {
+        input
+            .generics
+            .params
+            .iter()
+            .map(|p| match p {
+                syn::GenericParam::Type(_) => scalar.clone(),
+                syn::GenericParam::Lifetime(l) => {
+                    let l = &l.lifetime;
+                    quote!(#l)
+                }
+                syn::GenericParam::Const(c) => {
+                    let c = &c.ident;
+                    quote!(#c)
+                }
+            })
+            .collect()
+    };
+    let plain = args(quote!(#t));
+    let wrapped = args(quote!(::gradus_rev::GVar<#t>));
+    let (impl_generics, _, where_clause) = input.generics.split_for_impl();
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    where_clause
+        .predicates
+        .push(syn::parse_quote!(#t: ::gradus_rev::__rt::GradScalar));
+    let field = |f: &syn::Field, i: usize, dst: &TokenStream2, op: &str| -> TokenStream2 {
+        let member = match &f.ident {
+            Some(id) => quote!(#id),
+            None => {
+                let idx = syn::Index::from(i);
+                quote!(#idx)
+            }
+        };
+        let ty = &f.ty;
+        if mentions(ty, t) {
+            let op = format_ident!("{}", op);
+            quote!(#member: <#ty as ::gradus_rev::GradParam<#t>>::#op(&#dst.#member))
+        } else {
+            quote!(#member: ::core::clone::Clone::clone(&#dst.#member))
+        }
+    };
+    let wraps = data
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| field(f, i, &quote!(self), "wrap"));
+    let grads = data
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| field(f, i, &quote!(w), "grad"));
+    Ok(quote! {
+        impl #impl_generics ::gradus_rev::GradParam<#t> for #name<#(#plain),*> #where_clause {
+            type Wrapped = #name<#(#wrapped),*>;
+            type Grad = #name<#(#plain),*>;
+            fn wrap(&self) -> Self::Wrapped {
+                #name { #(#wraps,)* }
+            }
+            fn grad(w: &Self::Wrapped) -> Self::Grad {
+                #name { #(#grads,)* }
+            }
+        }
+    })
+}
+
 /// The whole expansion (also used by the unit tests).
 fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let attr = parse::Attr::parse(attr)?;

@@ -51,7 +51,7 @@ pub use error::{Direction, InvertibilityError, InvertibilityErrorKind};
 pub use fixed::I21F43;
 pub use grad::{GradParam, hessian_columns, jacobian_rows, seed_loss};
 pub use gradus_num::{Dual, DualN, Real};
-pub use gradus_rev_macros::reversible;
+pub use gradus_rev_macros::{GradParam, reversible};
 pub use gvar::{GVar, GradField};
 pub use instr::prim::{Primitive1, Primitive2};
 pub use mat::Mat;
@@ -65,8 +65,8 @@ pub const CHECKS: bool = !cfg!(feature = "unchecked");
 /// Everything a reversible program needs in scope.
 pub mod prelude {
     pub use crate::{
-        Complex, Direction, Dual, GVar, I21F43, InvertibilityError, InvertibilityErrorKind, Mat,
-        Primitive1, Primitive2, RevReal, ULog, reversible,
+        Complex, Direction, Dual, GVar, GradParam, I21F43, InvertibilityError,
+        InvertibilityErrorKind, Mat, Primitive1, Primitive2, RevReal, ULog, reversible,
     };
 }
 
