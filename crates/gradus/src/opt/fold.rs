@@ -1,0 +1,326 @@
+//! Constant folding and algebraic simplification (pass `fold`).
+//!
+//! Takes a statement and what the engine knows of its operands; gives a simpler equivalent.
+//! Rules:
+//!
+//! * `fold-const`: a primitive operation on constants is evaluated with the interpreter's own
+//!   arithmetic ([`crate::core::prim::PrimOp::eval`]); operations that would fail (integer
+//!   division by zero) are left to fail at run time;
+//! * `add-zero` (`x + 0`, `0 + x`), `sub-zero` (`x - 0`), `mul-one` (`x * 1`, `1 * x`),
+//!   `div-one` (`x / 1`), `neg-neg`: exact for every type;
+//! * `mul-zero` (`x * 0`, `0 * x` to `0`), `sub-self` (`x - x` to `0`), `neg-zero-sub`
+//!   (`0 - x` to `-x`), `mul-select` (`x * select(c, 1, 0)` to `select(c, x, 0)`) and
+//!   `div-zero` (`0 / x` to `0`): for integers (where `div-zero` does not apply), and for floats
+//!   unless the float policy is strict (see the module [`crate::opt`]);
+//! * `cmp-self`: `x == x`, `x <= x`, `x >= x` to `true`, `x != x`, `x < x`, `x > x` to `false`
+//!   (not for floats: NaN);
+//! * `select-const`, `select-same`, `select-bool`, `logic-const` (`and`/`or` with a constant),
+//!   `not-cmp` (`!(a < b)` on integers to `a >= b`);
+//! * `index-iota` (`iota(n, s, d)[i]` to `s + i*d` when `0 <= i < n` is known),
+//!   `index-replicate`, `index-rearrange` (a full index of a permuted array becomes an index of
+//!   the original), `index-single-lit`;
+//! * `rearrange-rearrange` (permutations compose; `transpose (transpose x)` is `x`),
+//!   `rearrange-id`, `reshape-same`, `coerce-same`, `assert-true`.
+
+use super::Ctx;
+use super::simplify::{Engine, Rewrite, Scope};
+use super::util::{is_one, is_zero, zero_of};
+use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Stm, SubExp};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::value::{PrimType, Scalar};
+
+/// The `fold` rules.
+pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    let Exp::BasicOp(op) = &stm.exp else {
+        return None;
+    };
+    match op {
+        BasicOp::Prim(p, args) => prim(eng, ctx, *p, args),
+        BasicOp::Index { array, slice } => index(eng, ctx, *array, slice, scope, &stm.aux),
+        BasicOp::Rearrange { array, perm } => {
+            if perm.iter().enumerate().all(|(i, p)| i == *p) {
+                ctx.fire("rearrange-id");
+                return Some(Rewrite::Exp(Exp::BasicOp(BasicOp::SubExp((*array).into()))));
+            }
+            if let Some(Stm {
+                exp:
+                    Exp::BasicOp(BasicOp::Rearrange {
+                        array: inner,
+                        perm: p0,
+                    }),
+                ..
+            }) = eng.def(*array)
+            {
+                // result[i] = mid[perm[i]] = inner[p0[perm[i]]]
+                let composed: Vec<usize> = perm.iter().map(|&i| p0[i]).collect();
+                ctx.fire("rearrange-rearrange");
+                return Some(Rewrite::Exp(Exp::BasicOp(BasicOp::Rearrange {
+                    array: *inner,
+                    perm: composed,
+                })));
+            }
+            None
+        }
+        BasicOp::Reshape { array, shape } | BasicOp::Coerce { array, shape, .. } => {
+            if eng.names.ty(*array).dims() == shape.as_slice() {
+                ctx.fire(if matches!(op, BasicOp::Reshape { .. }) {
+                    "reshape-same"
+                } else {
+                    "coerce-same"
+                });
+                return Some(Rewrite::Exp(Exp::BasicOp(BasicOp::SubExp((*array).into()))));
+            }
+            None
+        }
+        BasicOp::Assert {
+            cond: SubExp::Const(Scalar::Bool(true)),
+            ..
+        } => {
+            ctx.fire("assert-true");
+            Some(Rewrite::Subst(vec![]))
+        }
+        _ => None,
+    }
+}
+
+fn c(s: Scalar) -> SubExp {
+    SubExp::Const(s)
+}
+
+fn prim(eng: &Engine, ctx: &mut Ctx, p: PrimOp, args: &[SubExp]) -> Option<Rewrite> {
+    let subst = |ctx: &mut Ctx, rule: &'static str, se: SubExp| {
+        ctx.fire(rule);
+        Some(Rewrite::Subst(vec![se]))
+    };
+    let exp = |ctx: &mut Ctx, rule: &'static str, p: PrimOp, args: Vec<SubExp>| {
+        ctx.fire(rule);
+        Some(Rewrite::Exp(Exp::BasicOp(BasicOp::Prim(p, args))))
+    };
+    if args.iter().all(|a| matches!(a, SubExp::Const(_))) {
+        let vals: Vec<Scalar> = args
+            .iter()
+            .filter_map(|a| match a {
+                SubExp::Const(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        if let Ok(r) = p.eval(&vals) {
+            return subst(ctx, "fold-const", c(r));
+        }
+        return None;
+    }
+    // Rules inexact under IEEE apply to floats only under the finite-math policy.
+    let loose = |t: PrimType| t.is_int() || (t.is_float() && !eng.strict);
+    match (p, args) {
+        (PrimOp::Bin(BinOp::Add, _), [a, b]) => {
+            if is_zero(b) && (is_neg_zero(b) || loose(p.result_type())) {
+                return subst(ctx, "add-zero", *a);
+            }
+            if is_zero(a) && (is_neg_zero(a) || loose(p.result_type())) {
+                return subst(ctx, "add-zero", *b);
+            }
+            None
+        }
+        (PrimOp::Bin(BinOp::Sub, t), [a, b]) => {
+            if is_zero(b) && !is_neg_zero(b) {
+                return subst(ctx, "sub-zero", *a);
+            }
+            if a == b && loose(t) {
+                return subst(ctx, "sub-self", zero_of(t));
+            }
+            if is_zero(a) && loose(t) {
+                return exp(ctx, "neg-zero-sub", PrimOp::Un(UnOp::Neg, t), vec![*b]);
+            }
+            None
+        }
+        (PrimOp::Bin(BinOp::Mul, t), [a, b]) => {
+            if is_one(b) {
+                return subst(ctx, "mul-one", *a);
+            }
+            if is_one(a) {
+                return subst(ctx, "mul-one", *b);
+            }
+            if (is_zero(a) || is_zero(b)) && loose(t) {
+                return subst(ctx, "mul-zero", zero_of(t));
+            }
+            if loose(t) {
+                for (x, s) in [(a, b), (b, a)] {
+                    if let Some((PrimOp::Tern(TernOp::Select, _), sa)) = eng.prim_def(s) {
+                        if is_one(&sa[1]) && is_zero(&sa[2]) {
+                            return exp(
+                                ctx,
+                                "mul-select",
+                                PrimOp::Tern(TernOp::Select, t),
+                                vec![sa[0], *x, zero_of(t)],
+                            );
+                        }
+                        if is_zero(&sa[1]) && is_one(&sa[2]) {
+                            return exp(
+                                ctx,
+                                "mul-select",
+                                PrimOp::Tern(TernOp::Select, t),
+                                vec![sa[0], zero_of(t), *x],
+                            );
+                        }
+                    }
+                }
+            }
+            None
+        }
+        (PrimOp::Bin(BinOp::Div, t), [a, b]) => {
+            if is_one(b) {
+                return subst(ctx, "div-one", *a);
+            }
+            if is_zero(a) && t.is_float() && !eng.strict {
+                return subst(ctx, "div-zero", zero_of(t));
+            }
+            None
+        }
+        (PrimOp::Un(UnOp::Neg, _), [a]) => match eng.prim_def(a) {
+            Some((PrimOp::Un(UnOp::Neg, _), inner)) => subst(ctx, "neg-neg", inner[0]),
+            _ => None,
+        },
+        (PrimOp::Un(UnOp::Not, PrimType::Bool), [a]) => match eng.prim_def(a) {
+            Some((PrimOp::Un(UnOp::Not, PrimType::Bool), inner)) => subst(ctx, "not-cmp", inner[0]),
+            Some((PrimOp::Cmp(op, t), inner)) if t.is_int() || t == PrimType::Bool => {
+                let neg = match op {
+                    CmpOp::Eq => CmpOp::Ne,
+                    CmpOp::Ne => CmpOp::Eq,
+                    CmpOp::Lt => CmpOp::Ge,
+                    CmpOp::Le => CmpOp::Gt,
+                    CmpOp::Gt => CmpOp::Le,
+                    CmpOp::Ge => CmpOp::Lt,
+                };
+                exp(ctx, "not-cmp", PrimOp::Cmp(neg, t), inner)
+            }
+            _ => None,
+        },
+        (PrimOp::Cmp(op, t), [a, b]) if a == b && !t.is_float() => {
+            let r = matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge);
+            subst(ctx, "cmp-self", c(Scalar::Bool(r)))
+        }
+        (PrimOp::Tern(TernOp::Select, _), [cnd, x, y]) => {
+            if let SubExp::Const(Scalar::Bool(b)) = cnd {
+                return subst(ctx, "select-const", if *b { *x } else { *y });
+            }
+            if x == y {
+                return subst(ctx, "select-same", *x);
+            }
+            if x == &c(Scalar::Bool(true)) && y == &c(Scalar::Bool(false)) {
+                return subst(ctx, "select-bool", *cnd);
+            }
+            None
+        }
+        (PrimOp::Bin(op @ (BinOp::And | BinOp::Or), PrimType::Bool), [a, b]) => {
+            for (k, other) in [(a, b), (b, a)] {
+                if let SubExp::Const(Scalar::Bool(kv)) = k {
+                    let r = match (op, kv) {
+                        (BinOp::And, true) | (BinOp::Or, false) => *other,
+                        (BinOp::And, false) => c(Scalar::Bool(false)),
+                        _ => c(Scalar::Bool(true)),
+                    };
+                    return subst(ctx, "logic-const", r);
+                }
+            }
+            if a == b {
+                return subst(ctx, "logic-const", *a);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn is_neg_zero(se: &SubExp) -> bool {
+    match se {
+        SubExp::Const(Scalar::F64(x)) => *x == 0.0 && x.is_sign_negative(),
+        SubExp::Const(Scalar::F32(x)) => *x == 0.0 && x.is_sign_negative(),
+        _ => false,
+    }
+}
+
+fn index(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    array: crate::core::ir::Var,
+    slice: &[DimIndex],
+    scope: &Scope,
+    aux: &Aux,
+) -> Option<Rewrite> {
+    let def = eng.def(array)?.clone();
+    let Exp::BasicOp(op) = &def.exp else {
+        return None;
+    };
+    match op {
+        BasicOp::Iota {
+            n,
+            start,
+            stride,
+            elem,
+        } => {
+            let [DimIndex::Fix(i)] = slice else {
+                return None;
+            };
+            if !scope.ranges.in_bounds(i, n) || *elem != PrimType::I64 {
+                return None;
+            }
+            ctx.fire("index-iota");
+            if super::util::is_int_const(start, 0) && super::util::is_int_const(stride, 1) {
+                return Some(Rewrite::Subst(vec![*i]));
+            }
+            let mut b = crate::core::builder::Builder::new(eng.names);
+            b.set_aux(aux.clone());
+            let m = b.prim(
+                PrimOp::Bin(BinOp::Mul, PrimType::I64),
+                vec![*i, *stride],
+                "idx",
+            );
+            let s = b.prim(
+                PrimOp::Bin(BinOp::Add, PrimType::I64),
+                vec![*start, m.into()],
+                "idx",
+            );
+            Some(Rewrite::Stms(b.take_stms(), vec![s.into()]))
+        }
+        BasicOp::Replicate { shape, value } => {
+            // Only a full index into the replicated dimensions, known in bounds.
+            if slice.len() != shape.len() {
+                return None;
+            }
+            for (d, n) in slice.iter().zip(shape) {
+                match d {
+                    DimIndex::Fix(i) if scope.ranges.in_bounds(i, n) => {}
+                    _ => return None,
+                }
+            }
+            ctx.fire("index-replicate");
+            Some(Rewrite::Subst(vec![*value]))
+        }
+        BasicOp::Rearrange { array: inner, perm } => {
+            if slice.len() != perm.len() || !slice.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
+                return None;
+            }
+            // result[i_0, .., i_k] = inner[j] with j[perm[a]] = i_a.
+            let mut inner_slice = slice.to_vec();
+            for (a, &p) in perm.iter().enumerate() {
+                inner_slice[p] = slice[a];
+            }
+            ctx.fire("index-rearrange");
+            Some(Rewrite::Exp(Exp::BasicOp(BasicOp::Index {
+                array: *inner,
+                slice: inner_slice,
+            })))
+        }
+        BasicOp::ArrayLit { elems, .. } if elems.len() == 1 => {
+            let [DimIndex::Fix(SubExp::Const(k))] = slice else {
+                return None;
+            };
+            if k.as_i64() != Some(0) || eng.names.ty(def.pat[0]).rank() != 1 {
+                return None;
+            }
+            ctx.fire("index-single-lit");
+            Some(Rewrite::Subst(vec![elems[0]]))
+        }
+        _ => None,
+    }
+}

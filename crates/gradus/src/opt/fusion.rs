@@ -1,0 +1,275 @@
+//! SOAC fusion (pass `fusion`).
+//!
+//! Rules:
+//! * `map-map` (vertical): `let ys = map(w, f, xs)` whose results are used only as inputs of
+//!   one later `let zs = map(w, g, ys, us)` becomes `let zs = map(w, g ∘ f, xs, us)` at the
+//!   consumer's place: no intermediate array;
+//! * `map-horizontal`: two independent maps of the same width that share an input become one
+//!   map with the results of both (one traversal);
+//! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
+//!   bounds and a cheap `f` (basic operations only) becomes `f(xs[i])`: one element is
+//!   computed instead of read from an array that may then die. This is how map fuses into
+//!   single-element consumers such as the index a reduction's fission produces.
+//!
+//! A `map` cannot fuse into `reduce`, `scan`, `hist` or `scatter` in this IR, which has no
+//! fused map-reduce construct; the `single-point` pass covers the reduction case that matters
+//! for forward-mode gradients. Maps with accumulator inputs are never fused.
+//!
+//! Takes verified IR and gives verified IR.
+
+use super::Ctx;
+use super::simplify::{Engine, Rewrite, Scope};
+use super::util::{consumed_in_body, free_in_exp, subst_body, use_counts, walk_bodies_mut};
+use crate::core::ir::{DimIndex, Exp, Lambda, Prog, Soac, Stm, SubExp, Type, Var};
+use std::collections::{HashMap, HashSet};
+
+/// The `index-of-map` rule.
+pub fn index_of_map(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    let Exp::BasicOp(crate::core::ir::BasicOp::Index { array, slice }) = &stm.exp else {
+        return None;
+    };
+    let Some(DimIndex::Fix(i)) = slice.first() else {
+        return None;
+    };
+    let (def, o) = eng.defs.get(array)?.clone();
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &def.exp else {
+        return None;
+    };
+    if !scope.ranges.in_bounds(i, w) || !cheap(lam) {
+        return None;
+    }
+    if arrays
+        .iter()
+        .any(|a| matches!(eng.names.ty(*a), Type::Acc { .. }))
+    {
+        return None;
+    }
+    ctx.fire("index-of-map");
+    let (mut stms, r) = super::singlepoint::value_at(eng, lam, arrays, *i, o, &stm.aux);
+    if slice.len() == 1 {
+        return Some(Rewrite::Stms(stms, vec![r]));
+    }
+    let SubExp::Var(rv) = r else {
+        return None;
+    };
+    let t = eng.names.ty(stm.pat[0]).clone();
+    let v = eng.names.fresh("elem", t);
+    stms.push(Stm {
+        pat: vec![v],
+        exp: Exp::BasicOp(crate::core::ir::BasicOp::Index {
+            array: rv,
+            slice: slice[1..].to_vec(),
+        }),
+        aux: stm.aux.clone(),
+    });
+    Some(Rewrite::Stms(stms, vec![v.into()]))
+}
+
+fn cheap(lam: &Lambda) -> bool {
+    lam.body.stms.len() <= 8
+        && lam.body.stms.iter().all(|s| match &s.exp {
+            Exp::BasicOp(_) => true,
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                then_body.stms.len() + else_body.stms.len() <= 4
+                    && then_body
+                        .stms
+                        .iter()
+                        .chain(&else_body.stms)
+                        .all(|s| matches!(s.exp, Exp::BasicOp(_)))
+            }
+            _ => false,
+        })
+}
+
+/// Runs vertical map fusion (`horizontal` false) or horizontal map fusion on every body of
+/// every function. Horizontal fusion runs only once the other passes are done, since a map
+/// merged with a variant one can no longer be hoisted.
+pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
+    if !ctx.on("fusion") {
+        return;
+    }
+    let Prog { names, funs } = prog;
+    for f in funs.iter_mut() {
+        let counts = use_counts(names, &f.body);
+        let mut consumed = HashSet::new();
+        consumed_in_body(&f.body, &mut consumed);
+        walk_bodies_mut(&mut f.body, &mut |body| {
+            if horizontal_only {
+                horizontal(names, ctx, body, &consumed);
+            } else {
+                vertical(names, ctx, body, &counts, &consumed);
+            }
+        });
+    }
+}
+
+fn map_parts(stm: &Stm) -> Option<(&SubExp, &Lambda, &Vec<Var>)> {
+    match &stm.exp {
+        Exp::Soac(Soac::Map { w, lam, arrays }) => Some((w, lam, arrays)),
+        _ => None,
+    }
+}
+
+fn has_acc(names: &crate::core::ir::NameTable, vs: &[Var]) -> bool {
+    vs.iter().any(|v| matches!(names.ty(*v), Type::Acc { .. }))
+}
+
+fn vertical(
+    names: &mut crate::core::ir::NameTable,
+    ctx: &mut Ctx,
+    body: &mut crate::core::ir::Body,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) {
+    let mut p = 0;
+    while p < body.stms.len() {
+        let Some((pw, plam, parrays)) = map_parts(&body.stms[p]) else {
+            p += 1;
+            continue;
+        };
+        let ppat = body.stms[p].pat.clone();
+        if has_acc(names, parrays)
+            || has_acc(names, &ppat)
+            || parrays.iter().any(|a| consumed.contains(a))
+        {
+            p += 1;
+            continue;
+        }
+        // The one consumer: a later map taking the used outputs as inputs, and nothing else
+        // using them.
+        let used: Vec<Var> = ppat
+            .iter()
+            .copied()
+            .filter(|v| counts.get(v).copied().unwrap_or(0) > 0)
+            .collect();
+        if used.is_empty() {
+            p += 1;
+            continue;
+        }
+        let mut consumer = None;
+        for c in p + 1..body.stms.len() {
+            let Some((cw, _, carrays)) = map_parts(&body.stms[c]) else {
+                continue;
+            };
+            if carrays.iter().any(|a| used.contains(a)) {
+                let ok = cw == pw
+                    && used.iter().all(|v| {
+                        counts.get(v).copied().unwrap_or(0)
+                            == carrays.iter().filter(|a| *a == v).count()
+                    })
+                    && !has_acc(names, carrays);
+                if ok {
+                    consumer = Some(c);
+                }
+                break;
+            }
+        }
+        let Some(c) = consumer else {
+            p += 1;
+            continue;
+        };
+        let (plam, parrays) = (plam.clone(), parrays.clone());
+        let (cw, clam, carrays) = match map_parts(&body.stms[c]) {
+            Some((w, l, a)) => (*w, l.clone(), a.clone()),
+            None => break,
+        };
+        let mut params = plam.params.clone();
+        let mut arrays = parrays.clone();
+        let mut map: HashMap<Var, SubExp> = HashMap::new();
+        for (cp, ca) in clam.params.iter().zip(&carrays) {
+            if let Some(o) = ppat.iter().position(|v| v == ca) {
+                map.insert(*cp, plam.body.result[o]);
+            } else {
+                params.push(*cp);
+                arrays.push(*ca);
+            }
+        }
+        let mut cbody = clam.body.clone();
+        subst_body(&mut cbody, &map);
+        let mut stms = plam.body.stms.clone();
+        stms.extend(cbody.stms);
+        let fused = Lambda {
+            params,
+            body: crate::core::ir::Body {
+                stms,
+                result: cbody.result,
+            },
+            ret: clam.ret.clone(),
+        };
+        body.stms[c].exp = Exp::Soac(Soac::Map {
+            w: cw,
+            lam: fused,
+            arrays,
+        });
+        body.stms.remove(p);
+        ctx.fire("map-map");
+        let _ = &names;
+    }
+}
+
+fn horizontal(
+    names: &mut crate::core::ir::NameTable,
+    ctx: &mut Ctx,
+    body: &mut crate::core::ir::Body,
+    consumed: &HashSet<Var>,
+) {
+    let mut p = 0;
+    while p < body.stms.len() {
+        let Some((pw, _, parrays)) = map_parts(&body.stms[p]) else {
+            p += 1;
+            continue;
+        };
+        if has_acc(names, parrays) || has_acc(names, &body.stms[p].pat) {
+            p += 1;
+            continue;
+        }
+        let (pw, parrays) = (*pw, parrays.clone());
+        let mut merged = false;
+        let mut bound_between: HashSet<Var> = body.stms[p].pat.iter().copied().collect();
+        for q in p + 1..body.stms.len() {
+            if let Some((qw, _, qarrays)) = map_parts(&body.stms[q]) {
+                let shares = qarrays.iter().any(|a| parrays.contains(a));
+                if *qw == pw
+                    && shares
+                    && !has_acc(names, qarrays)
+                    && !has_acc(names, &body.stms[q].pat)
+                {
+                    let free = free_in_exp(names, &body.stms[q].exp);
+                    let mut tys = HashSet::new();
+                    for v in &body.stms[q].pat {
+                        tys.extend(super::util::type_vars(names.ty(*v)));
+                    }
+                    if free.is_disjoint(&bound_between)
+                        && tys.is_disjoint(&bound_between)
+                        && !qarrays.iter().any(|a| consumed.contains(a))
+                    {
+                        let qstm = body.stms.remove(q);
+                        let Some((_, qlam, qarrays)) = map_parts(&qstm) else {
+                            break;
+                        };
+                        let pstm = &mut body.stms[p];
+                        if let Exp::Soac(Soac::Map { lam, arrays, .. }) = &mut pstm.exp {
+                            lam.params.extend(qlam.params.iter().copied());
+                            arrays.extend(qarrays.iter().copied());
+                            lam.body.stms.extend(qlam.body.stms.iter().cloned());
+                            lam.body.result.extend(qlam.body.result.iter().copied());
+                            lam.ret.extend(qlam.ret.iter().cloned());
+                        }
+                        pstm.pat.extend(qstm.pat.iter().copied());
+                        ctx.fire("map-horizontal");
+                        merged = true;
+                        break;
+                    }
+                }
+            }
+            bound_between.extend(body.stms[q].pat.iter().copied());
+        }
+        if !merged {
+            p += 1;
+        }
+    }
+}

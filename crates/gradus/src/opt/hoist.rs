@@ -1,0 +1,156 @@
+//! Loop-invariant code motion (pass `hoist`): statements of a SOAC lambda or a loop body that
+//! read nothing bound inside it move out, before the SOAC or loop, so they run once instead of
+//! once per element or iteration. Nested scopes are done first, so a statement can travel
+//! out of several levels in one run.
+//!
+//! Rule `hoist`. Only statements that can neither fail nor have an effect
+//! ([`super::util::is_safe`], with range facts of the enclosing scopes) move, since the lambda
+//! may run zero times; statements that consume or bind accumulators never move; nothing moves
+//! out of `if` branches or `with_acc`.
+//!
+//! Takes verified IR, gives verified IR.
+
+use super::Ctx;
+use super::util::{Ranges, free_in_exp, is_int_const, is_safe, type_vars};
+use crate::core::ir::{BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, Type, Var};
+use std::collections::HashSet;
+
+/// Runs code motion on every function.
+pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
+    if !ctx.on("hoist") {
+        return;
+    }
+    let Prog { names, funs } = prog;
+    for f in funs.iter_mut() {
+        body(names, ctx, &mut f.body, &Ranges::default());
+    }
+}
+
+/// Processes the bodies nested in `b`'s statements; hoisted statements are placed before the
+/// statement they left.
+fn body(names: &NameTable, ctx: &mut Ctx, b: &mut Body, ranges: &Ranges) {
+    let mut ranges = ranges.clone();
+    let stms = std::mem::take(&mut b.stms);
+    let mut out = Vec::with_capacity(stms.len());
+    for mut stm in stms {
+        let hoisted = nested(names, ctx, &mut stm, &ranges);
+        for h in hoisted {
+            note_iota(&h, &mut ranges);
+            out.push(h);
+        }
+        note_iota(&stm, &mut ranges);
+        out.push(stm);
+    }
+    b.stms = out;
+}
+
+fn note_iota(stm: &Stm, ranges: &mut Ranges) {
+    if let (
+        Exp::BasicOp(BasicOp::Iota {
+            n, start, stride, ..
+        }),
+        [v],
+    ) = (&stm.exp, stm.pat.as_slice())
+        && is_int_const(start, 0)
+        && is_int_const(stride, 1)
+    {
+        ranges.iotas.insert(*v, *n);
+    }
+}
+
+/// Cleans the nested bodies of `stm` and returns the statements that leave it.
+fn nested(names: &NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) -> Vec<Stm> {
+    match &mut stm.exp {
+        Exp::BasicOp(_) | Exp::Apply { .. } => vec![],
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => {
+            body(names, ctx, then_body, ranges);
+            body(names, ctx, else_body, ranges);
+            vec![]
+        }
+        Exp::WithAcc { lam, .. } => {
+            body(names, ctx, &mut lam.body, ranges);
+            vec![]
+        }
+        Exp::Loop {
+            params,
+            form,
+            body: lb,
+        } => {
+            let mut inner = ranges.clone();
+            let mut local: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+            match form {
+                LoopForm::For { i, bound } => {
+                    local.insert(*i);
+                    if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+                        inner.insert(*i, 0, *bound);
+                    }
+                }
+                LoopForm::While { cond } => {
+                    local.insert(*cond);
+                }
+            }
+            body(names, ctx, lb, &inner);
+            extract(names, ctx, lb, local, ranges)
+        }
+        Exp::Soac(soac) => {
+            let mut inner = ranges.clone();
+            if let Soac::Map { lam, arrays, .. } = soac {
+                let (ps, arrs) = (lam.params.clone(), arrays.clone());
+                inner.from_inputs(&ps, &arrs);
+            }
+            match super::util::soac_lambda_mut(soac) {
+                Some(lam) => {
+                    body(names, ctx, &mut lam.body, &inner);
+                    let local: HashSet<Var> = lam.params.iter().copied().collect();
+                    extract(names, ctx, &mut lam.body, local, ranges)
+                }
+                None => vec![],
+            }
+        }
+    }
+}
+
+/// Takes the invariant statements out of `b`, whose own binders are `local`.
+fn extract(
+    names: &NameTable,
+    ctx: &mut Ctx,
+    b: &mut Body,
+    mut local: HashSet<Var>,
+    outer: &Ranges,
+) -> Vec<Stm> {
+    let mut out = Vec::new();
+    let mut kept = Vec::with_capacity(b.stms.len());
+    let mut ranges = outer.clone();
+    let mut consumed = HashSet::new();
+    super::util::consumed_in_body(b, &mut consumed);
+    for stm in std::mem::take(&mut b.stms) {
+        let free = free_in_exp(names, &stm.exp);
+        let tys: Vec<Var> = stm
+            .pat
+            .iter()
+            .flat_map(|v| type_vars(names.ty(*v)))
+            .collect();
+        let movable = free.is_disjoint(&local)
+            && tys.iter().all(|d| !local.contains(d))
+            && !stm.pat.is_empty()
+            && stm
+                .pat
+                .iter()
+                .all(|v| !matches!(names.ty(*v), Type::Acc { .. }) && !consumed.contains(v))
+            && is_safe(&stm.exp, &ranges, names);
+        if movable {
+            ctx.fire("hoist");
+            note_iota(&stm, &mut ranges);
+            out.push(stm);
+        } else {
+            local.extend(stm.pat.iter().copied());
+            kept.push(stm);
+        }
+    }
+    b.stms = kept;
+    out
+}

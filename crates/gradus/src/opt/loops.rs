@@ -1,0 +1,244 @@
+//! Loop normalisation (pass `loop-norm`).
+//!
+//! Rules, for `for` loops:
+//! * `loop-zero-trip`: a constant bound `<= 0`: the loop returns its initial values;
+//! * `loop-unroll`: a constant bound from 1 to [`UNROLL_MAX`] and a small body: the body is
+//!   copied once per iteration (with fresh names), the counter replaced by its value;
+//! * `loop-single-point`: a loop whose state changes in at most one iteration becomes a
+//!   statement. Each result is either its parameter unchanged, or `p + t` with `t` zero unless
+//!   the counter equals some `c` that does not depend on the loop (and `t` does not read the
+//!   loop's parameters), or `select`/`if` on `i == c` that keeps `p` otherwise. The loop
+//!   becomes the body instantiated at `i = c` on the initial values, guarded by `0 <= c < n`.
+//!
+//! Takes verified IR and gives verified IR.
+
+use super::Ctx;
+use super::simplify::{Engine, Rewrite, Scope};
+use super::singlepoint::{Region, Sparse, cond_point, sparse};
+use super::util::{exp_binders, instantiate_lambda};
+use crate::core::builder::Builder;
+use crate::core::ir::{BasicOp, Body, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::value::{PrimType, Scalar};
+use std::collections::HashSet;
+
+/// Longest constant loop that is unrolled.
+pub const UNROLL_MAX: i64 = 4;
+/// Largest body (in statements) that is unrolled.
+const UNROLL_BODY: usize = 24;
+
+/// The `loop-norm` rules.
+pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    let Exp::Loop { params, form, body } = &stm.exp else {
+        return None;
+    };
+    let LoopForm::For { i, bound } = form else {
+        return None;
+    };
+    // Loops whose parameters' types mention other parameters (existential sizes) are left.
+    let pvars: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+    for (p, _) in params {
+        if super::util::type_vars(eng.names.ty(*p))
+            .iter()
+            .any(|d| pvars.contains(d))
+        {
+            return None;
+        }
+    }
+    if let SubExp::Const(c) = bound {
+        let n = c.as_i64().unwrap_or(i64::MAX);
+        if n <= 0 {
+            ctx.fire("loop-zero-trip");
+            return Some(Rewrite::Subst(params.iter().map(|(_, e)| *e).collect()));
+        }
+        if n <= UNROLL_MAX && small(body) && !consumes(body) {
+            ctx.fire("loop-unroll");
+            let lam = as_lambda(eng, *i, params, body);
+            let mut stms = Vec::new();
+            let mut state: Vec<SubExp> = params.iter().map(|(_, e)| *e).collect();
+            let it = eng.names.ty(*i).elem();
+            for k in 0..n {
+                let mut args = vec![SubExp::Const(Scalar::from_i128(it, k as i128))];
+                args.extend(state.iter().copied());
+                let (s, r) = instantiate_lambda(eng.names, &lam, &args, &stm.aux);
+                stms.extend(s);
+                state = r;
+            }
+            return Some(Rewrite::Stms(stms, state));
+        }
+    }
+    single_point(eng, ctx, stm, *i, *bound, params, body, scope)
+}
+
+fn small(body: &Body) -> bool {
+    body.stms.len() <= UNROLL_BODY
+        && body
+            .stms
+            .iter()
+            .all(|s| matches!(s.exp, Exp::BasicOp(_) | Exp::If { .. }))
+}
+
+fn consumes(body: &Body) -> bool {
+    let mut c = HashSet::new();
+    super::util::consumed_in_body(body, &mut c);
+    !c.is_empty()
+}
+
+/// The loop body as a lambda of the counter and the parameters.
+fn as_lambda(eng: &Engine, i: Var, params: &[(Var, SubExp)], body: &Body) -> Lambda {
+    let mut ps = vec![i];
+    ps.extend(params.iter().map(|(p, _)| *p));
+    Lambda {
+        params: ps,
+        body: body.clone(),
+        ret: params
+            .iter()
+            .map(|(p, _)| eng.names.ty(*p).clone())
+            .collect(),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn single_point(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    stm: &Stm,
+    i: Var,
+    bound: SubExp,
+    params: &[(Var, SubExp)],
+    body: &Body,
+    scope: &Scope,
+) -> Option<Rewrite> {
+    if eng.names.ty(i) != &Type::Prim(PrimType::I64) || consumes(body) {
+        return None;
+    }
+    if params
+        .iter()
+        .any(|(p, _)| !matches!(eng.names.ty(*p), Type::Prim(_)))
+    {
+        return None;
+    }
+    let mut bound_set = exp_binders(&stm.exp);
+    bound_set.insert(i);
+    let pvars: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+    let index_vars = [i];
+    let region = Region {
+        index_vars: &index_vars,
+        bound: &bound_set,
+    };
+    let mut point: Option<SubExp> = None;
+    let mut agree = |c: SubExp| match point {
+        None => {
+            point = Some(c);
+            true
+        }
+        Some(p) => p == c,
+    };
+    // For each parameter: None (unchanged) or Some(additive term).
+    let mut terms: Vec<Option<SubExp>> = Vec::new();
+    let mut any = false;
+    for ((p, _), r) in params.iter().zip(&body.result) {
+        if *r == SubExp::Var(*p) {
+            terms.push(None);
+            continue;
+        }
+        any = true;
+        // `p + t`
+        if let Some((PrimOp::Bin(BinOp::Add, _), args)) = eng.prim_def(r) {
+            let t = if args[0] == SubExp::Var(*p) {
+                Some(args[1])
+            } else if args[1] == SubExp::Var(*p) {
+                Some(args[0])
+            } else {
+                None
+            };
+            if let Some(t) = t {
+                let reads = super::util::deps_in(eng.names, body, &t, &pvars);
+                if reads.is_empty()
+                    && let Some(Sparse::At(_, c)) = sparse(eng, &t, &region, 0)
+                    && agree(c)
+                {
+                    terms.push(Some(t));
+                    continue;
+                }
+            }
+        }
+        // `if i == c then f(p) else p`, as `select` or `if`.
+        let keeps = match eng.def_se(r) {
+            Some(Stm {
+                exp: Exp::BasicOp(BasicOp::Prim(PrimOp::Tern(TernOp::Select, _), args)),
+                ..
+            }) if args[2] == SubExp::Var(*p) => cond_point(eng, &args[0], &region),
+            Some(
+                s @ Stm {
+                    exp: Exp::If {
+                        cond, else_body, ..
+                    },
+                    ..
+                },
+            ) => {
+                let k = s.pat.iter().position(|v| SubExp::Var(*v) == *r)?;
+                if else_body.stms.is_empty() && else_body.result[k] == SubExp::Var(*p) {
+                    cond_point(eng, cond, &region)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        match keeps {
+            Some(Sparse::At(_, c)) if agree(c) => terms.push(Some(*r)),
+            _ => return None,
+        }
+    }
+    let c = point?;
+    if !any {
+        return None;
+    }
+    ctx.fire("loop-single-point");
+    // The body at `i = c` on the initial values.
+    let lam = as_lambda(eng, i, params, body);
+    let mut args = vec![c];
+    args.extend(params.iter().map(|(_, e)| *e));
+    let (stms, res) = instantiate_lambda(eng.names, &lam, &args, &stm.aux);
+    let inits: Vec<SubExp> = params.iter().map(|(_, e)| *e).collect();
+    if scope.ranges.in_bounds(&c, &bound) {
+        return Some(Rewrite::Stms(stms, res));
+    }
+    let mut b = Builder::new(eng.names);
+    b.set_aux(stm.aux.clone());
+    let lo = b.prim(
+        PrimOp::Cmp(CmpOp::Le, PrimType::I64),
+        vec![SubExp::i64(0), c],
+        "in_lo",
+    );
+    let hi = b.prim(
+        PrimOp::Cmp(CmpOp::Lt, PrimType::I64),
+        vec![c, bound],
+        "in_hi",
+    );
+    let ok = b.prim(
+        PrimOp::Bin(BinOp::And, PrimType::Bool),
+        vec![lo.into(), hi.into()],
+        "in_range",
+    );
+    let ret: Vec<Type> = params.iter().map(|(p, _)| b.names.ty(*p).clone()).collect();
+    let out = b.bind(
+        Exp::If {
+            cond: ok.into(),
+            then_body: Body { stms, result: res },
+            else_body: Body {
+                stms: vec![],
+                result: inits,
+            },
+            ret: ret.clone(),
+        },
+        ret,
+        &["point"],
+        None,
+    );
+    Some(Rewrite::Stms(
+        b.take_stms(),
+        out.into_iter().map(SubExp::Var).collect(),
+    ))
+}

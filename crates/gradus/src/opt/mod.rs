@@ -1,0 +1,177 @@
+//! The optimiser: rewrites of core IR that are not specific to AD but make AD's output fast
+//! (DESIGN.md, "Optimiser"; the dF~ paper's fusion, code motion and loop normalisation).
+//!
+//! Takes a program that passes the core IR verifier and returns one that passes it too and
+//! computes the same results, under the float policy below. Every pass is a module with named
+//! rewrite rules; [`pipeline`] runs them to a bounded fixed point under a documented schedule.
+//!
+//! | pass           | module         | what it does                                                |
+//! |----------------|----------------|-------------------------------------------------------------|
+//! | `fold`         | [`fold`]       | constant folding, ring laws, index and rearrange rules      |
+//! | `copy-prop`    | [`copyprop`]   | `let y = x` replaced by `x`                                 |
+//! | `cse`          | [`cse`]        | common subexpressions (up to renaming of inner binders)    |
+//! | `if-simp`      | [`ifsimp`]     | constant conditions, equal branches, scalar `if` to select |
+//! | `dce`          | [`dce`]        | unused, effect-free statements removed                      |
+//! | `tuple-elim`   | [`tuple`]      | unused results of `map`/`reduce`/`scan`/`if`/`loop` removed |
+//! | `inline`       | [`inline`]     | calls of non-entry functions inlined                         |
+//! | `hoist`        | [`hoist`]      | loop- and lambda-invariant statements moved out             |
+//! | `fusion`       | [`fusion`]     | map–map (vertical and horizontal) fusion, index of a map    |
+//! | `single-point` | [`singlepoint`]| a sum whose terms are zero but at one index becomes a term  |
+//! | `fission`      | [`fission`]    | reductions split so that invariant parts can be hoisted     |
+//! | `loop-norm`    | [`loops`]      | zero- and one-trip loops, short constant loops unrolled     |
+//!
+//! # Float policy
+//!
+//! By default the optimiser assumes *finite* floating-point values and does not distinguish
+//! `-0.0` from `0.0` (as C's `-ffinite-math-only -fno-signed-zeros`): it rewrites `x * 0.0`
+//! to `0.0`, `x - x` to `0.0`, `0.0 + x` to `x`, and sums whose terms are `0.0` but at one
+//! index to that term. These are the rules that turn forward-mode gradients (one `jvp` per
+//! one-hot seed) into the cost of the function itself, which is the optimiser's purpose; they
+//! only change results where a program multiplies an infinity or a NaN by a literal or
+//! one-hot zero, where the unoptimised program yields NaN. Rules that are exact under IEEE
+//! (`x * 1.0`, `x - 0.0`, `x / 1.0`, folding of constants, which uses the interpreter's own
+//! arithmetic) are always on. [`OptOptions::strict_float`] turns the inexact ones off.
+//!
+//! # Errors
+//! Statements that may fail at run time (bounds-checked indexing that is not known to be in
+//! bounds, integer division, assertions, size coercions) are never moved to where they would
+//! run more often than before; an unused statement that can only fail is removed except for
+//! `assert`, so a program that fails only in dead code may succeed after optimisation.
+
+pub mod copyprop;
+pub mod cse;
+pub mod dce;
+pub mod fission;
+pub mod fold;
+pub mod fusion;
+pub mod hoist;
+pub mod ifsimp;
+pub mod inline;
+pub mod loops;
+pub mod pipeline;
+pub mod simplify;
+pub mod singlepoint;
+pub mod tuple;
+pub mod util;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use pipeline::optimise;
+
+/// Every pass's name (for `--disable-pass`) and a one-line description.
+pub const PASSES: &[(&str, &str)] = &[
+    ("fold", "constant folding and ring-law simplification"),
+    ("copy-prop", "copy propagation"),
+    ("cse", "common-subexpression elimination"),
+    ("if-simp", "if simplification"),
+    ("dce", "dead-code elimination"),
+    (
+        "tuple-elim",
+        "removal of unused results of SOACs, ifs and loops",
+    ),
+    ("inline", "inlining of function calls"),
+    ("hoist", "loop- and lambda-invariant code motion"),
+    ("fusion", "SOAC fusion"),
+    (
+        "single-point",
+        "sums that are zero but at one index become that term",
+    ),
+    ("fission", "reduction fission"),
+    ("loop-norm", "loop normalisation and unrolling"),
+];
+
+/// Options of the optimiser.
+#[derive(Clone, Debug)]
+pub struct OptOptions {
+    /// Whether to optimise at all.
+    pub enabled: bool,
+    /// Passes not to run (names from [`PASSES`]).
+    pub disabled: BTreeSet<String>,
+    /// Keep floating-point results bit-exact under IEEE semantics (see the float policy).
+    pub strict_float: bool,
+    /// Upper bound on the rounds of the fixed-point iteration.
+    pub max_rounds: usize,
+}
+
+impl Default for OptOptions {
+    fn default() -> Self {
+        OptOptions {
+            enabled: true,
+            disabled: BTreeSet::new(),
+            strict_float: false,
+            max_rounds: 12,
+        }
+    }
+}
+
+impl OptOptions {
+    /// No optimisation.
+    pub fn off() -> Self {
+        OptOptions {
+            enabled: false,
+            ..Default::default()
+        }
+    }
+    /// Disables a pass; an error names the known passes if `name` is not one.
+    pub fn disable(&mut self, name: &str) -> Result<(), String> {
+        if PASSES.iter().any(|(n, _)| *n == name) {
+            self.disabled.insert(name.to_string());
+            Ok(())
+        } else {
+            let names: Vec<_> = PASSES.iter().map(|(n, _)| *n).collect();
+            Err(format!(
+                "unknown optimiser pass `{name}` (expected one of: {})",
+                names.join(", ")
+            ))
+        }
+    }
+    /// Whether pass `name` runs.
+    pub fn runs(&self, name: &str) -> bool {
+        self.enabled && !self.disabled.contains(name)
+    }
+}
+
+/// How often each rewrite rule fired, and how many rounds the pipeline ran.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Rule name to number of applications.
+    pub rules: BTreeMap<&'static str, usize>,
+    /// Rounds of the fixed-point iteration.
+    pub rounds: usize,
+}
+
+/// What a pass needs: the options, and where to count the rules it applies.
+pub struct Ctx<'a> {
+    /// The options.
+    pub opts: &'a OptOptions,
+    /// Counts of rule applications.
+    pub stats: Stats,
+    changes: usize,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context with no rule fired yet.
+    pub fn new(opts: &'a OptOptions) -> Self {
+        Ctx {
+            opts,
+            stats: Stats::default(),
+            changes: 0,
+        }
+    }
+    /// Whether pass `name` runs.
+    pub fn on(&self, pass: &str) -> bool {
+        self.opts.runs(pass)
+    }
+    /// Records that `rule` was applied once.
+    pub fn fire(&mut self, rule: &'static str) {
+        if std::env::var_os("GRADUS_OPT_TRACE").is_some() {
+            eprintln!("rule {rule}");
+        }
+        *self.stats.rules.entry(rule).or_default() += 1;
+        self.changes += 1;
+    }
+    /// Rules applied so far.
+    pub fn changes(&self) -> usize {
+        self.changes
+    }
+}

@@ -1,0 +1,312 @@
+//! The simplification engine: one forward walk over every body that applies the
+//! statement-level rules of the passes `copy-prop`, `fold`, `if-simp`, `loop-norm`,
+//! `single-point`, `fission`, `fusion` (index of a map) and `cse`.
+//!
+//! Takes verified IR and returns verified IR. It keeps, while walking, what the rules need to
+//! know about the scope: the definition of every variable bound so far, the pending
+//! substitutions (copy propagation, folded constants, common subexpressions), the available
+//! expressions for CSE (scoped: a lambda sees its enclosing scope's, not the other way), and
+//! range facts (`0 <= i < n` for rows of `iota n`, loop counters, branch conditions). A rule
+//! either keeps the statement (possibly with a new expression), replaces its pattern variables
+//! by sub-expressions, or replaces it by statements that are simplified in turn.
+
+use super::Ctx;
+use super::util::{Ranges, consumed_in_body, subst_body, subst_names};
+use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// What a rule does with a statement.
+pub enum Rewrite {
+    /// Keep the statement with this expression (same pattern).
+    Exp(Exp),
+    /// Drop the statement; its pattern variables become these sub-expressions.
+    Subst(Vec<SubExp>),
+    /// Replace the statement by these statements (simplified in turn); its pattern variables
+    /// become the given sub-expressions (one per pattern variable), which the new statements
+    /// compute.
+    Stms(Vec<Stm>, Vec<SubExp>),
+}
+
+/// The scope-dependent knowledge of the engine.
+#[derive(Clone, Default)]
+pub struct Scope {
+    /// Available expressions: canonical key to the pattern that computed it.
+    pub cse: HashMap<String, Vec<Var>>,
+    /// Range facts.
+    pub ranges: Ranges,
+}
+
+/// State of one walk over a function.
+pub struct Engine<'n> {
+    /// The name table.
+    pub names: &'n mut NameTable,
+    /// Definitions of the variables seen so far (variable to its statement and position).
+    pub defs: HashMap<Var, (Stm, usize)>,
+    /// Variables consumed somewhere in the function.
+    pub consumed: HashSet<Var>,
+    /// Whether the float policy is strict IEEE.
+    pub strict: bool,
+    /// Range facts about variables created by rewrites (valid wherever they are in scope).
+    pub extra_facts: HashMap<Var, (i64, SubExp)>,
+    subst: HashMap<Var, SubExp>,
+}
+
+impl<'n> Engine<'n> {
+    /// The definition of `v`, if it is a statement's single result (or any result).
+    pub fn def(&self, v: Var) -> Option<&Stm> {
+        self.defs.get(&v).map(|(s, _)| s)
+    }
+
+    /// The definition of a sub-expression's variable.
+    pub fn def_se(&self, se: &SubExp) -> Option<&Stm> {
+        se.as_var().and_then(|v| self.def(v))
+    }
+
+    /// The primitive operation and operands defining `se`, if any.
+    pub fn prim_def(&self, se: &SubExp) -> Option<(crate::core::prim::PrimOp, Vec<SubExp>)> {
+        match self.def_se(se) {
+            Some(Stm {
+                exp: Exp::BasicOp(BasicOp::Prim(op, args)),
+                ..
+            }) => Some((*op, args.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the engine on every function.
+pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
+    let Prog { names, funs } = prog;
+    for f in funs.iter_mut() {
+        let mut consumed = HashSet::new();
+        consumed_in_body(&f.body, &mut consumed);
+        let mut eng = Engine {
+            names,
+            defs: HashMap::new(),
+            consumed,
+            strict: ctx.opts.strict_float,
+            extra_facts: HashMap::new(),
+            subst: HashMap::new(),
+        };
+        let body = std::mem::take(&mut f.body);
+        f.body = eng.body(ctx, body, &Scope::default());
+        let all: HashMap<Var, SubExp> = eng
+            .subst
+            .keys()
+            .map(|v| (*v, eng.resolve(SubExp::Var(*v))))
+            .collect();
+        subst_names(names, &all);
+        let mut ret = std::mem::take(&mut f.ret);
+        for t in &mut ret {
+            *t = super::util::subst_type(t, &all);
+        }
+        f.ret = ret;
+    }
+}
+
+impl<'n> Engine<'n> {
+    fn apply_subst(&self, stm: &mut Stm) {
+        if self.subst.is_empty() {
+            return;
+        }
+        let mut b = Body {
+            stms: vec![std::mem::replace(
+                stm,
+                Stm {
+                    pat: vec![],
+                    exp: Exp::BasicOp(BasicOp::SubExp(SubExp::i64(0))),
+                    aux: Aux::default(),
+                },
+            )],
+            result: vec![],
+        };
+        let mut local = HashMap::new();
+        super::util::visit_body(&b, &mut |v| {
+            if self.subst.contains_key(&v) {
+                local.insert(v, self.resolve(SubExp::Var(v)));
+            }
+        });
+        subst_body(&mut b, &local);
+        if let Some(s) = b.stms.pop() {
+            *stm = s;
+        }
+    }
+
+    fn resolve(&self, mut se: SubExp) -> SubExp {
+        // Substitutions may chain (`y := x` recorded before `x := 3`).
+        for _ in 0..64 {
+            match se {
+                SubExp::Var(v) => match self.subst.get(&v) {
+                    Some(next) => se = *next,
+                    None => return se,
+                },
+                c => return c,
+            }
+        }
+        se
+    }
+
+    /// Simplifies a body in `scope`.
+    pub fn body(&mut self, ctx: &mut Ctx, body: Body, scope: &Scope) -> Body {
+        let mut scope = scope.clone();
+        let mut out = Vec::with_capacity(body.stms.len());
+        let mut work: VecDeque<Stm> = body.stms.into();
+        let mut budget = 64 * (work.len() + 16);
+        while let Some(mut stm) = work.pop_front() {
+            self.apply_subst(&mut stm);
+            self.nested(ctx, &mut stm, &scope);
+            let mut tries = 0;
+            loop {
+                tries += 1;
+                let rw = if budget > 0 && tries < 8 {
+                    self.rules(ctx, &stm, &scope)
+                } else {
+                    None
+                };
+                budget = budget.saturating_sub(1);
+                match rw {
+                    None => {
+                        self.keep(ctx, stm, &mut scope, &mut out);
+                        break;
+                    }
+                    Some(Rewrite::Exp(e)) => {
+                        stm.exp = e;
+                    }
+                    Some(Rewrite::Subst(ses)) => {
+                        for (v, se) in stm.pat.iter().zip(ses) {
+                            let se = self.resolve(se);
+                            self.subst.insert(*v, se);
+                        }
+                        break;
+                    }
+                    Some(Rewrite::Stms(stms, ses)) => {
+                        for (v, se) in stm.pat.iter().zip(ses) {
+                            self.subst.insert(*v, se);
+                        }
+                        for s in stms.into_iter().rev() {
+                            work.push_front(s);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let result = body.result.into_iter().map(|r| self.resolve(r)).collect();
+        // Substitutions found later in this body may apply to results of earlier ones only
+        // through `resolve`, which already happened.
+        Body { stms: out, result }
+    }
+
+    fn keep(&mut self, ctx: &mut Ctx, stm: Stm, scope: &mut Scope, out: &mut Vec<Stm>) {
+        if ctx.on("cse")
+            && let Some(key) = super::cse::key(self, &stm)
+        {
+            if let Some(prev) = scope.cse.get(&key)
+                && prev.len() == stm.pat.len()
+            {
+                ctx.fire("cse");
+                for (v, p) in stm.pat.iter().zip(prev.clone()) {
+                    self.subst.insert(*v, SubExp::Var(p));
+                }
+                return;
+            }
+            scope.cse.insert(key, stm.pat.clone());
+        }
+        if let (
+            Exp::BasicOp(BasicOp::Iota {
+                n, start, stride, ..
+            }),
+            [v],
+        ) = (&stm.exp, stm.pat.as_slice())
+            && super::util::is_int_const(start, 0)
+            && super::util::is_int_const(stride, 1)
+        {
+            scope.ranges.iotas.insert(*v, *n);
+        }
+        for (k, v) in stm.pat.iter().enumerate() {
+            self.defs.insert(*v, (stm.clone(), k));
+        }
+        out.push(stm);
+    }
+
+    fn nested(&mut self, ctx: &mut Ctx, stm: &mut Stm, scope: &Scope) {
+        match &mut stm.exp {
+            Exp::BasicOp(_) | Exp::Apply { .. } => {}
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut ts = scope.clone();
+                for (v, lo, hi) in super::ifsimp::cond_facts(self, cond, &scope.ranges) {
+                    ts.ranges.insert(v, lo, hi);
+                }
+                *then_body = self.body(ctx, std::mem::take(then_body), &ts);
+                *else_body = self.body(ctx, std::mem::take(else_body), scope);
+            }
+            Exp::Loop { form, body, .. } => {
+                let mut s = scope.clone();
+                if let LoopForm::For { i, bound } = form
+                    && self.names.ty(*i)
+                        == &crate::core::ir::Type::Prim(crate::value::PrimType::I64)
+                {
+                    s.ranges.insert(*i, 0, *bound);
+                }
+                *body = self.body(ctx, std::mem::take(body), &s);
+            }
+            Exp::Soac(soac) => {
+                let mut s = scope.clone();
+                if let Soac::Map { lam, arrays, .. } = soac {
+                    let (params, arrays) = (lam.params.clone(), arrays.clone());
+                    s.ranges.from_inputs(&params, &arrays);
+                }
+                if let Some(lam) = super::util::soac_lambda_mut(soac) {
+                    lam.body = self.body(ctx, std::mem::take(&mut lam.body), &s);
+                }
+            }
+            Exp::WithAcc { lam, .. } => {
+                lam.body = self.body(ctx, std::mem::take(&mut lam.body), scope);
+            }
+        }
+    }
+
+    fn rules(&mut self, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+        if ctx.on("copy-prop")
+            && let Some(r) = super::copyprop::rule(self, ctx, stm)
+        {
+            return Some(r);
+        }
+        if ctx.on("fold")
+            && let Some(r) = super::fold::rule(self, ctx, stm, scope)
+        {
+            return Some(r);
+        }
+        if ctx.on("if-simp")
+            && let Some(r) = super::ifsimp::rule(self, ctx, stm)
+        {
+            return Some(r);
+        }
+        if ctx.on("fusion")
+            && let Some(r) = super::fusion::index_of_map(self, ctx, stm, scope)
+        {
+            return Some(r);
+        }
+        if ctx.on("single-point")
+            && let Some(r) = super::singlepoint::rule(self, ctx, stm, scope)
+        {
+            return Some(r);
+        }
+        if ctx.on("fission")
+            && let Some(r) = super::fission::rule(self, ctx, stm)
+        {
+            return Some(r);
+        }
+        if ctx.on("loop-norm")
+            && let Some(r) = super::loops::rule(self, ctx, stm, scope)
+        {
+            return Some(r);
+        }
+        None
+    }
+}

@@ -1,0 +1,277 @@
+//! Sums that are zero but at one index (pass `single-point`): the dF~ paper's rule that
+//! makes forward-mode gradients cheap, in the form "map into reduce" fusion takes in an IR
+//! without a fused map-reduce construct.
+//!
+//! Rule `reduce-single-point`: `reduce(+, 0, map(w, f, iota w, xs..))` where the mapped value
+//! is zero unless the `iota` row equals some `c` that does not depend on the row (for example
+//! `y[j] * (if j == c then 1 else 0)`, the tangent of a dot product at a one-hot seed) becomes
+//! `f(c, xs[c]..)`, guarded by `0 <= c < w` unless that is known. The sparsity analysis
+//! ([`sparse`]) follows products (a factor zero makes the product zero), quotients, negation,
+//! sums of terms zero at the same index, `select` and `if` on conditions that imply `j == c`.
+//! Products by zero count as zero only under the finite-math float policy (`crate::opt`).
+//!
+//! Takes verified IR and gives verified IR; the map is left for dead-code elimination.
+
+use super::Ctx;
+use super::simplify::{Engine, Rewrite, Scope};
+use super::util::{exp_binders, instantiate_lambda, is_zero, zero_of};
+use crate::core::builder::Builder;
+use crate::core::ir::{Aux, BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::value::PrimType;
+use std::collections::HashSet;
+
+/// Where a value is non-zero.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sparse {
+    /// Zero everywhere.
+    Zero,
+    /// Zero unless the index variable `j` equals `c`.
+    At(Var, SubExp),
+}
+
+/// The analysis context: the index variables and the variables bound in the region
+/// analysed (`c` must not be one of them).
+pub struct Region<'a> {
+    /// Index variables (rows of `iota`, loop counters).
+    pub index_vars: &'a [Var],
+    /// Variables bound inside the region.
+    pub bound: &'a HashSet<Var>,
+}
+
+fn combine(a: Option<Sparse>, b: Option<Sparse>) -> Option<Sparse> {
+    match (a?, b?) {
+        (Sparse::Zero, x) | (x, Sparse::Zero) => Some(x),
+        (x, y) if x == y => Some(x),
+        _ => None,
+    }
+}
+
+/// The point `(j, c)` at which `cond` being true implies `j == c`.
+pub fn cond_point(eng: &Engine, cond: &SubExp, r: &Region) -> Option<Sparse> {
+    let (op, args) = eng.prim_def(cond)?;
+    match (op, args.as_slice()) {
+        (PrimOp::Cmp(CmpOp::Eq, PrimType::I64), [a, b]) => {
+            for (j, c) in [(a, b), (b, a)] {
+                if let SubExp::Var(jv) = j {
+                    let inv = match c {
+                        SubExp::Var(cv) => !r.bound.contains(cv),
+                        SubExp::Const(_) => true,
+                    };
+                    if r.index_vars.contains(jv) && inv {
+                        return Some(Sparse::At(*jv, *c));
+                    }
+                }
+            }
+            None
+        }
+        (PrimOp::Bin(BinOp::And, PrimType::Bool), [a, b]) => {
+            cond_point(eng, a, r).or_else(|| cond_point(eng, b, r))
+        }
+        _ => None,
+    }
+}
+
+/// Where `se` (computed in the region) is non-zero, if the analysis can tell.
+pub fn sparse(eng: &Engine, se: &SubExp, r: &Region, depth: usize) -> Option<Sparse> {
+    if is_zero(se) {
+        return Some(Sparse::Zero);
+    }
+    if depth > 24 {
+        return None;
+    }
+    let v = se.as_var()?;
+    if !r.bound.contains(&v) {
+        return None;
+    }
+    let (stm, k) = eng.defs.get(&v)?;
+    let rec = |x: &SubExp| sparse(eng, x, r, depth + 1);
+    match &stm.exp {
+        Exp::BasicOp(BasicOp::Prim(op, args)) => {
+            let loose = |t: PrimType| t.is_int() || !eng.strict;
+            match (*op, args.as_slice()) {
+                (PrimOp::Bin(BinOp::Mul, t), [a, b]) if loose(t) => rec(a).or_else(|| rec(b)),
+                (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !eng.strict => rec(a),
+                (PrimOp::Un(UnOp::Neg, _), [a]) => rec(a),
+                (PrimOp::Bin(BinOp::Add | BinOp::Sub, _), [a, b]) => combine(rec(a), rec(b)),
+                (PrimOp::Tern(TernOp::Select, _), [c, a, b]) => {
+                    if let (Some(p), Some(Sparse::Zero)) = (cond_point(eng, c, r), rec(b)) {
+                        return Some(p);
+                    }
+                    combine(rec(a), rec(b))
+                }
+                (PrimOp::Conv(from, to), [a]) if from.is_float() && to.is_float() => rec(a),
+                _ => None,
+            }
+        }
+        Exp::BasicOp(BasicOp::SubExp(x)) => rec(x),
+        Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ..
+        } => {
+            let e = else_body.result.get(*k)?;
+            let t = then_body.result.get(*k)?;
+            if else_body.stms.is_empty()
+                && is_zero(e)
+                && let Some(p) = cond_point(eng, cond, r)
+            {
+                return Some(p);
+            }
+            let _ = t;
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Whether `lam` is `\a b -> a + b` (or `b + a`) on one numeric scalar.
+pub fn is_plus(eng: &Engine, lam: &Lambda) -> bool {
+    let ([a, b], [res]) = (lam.params.as_slice(), lam.body.result.as_slice()) else {
+        return false;
+    };
+    let ([stm], SubExp::Var(rv)) = (lam.body.stms.as_slice(), res) else {
+        return false;
+    };
+    if stm.pat != [*rv] {
+        return false;
+    }
+    let _ = eng;
+    match &stm.exp {
+        Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, _), args)) => {
+            args == &[(*a).into(), (*b).into()] || args == &[(*b).into(), (*a).into()]
+        }
+        _ => false,
+    }
+}
+
+/// The `reduce-single-point` rule.
+pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    let Exp::Soac(Soac::Reduce {
+        w,
+        lam,
+        neutral,
+        arrays,
+        ..
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let ([ne], [arr], [res]) = (neutral.as_slice(), arrays.as_slice(), stm.pat.as_slice()) else {
+        return None;
+    };
+    if !is_zero(ne) || !is_plus(eng, lam) {
+        return None;
+    }
+    let Type::Prim(t) = eng.names.ty(*res).clone() else {
+        return None;
+    };
+    let (def, o) = eng.defs.get(arr)?.clone();
+    let Exp::Soac(Soac::Map {
+        w: mw,
+        lam: mlam,
+        arrays: marrays,
+    }) = &def.exp
+    else {
+        return None;
+    };
+    if mw != w {
+        return None;
+    }
+    let index_vars: Vec<Var> = mlam
+        .params
+        .iter()
+        .zip(marrays)
+        .filter(|(_, a)| scope.ranges.iotas.get(a) == Some(w))
+        .map(|(p, _)| *p)
+        .collect();
+    if index_vars.is_empty() {
+        return None;
+    }
+    let mut bound = exp_binders(&def.exp);
+    bound.extend(mlam.params.iter().copied());
+    let region = Region {
+        index_vars: &index_vars,
+        bound: &bound,
+    };
+    let r = mlam.body.result.get(o)?;
+    let point = sparse(eng, r, &region, 0)?;
+    ctx.fire("reduce-single-point");
+    let Sparse::At(_, c) = point else {
+        return Some(Rewrite::Subst(vec![zero_of(t)]));
+    };
+    let (mlam, marrays) = (mlam.clone(), marrays.clone());
+    let in_bounds = scope.ranges.in_bounds(&c, w);
+    let (stms, res) = value_at(eng, &mlam, &marrays, c, o, &stm.aux);
+    if in_bounds {
+        return Some(Rewrite::Stms(stms, vec![res]));
+    }
+    Some(guarded(eng, c, *w, stms, res, zero_of(t), t, &stm.aux))
+}
+
+/// The statements computing result `o` of `lam` at row `c` of `arrays`.
+pub fn value_at(
+    eng: &mut Engine,
+    lam: &Lambda,
+    arrays: &[Var],
+    c: SubExp,
+    o: usize,
+    aux: &Aux,
+) -> (Vec<Stm>, SubExp) {
+    let mut b = Builder::new(eng.names);
+    b.set_aux(aux.clone());
+    let args: Vec<SubExp> = arrays
+        .iter()
+        .map(|a| b.index(*a, vec![DimIndex::Fix(c)], "row").into())
+        .collect();
+    let mut stms = b.take_stms();
+    let (more, results) = instantiate_lambda(eng.names, lam, &args, aux);
+    stms.extend(more);
+    (stms, results[o])
+}
+
+/// `if 0 <= c && c < w then {stms; res} else {otherwise}`, bound to a fresh variable.
+#[allow(clippy::too_many_arguments)]
+pub fn guarded(
+    eng: &mut Engine,
+    c: SubExp,
+    w: SubExp,
+    stms: Vec<Stm>,
+    res: SubExp,
+    otherwise: SubExp,
+    t: PrimType,
+    aux: &Aux,
+) -> Rewrite {
+    let mut b = Builder::new(eng.names);
+    b.set_aux(aux.clone());
+    let lo = b.prim(
+        PrimOp::Cmp(CmpOp::Le, PrimType::I64),
+        vec![SubExp::i64(0), c],
+        "in_lo",
+    );
+    let hi = b.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![c, w], "in_hi");
+    let ok = b.prim(
+        PrimOp::Bin(BinOp::And, PrimType::Bool),
+        vec![lo.into(), hi.into()],
+        "in_range",
+    );
+    let r = b.bind(
+        Exp::If {
+            cond: ok.into(),
+            then_body: Body {
+                stms,
+                result: vec![res],
+            },
+            else_body: Body {
+                stms: vec![],
+                result: vec![otherwise],
+            },
+            ret: vec![Type::Prim(t)],
+        },
+        vec![Type::Prim(t)],
+        &["point"],
+        None,
+    );
+    Rewrite::Stms(b.take_stms(), vec![r[0].into()])
+}
