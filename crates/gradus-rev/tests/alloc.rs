@@ -8,6 +8,10 @@ mod petersen;
 #[path = "../examples/givens_unitary.rs"]
 mod givens;
 
+#[path = "../examples/bundle_adjustment.rs"]
+#[allow(dead_code)]
+mod ba;
+
 use gradus_rev::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -89,6 +93,27 @@ fn gradients_allocate_nothing() {
         assert!(gx.re.g != 0.0);
     });
     assert_eq!(n, 0, "complex log adjoint allocated {n} times");
+
+    // Checks off: the forward skips unobservable uncomputes, the backward sweep keeps them.
+    let mut wx: Vec<GVar<f64>> = x0.iter().map(|&v| GVar::new(v)).collect();
+    let n = count(|| {
+        let mut loss = 0.0;
+        petersen::petersen_unchecked(&mut loss, &mut x, k).unwrap();
+        let mut wl = GVar::with_grad(loss, 1.0);
+        petersen::petersen_unchecked_inv(&mut wl, &mut wx, k).unwrap();
+    });
+    assert_eq!(n, 0, "unchecked Petersen gradient allocated {n} times");
+
+    // Bundle adjustment: the 2 × 15 local Jacobian of one observation.
+    let cam = [
+        0.1, -0.2, 0.05, 0.3, -0.1, -5.0, 400.0, 10.0, -5.0, 1e-3, 1e-6,
+    ];
+    let mut j = [[0.0; 15]; 2];
+    let n = count(|| {
+        j = ba::ba_local_jacobian_checked(&cam, &[0.5, 0.2, 1.0], 0.9, &[12.0, -3.0]).unwrap();
+    });
+    assert_eq!(n, 0, "BA local Jacobian allocated {n} times");
+    assert!(j[0][6] != 0.0);
 
     // The counter does count: a heap ancilla shows up.
     let n = count(|| {
