@@ -9,7 +9,6 @@ mod petersen;
 mod givens;
 
 #[path = "../examples/bundle_adjustment.rs"]
-#[allow(dead_code)]
 mod ba;
 
 use gradus_rev::prelude::*;
