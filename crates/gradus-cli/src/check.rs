@@ -15,6 +15,8 @@ use std::path::PathBuf;
 pub struct CheckArgs {
     /// The program.
     program: PathBuf,
+    #[command(flatten)]
+    opt: crate::optargs::OptArgs,
     /// Entry point whose derivatives to check.
     #[arg(short = 'e', long = "entry-point", default_value = "main")]
     entry: String,
@@ -64,7 +66,7 @@ fn random_value(t: &ExternalType, size: usize, rng: &mut SplitMix64) -> Option<V
 /// Runs `gradus check`; returns the exit code (0 within tolerance, 1 above it or on a
 /// failure to check, 3 for bad input data).
 pub fn check(a: CheckArgs) -> u8 {
-    let (path, source, program) = match crate::common::load_program(&a.program) {
+    let (path, source, program) = match crate::common::load_program(&a.program, &a.opt.options()) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };

@@ -206,6 +206,7 @@ pub fn check_inputs(ep: &EntryPoint, values: &[Value]) -> Result<(), String> {
 /// the exit code (1 for an unreadable file or a compile error, 4 for a compiler bug or panic).
 pub fn load_program(
     file: &std::path::Path,
+    opts: &gradus::opt::OptOptions,
 ) -> Result<(String, String, gradus::program::Program), u8> {
     let path = file.display().to_string();
     let source = match std::fs::read_to_string(file) {
@@ -215,7 +216,7 @@ pub fn load_program(
             return Err(1);
         }
     };
-    match catch_panic(|| gradus::program::Program::from_source(&path, &source)) {
+    match catch_panic(|| gradus::program::Program::from_source_with(&path, &source, opts)) {
         Ok(Ok(p)) => Ok((path, source, p)),
         Ok(Err(d)) => {
             eprint!("{}", d.render());

@@ -2,7 +2,7 @@
 
 use crate::common::catch_panic;
 use clap::Args;
-use gradus::pipeline::{Stage, dump_stage};
+use gradus::pipeline::{Stage, dump_stage_with};
 use std::path::PathBuf;
 
 /// Arguments of `gradus dev`.
@@ -14,6 +14,8 @@ pub struct DevArgs {
     stage: Stage,
     /// The program.
     program: PathBuf,
+    #[command(flatten)]
+    opt: crate::optargs::OptArgs,
 }
 
 /// Parses a stage name, accepting every stage the pipeline lists.
@@ -41,7 +43,7 @@ pub fn dev(a: DevArgs) -> u8 {
             return 1;
         }
     };
-    match catch_panic(|| dump_stage(&path, &source, stage)) {
+    match catch_panic(|| dump_stage_with(&path, &source, stage, &a.opt.options())) {
         Ok(Ok(text)) => {
             print!("{text}");
             if !text.ends_with('\n') {

@@ -8,6 +8,7 @@
 mod check;
 mod common;
 mod dev;
+mod optargs;
 mod run;
 mod test;
 

@@ -13,6 +13,8 @@ use std::path::PathBuf;
 pub struct RunArgs {
     /// The program to run.
     program: PathBuf,
+    #[command(flatten)]
+    opt: crate::optargs::OptArgs,
     /// Entry point to call.
     #[arg(short = 'e', long = "entry-point", default_value = "main")]
     entry: String,
@@ -42,7 +44,7 @@ fn input_error(e: impl std::fmt::Display) -> u8 {
 
 /// Runs `gradus run`; returns the exit code.
 pub fn run(a: RunArgs) -> u8 {
-    let (path, _source, program) = match crate::common::load_program(&a.program) {
+    let (path, _source, program) = match crate::common::load_program(&a.program, &a.opt.options()) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
@@ -50,7 +52,11 @@ pub fn run(a: RunArgs) -> u8 {
         Ok(p) => p,
         Err(m) => {
             eprintln!("Error: {m}");
-            return if m.starts_with("internal error") { 4 } else { 1 };
+            return if m.starts_with("internal error") {
+                4
+            } else {
+                1
+            };
         }
     };
     let entries = match catch_panic(|| program.entry_points()) {

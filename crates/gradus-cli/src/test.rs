@@ -24,6 +24,8 @@ pub struct TestArgs {
     #[arg(required = true, value_name = "FILE_OR_DIR")]
     paths: Vec<PathBuf>,
     #[command(flatten)]
+    opt: crate::optargs::OptArgs,
+    #[command(flatten)]
     backend: BackendArgs,
     /// Same as `--backend interpreter`.
     #[arg(short = 'i', long = "interpreted")]
@@ -452,7 +454,7 @@ fn compile_only(name: &str, source: &str, spec: &TestFile, a: &TestArgs) -> Outc
         if a.typecheck && spec.compile_error.is_none() {
             dump_stage(name, source, Stage::Typed).map(|_| ())
         } else {
-            Program::from_source(name, source).map(|_| ())
+            Program::from_source_with(name, source, &a.opt.options()).map(|_| ())
         }
     });
     let (status, message) = match (result, &spec.compile_error) {
@@ -544,7 +546,9 @@ fn run_cases(
     let spawned = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || {
-            let compiled = catch_panic(|| Program::from_source(&owned_name, &source));
+            let compiled = catch_panic(|| {
+                Program::from_source_with(&owned_name, &source, &args.opt.options())
+            });
             let program = match compiled {
                 Ok(Ok(p)) => match args.backend.prepare(args.backend.resolve(), p) {
                     Ok(p) => p,

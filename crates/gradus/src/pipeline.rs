@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! prelude + program text --parse--> AST --check--> typed AST --internalise--> core IR
-//!   --verify--> interpreter
+//!   --verify--> opt (crate::opt, verified after every pass) --> interpreter
 //! ```
 //!
 //! Every stage's output can be printed with [`dump_stage`] (`gradus dev --stage NAME`). The
@@ -11,6 +11,7 @@
 
 use crate::core::ir::Prog;
 use crate::diag::{Diagnostic, Diagnostics, SourceMap};
+use crate::opt::OptOptions;
 use crate::program::{CallError, EntryPoint, ExternalType, Program};
 use crate::syntax::ast::{Dec, NodeIdGen};
 use crate::types::TypedProgram;
@@ -150,13 +151,26 @@ fn verify(prog: &Prog, pass: &str) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// Runs the optimiser (`crate::opt`); a failure of the IR verifier after one of its passes
+/// is reported as a compiler bug.
+fn optimise(parsed: &Parsed, prog: Prog, opts: &OptOptions) -> Result<Prog, Diagnostics> {
+    crate::opt::optimise(prog, opts)
+        .map(|(p, _)| p)
+        .map_err(|m| fail(&parsed.sources, Diagnostic::bug(m)))
+}
+
 /// Stack size for compiling: internalisation inlines every call, so deeply nested calls (or a
 /// recursive function, until the inlining limit rejects it) recurse deeply.
 const COMPILE_STACK_BYTES: usize = 512 << 20;
 
-/// Runs every stage on `source`.
+/// Runs every stage on `source`, the optimiser with its default options.
 pub fn compile(path: &str, source: &str) -> Result<Program, Diagnostics> {
-    let run = || compile_here(path, source);
+    compile_with(path, source, &OptOptions::default())
+}
+
+/// Runs every stage on `source`, the optimiser with options `opts`.
+pub fn compile_with(path: &str, source: &str, opts: &OptOptions) -> Result<Program, Diagnostics> {
+    let run = || compile_here(path, source, opts);
     std::thread::scope(|s| {
         match std::thread::Builder::new()
             .stack_size(COMPILE_STACK_BYTES)
@@ -168,15 +182,16 @@ pub fn compile(path: &str, source: &str) -> Result<Program, Diagnostics> {
                     sources: SourceMap::new(),
                 })
             }),
-            Err(_) => compile_here(path, source),
+            Err(_) => compile_here(path, source, opts),
         }
     })
 }
 
-fn compile_here(path: &str, source: &str) -> Result<Program, Diagnostics> {
+fn compile_here(path: &str, source: &str, opts: &OptOptions) -> Result<Program, Diagnostics> {
     let parsed = parse(path, source)?;
     let typed = check(&parsed)?;
     let prog = internalise(&parsed, &typed)?;
+    let prog = optimise(&parsed, prog, opts)?;
     Ok(Program {
         sources: parsed.sources,
         compiled: Compiled {
@@ -200,6 +215,8 @@ pub enum Stage {
     /// internalising (innermost first), so this is the same IR as [`Stage::Core`]; the stage
     /// name exists so that tools can ask for differentiated IR explicitly.
     Ad,
+    /// Core IR after the optimiser (`crate::opt`).
+    Opt,
     /// The imperative IR of the native backend (multicore, with checks): explicit buffers,
     /// loops and parallel loops.
     Lower,
@@ -209,11 +226,12 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::Parse,
         Stage::Typed,
         Stage::Core,
         Stage::Ad,
+        Stage::Opt,
         Stage::Lower,
         Stage::C,
     ];
@@ -224,6 +242,7 @@ impl Stage {
             Stage::Typed => "typed",
             Stage::Core => "core",
             Stage::Ad => "ad",
+            Stage::Opt => "opt",
             Stage::Lower => "lower",
             Stage::C => "c",
         }
@@ -233,6 +252,16 @@ impl Stage {
 /// Runs the pipeline up to `stage` and returns that stage's printed output (for the program,
 /// not the prelude).
 pub fn dump_stage(path: &str, source: &str, stage: Stage) -> Result<String, Diagnostics> {
+    dump_stage_with(path, source, stage, &OptOptions::default())
+}
+
+/// [`dump_stage`] with optimiser options (used from `opt` on; earlier stages ignore them).
+pub fn dump_stage_with(
+    path: &str,
+    source: &str,
+    stage: Stage,
+    opts: &OptOptions,
+) -> Result<String, Diagnostics> {
     let parsed = parse(path, source)?;
     if stage == Stage::Parse {
         return Ok(crate::syntax::print_decs(&parsed.program));
@@ -242,6 +271,10 @@ pub fn dump_stage(path: &str, source: &str, stage: Stage) -> Result<String, Diag
         return Ok(crate::types::print_typed(&parsed.program, &typed));
     }
     let prog = internalise(&parsed, &typed)?;
+    let prog = match stage {
+        Stage::Core | Stage::Ad => prog,
+        _ => optimise(&parsed, prog, opts)?,
+    };
     let native = crate::backend::c::NativeOptions {
         multicore: true,
         ..Default::default()

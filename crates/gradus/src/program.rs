@@ -117,6 +117,34 @@ impl Program {
         crate::pipeline::compile(path, source)
     }
 
+    /// Compiles a program from source text with the given optimiser options
+    /// ([`crate::opt::OptOptions::off`] compiles without optimisation).
+    pub fn from_source_with(
+        path: &str,
+        source: &str,
+        opts: &crate::opt::OptOptions,
+    ) -> Result<Program, Diagnostics> {
+        crate::pipeline::compile_with(path, source, opts)
+    }
+
+    /// Reads and compiles a program file with the given optimiser options.
+    pub fn from_file_with(
+        path: &Path,
+        opts: &crate::opt::OptOptions,
+    ) -> Result<Program, Diagnostics> {
+        let name = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Program::from_source_with(&name, &text, opts),
+            Err(e) => Err(Diagnostics {
+                items: vec![
+                    crate::diag::Diagnostic::bug(format!("cannot read {name}: {e}"))
+                        .with_note("the file could not be read"),
+                ],
+                sources: SourceMap::new(),
+            }),
+        }
+    }
+
     /// Reads and compiles a program file.
     pub fn from_file(path: &Path) -> Result<Program, Diagnostics> {
         let name = path.display().to_string();
