@@ -293,3 +293,46 @@ entry sm3 (x: f64) (c: f64) (n: i64) = #[stripmine(3)] loop y = x for i < n do s
         check(src, "sm3", &args);
     }
 }
+
+#[test]
+fn in_place_loops_do_not_copy_per_iteration() {
+    let src = r#"
+def recur [n] (xs: [n]f64) = loop ys = copy xs for i < n - 1 do ys with [i + 1] = ys[i] * 0.9 + ys[i + 1] * f64.sin ys[i]
+entry primal [n] (xs: [n]f64) = recur xs
+entry grad [n] (xs: [n]f64) = vjp (\xs -> f64.sum (recur xs)) xs 1
+entry value [n] (xs: [n]f64) = f64.sum (recur xs)
+def two [n] (xs: [n]f64) (c: f64) = loop (ys, s) = (copy xs, c) for i < n do let ys' = ys with [i] = ys[i] * s in let ys'' = ys' with [(i + 1) % n] = ys'[i] + 1 in (ys'', s + ys''[i])
+entry twice [n] (xs: [n]f64) (c: f64) = two xs c
+"#;
+    check(src, "value", &[f64v(6, 1)]);
+    check(src, "twice", &[f64v(5, 2), s(0.3)]);
+    // The gradient's work is a constant times the primal's: the array is not copied (or
+    // checkpointed whole) per iteration.
+    let p = Program::from_source("t.fut", src).unwrap();
+    for n in [100, 1000] {
+        p.counter().reset();
+        p.call("primal", vec![f64v(n, 3)]).unwrap();
+        let primal = p.counter().total() as f64;
+        p.counter().reset();
+        p.call("grad", vec![f64v(n, 3)]).unwrap();
+        let ratio = p.counter().total() as f64 / primal;
+        println!("n = {n}: in-place loop gradient/primal work = {ratio:.2}");
+        assert!(ratio < 8.0, "n = {n}: ratio {ratio}");
+    }
+}
+
+#[test]
+fn tuple_scans() {
+    let src = r#"
+def compose (a1: f64, b1: f64) (a2: f64, b2: f64) : (f64, f64) = (a2 * a1, a2 * b1 + b2)
+entry affine [n] (a: [n]f64) (b: [n]f64) = unzip (scan compose (1, 0) (zip a b))
+def cmul (a: f64, b: f64) (c: f64, d: f64) : (f64, f64) = (a * c - b * d, a * d + b * c)
+entry complex [n] (re: [n]f64) (im: [n]f64) = unzip (scan cmul (1, 0) (zip re im))
+entry ints [n] (xs: [n]i64) = vjp (\xs -> i64.sum (scan (*) 1 xs)) xs 1
+"#;
+    check(src, "affine", &[f64v(5, 1), f64v(5, 2)]);
+    check(src, "complex", &[f64v(4, 3), f64v(4, 4)]);
+    // Integer scans are exact, also with zeros: d/dx_i Σ_j ∏_{k≤j} x_k.
+    let out = run(src, "ints", vec![i64s(&[2, 0, 3, 5])]);
+    assert_eq!(out, vec![i64s(&[1, 2 + 6 + 30, 0, 0])]);
+}

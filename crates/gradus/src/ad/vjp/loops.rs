@@ -32,8 +32,55 @@ use std::collections::{HashMap, HashSet};
 pub(super) struct Saved {
     /// The number of iterations, as a non-negative `i64`.
     n: SubExp,
-    /// One checkpoint array per loop parameter: its value at the start of each iteration.
-    checkpoints: Vec<Var>,
+    /// What was saved for each loop parameter.
+    saves: Vec<Save>,
+}
+
+/// How a loop parameter is recovered for re-executing iteration `i`.
+enum Save {
+    /// Its value at the start of every iteration (`[n]` checkpoints).
+    Full(Var),
+    /// An array the body only updates in place (`p with [idx] = v`, a chain of such updates
+    /// ending in the body's result): the positions written and the values they overwrote, per
+    /// iteration and update, so the return sweep recovers the array at the start of
+    /// iteration `i` from the one after it by writing the old values back.
+    InPlace(Vec<Overwrite>),
+}
+
+/// One in-place update of a chain: per iteration, its indices and the overwritten value.
+struct Overwrite {
+    indices: Vec<Var>,
+    old: Var,
+}
+
+/// For each loop parameter, the positions in `body.stms` of the in-place updates that carry
+/// it to its result, if it is an array that only such updates change.
+fn update_chains(
+    params: &[(Var, SubExp)],
+    body: &Body,
+    names: &crate::core::ir::NameTable,
+) -> Vec<Option<Vec<usize>>> {
+    params
+        .iter()
+        .zip(&body.result)
+        .map(|((p, _), r)| {
+            if names.ty(*p).rank() == 0 {
+                return None;
+            }
+            let mut cur = *p;
+            let mut chain = Vec::new();
+            for (k, st) in body.stms.iter().enumerate() {
+                if let Exp::BasicOp(BasicOp::Update { array, slice, .. }) = &st.exp
+                    && *array == cur
+                    && slice.iter().all(|d| matches!(d, DimIndex::Fix(_)))
+                {
+                    chain.push(k);
+                    cur = st.pat[0];
+                }
+            }
+            (*r == SubExp::Var(cur)).then_some(chain)
+        })
+        .collect()
 }
 
 impl Vjp<'_> {
@@ -249,25 +296,57 @@ impl Vjp<'_> {
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![n64, SubExp::i64(0)],
         );
+        let chains = update_chains(params, body, self.e.names);
+        // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
-        let mut ck_params = Vec::new();
-        for (p, _) in params {
-            let t = self.e.names.ty(*p).clone();
+        let mut save_params: Vec<Var> = Vec::new();
+        let mut fresh_save = |v: &mut Self, t: &Type, hint: &str| -> Var {
             let mut shape = vec![n];
             shape.extend_from_slice(t.dims());
-            let scratch = self.basic(
-                "checkpoints",
+            let scratch = v.basic(
+                hint,
                 BasicOp::Scratch {
                     elem: t.elem(),
                     shape,
                 },
             );
-            let cp = self
-                .e
-                .names
-                .fresh("checkpoints", self.e.names.ty(scratch).clone());
+            let st = v.e.names.ty(scratch).clone();
+            let cp = v.e.names.fresh(hint, st);
             new_params.push((cp, SubExp::Var(scratch)));
-            ck_params.push(cp);
+            save_params.push(cp);
+            cp
+        };
+        // Per parameter: Full(save param) or the per-update (index saves, old-value save).
+        let mut full: Vec<Option<Var>> = Vec::new();
+        // Update statement position -> (index save params, old-value save param).
+        let mut at_update: HashMap<usize, (Vec<Var>, Var)> = HashMap::new();
+        let mut layout: Vec<Option<Vec<usize>>> = Vec::new();
+        for ((p, _), chain) in params.iter().zip(&chains) {
+            match chain {
+                None => {
+                    let t = self.e.names.ty(*p).clone();
+                    full.push(Some(fresh_save(self, &t, "checkpoints")));
+                    layout.push(None);
+                }
+                Some(chain) => {
+                    full.push(None);
+                    for k in chain {
+                        let Exp::BasicOp(BasicOp::Update { array, slice, .. }) = &body.stms[*k].exp
+                        else {
+                            continue;
+                        };
+                        let idx: Vec<Var> = slice
+                            .iter()
+                            .map(|_| fresh_save(self, &Type::Prim(PrimType::I64), "written_at"))
+                            .collect();
+                        let at = self.e.names.ty(*array).clone();
+                        let old_t = Type::array(at.elem(), at.dims()[slice.len()..].to_vec());
+                        let old = fresh_save(self, &old_t, "overwritten");
+                        at_update.insert(*k, (idx, old));
+                    }
+                    layout.push(Some(chain.clone()));
+                }
+            }
         }
         let (stms, result) = self.nested(|v| {
             let i64i = if bt == PrimType::I64 {
@@ -275,29 +354,59 @@ impl Vjp<'_> {
             } else {
                 v.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(*i)])
             };
-            let mut saved = Vec::new();
-            for ((p, _), cp) in params.iter().zip(&ck_params) {
-                saved.push(SubExp::Var(v.basic(
-                    "checkpoints",
+            let mut cur: HashMap<Var, Var> = HashMap::new();
+            let save = |v: &mut Self, cur: &mut HashMap<Var, Var>, sp: Var, value: SubExp| {
+                let a = cur.get(&sp).copied().unwrap_or(sp);
+                let u = v.basic(
+                    v.e.names.hint(sp).to_string().as_str(),
                     BasicOp::Update {
-                        array: *cp,
+                        array: a,
                         slice: vec![DimIndex::Fix(i64i)],
-                        value: SubExp::Var(*p),
+                        value,
                     },
-                )));
+                );
+                cur.insert(sp, u);
+            };
+            for ((p, _), f) in params.iter().zip(&full) {
+                if let Some(cp) = f {
+                    save(v, &mut cur, *cp, SubExp::Var(*p));
+                }
             }
-            v.e.stms.extend(body.stms.iter().cloned());
+            for (k, st) in body.stms.iter().enumerate() {
+                if let (Some((idx, old)), Exp::BasicOp(BasicOp::Update { array, slice, .. })) =
+                    (at_update.get(&k), &st.exp)
+                {
+                    v.e.aux = st.aux.clone();
+                    let o = v.basic(
+                        "overwritten",
+                        BasicOp::Index {
+                            array: *array,
+                            slice: slice.clone(),
+                        },
+                    );
+                    save(v, &mut cur, *old, SubExp::Var(o));
+                    for (d, sp) in slice.iter().zip(idx) {
+                        if let DimIndex::Fix(ix) = d {
+                            save(v, &mut cur, *sp, *ix);
+                        }
+                    }
+                }
+                v.e.stms.push(st.clone());
+            }
             let mut result = body.result.clone();
-            result.extend(saved);
+            for sp in &save_params {
+                result.push(SubExp::Var(cur.get(sp).copied().unwrap_or(*sp)));
+            }
             Ok(result)
         })?;
         let mut pat = s.pat.clone();
-        let mut checkpoints = Vec::new();
-        for cp in &ck_params {
-            let t = self.e.names.ty(*cp).clone();
-            let v = self.e.names.fresh("checkpoints", t);
+        let mut outs: HashMap<Var, Var> = HashMap::new();
+        for sp in &save_params {
+            let t = self.e.names.ty(*sp).clone();
+            let h = self.e.names.hint(*sp).to_string();
+            let v = self.e.names.fresh(&h, t);
             pat.push(v);
-            checkpoints.push(v);
+            outs.insert(*sp, v);
         }
         self.e.stms.push(Stm {
             pat,
@@ -308,7 +417,63 @@ impl Vjp<'_> {
             },
             aux: s.aux.clone(),
         });
-        Ok(Extra::Loop(Saved { n, checkpoints }))
+        let saves = full
+            .iter()
+            .zip(&layout)
+            .map(|(f, chain)| match (f, chain) {
+                (Some(cp), _) => Save::Full(outs[cp]),
+                (None, Some(chain)) => Save::InPlace(
+                    chain
+                        .iter()
+                        .filter_map(|k| at_update.get(k))
+                        .map(|(idx, old)| Overwrite {
+                            indices: idx.iter().map(|x| outs[x]).collect(),
+                            old: outs[old],
+                        })
+                        .collect(),
+                ),
+                (None, None) => Save::InPlace(Vec::new()),
+            })
+            .collect();
+        Ok(Extra::Loop(Saved { n, saves }))
+    }
+
+    /// Writes back the values that iteration `i`'s in-place updates overwrote, last update
+    /// first: turns the array after iteration `i` into the array before it.
+    fn restore(&mut self, arr: Var, writes: &[Overwrite], i: SubExp) -> Var {
+        let mut cur = arr;
+        for w in writes.iter().rev() {
+            let at = vec![DimIndex::Fix(i)];
+            let slice = w
+                .indices
+                .iter()
+                .map(|x| {
+                    DimIndex::Fix(SubExp::Var(self.basic(
+                        "written_at",
+                        BasicOp::Index {
+                            array: *x,
+                            slice: at.clone(),
+                        },
+                    )))
+                })
+                .collect();
+            let old = self.basic(
+                "overwritten",
+                BasicOp::Index {
+                    array: w.old,
+                    slice: at.clone(),
+                },
+            );
+            cur = self.basic(
+                "restored",
+                BasicOp::Update {
+                    array: cur,
+                    slice,
+                    value: SubExp::Var(old),
+                },
+            );
+        }
+        cur
     }
 
     pub(super) fn rev_loop(
@@ -336,8 +501,9 @@ impl Vjp<'_> {
             .into_iter()
             .filter(|v| self.active.contains(v) && !matches!(self.e.names.ty(*v), Type::Acc { .. }))
             .collect();
-        // Loop parameters of the return sweep: adjoints of the loop parameters, then of the
-        // free variables.
+        // Loop parameters of the return sweep: adjoints of the loop parameters, of the free
+        // variables, then the in-place arrays being restored (starting from a copy of the
+        // loop's result).
         let mut rparams = Vec::new();
         for ((p, _), yb) in params.iter().zip(ybars) {
             let t = self.e.names.ty(*p).clone();
@@ -374,8 +540,19 @@ impl Vjp<'_> {
             rparams.push((self.e.names.fresh(&h, t), init));
             thread_kinds.push(is_acc);
         }
-        let ii = self.e.names.fresh("i_rev", Type::Prim(PrimType::I64));
         let k = params.len();
+        let nt = threaded.len();
+        let mut inplace = Vec::new();
+        for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
+            if let Save::InPlace(_) = save {
+                let fin = self.basic("final", BasicOp::Copy(s.pat[j]));
+                let t = self.e.names.ty(*p).clone();
+                let h = self.e.names.hint(*p).to_string();
+                rparams.push((self.e.names.fresh(&h, t), SubExp::Var(fin)));
+                inplace.push(j);
+            }
+        }
+        let ii = self.e.names.fresh("i_rev", Type::Prim(PrimType::I64));
         let (stms, result) = self.nested(|v| {
             let last = v.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
             let i64i = v.i64_bin(BinOp::Sub, last, SubExp::Var(ii));
@@ -391,14 +568,24 @@ impl Vjp<'_> {
             let mut subst = HashMap::new();
             subst.insert(*i, iv);
             let mut pvars = Vec::new();
-            for ((p, _), ck) in params.iter().zip(&saved.checkpoints) {
-                let pv = v.basic(
-                    v.e.names.hint(*p).to_string().as_str(),
-                    BasicOp::Index {
-                        array: *ck,
-                        slice: vec![DimIndex::Fix(i64i)],
-                    },
-                );
+            let mut consumable = Vec::new();
+            for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
+                let pv = match save {
+                    Save::Full(ck) => v.basic(
+                        v.e.names.hint(*p).to_string().as_str(),
+                        BasicOp::Index {
+                            array: *ck,
+                            slice: vec![DimIndex::Fix(i64i)],
+                        },
+                    ),
+                    Save::InPlace(writes) => {
+                        let slot = inplace.iter().position(|x| *x == j).unwrap_or(0);
+                        let cur = rparams[k + nt + slot].0;
+                        let r = v.restore(cur, writes, i64i);
+                        consumable.push(r);
+                        r
+                    }
+                };
                 v.active.insert(pv);
                 subst.insert(*p, pv);
                 pvars.push(pv);
@@ -416,7 +603,11 @@ impl Vjp<'_> {
                 .iter()
                 .map(|(rp, _)| Some((SubExp::Var(*rp), true)))
                 .collect();
-            v.rev_reexec(&body.stms, &body.result, &res_adjs, subst)?;
+            let saved_consumable =
+                std::mem::replace(&mut v.consumable, consumable.iter().copied().collect());
+            let res = v.rev_reexec(&body.stms, &body.result, &res_adjs, subst);
+            v.consumable = saved_consumable;
+            let res = res?;
             let mut out = Vec::new();
             for pv in &pvars {
                 out.push(v.adj_out(*pv)?);
@@ -425,6 +616,16 @@ impl Vjp<'_> {
                 out.push(v.adj_out(*x)?);
             }
             v.adjs = saved_adjs;
+            // The re-executed iteration rebuilt the array after iteration i: restore it again.
+            for j in &inplace {
+                let Save::InPlace(writes) = &saved.saves[*j] else {
+                    continue;
+                };
+                let SubExp::Var(end) = res[*j] else {
+                    return Err(Diagnostic::bug("in-place loop result that is a constant"));
+                };
+                out.push(SubExp::Var(v.restore(end, writes, i64i)));
+            }
             Ok(out)
         })?;
         let out = self.e.bind(
@@ -438,7 +639,7 @@ impl Vjp<'_> {
                 body: Body { stms, result },
             },
         );
-        for ((x, is_acc), a) in threaded.iter().zip(&thread_kinds).zip(&out[k..]) {
+        for ((x, is_acc), a) in threaded.iter().zip(&thread_kinds).zip(&out[k..k + nt]) {
             let adj = if *is_acc {
                 Adj::Acc(*a)
             } else {

@@ -126,6 +126,9 @@ struct Vjp<'a> {
     e: Emit<'a>,
     adjs: HashMap<Var, Adj>,
     active: HashSet<Var>,
+    /// Variables bound outside a re-executed scope that it may consume nevertheless (the
+    /// restored in-place arrays of a loop iteration, which belong to that iteration).
+    consumable: HashSet<Var>,
 }
 
 fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -265,6 +268,7 @@ impl<'a> Vjp<'a> {
             },
             adjs: HashMap::new(),
             active: HashSet::new(),
+            consumable: HashSet::new(),
         }
     }
 
@@ -650,7 +654,7 @@ impl<'a> Vjp<'a> {
                     .iter()
                     .enumerate()
                     .any(|(j, n)| j != k && n.contains(&x));
-                if needed || (reexec && !bound.contains(&x)) {
+                if needed || (reexec && !bound.contains(&x) && !self.consumable.contains(&x)) {
                     let t = self.e.names.ty(x).clone();
                     if matches!(t, Type::Acc { .. }) {
                         continue;
@@ -814,6 +818,7 @@ impl<'a> Vjp<'a> {
     ) -> R<Vec<SubExp>> {
         let (stms, result) = self.rename(stms, result, subst);
         let tape = self.fwd_scope(&stms, true)?;
+        self.consumable.clear();
         let aux = self.e.aux.clone();
         for (r, a) in result.iter().zip(res_adjs) {
             if let (SubExp::Var(r), Some((a, owned))) = (r, a) {

@@ -5,17 +5,18 @@
 //!   inputs' adjoints, as arrays), the contributions to free scalars (summed afterwards with a
 //!   `reduce`), and adds into free arrays through accumulators (`with_acc` around the map, or
 //!   the enclosing lambda's accumulator), so indexing a free array costs `O(1)` per element.
-//! * **reduce** `r = ne ⊕ x0 ⊕ .. ⊕ x(w-1)`: for `+`, `xs̄ = replicate w r̄`; for `*` on floats,
-//!   the product of the non-zero elements and the number of zeros give each element's partial
-//!   exactly (no division by zero); for `min`/`max`, the whole adjoint goes to the first
-//!   element equal to the result (the neutral element counting as first); for any other
-//!   operator (tuples and arrays included), two exclusive scans give `lᵢ = ne ⊕ x0 ⊕ .. ⊕
-//!   x(i-1)` and `rᵢ = x(i+1) ⊕ .. ⊕ x(w-1)`, and `x̄ᵢ = vjp (\x -> lᵢ ⊕ x ⊕ rᵢ) xᵢ r̄` in a map.
-//!   The neutral element gets an adjoint in the `+`, `*`, `min`, `max` cases only.
+//! * **reduce** `r = ne ⊕ x0 ⊕ .. ⊕ x(w-1)`: for `+`, `xs̄ = replicate w r̄`; for `min`/`max`,
+//!   the whole adjoint goes to the first element equal to the result (the neutral element
+//!   counting as first); for any other operator (`*`, tuples and arrays included), two
+//!   exclusive scans give `lᵢ = ne ⊕ x0 ⊕ .. ⊕ x(i-1)` and `rᵢ = x(i+1) ⊕ .. ⊕ x(w-1)`, and
+//!   `x̄ᵢ = vjp (\x -> lᵢ ⊕ x ⊕ rᵢ) xᵢ r̄` in a map. For `*` that is `r̄ · lᵢ · rᵢ`: exact with
+//!   zeros and for integers (no division), and differentiable again (Hessians), which a
+//!   zero-counting formula is not. The neutral element gets an adjoint for `+`, `min`, `max`.
 //! * **scan** `yᵢ = y(i-1) ⊕ xᵢ`: for `+`, `x̄` is the reversed prefix sum of `ȳ`; for any other
-//!   scalar operator the total adjoints `cᵢ = ȳᵢ + ∂⊕/∂a(yᵢ, x(i+1)) · c(i+1)` form a linear
-//!   recurrence, solved by a scan over affine maps (right to left), and `x̄ᵢ = ∂⊕/∂b(y(i-1), xᵢ)
-//!   · cᵢ`; the partials come from the forward-mode rules (`jvp.rs`), so integers stay exact.
+//!   operator on `k` scalars the total adjoints `cᵢ = ȳᵢ + Mᵢ c(i+1)`, `Mᵢ = (∂⊕/∂a)ᵀ` at
+//!   `(yᵢ, x(i+1))` (a `k×k` matrix), form a linear recurrence, solved by a scan over affine
+//!   maps from the right; then `x̄ᵢ = (∂⊕/∂b)ᵀ cᵢ` at `(y(i-1), xᵢ)`. The Jacobians come from
+//!   the forward-mode rules (`jvp.rs`), so integers stay exact. Work `O(w·k³)`.
 //! * **hist** (scalar bins): `+` routes `ȳ[is[j]]` to `vs[j]` and `ȳ` to the destination;
 //!   `*` (floats) uses per-bin non-zero products and zero counts; `min`/`max` give each bin's
 //!   adjoint to its first contributor equal to the result, the destination counting as first.
@@ -388,7 +389,6 @@ impl Vjp<'_> {
                     }
                     return self.add_adj_se(&ne, ybar, false);
                 }
-                BinOp::Mul if t.is_float() => return self.rev_product(w, x, ne, ybar, t),
                 BinOp::Min | BinOp::Max => {
                     let r = SubExp::Var(s.pat[0]);
                     let ne_wins = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, r]);
@@ -446,29 +446,6 @@ impl Vjp<'_> {
         self.rev_reduce_general(w, lam, neutral, arrays, ybars)
     }
 
-    /// `∏` on floats: each element's partial is the product of the others, computed from the
-    /// product of the non-zero elements and the number of zeros.
-    fn rev_product(&mut self, w: SubExp, x: Var, ne: SubExp, ybar: SubExp, t: PrimType) -> R<()> {
-        let (nz, zc) = self.nonzero_product_and_zeros(w, x, t)?;
-        // The neutral element is a factor too.
-        let ne0 = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, c(t, 0.0)]);
-        let ne_f = self.select(ne0, c(t, 1.0), ne);
-        let p = self.prim(PrimOp::Bin(BinOp::Mul, t), vec![nz, ne_f]);
-        let ne_z = self.select(ne0, SubExp::i64(1), SubExp::i64(0));
-        let z = self.i64_bin(BinOp::Add, zc, ne_z);
-        if self.active.contains(&x) {
-            let xb = self.map_soac(w, vec![x], |v, ps| {
-                Ok(vec![v.product_partial(p, z, ps[0].into(), ybar, t)])
-            })?;
-            self.add_adj(x, SubExp::Var(xb[0]), true)?;
-        }
-        if self.is_active(&ne) {
-            let nb = self.product_partial(p, z, ne, ybar, t);
-            self.add_adj_se(&ne, nb, false)?;
-        }
-        Ok(())
-    }
-
     /// `ȳ · ∂(∏)/∂x` given the product `p` of the non-zero factors and the zero count `z`.
     fn product_partial(
         &mut self,
@@ -493,40 +470,6 @@ impl Vjp<'_> {
         let other = self.select(only, p, c(t, 0.0));
         let d = self.select(z0, q, other);
         self.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, ybar])
-    }
-
-    /// The product of the non-zero elements of `x` and the number of zeros.
-    fn nonzero_product_and_zeros(&mut self, w: SubExp, x: Var, t: PrimType) -> R<(SubExp, SubExp)> {
-        let parts = self.map_soac(w, vec![x], |v, ps| {
-            let z = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), c(t, 0.0)]);
-            let f = v.select(z, c(t, 1.0), ps[0].into());
-            let n = v.select(z, SubExp::i64(1), SubExp::i64(0));
-            Ok(vec![f, n])
-        })?;
-        let lam = self.lambda(
-            &[
-                ("p", Type::Prim(t)),
-                ("z", Type::Prim(PrimType::I64)),
-                ("q", Type::Prim(t)),
-                ("y", Type::Prim(PrimType::I64)),
-            ],
-            |v, ps| {
-                let p = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ps[0].into(), ps[2].into()]);
-                let z = v.i64_bin(BinOp::Add, ps[1].into(), ps[3].into());
-                Ok(vec![p, z])
-            },
-        )?;
-        let r = self.e.bind(
-            "prod",
-            Exp::Soac(Soac::Reduce {
-                w,
-                lam,
-                neutral: vec![c(t, 1.0), SubExp::i64(0)],
-                arrays: parts,
-                commutative: true,
-            }),
-        );
-        Ok((SubExp::Var(r[0]), SubExp::Var(r[1])))
     }
 
     /// `lam` applied to `(a.., b..)`, its statements renamed; returns the statements (emitted)
@@ -721,26 +664,17 @@ impl Vjp<'_> {
         arrays: &[Var],
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
-        let (Some((_, t)), [x], [ne], [Some((SubExp::Var(ybar), _))]) =
+        if let (Some((BinOp::Add, t)), [x], [ne], [Some((SubExp::Var(ybar), _))]) =
             (simple_op(lam), arrays, neutral, ybars)
-        else {
-            return Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of a scan with a tuple, array or non-primitive operator",
-            ));
-        };
-        let (x, ne, ybar) = (*x, *ne, *ybar);
-        let add = |v: &mut Self| -> R<Lambda> {
-            v.lambda(&[("a", Type::Prim(t)), ("b", Type::Prim(t))], |v, ps| {
+        {
+            let (x, ne, ybar) = (*x, *ne, *ybar);
+            let rv = self.reversed(w, ybar);
+            let l = self.lambda(&[("a", Type::Prim(t)), ("b", Type::Prim(t))], |v, ps| {
                 Ok(vec![v.prim(
                     PrimOp::Bin(BinOp::Add, t),
                     vec![ps[0].into(), ps[1].into()],
                 )])
-            })
-        };
-        if simple_op(lam).map(|o| o.0) == Some(BinOp::Add) {
-            let rv = self.reversed(w, ybar);
-            let l = add(self)?;
+            })?;
             let sc = self.bind1(
                 "scan_adj",
                 Exp::Soac(Soac::Scan {
@@ -757,120 +691,206 @@ impl Vjp<'_> {
             }
             return self.add_adj(x, SubExp::Var(xb), true);
         }
-        // General scalar operator: the linear recurrence of the total adjoints.
-        let ys = s.pat[0];
+        let k = arrays.len();
+        let ts: Vec<PrimType> = arrays.iter().map(|a| self.e.names.ty(*a).elem()).collect();
+        if arrays.iter().any(|a| self.e.names.ty(*a).rank() != 1)
+            || ts.iter().any(|t| *t != ts[0] || *t == PrimType::Bool)
+        {
+            return Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a scan whose operator combines arrays or mixed types",
+            ));
+        }
+        let t = ts[0];
+        // Total adjoints: c(i) = ȳ(i) + M(i) c(i+1) with M(i)[r][q] = ∂⊕_q/∂a_r at
+        // (y(i), x(i+1)); then x̄(i)[r] = Σ_q ∂⊕_q/∂b_r at (y(i-1), x(i)) · c(i)[q].
+        let ys: Vec<Var> = s.pat[..k].to_vec();
         let i = self.iota(w);
         let last = self.i64_bin(BinOp::Sub, w, SubExp::i64(1));
-        let parts = self.map_soac(w, vec![i, x], |v, ps| {
+        let mut inputs = vec![i];
+        inputs.extend_from_slice(arrays);
+        let parts = self.map_soac(w, inputs, |v, ps| {
             let i = SubExp::Var(ps[0]);
-            // ∂⊕/∂a at (y(i), x(i+1)), zero for the last element.
+            let xi: Vec<SubExp> = ps[1..].iter().map(|x| SubExp::Var(*x)).collect();
             let is_last = v.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![i, last]);
-            let ja = v.if_then(
+            let m = v.if_then(
                 is_last,
-                |_| Ok(vec![c(t, 0.0)]),
+                |_| Ok(vec![c(t, 0.0); k * k]),
                 |v| {
                     let next = v.i64_bin(BinOp::Add, i, SubExp::i64(1));
-                    let yi = v.basic(
-                        "y",
-                        BasicOp::Index {
-                            array: ys,
-                            slice: vec![DimIndex::Fix(i)],
-                        },
-                    );
-                    let xn = v.basic(
-                        "x",
-                        BasicOp::Index {
-                            array: x,
-                            slice: vec![DimIndex::Fix(next)],
-                        },
-                    );
-                    Ok(vec![v.op_partial(lam, yi.into(), xn.into(), 0)?])
+                    let at = |v: &mut Self, arr: &[Var], j: SubExp| -> Vec<SubExp> {
+                        arr.iter()
+                            .map(|a| {
+                                SubExp::Var(v.basic(
+                                    "at",
+                                    BasicOp::Index {
+                                        array: *a,
+                                        slice: vec![DimIndex::Fix(j)],
+                                    },
+                                ))
+                            })
+                            .collect()
+                    };
+                    let yi = at(v, &ys, i);
+                    let xn = at(v, arrays, next);
+                    Ok(v.op_jacobian(lam, &yi, &xn, 0)?.concat())
                 },
             )?;
-            // ∂⊕/∂b at (y(i-1), x(i)), with y(-1) = ne.
             let is_first = v.prim(
                 PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
                 vec![i, SubExp::i64(0)],
             );
             let prev = v.if_then(
                 is_first,
-                |_| Ok(vec![ne]),
+                |_| Ok(neutral.to_vec()),
                 |v| {
                     let p = v.i64_bin(BinOp::Sub, i, SubExp::i64(1));
-                    Ok(vec![SubExp::Var(v.basic(
-                        "y",
-                        BasicOp::Index {
-                            array: ys,
-                            slice: vec![DimIndex::Fix(p)],
-                        },
-                    ))])
+                    Ok(ys
+                        .iter()
+                        .map(|a| {
+                            SubExp::Var(v.basic(
+                                "y",
+                                BasicOp::Index {
+                                    array: *a,
+                                    slice: vec![DimIndex::Fix(p)],
+                                },
+                            ))
+                        })
+                        .collect())
                 },
             )?;
-            let db = v.op_partial(lam, prev[0].into(), ps[1].into(), 1)?;
-            Ok(vec![SubExp::Var(ja[0]), db])
+            let prev: Vec<SubExp> = prev.into_iter().map(SubExp::Var).collect();
+            let d = v.op_jacobian(lam, &prev, &xi, 1)?.concat();
+            let mut out: Vec<SubExp> = m.into_iter().map(SubExp::Var).collect();
+            out.extend(d);
+            Ok(out)
         })?;
-        let (ja, db) = (parts[0], parts[1]);
-        // c(i) = ȳ(i) + ja(i) · c(i+1), as a scan over affine maps from the right.
-        let rj = self.reversed(w, ja);
-        let ry = self.reversed(w, ybar);
-        let comp = self.lambda(
-            &[
-                ("ga", Type::Prim(t)),
-                ("gb", Type::Prim(t)),
-                ("fa", Type::Prim(t)),
-                ("fb", Type::Prim(t)),
-            ],
-            |v, ps| {
-                let a = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ps[2].into(), ps[0].into()]);
-                let m = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ps[2].into(), ps[1].into()]);
-                let b = v.prim(PrimOp::Bin(BinOp::Add, t), vec![m, ps[3].into()]);
-                Ok(vec![a, b])
-            },
-        )?;
+        let (ms, ds) = parts.split_at(k * k);
+        let mut scan_in: Vec<Var> = ms.iter().map(|m| self.reversed(w, *m)).collect();
+        for yb in ybars.iter().take(k) {
+            let y = match yb {
+                Some((SubExp::Var(y), _)) => *y,
+                _ => {
+                    let z = self.zero(&Type::array(t, vec![w]));
+                    match z {
+                        SubExp::Var(z) => z,
+                        _ => return Err(Diagnostic::bug("zero array that is a constant")),
+                    }
+                }
+            };
+            scan_in.push(self.reversed(w, y));
+        }
+        let n = k * k + k;
+        let ptys: Vec<(&str, Type)> = (0..2 * n).map(|_| ("m", Type::Prim(t))).collect();
+        // (M_g, b_g) then (M_f, b_f): c ↦ M_f (M_g c + b_g) + b_f.
+        let comp = self.lambda(&ptys, |v, ps| {
+            let (g, f) = ps.split_at(n);
+            let mul = |v: &mut Self, a: Var, b: Var| -> SubExp {
+                v.prim(PrimOp::Bin(BinOp::Mul, t), vec![a.into(), b.into()])
+            };
+            let mut out = Vec::new();
+            for r in 0..k {
+                for q in 0..k {
+                    let mut acc = mul(v, f[r * k], g[q]);
+                    for l in 1..k {
+                        let m = mul(v, f[r * k + l], g[l * k + q]);
+                        acc = v.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                    }
+                    out.push(acc);
+                }
+            }
+            for r in 0..k {
+                let mut acc = SubExp::Var(f[k * k + r]);
+                for l in 0..k {
+                    let m = mul(v, f[r * k + l], g[k * k + l]);
+                    acc = v.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                }
+                out.push(acc);
+            }
+            Ok(out)
+        })?;
+        let mut ne = Vec::new();
+        for r in 0..k {
+            for q in 0..k {
+                ne.push(c(t, if r == q { 1.0 } else { 0.0 }));
+            }
+        }
+        ne.extend(std::iter::repeat_n(c(t, 0.0), k));
         let sc = self.e.bind(
             "lin_scan",
             Exp::Soac(Soac::Scan {
                 w,
                 lam: comp,
-                neutral: vec![c(t, 1.0), c(t, 0.0)],
-                arrays: vec![rj, ry],
+                neutral: ne,
+                arrays: scan_in,
             }),
         );
-        let cs = self.reversed(w, sc[1]);
-        let xb = self.map_soac(w, vec![db, cs], |v, ps| {
-            Ok(vec![v.prim(
-                PrimOp::Bin(BinOp::Mul, t),
-                vec![ps[0].into(), ps[1].into()],
-            )])
+        let cs: Vec<Var> = sc[k * k..].iter().map(|a| self.reversed(w, *a)).collect();
+        let mut inputs = ds.to_vec();
+        inputs.extend(cs);
+        let xb = self.map_soac(w, inputs, |v, ps| {
+            let (d, cc) = ps.split_at(k * k);
+            let mut out = Vec::new();
+            for r in 0..k {
+                let mut acc = c(t, 0.0);
+                for q in 0..k {
+                    let m = v.prim(
+                        PrimOp::Bin(BinOp::Mul, t),
+                        vec![d[r * k + q].into(), cc[q].into()],
+                    );
+                    acc = v.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                }
+                out.push(acc);
+            }
+            Ok(out)
         })?;
-        self.add_adj(x, SubExp::Var(xb[0]), true)
+        for (x, b) in arrays.iter().zip(xb) {
+            self.add_adj(*x, SubExp::Var(b), true)?;
+        }
+        Ok(())
     }
 
-    /// The partial derivative of the scalar operator `lam` at `(a, b)` with respect to
-    /// operand `which`, by forward mode.
-    fn op_partial(&mut self, lam: &Lambda, a: SubExp, b: SubExp, which: usize) -> R<SubExp> {
+    /// The Jacobian of the operator `lam` at `(a, b)` with respect to `a` (`which = 0`) or
+    /// `b`: `jac[r][q] = ∂⊕_q/∂(operand)_r`, by forward mode (one tangent per `r`).
+    fn op_jacobian(
+        &mut self,
+        lam: &Lambda,
+        a: &[SubExp],
+        b: &[SubExp],
+        which: usize,
+    ) -> R<Vec<Vec<SubExp>>> {
         let mut args = Vec::new();
-        for se in [a, b] {
+        for se in a.iter().chain(b) {
             args.push(match se {
-                SubExp::Var(v) => v,
-                c => self.basic("arg", BasicOp::SubExp(c)),
+                SubExp::Var(v) => *v,
+                c => self.basic("arg", BasicOp::SubExp(*c)),
             });
         }
-        let subst: HashMap<Var, Var> = lam
-            .params
-            .iter()
-            .copied()
-            .zip(args.iter().copied())
-            .collect();
-        let (stms, res) = self.rename(&lam.body.stms, &lam.body.result, subst);
-        let t = self.ty(&res[0]).elem();
-        let seeds: HashMap<Var, SubExp> = [(args[which], c(t, 1.0))].into_iter().collect();
-        let d = crate::ad::jvp::differentiate(self.e.names, &stms, seeds)?;
-        self.e.stms.extend(d.stms);
-        Ok(match res[0] {
-            SubExp::Var(r) => d.tangents.get(&r).copied().unwrap_or(c(t, 0.0)),
-            SubExp::Const(_) => c(t, 0.0),
-        })
+        let k = a.len();
+        let mut jac = Vec::new();
+        for r in 0..k {
+            let subst: HashMap<Var, Var> = lam
+                .params
+                .iter()
+                .copied()
+                .zip(args.iter().copied())
+                .collect();
+            let (stms, res) = self.rename(&lam.body.stms, &lam.body.result, subst);
+            let input = args[which * k + r];
+            let t = self.e.names.ty(input).elem();
+            let seeds: HashMap<Var, SubExp> = [(input, c(t, 1.0))].into_iter().collect();
+            let d = crate::ad::jvp::differentiate(self.e.names, &stms, seeds)?;
+            self.e.stms.extend(d.stms);
+            jac.push(
+                res.iter()
+                    .map(|r| match r {
+                        SubExp::Var(r) => d.tangents.get(r).copied().unwrap_or(c(t, 0.0)),
+                        SubExp::Const(_) => c(t, 0.0),
+                    })
+                    .collect(),
+            );
+        }
+        Ok(jac)
     }
 
     #[allow(clippy::too_many_arguments)]
