@@ -18,9 +18,12 @@
 //!   `not-cmp` (`!(a < b)` on integers to `a >= b`);
 //! * `index-iota` (`iota(n, s, d)[i]` to `s + i*d` when `0 <= i < n` is known),
 //!   `index-replicate`, `index-rearrange` (a full index of a permuted array becomes an index of
-//!   the original), `index-single-lit`;
+//!   the original), `index-single-lit`, `index-index` (`x[i][j]` to `x[i, j]`);
 //! * `rearrange-rearrange` (permutations compose; `transpose (transpose x)` is `x`),
-//!   `rearrange-id`, `reshape-same`, `coerce-same`, `assert-true`.
+//!   `rearrange-id`, `reshape-same`, `coerce-same`, `assert-true`;
+//! * `map-gather`: a nest of maps over `iota`s whose innermost result is an element of one
+//!   array indexed by all the nest's rows (`map (\i -> map (\j -> a[j, i]) ..) ..`) is that
+//!   array permuted (`transpose a`), or the array itself.
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
@@ -31,6 +34,9 @@ use crate::value::{PrimType, Scalar};
 
 /// The `fold` rules.
 pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    if let Exp::Soac(crate::core::ir::Soac::Map { .. }) = &stm.exp {
+        return gather(eng, ctx, stm, scope);
+    }
     let Exp::BasicOp(op) = &stm.exp else {
         return None;
     };
@@ -252,6 +258,18 @@ fn index(
         return None;
     };
     match op {
+        BasicOp::Index {
+            array: inner,
+            slice: first,
+        } if first.iter().all(|d| matches!(d, DimIndex::Fix(_))) => {
+            let mut full = first.clone();
+            full.extend_from_slice(slice);
+            ctx.fire("index-index");
+            Some(Rewrite::Exp(Exp::BasicOp(BasicOp::Index {
+                array: *inner,
+                slice: full,
+            })))
+        }
         BasicOp::Iota {
             n,
             start,
@@ -323,4 +341,71 @@ fn index(
         }
         _ => None,
     }
+}
+
+/// The `map-gather` rule.
+fn gather(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    let [res] = stm.pat.as_slice() else {
+        return None;
+    };
+    let mut widths = Vec::new();
+    let mut params = Vec::new();
+    let mut exp = &stm.exp;
+    let mut ranges = scope.ranges.clone();
+    // Walk down the nest: each level a map over one `iota`, whose body is one statement.
+    let (array, slice) = loop {
+        match exp {
+            Exp::Soac(crate::core::ir::Soac::Map { w, lam, arrays }) => {
+                let ([p], [a], [r]) = (
+                    lam.params.as_slice(),
+                    arrays.as_slice(),
+                    lam.body.result.as_slice(),
+                ) else {
+                    return None;
+                };
+                if ranges.iotas.get(a) != Some(w) {
+                    return None;
+                }
+                let [inner] = lam.body.stms.as_slice() else {
+                    return None;
+                };
+                if inner.pat.as_slice() != [r.as_var()?] {
+                    return None;
+                }
+                widths.push(*w);
+                params.push(*p);
+                ranges.insert(*p, 0, *w);
+                exp = &inner.exp;
+            }
+            Exp::BasicOp(BasicOp::Index { array, slice }) => break (*array, slice.clone()),
+            _ => return None,
+        }
+    };
+    let dims = eng.names.ty(array).dims().to_vec();
+    if slice.len() != dims.len() || slice.len() != params.len() {
+        return None;
+    }
+    // perm[k] = the array dimension indexed by the k-th row.
+    let mut perm = vec![usize::MAX; params.len()];
+    for (d, idx) in slice.iter().enumerate() {
+        let DimIndex::Fix(SubExp::Var(v)) = idx else {
+            return None;
+        };
+        let k = params.iter().position(|p| p == v)?;
+        if perm[k] != usize::MAX || widths[k] != dims[d] {
+            return None;
+        }
+        perm[k] = d;
+    }
+    if eng.consumed.contains(res) || eng.consumed.contains(&array) {
+        return None;
+    }
+    ctx.fire("map-gather");
+    if perm.iter().enumerate().all(|(i, p)| i == *p) {
+        return Some(Rewrite::Subst(vec![array.into()]));
+    }
+    Some(Rewrite::Exp(Exp::BasicOp(BasicOp::Rearrange {
+        array,
+        perm,
+    })))
 }

@@ -7,7 +7,8 @@
 //! * `map-horizontal`: two independent maps of the same width that share an input become one
 //!   map with the results of both (one traversal);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
-//!   bounds and a cheap `f` (basic operations only) becomes `f(xs[i])`: one element is
+//!   bounds and a cheap `f` (basic operations only), or a map read nowhere else, becomes
+//!   `f(xs[i])`: one element is
 //!   computed instead of read from an array that may then die. This is how map fuses into
 //!   single-element consumers such as the index a reduction's fission produces.
 //!
@@ -35,7 +36,8 @@ pub fn index_of_map(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &def.exp else {
         return None;
     };
-    if !scope.ranges.in_bounds(i, w) || !cheap(lam) {
+    // An expensive row is computed here only if nothing else reads the array.
+    if !scope.ranges.in_bounds(i, w) || !(cheap(lam) || eng.uses.get(array) == Some(&1)) {
         return None;
     }
     if arrays

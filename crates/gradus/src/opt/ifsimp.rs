@@ -4,7 +4,10 @@
 //! * `if-const`: a constant condition: the taken branch's statements replace the `if`;
 //! * `if-same`: both branches compute nothing and return the same results;
 //! * `if-to-select`: both branches compute nothing and return scalars: one `select` per
-//!   result (both operands are already computed, so nothing is evaluated in vain).
+//!   result (both operands are already computed, so nothing is evaluated in vain);
+//! * `if-to-logic`: `if c then {a few safe basic operations; b} else false` (what `c && b`
+//!   becomes) to the operations followed by `c and b`, and `if c then true else {..; b}` to
+//!   `c or b`: conditions then combine with the rules of the other passes.
 //!
 //! [`cond_facts`] gives the range facts a `then` branch may assume from its condition
 //! (`0 <= i && i < n`, `i >= 0` for an `i` known to lie in `[-1, n)`), used by the engine.
@@ -31,6 +34,9 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<Rewrite> {
         let taken = if *b { then_body } else { else_body };
         ctx.fire("if-const");
         return Some(Rewrite::Stms(taken.stms.clone(), taken.result.clone()));
+    }
+    if let Some(r) = to_logic(eng, ctx, stm) {
+        return Some(r);
     }
     if then_body.stms.is_empty() && else_body.stms.is_empty() {
         if then_body.result == else_body.result {
@@ -63,6 +69,65 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<Rewrite> {
         }
     }
     None
+}
+
+fn to_logic(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<Rewrite> {
+    let Exp::If {
+        cond,
+        then_body,
+        else_body,
+        ..
+    } = &stm.exp
+    else {
+        return None;
+    };
+    let ([v], [t], [e]) = (
+        stm.pat.as_slice(),
+        then_body.result.as_slice(),
+        else_body.result.as_slice(),
+    ) else {
+        return None;
+    };
+    if eng.names.ty(*v) != &Type::Prim(PrimType::Bool) {
+        return None;
+    }
+    let fls = SubExp::Const(Scalar::Bool(false));
+    let tru = SubExp::Const(Scalar::Bool(true));
+    let (op, body, r) = if *e == fls {
+        (BinOp::And, then_body, t)
+    } else if *t == tru {
+        (BinOp::Or, else_body, e)
+    } else {
+        return None;
+    };
+    let other = if op == BinOp::And {
+        else_body
+    } else {
+        then_body
+    };
+    if !other.stms.is_empty() || body.stms.len() > 3 {
+        return None;
+    }
+    let safe = body.stms.iter().all(|s| match &s.exp {
+        Exp::BasicOp(BasicOp::Prim(p, _)) => !super::util::prim_can_fail(*p),
+        Exp::BasicOp(BasicOp::SubExp(_)) => true,
+        _ => false,
+    });
+    if !safe {
+        return None;
+    }
+    ctx.fire("if-to-logic");
+    let mut stms = body.stms.clone();
+    let nv = eng.names.fresh("cond", Type::Prim(PrimType::Bool));
+    stms.push(Stm {
+        pat: vec![nv],
+        exp: Exp::BasicOp(BasicOp::Prim(
+            PrimOp::Bin(op, PrimType::Bool),
+            vec![*cond, *r],
+        )),
+        aux: stm.aux.clone(),
+    });
+    Some(Rewrite::Stms(stms, vec![nv.into()]))
 }
 
 /// Range facts `(v, lo, hi)` that hold where `cond` is true.

@@ -46,6 +46,8 @@ pub struct Engine<'n> {
     pub consumed: HashSet<Var>,
     /// Whether the float policy is strict IEEE.
     pub strict: bool,
+    /// Use counts at the start of the walk (variables created since are absent).
+    pub uses: HashMap<Var, usize>,
     /// Range facts about variables created by rewrites (valid wherever they are in scope).
     pub extra_facts: HashMap<Var, (i64, SubExp)>,
     subst: HashMap<Var, SubExp>,
@@ -80,12 +82,14 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
     for f in funs.iter_mut() {
         let mut consumed = HashSet::new();
         consumed_in_body(&f.body, &mut consumed);
+        let uses = super::util::use_counts(names, &f.body);
         let mut eng = Engine {
             names,
             defs: HashMap::new(),
             consumed,
             strict: ctx.opts.strict_float,
             extra_facts: HashMap::new(),
+            uses,
             subst: HashMap::new(),
         };
         let body = std::mem::take(&mut f.body);
