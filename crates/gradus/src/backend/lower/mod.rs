@@ -692,13 +692,7 @@ impl<'a> Lw<'a> {
     /// Walks the positions selected by `ixs` in an array of dimensions `dims`: calls `f` with
     /// the flat offset of each selected block of `inner` elements in the array and its offset
     /// in the (row-major) selection, inside the loops it builds.
-    fn walk_slice(
-        &mut self,
-        ixs: &[Ix],
-        dims: &[Ex],
-        out: &mut Vec<I>,
-        f: &mut BlockFn<'_>,
-    ) {
+    fn walk_slice(&mut self, ixs: &[Ix], dims: &[Ex], out: &mut Vec<I>, f: &mut BlockFn<'_>) {
         let st = strides(dims);
         let inner = Ex::product(dims[ixs.len()..].iter().cloned());
         // Loop counters of the slice entries, outermost first.
