@@ -131,14 +131,11 @@ impl Vjp<'_> {
         ))
     }
 
-    /// `0 <= i < n`.
+    /// `0 <= i < n`, as one unsigned comparison (`n` is never negative).
     pub(super) fn in_range(&mut self, i: SubExp, n: SubExp) -> SubExp {
-        let lo = self.prim(
-            PrimOp::Cmp(CmpOp::Le, PrimType::I64),
-            vec![SubExp::i64(0), i],
-        );
-        let hi = self.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![i, n]);
-        self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![lo, hi])
+        let iu = self.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![i]);
+        let nu = self.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![n]);
+        self.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::U64), vec![iu, nu])
     }
 
     /// `arr[i]` if `0 <= i < len arr`, else zero.
@@ -393,10 +390,14 @@ impl Vjp<'_> {
                     let r = SubExp::Var(s.pat[0]);
                     let ne_wins = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, r]);
                     let i = self.iota(w);
+                    // The candidates' indices, and (in the same pass) the zeros of the
+                    // adjoint array.
                     let cand = self.map_soac(w, vec![i, x], |v, ps| {
                         let hit = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[1].into(), r]);
-                        Ok(vec![v.select(hit, ps[0].into(), w)])
+                        Ok(vec![v.select(hit, ps[0].into(), w), c(t, 0.0)])
                     })?;
+                    let zeros = cand[1];
+                    let cand = vec![cand[0]];
                     let lam_min = self.lambda(
                         &[
                             ("a", Type::Prim(PrimType::I64)),
@@ -420,18 +421,25 @@ impl Vjp<'_> {
                         }),
                     );
                     if self.active.contains(&x) {
-                        let i = self.iota(w);
-                        let xb = self.map_soac(w, vec![i], |v, ps| {
-                            let at = v.prim(
-                                PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
-                                vec![ps[0].into(), first.into()],
-                            );
-                            let not_ne =
-                                v.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![ne_wins]);
-                            let hit =
-                                v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![at, not_ne]);
-                            Ok(vec![v.select(hit, ybar, c(t, 0.0))])
-                        })?;
+                        // One non-zero element: zeros with [first] = ȳ (unless the neutral
+                        // element or nothing won).
+                        let val = self.select(ne_wins, c(t, 0.0), ybar);
+                        let found =
+                            self.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![first.into(), w]);
+                        let xb = self.if_then(
+                            found,
+                            |v| {
+                                Ok(vec![SubExp::Var(v.basic(
+                                    "red_adj",
+                                    BasicOp::Update {
+                                        array: zeros,
+                                        slice: vec![DimIndex::Fix(first.into())],
+                                        value: val,
+                                    },
+                                ))])
+                            },
+                            |_| Ok(vec![SubExp::Var(zeros)]),
+                        )?;
                         self.add_adj(x, SubExp::Var(xb[0]), true)?;
                     }
                     if self.is_active(&ne) {
@@ -1195,6 +1203,7 @@ impl Vjp<'_> {
                 _ => return Err(Diagnostic::bug("scatter values that are not an array")),
             };
             let m = self.e.names.ty(*dest).dims()[0];
+            let mu = self.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![m]);
             // From the last write to the first: the first one seen wins.
             let p_yb = self
                 .e
@@ -1212,7 +1221,8 @@ impl Vjp<'_> {
                         slice: vec![DimIndex::Fix(j)],
                     },
                 );
-                let ok = v.in_range(b.into(), m);
+                let bu = v.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![b.into()]);
+                let ok = v.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::U64), vec![bu, mu]);
                 let r = v.if_then(
                     ok,
                     |v| {
