@@ -5,7 +5,12 @@
 //! instruction is exactly invertible, bit for bit.
 //!
 //! Fixed-point programs get a forward and an inverse; `GVar` of a fixed type is not provided
-//! (gradients of fixed-point programs are not implemented).
+//! (gradients of fixed-point programs are not implemented): `GVar<T>` needs `T:` [`RevReal`],
+//! whose value type must implement `gradus_num::Real`, and that trait cannot be implemented
+//! for the `fixed` crate's types outside `gradus-num` (orphan rule); it needs either a `Real`
+//! impl in `gradus-num` or a newtype around the fixed types.
+//!
+//! [`RevReal`]: crate::RevReal
 
 use crate::instr::acc::{Acc1, Acc2};
 use crate::instr::prim::{Builtin1, Builtin2, Exact, Primitive1, Primitive2, User};
