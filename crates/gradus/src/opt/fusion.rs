@@ -4,6 +4,11 @@
 //! * `map-map` (vertical): `let ys = map(w, f, xs)` whose results are used only as inputs of
 //!   one later `let zs = map(w, g, ys, us)` becomes `let zs = map(w, g ∘ f, xs, us)` at the
 //!   consumer's place: no intermediate array;
+//! * `map-sink`: a cheap map whose single result is read only as an input of a map nested in
+//!   the lambda of a later map moves next to that consumer, so that `map-map` can fuse them
+//!   (the one-hot seeds of a forward-mode gradient meet the derivative's inner loop this
+//!   way); the cheap map is then computed once per outer row, which fusion and `single-point`
+//!   turn into no work at all;
 //! * `map-horizontal`: two independent maps of the same width that share an input become one
 //!   map with the results of both (one traversal);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
@@ -99,13 +104,21 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
         let counts = use_counts(names, &f.body);
         let mut consumed = HashSet::new();
         consumed_in_body(&f.body, &mut consumed);
+        let sunk = ctx.stats.rules.get("map-sink").copied();
         walk_bodies_mut(&mut f.body, &mut |body| {
             if horizontal_only {
                 horizontal(names, ctx, body, &consumed);
             } else {
                 vertical(names, ctx, body, &counts, &consumed);
+                sink(names, ctx, body, &counts, &consumed);
             }
         });
+        // A sunk map fuses with its consumer now, before hoisting could take it out again.
+        if ctx.stats.rules.get("map-sink").copied() != sunk {
+            walk_bodies_mut(&mut f.body, &mut |body| {
+                vertical(names, ctx, body, &counts, &consumed);
+            });
+        }
     }
 }
 
@@ -274,4 +287,78 @@ fn horizontal(
             p += 1;
         }
     }
+}
+
+fn sink(
+    names: &mut crate::core::ir::NameTable,
+    ctx: &mut Ctx,
+    body: &mut crate::core::ir::Body,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) {
+    let mut p = 0;
+    while p < body.stms.len() {
+        let movable = match map_parts(&body.stms[p]) {
+            Some((_, lam, arrays)) => {
+                let pat = &body.stms[p].pat;
+                pat.len() == 1
+                    && counts.get(&pat[0]) == Some(&1)
+                    && cheap(lam)
+                    && !has_acc(names, arrays)
+                    && !arrays.iter().any(|a| consumed.contains(a))
+            }
+            None => false,
+        };
+        if !movable {
+            p += 1;
+            continue;
+        }
+        let out = body.stms[p].pat[0];
+        // The later statement whose nested map lambdas hold the consumer.
+        let mut target = None;
+        for q in p + 1..body.stms.len() {
+            if free_in_exp(names, &body.stms[q].exp).contains(&out) {
+                target = Some(q);
+                break;
+            }
+        }
+        let Some(q) = target else {
+            p += 1;
+            continue;
+        };
+        let producer = body.stms[p].clone();
+        match place(&mut body.stms[q], out, producer) {
+            Ok(()) => {
+                body.stms.remove(p);
+                ctx.fire("map-sink");
+            }
+            Err(_) => p += 1,
+        }
+    }
+}
+
+/// Puts `producer` right before the map that takes `out` as an input, inside the lambda of
+/// `stm` (a map) or of maps nested in it; gives the producer back if there is none.
+fn place(stm: &mut Stm, out: Var, producer: Stm) -> Result<(), Stm> {
+    let Exp::Soac(Soac::Map { lam, arrays, .. }) = &mut stm.exp else {
+        return Err(producer);
+    };
+    if arrays.contains(&out) {
+        return Err(producer);
+    }
+    let body = &mut lam.body;
+    let mut producer = producer;
+    for k in 0..body.stms.len() {
+        let direct = matches!(&body.stms[k].exp,
+            Exp::Soac(Soac::Map { arrays, .. }) if arrays.contains(&out));
+        if direct {
+            body.stms.insert(k, producer);
+            return Ok(());
+        }
+        match place(&mut body.stms[k], out, producer) {
+            Ok(()) => return Ok(()),
+            Err(p) => producer = p,
+        }
+    }
+    Err(producer)
 }
