@@ -326,39 +326,40 @@ fn sink(
             p += 1;
             continue;
         };
-        let producer = body.stms[p].clone();
-        match place(&mut body.stms[q], out, producer) {
-            Ok(()) => {
-                body.stms.remove(p);
-                ctx.fire("map-sink");
-            }
-            Err(_) => p += 1,
+        let mut producer = Some(body.stms[p].clone());
+        place(&mut body.stms[q], out, &mut producer);
+        if producer.is_none() {
+            body.stms.remove(p);
+            ctx.fire("map-sink");
+        } else {
+            p += 1;
         }
     }
 }
 
-/// Puts `producer` right before the map that takes `out` as an input, inside the lambda of
-/// `stm` (a map) or of maps nested in it; gives the producer back if there is none.
-fn place(stm: &mut Stm, out: Var, producer: Stm) -> Result<(), Stm> {
+/// Puts `producer` (taken from the option) right before the map that takes `out` as an
+/// input, inside the lambda of `stm` (a map) or of maps nested in it; leaves the option full
+/// if there is none.
+fn place(stm: &mut Stm, out: Var, producer: &mut Option<Stm>) {
     let Exp::Soac(Soac::Map { lam, arrays, .. }) = &mut stm.exp else {
-        return Err(producer);
+        return;
     };
     if arrays.contains(&out) {
-        return Err(producer);
+        return;
     }
     let body = &mut lam.body;
-    let mut producer = producer;
     for k in 0..body.stms.len() {
         let direct = matches!(&body.stms[k].exp,
             Exp::Soac(Soac::Map { arrays, .. }) if arrays.contains(&out));
         if direct {
-            body.stms.insert(k, producer);
-            return Ok(());
+            if let Some(p) = producer.take() {
+                body.stms.insert(k, p);
+            }
+            return;
         }
-        match place(&mut body.stms[k], out, producer) {
-            Ok(()) => return Ok(()),
-            Err(p) => producer = p,
+        place(&mut body.stms[k], out, producer);
+        if producer.is_none() {
+            return;
         }
     }
-    Err(producer)
 }
