@@ -9,16 +9,21 @@
 //! adbench-time benchmarks/gmm.fut /tmp/gmm.in objective gradient
 //! ```
 //!
-//! Programs run on gradus's reference interpreter (`gradus::program::Program`). With `--cpu`
+//! Programs run on gradus's reference interpreter (`gradus::program::Program`), or with
+//! `--native` on the native backend (sequential C); `--no-opt` compiles without the optimiser.
+//! `--ops` reports the interpreter's operation count of one call of each entry point instead
+//! of times. With `--cpu`
 //! the clock is the process's CPU time (user + system, from `/proc/self/stat`, Linux only)
 //! instead of wall-clock time, which is steadier on a machine shared with other work.
 
-use gradus::program::Program;
+use gradus::backend::c::NativeOptions;
+use gradus::opt::OptOptions;
+use gradus::program::{Backend, Program};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: adbench-time [--cpu] [--min-batch S] [--samples N] [--budget S] \
+const USAGE: &str = "usage: adbench-time [--cpu] [--ops] [--native] [--no-opt] [--min-batch S] [--samples N] [--budget S] \
 PROGRAM.fut INPUT ENTRY...";
 
 /// Clock ticks per second of `/proc/self/stat`'s CPU times (`USER_HZ`, 100 on Linux).
@@ -58,6 +63,9 @@ impl Clock {
 
 struct Options {
     cpu: bool,
+    ops: bool,
+    native: bool,
+    no_opt: bool,
     min_batch: f64,
     samples: usize,
     budget: f64,
@@ -69,6 +77,9 @@ struct Options {
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         cpu: false,
+        ops: false,
+        native: false,
+        no_opt: false,
         min_batch: 0.5,
         samples: 10,
         budget: 60.0,
@@ -87,6 +98,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         };
         match a.as_str() {
             "--cpu" => o.cpu = true,
+            "--ops" => o.ops = true,
+            "--native" => o.native = true,
+            "--no-opt" => o.no_opt = true,
             "--min-batch" => o.min_batch = value("--min-batch")?,
             "--samples" => o.samples = (value("--samples")? as usize).max(1),
             "--budget" => o.budget = value("--budget")?,
@@ -148,12 +162,28 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let prog = match Program::from_file(Path::new(&o.program)) {
+    let opts = if o.no_opt {
+        OptOptions::off()
+    } else {
+        OptOptions::default()
+    };
+    let prog = match Program::from_file_with(Path::new(&o.program), &opts) {
         Ok(p) => p,
         Err(d) => {
             eprintln!("{d}");
             return ExitCode::from(1);
         }
+    };
+    let prog = if o.native && !o.ops {
+        match prog.with_backend(Backend::Native(NativeOptions::default())) {
+            Ok(p) => p,
+            Err(m) => {
+                eprintln!("adbench-time: native backend: {m}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        prog
     };
     let input = match gradus::data::read_file(Path::new(&o.input)) {
         Ok(v) => v,
@@ -164,16 +194,27 @@ fn main() -> ExitCode {
     };
     let mut reference: Option<f64> = None;
     for entry in &o.entries {
-        let result = measure(&o, || {
+        let result = if o.ops {
+            prog.counter().reset();
             prog.call(entry, input.clone())
-                .map(|_| ())
+                .map(|_| (prog.counter().total() as f64, 1))
                 .map_err(|e| format!("{entry}: {e}"))
-        });
+        } else {
+            measure(&o, || {
+                prog.call(entry, input.clone())
+                    .map(|_| ())
+                    .map_err(|e| format!("{entry}: {e}"))
+            })
+        };
         match result {
-            Ok((secs, reps)) => {
-                let ratio = reference.map_or(1.0, |r| secs / r);
-                reference.get_or_insert(secs);
-                println!("{entry}\t{secs:.6} s\t×{ratio:.2}\t({reps} calls per sample)");
+            Ok((amount, reps)) => {
+                let ratio = reference.map_or(1.0, |r| amount / r);
+                reference.get_or_insert(amount);
+                if o.ops {
+                    println!("{entry}\t{amount} operations\t×{ratio:.2}");
+                } else {
+                    println!("{entry}\t{amount:.6} s\t×{ratio:.2}\t({reps} calls per sample)");
+                }
             }
             Err(m) => {
                 eprintln!("adbench-time: {m}");
