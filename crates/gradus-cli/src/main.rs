@@ -1,10 +1,12 @@
 //! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`,
-//! `gradus check`.
+//! `gradus check`, `gradus bench`, `gradus c`.
 //!
 //! Exit codes: 0 success; 1 compile error (run) or failed/erroneous cases (test); 2 invalid
 //! usage or a run-time error in the program (run); 3 bad input data (run); 4 an internal
 //! error in gradus. Panics inside the compiler are caught and reported, never shown raw.
 
+mod bench;
+mod c_cmd;
 mod check;
 mod common;
 mod dev;
@@ -33,6 +35,10 @@ enum Command {
     Dev(dev::DevArgs),
     /// Compare an entry point's derivatives with central finite differences.
     Check(check::CheckArgs),
+    /// Time entry points on the inputs of the test blocks.
+    Bench(bench::BenchArgs),
+    /// Write a program as a C library: shared library, header and an example caller.
+    C(c_cmd::CArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +56,8 @@ fn main() -> ExitCode {
         Command::Test(a) => test::test(a),
         Command::Dev(a) => dev::dev(a),
         Command::Check(a) => check::check(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::C(a) => c_cmd::c(a),
     };
     ExitCode::from(code)
 }
