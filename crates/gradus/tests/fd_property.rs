@@ -1,9 +1,12 @@
 //! Every forward-mode test program is also checked against finite differences: each entry
 //! point with floating-point parameters is differentiated at its test inputs, perturbed
 //! randomly (so the check does not depend on the hand-picked points), and compared with
-//! central differences (`gradus::check`).
+//! central differences (`gradus::check`). Every entry of every AD test program (forward,
+//! reverse, Hessians) is also differentiated in reverse mode at its first test input and
+//! checked by the transposition identity `<vjp f x ybar, xdot> = <ybar, jvp f x xdot>` and
+//! against finite differences (`gradus::check::check_entry_vjp`).
 
-use gradus::check::check_entry;
+use gradus::check::{check_entry, check_entry_vjp};
 use gradus::testspec::{Expected, Input, parse_test_file};
 use gradus::value::{Array, Buffer, Value};
 use gradus_check::SplitMix64;
@@ -123,3 +126,82 @@ fn forward_derivatives_match_finite_differences() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn reverse_derivatives_match_forward_ones_and_finite_differences() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/ad");
+    let files = programs(&root);
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    let mut unsupported = std::collections::BTreeSet::new();
+    let mut rng = SplitMix64::new(2027);
+    for path in &files {
+        let source = std::fs::read_to_string(path).unwrap();
+        let Ok(spec) = parse_test_file(&source) else {
+            continue;
+        };
+        let name = path.display().to_string();
+        let short = path.strip_prefix(&root).unwrap().display().to_string();
+        for block in &spec.blocks {
+            // The first usable case of each block: one point per entry keeps the run short.
+            let case = block.cases.iter().find(|case| {
+                !matches!(case.expected, Expected::Error(_))
+                    && matches!(&case.input, Input::Values(values, _)
+                        if values.iter().any(|v| v.elem_type().is_float())
+                            && !values.iter().any(has_float_zero))
+            });
+            let Some(case) = case else {
+                continue;
+            };
+            let Input::Values(values, _) = &case.input else {
+                continue;
+            };
+            let args: Vec<Value> = values.iter().map(|v| perturb(v, &mut rng)).collect();
+            for entry in &block.entries {
+                match check_entry_vjp(&name, &source, entry, &args, 11) {
+                    Ok(report) => {
+                        checked += 1;
+                        if !report.passes(TOLERANCE, TOLERANCE_F32) {
+                            failures.push(format!("{name}:{entry}:\n{report}"));
+                        }
+                    }
+                    Err(e) if e.to_string().contains("not supported yet") => {
+                        unsupported.insert(format!("{short}:{entry}"));
+                    }
+                    Err(e) => failures.push(format!("{name}:{entry}: {e}")),
+                }
+            }
+        }
+    }
+    println!(
+        "checked {checked} entries in {} programs; {} entries need reverse-mode AD of a \
+         construct it does not support yet",
+        files.len(),
+        unsupported.len()
+    );
+    assert!(
+        checked > 0,
+        "no derivative was checked under {}",
+        root.display()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The entries whose reverse-mode derivative is not supported yet are listed, so that a new
+    // gap fails this test and a closed one must be taken off the list.
+    let listed: std::collections::BTreeSet<String> = REVERSE_GAPS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    let new: Vec<_> = unsupported.difference(&listed).collect();
+    let closed: Vec<_> = listed.difference(&unsupported).collect();
+    assert!(
+        new.is_empty() && closed.is_empty(),
+        "reverse-mode gaps changed; update crates/gradus/tests/reverse_gaps.txt\nnew gaps: {new:#?}\nno longer gaps: {closed:#?}"
+    );
+}
+
+/// Entries (path under `tests/programs/ad`, entry name) whose derivative needs reverse-mode AD
+/// of a construct that is not supported yet, most of them `vjp` of an entry that already
+/// uses `vjp`.
+const REVERSE_GAPS: &str = include_str!("reverse_gaps.txt");

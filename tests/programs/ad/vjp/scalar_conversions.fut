@@ -3,13 +3,13 @@
 
 -- ==
 -- entry: f32_roundtrip
--- input { 1.5 }
--- output { 6.0 }
--- input { -2.0 }
--- output { -8.0 }
--- input { 0.0 }
--- output { 0.0 }
-entry f32_roundtrip (x: f64) = vjp (\t -> f64.f32 (f32.f64 t * 2) * t) x 1
+-- input { 1.5f32 }
+-- output { 6.0f32 }
+-- input { -2.0f32 }
+-- output { -8.0f32 }
+-- input { 0.0f32 }
+-- output { 0.0f32 }
+entry f32_roundtrip (x: f32) = vjp (\t -> f32.f64 (f64.f32 t * 2) * t) x 1
 
 -- ==
 -- entry: to_int
