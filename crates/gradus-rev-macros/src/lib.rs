@@ -239,10 +239,29 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         .as_ref()
         .map(|a| quote!(#a))
         .unwrap_or(quote!(1e-8));
-    let fwd = lower::Ctx::new(name.to_string(), false, atol.clone(), scalar.clone())
-        .body(&body, attr.checks);
-    let inv =
-        lower::Ctx::new(name.to_string(), true, atol, scalar.clone()).body(&inv_body, attr.checks);
+    let state: Vec<syn::Ident> = params
+        .iter()
+        .filter(|p| p.1 == Kind::State)
+        .map(|p| p.0.clone())
+        .collect();
+    let fwd = lower::Ctx::new(
+        name.to_string(),
+        false,
+        atol.clone(),
+        scalar.clone(),
+        &body,
+        &state,
+    )
+    .body(&body, attr.checks);
+    let inv = lower::Ctx::new(
+        name.to_string(),
+        true,
+        atol,
+        scalar.clone(),
+        &inv_body,
+        &state,
+    )
+    .body(&inv_body, attr.checks);
 
     let vis = &func.vis;
     let attrs = &func.attrs;

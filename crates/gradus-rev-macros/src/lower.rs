@@ -29,17 +29,32 @@ pub struct Ctx {
     pub atol: TokenStream,
     /// The scalar type parameter, when the function has one.
     pub scalar: Option<Ident>,
+    /// Roots of every writable place of the function (state and ancillas).
+    writable: Vec<Ident>,
+    /// Inside a routine whose instructions may run on values only.
+    values_only: Cell<bool>,
     counter: Cell<usize>,
 }
 
 impl Ctx {
     /// A context for one generated function.
-    pub fn new(fn_name: String, inverse: bool, atol: TokenStream, scalar: Option<Ident>) -> Self {
+    pub fn new(
+        fn_name: String,
+        inverse: bool,
+        atol: TokenStream,
+        scalar: Option<Ident>,
+        body: &[Stmt],
+        state: &[Ident],
+    ) -> Self {
+        let mut writable = state.to_vec();
+        writable_roots(body, &mut writable);
         Ctx {
             fn_name,
             inverse,
             atol,
             scalar,
+            writable,
+            values_only: Cell::new(false),
             counter: Cell::new(0),
         }
     }
@@ -126,7 +141,18 @@ impl Ctx {
                     }
                 }
             }
-            Stmt::Routine { body, .. } => self.body(body, checks),
+            Stmt::Routine { body, .. } => {
+                // The compute pass of a routine that writes only its own ancillas starts
+                // with their gradients at zero and only ever moves zero gradients, so on
+                // `GVar`s its instructions may skip the gradient pushes.
+                let vo = self.scalar.is_some()
+                    && writes_only_own_ancillas(body)
+                    && lets_read_no_writable(body, &self.writable);
+                let prev = self.values_only.replace(self.values_only.get() || vo);
+                let out = self.body(body, checks);
+                self.values_only.set(prev);
+                out
+            }
             Stmt::Unroutine { body, .. } => {
                 let u = self.body(&invert_body(body), checks);
                 match &self.scalar {
@@ -497,9 +523,14 @@ impl Ctx {
         } else {
             vec![]
         };
+        let vo = self.values_only.get();
         let (f, fallible) = match (op, ops.len()) {
+            (AccOp::Add, 1) if vo => (quote!(add1v), false),
+            (AccOp::Sub, 1) if vo => (quote!(sub1v), false),
             (AccOp::Add, 1) => (quote!(add1), false),
             (AccOp::Sub, 1) => (quote!(sub1), false),
+            (AccOp::Add, _) if vo => (quote!(add2v), false),
+            (AccOp::Sub, _) if vo => (quote!(sub2v), false),
             (AccOp::Add, _) => (quote!(add2), false),
             (AccOp::Sub, _) => (quote!(sub2), false),
             (AccOp::Xor, 1) => (quote!(xor1), false),
@@ -615,4 +646,75 @@ pub fn writes_only_own_ancillas(body: &[Stmt]) -> bool {
     let mut own = Vec::new();
     declared(body, &mut own);
     ok(body, &own)
+}
+
+/// Collects the roots of every writable place in `body` and every name it allocates
+/// (ancillas, including those that are only read).
+pub fn writable_roots(body: &[Stmt], out: &mut Vec<Ident>) {
+    fn op(o: &Operand, out: &mut Vec<Ident>) {
+        if let Operand::Place(p) = o
+            && p.kind.writable()
+            && !out.contains(&p.root)
+        {
+            out.push(p.root.clone());
+        }
+    }
+    for st in body {
+        match st {
+            Stmt::Acc { target, rhs, .. } => {
+                op(&Operand::Place(target.clone()), out);
+                match rhs {
+                    Rhs::One(a) => op(a, out),
+                    Rhs::Bin(_, a, b) => {
+                        op(a, out);
+                        op(b, out);
+                    }
+                    Rhs::Prim(_, args) => args.iter().for_each(|a| op(a, out)),
+                }
+            }
+            Stmt::Named { args, .. } | Stmt::Call { args, .. } => {
+                args.iter().for_each(|a| op(a, out))
+            }
+            Stmt::Routine { body, .. }
+            | Stmt::Unroutine { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::For { body, .. }
+            | Stmt::Block { body, .. } => writable_roots(body, out),
+            Stmt::If { arms, els, .. } => {
+                for a in arms {
+                    writable_roots(&a.body, out);
+                }
+                writable_roots(els, out);
+            }
+            Stmt::Let { name, .. } => {
+                if !out.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+            Stmt::Release { .. } | Stmt::Safe { .. } => {}
+        }
+    }
+}
+
+/// Whether no `let` initialiser in `body` mentions a writable variable: then every ancilla
+/// the body allocates starts with a zero gradient (it can only be built from constants).
+pub fn lets_read_no_writable(body: &[Stmt], writable: &[Ident]) -> bool {
+    body.iter().all(|st| match st {
+        Stmt::Let { init, .. } => {
+            let mut ids = Vec::new();
+            crate::parse::idents(quote!(#init), &mut ids);
+            !ids.iter().any(|i| writable.iter().any(|w| w == i))
+        }
+        Stmt::Routine { body, .. }
+        | Stmt::Unroutine { body, .. }
+        | Stmt::While { body, .. }
+        | Stmt::For { body, .. }
+        | Stmt::Block { body, .. } => lets_read_no_writable(body, writable),
+        Stmt::If { arms, els, .. } => {
+            arms.iter()
+                .all(|a| lets_read_no_writable(&a.body, writable))
+                && lets_read_no_writable(els, writable)
+        }
+        _ => true,
+    })
 }

@@ -103,6 +103,26 @@ pub mod __rt {
     pub fn sub2<P: Acc2<Y, A, B>, Y, A, B>(y: &mut Y, a: &mut A, b: &mut B) {
         P::sub(y, a, b)
     }
+    /// `y += P(a)`, values only.
+    #[inline(always)]
+    pub fn add1v<P: Acc1<Y, A>, Y, A>(y: &mut Y, a: &mut A) {
+        P::add_val(y, a)
+    }
+    /// `y -= P(a)`, values only.
+    #[inline(always)]
+    pub fn sub1v<P: Acc1<Y, A>, Y, A>(y: &mut Y, a: &mut A) {
+        P::sub_val(y, a)
+    }
+    /// `y += P(a, b)`, values only.
+    #[inline(always)]
+    pub fn add2v<P: Acc2<Y, A, B>, Y, A, B>(y: &mut Y, a: &mut A, b: &mut B) {
+        P::add_val(y, a, b)
+    }
+    /// `y -= P(a, b)`, values only.
+    #[inline(always)]
+    pub fn sub2v<P: Acc2<Y, A, B>, Y, A, B>(y: &mut Y, a: &mut A, b: &mut B) {
+        P::sub_val(y, a, b)
+    }
     /// `y ^= P(a)`.
     #[inline(always)]
     pub fn xor1<P: Xor1<Y, A>, Y, A>(y: &mut Y, a: &mut A) {

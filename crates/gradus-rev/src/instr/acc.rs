@@ -20,6 +20,18 @@ pub trait Acc1<Y, A> {
     fn add(y: &mut Y, a: &mut A);
     /// `y -= f(a)`.
     fn sub(y: &mut Y, a: &mut A);
+    /// `y += f(a)` on values only, for a target whose gradient is known to be zero (the
+    /// macro uses it in routines that write only their own, fresh ancillas, where every
+    /// gradient push would add zero).
+    #[inline(always)]
+    fn add_val(y: &mut Y, a: &mut A) {
+        Self::add(y, a)
+    }
+    /// `y -= f(a)` on values only (see [`Acc1::add_val`]).
+    #[inline(always)]
+    fn sub_val(y: &mut Y, a: &mut A) {
+        Self::sub(y, a)
+    }
 }
 
 /// `y += f(a, b)` and `y -= f(a, b)`.
@@ -32,6 +44,16 @@ pub trait Acc2<Y, A, B> {
     fn add(y: &mut Y, a: &mut A, b: &mut B);
     /// `y -= f(a, b)`.
     fn sub(y: &mut Y, a: &mut A, b: &mut B);
+    /// `y += f(a, b)` on values only (see [`Acc1::add_val`]).
+    #[inline(always)]
+    fn add_val(y: &mut Y, a: &mut A, b: &mut B) {
+        Self::add(y, a, b)
+    }
+    /// `y -= f(a, b)` on values only (see [`Acc1::add_val`]).
+    #[inline(always)]
+    fn sub_val(y: &mut Y, a: &mut A, b: &mut B) {
+        Self::sub(y, a, b)
+    }
 }
 
 /// `y ^= f(a)`.
@@ -100,6 +122,14 @@ impl<T: RevReal, A: Arg<Scalar = T>, P: Builtin1> Acc1<T, A> for P {
             *y.val_mut() -= P::eval(av);
         }
     }
+    #[inline(always)]
+    fn add_val(y: &mut T, a: &mut A) {
+        *y.val_mut() += P::eval(a.get());
+    }
+    #[inline(always)]
+    fn sub_val(y: &mut T, a: &mut A) {
+        *y.val_mut() -= P::eval(a.get());
+    }
 }
 
 impl<T: RevReal, A: Arg<Scalar = T>, B: Arg<Scalar = T>, P: Builtin2> Acc2<T, A, B> for P {
@@ -126,6 +156,14 @@ impl<T: RevReal, A: Arg<Scalar = T>, B: Arg<Scalar = T>, P: Builtin2> Acc2<T, A,
         } else {
             *y.val_mut() -= P::eval(av, bv);
         }
+    }
+    #[inline(always)]
+    fn add_val(y: &mut T, a: &mut A, b: &mut B) {
+        *y.val_mut() += P::eval(a.get(), b.get());
+    }
+    #[inline(always)]
+    fn sub_val(y: &mut T, a: &mut A, b: &mut B) {
+        *y.val_mut() -= P::eval(a.get(), b.get());
     }
 }
 
