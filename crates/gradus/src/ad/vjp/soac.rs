@@ -947,10 +947,7 @@ impl Vjp<'_> {
                 };
                 let bins = bins[0];
                 if op == BinOp::Mul && !t.is_float() {
-                    return Err(limitation(
-                        s.aux.span,
-                        "reverse-mode AD of an integer product hist",
-                    ));
+                    return self.rev_hist_int_product(w, m, dest, vs, indices, bins, ybar, t);
                 }
                 if op == BinOp::Mul {
                     return self.rev_hist_product(w, m, dest, vs, indices, bins, ybar, t);
@@ -1170,6 +1167,138 @@ impl Vjp<'_> {
                     ps[2].into(),
                     ps[3].into(),
                     t,
+                )])
+            })?;
+            self.add_adj(dest, SubExp::Var(db[0]), true)?;
+        }
+        Ok(())
+    }
+
+    /// The adjoint of an integer product `hist`, exact under wrap-around. Division by an
+    /// element is not (a product modulo 2^k forgets factors of two), so every non-zero element
+    /// is split into `2^e · o` with `o` odd: per bin, the odd parts are multiplied (`O`), the
+    /// exponents and the zeros counted (`E`, `Z`); the product of the other elements of `x`'s
+    /// bin is then `(O · o⁻¹) << (E - e)`, where `o⁻¹` is the inverse of `o` modulo 2^k
+    /// (Newton's iteration `y ← y (2 - o y)`, which doubles the correct low bits from the 3
+    /// of `y = o`), `0` when `E - e` reaches the width, and the zero rule of the float case.
+    #[allow(clippy::too_many_arguments)]
+    fn rev_hist_int_product(
+        &mut self,
+        w: SubExp,
+        m: SubExp,
+        dest: Var,
+        vs: Var,
+        indices: Var,
+        bins: Var,
+        ybar: Var,
+        t: PrimType,
+    ) -> R<()> {
+        let i64t = PrimType::I64;
+        // (odd part, exponent of two, is zero) of an element; zero counts as 1 = 2^0 · 1.
+        let split = |v: &mut Self, x: SubExp| -> [SubExp; 3] {
+            let z = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![x, c(t, 0.0)]);
+            let safe = v.select(z, c(t, 1.0), x);
+            let tz = v.prim(PrimOp::Un(UnOp::Ctz, t), vec![safe]);
+            let tz_t = v.prim(PrimOp::Conv(PrimType::I32, t), vec![tz]);
+            let odd = v.prim(PrimOp::Bin(BinOp::LShr, t), vec![safe, tz_t]);
+            let e = v.prim(PrimOp::Conv(PrimType::I32, i64t), vec![tz]);
+            let n = v.select(z, SubExp::i64(1), SubExp::i64(0));
+            [odd, e, n]
+        };
+        let parts = |v: &mut Self, n: SubExp, a: Var| -> R<Vec<Var>> {
+            v.map_soac(n, vec![a], |v, ps| Ok(split(v, ps[0].into()).to_vec()))
+        };
+        let b = parts(self, m, bins)?;
+        let x = parts(self, w, vs)?;
+        let op_lambda = |v: &mut Self, op: BinOp, pt: PrimType| -> R<Lambda> {
+            v.lambda(&[("a", Type::Prim(pt)), ("b", Type::Prim(pt))], |v, ps| {
+                Ok(vec![v.prim(
+                    PrimOp::Bin(op, pt),
+                    vec![ps[0].into(), ps[1].into()],
+                )])
+            })
+        };
+        let mut per_bin = Vec::new();
+        for (k, (op, pt, neutral)) in [
+            (BinOp::Mul, t, c(t, 1.0)),
+            (BinOp::Add, i64t, SubExp::i64(0)),
+            (BinOp::Add, i64t, SubExp::i64(0)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let lam = op_lambda(self, op, pt)?;
+            per_bin.push(self.bind1(
+                ["odd", "twos", "zeros"][k],
+                Exp::Soac(Soac::Hist {
+                    w,
+                    dests: vec![b[k]],
+                    lam,
+                    neutral: vec![neutral],
+                    indices,
+                    values: vec![x[k]],
+                }),
+            ));
+        }
+        let (odd, twos, zeros) = (per_bin[0], per_bin[1], per_bin[2]);
+        let bits = SubExp::i64(t.bits() as i64);
+        // d(product of x's bin)/dx times ybar, from the bin's (O, E, Z) and x.
+        let partial = |v: &mut Self, o: SubExp, e: SubExp, z: SubExp, xv: SubExp, yb: SubExp| {
+            let [ox, ex, _] = split(v, xv);
+            let mut inv = ox;
+            for _ in 0..6 {
+                let oy = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ox, inv]);
+                let two = v.prim(PrimOp::Bin(BinOp::Sub, t), vec![c(t, 2.0), oy]);
+                inv = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![inv, two]);
+            }
+            let others_odd = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![o, inv]);
+            let shift = v.prim(PrimOp::Bin(BinOp::Sub, i64t), vec![e, ex]);
+            let wide = v.prim(PrimOp::Cmp(CmpOp::Ge, i64t), vec![shift, bits]);
+            let safe_shift = v.select(wide, SubExp::i64(0), shift);
+            let shift_t = v.prim(PrimOp::Conv(i64t, t), vec![safe_shift]);
+            let shifted = v.prim(PrimOp::Bin(BinOp::Shl, t), vec![others_odd, shift_t]);
+            let val = v.select(wide, c(t, 0.0), shifted);
+            let x0 = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![xv, c(t, 0.0)]);
+            let z0 = v.prim(PrimOp::Cmp(CmpOp::Eq, i64t), vec![z, SubExp::i64(0)]);
+            let z1 = v.prim(PrimOp::Cmp(CmpOp::Eq, i64t), vec![z, SubExp::i64(1)]);
+            let only = v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![z1, x0]);
+            let nonzero = v.prim(PrimOp::Bin(BinOp::Or, PrimType::Bool), vec![z0, only]);
+            let d = v.select(nonzero, val, c(t, 0.0));
+            v.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, yb])
+        };
+        if self.active.contains(&vs) {
+            let vb = self.map_soac(w, vec![indices, vs], |v, ps| {
+                let ok = v.in_range(ps[0].into(), m);
+                let r = v.if_then(
+                    ok,
+                    |v| {
+                        let at = DimIndex::Fix(ps[0].into());
+                        let [o, e, z, yb] = [odd, twos, zeros, ybar].map(|a| {
+                            SubExp::Var(v.basic(
+                                "at",
+                                BasicOp::Index {
+                                    array: a,
+                                    slice: vec![at],
+                                },
+                            ))
+                        });
+                        Ok(vec![partial(v, o, e, z, ps[1].into(), yb)])
+                    },
+                    |_| Ok(vec![c(t, 0.0)]),
+                )?;
+                Ok(vec![SubExp::Var(r[0])])
+            })?;
+            self.add_adj(vs, SubExp::Var(vb[0]), true)?;
+        }
+        if self.active.contains(&dest) {
+            let db = self.map_soac(m, vec![odd, twos, zeros, bins, ybar], |v, ps| {
+                Ok(vec![partial(
+                    v,
+                    ps[0].into(),
+                    ps[1].into(),
+                    ps[2].into(),
+                    ps[3].into(),
+                    ps[4].into(),
                 )])
             })?;
             self.add_adj(dest, SubExp::Var(db[0]), true)?;
