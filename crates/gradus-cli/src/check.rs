@@ -1,8 +1,11 @@
-//! `gradus check`: an entry point's derivatives against central finite differences.
+//! `gradus check`: an entry point's derivatives against central finite differences: its
+//! forward derivative (`jvp`) along every input, and its reverse derivative (`vjp`) by the
+//! transposition identity `<vjp f x ybar, xdot> = <ybar, jvp f x xdot>` and finite differences
+//! along a random direction.
 
 use crate::common::{catch_panic, check_inputs};
 use clap::Args;
-use gradus::check::check_entry;
+use gradus::check::{check_entry, check_entry_vjp};
 use gradus::data::{Reader, decompress};
 use gradus::program::ExternalType;
 use gradus::value::{Array, Buffer, PrimType, Scalar, Value};
@@ -134,7 +137,7 @@ pub fn check(a: CheckArgs) -> u8 {
         }
         values
     };
-    match catch_panic(|| check_entry(&path, &source, &a.entry, &args, a.seed)) {
+    let forward = match catch_panic(|| check_entry(&path, &source, &a.entry, &args, a.seed)) {
         Ok(Ok(report)) => {
             print!("{report}");
             if report.passes(a.tolerance, a.tolerance * 100.0) {
@@ -156,11 +159,35 @@ pub fn check(a: CheckArgs) -> u8 {
         }
         Ok(Err(e)) => {
             eprintln!("Error: {e}");
-            1
+            return 1;
         }
         Err(p) => {
             eprintln!("internal error: gradus panicked while checking: {p}");
-            4
+            return 4;
         }
-    }
+    };
+    let reverse = match catch_panic(|| check_entry_vjp(&path, &source, &a.entry, &args, a.seed)) {
+        Ok(Ok(report)) => {
+            print!("vjp {report}");
+            if report.passes(a.tolerance, a.tolerance * 100.0) {
+                println!("gradus check: vjp within tolerance {:e}", a.tolerance);
+                0
+            } else {
+                println!(
+                    "gradus check: vjp differs from jvp or finite differences (tolerance {:e})",
+                    a.tolerance
+                );
+                1
+            }
+        }
+        Ok(Err(e)) => {
+            eprintln!("Error: vjp not checked: {e}");
+            1
+        }
+        Err(p) => {
+            eprintln!("internal error: gradus panicked while checking the vjp: {p}");
+            return 4;
+        }
+    };
+    forward.max(reverse)
 }

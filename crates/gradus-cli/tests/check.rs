@@ -41,8 +41,20 @@ fn smooth_entry_passes_at_given_and_random_points() {
         4,
         "{out}"
     );
+    assert!(out.contains("vjp within tolerance"), "{out}");
+    assert!(out.contains("<vjp, xdot>"), "{out}");
     let (code, out) = gradus_check(prog, &["-e", "f", "--random", "--size", "5"], "");
     assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn entries_that_are_gradients_are_checked_one_order_higher() {
+    // The vjp of a gradient is a Hessian-vector product, checked against the jvp of the
+    // gradient and finite differences of it.
+    let prog = "entry g (x: f64) (y: f64) = vjp (\\(a, b) -> f64.sin (a * b) + a * a) (x, y) 1\n";
+    let (code, out) = gradus_check(prog, &["-e", "g"], "0.4 1.3");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("vjp within tolerance"), "{out}");
 }
 
 #[test]
