@@ -70,7 +70,6 @@ fn usage_errors_exit_2() {
         vec!["frobnicate"],
         vec!["run"],
         vec!["test"],
-        vec!["run", "x.fut", "--backend", "native"],
         vec!["run", "x.fut", "--backend", "cuda"],
         vec!["test", "x.fut", "--tolerance", "abc"],
         vec!["test", "x.fut", "--concurrency", "0"],
@@ -80,8 +79,12 @@ fn usage_errors_exit_2() {
         let o = gradus(&args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
     }
-    let o = gradus(&["run", "x.fut", "--backend", "native"], b"");
-    assert!(text(&o.stderr).contains("not available"));
+    let o = gradus(&["run", "x.fut", "--backend", "cuda"], b"");
+    assert!(
+        text(&o.stderr).contains("expected `interp`, `c` or `multicore`"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = gradus(&["test", "/nonexistent/dir/x.fut"], b"");
     assert_eq!(o.status.code(), Some(2));
 }
