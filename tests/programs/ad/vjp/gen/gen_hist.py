@@ -146,9 +146,70 @@ Integer hist with + and * in reverse mode: exact integer cotangents.
 entry add (is: [4]i64) (vs: [4]i32) (yb: [2]i32) = vjp (\\v -> hist (+) 0 2 is v) vs yb
 
 entry mul (is: [4]i64) (vs: [4]i32) = vjp (\\v -> i32.sum (hist (*) 1 2 is v)) vs 1
+
+entry mul_u8 (is: [12]i64) (vs: [12]u8) (d: [4]u8) (yb: [4]u8) =
+  vjp (\\(d, v) -> reduce_by_index (copy d) (*) 1 is v) (d, vs) yb
+
+entry mul_i32 (is: [12]i64) (vs: [12]i32) (d: [4]i32) (yb: [4]i32) =
+  vjp (\\(d, v) -> reduce_by_index (copy d) (*) 1 is v) (d, vs) yb
+
+entry mul_u64 (is: [10]i64) (vs: [10]u64) (d: [3]u64) (yb: [3]u64) =
+  vjp (\\(d, v) -> reduce_by_index (copy d) (*) 1 is v) (d, vs) yb
 """)
 P.append(p.test("add", lambda idx, v, yb: i32(rbi_grad(np.zeros(2), "+", idx, v, yb)[1]), [(i64([0, 1, 1, 2]), i32([1, 2, 3, 4]), i32([5, 7]))]))
 p.test("mul", lambda idx, v: i32(rbi_grad(np.ones(2), "*", idx, v, np.ones(2))[1]), [(i64([0, 0, 1, 1]), i32([3, 4, 0, 6])), (i64([0, 0, 0, 1]), i32([3, 0, 0, 6]))])
+
+
+def int_product_rbi(bits, conv):
+    """Adjoints of an integer product reduce_by_index by brute force modulo 2^bits: every
+    contributor (the destination's element first) gets the product of the other contributors
+    of its bin times the bin's cotangent."""
+    M = 1 << bits
+
+    def grad(idx, v, d, yb):
+        d, v = [int(x) % M for x in d], [int(x) % M for x in v]
+        db, vb = [0] * len(d), [0] * len(v)
+        for b in range(len(d)):
+            members = [("d", b)] + [("v", i) for i in range(len(v)) if idx[i] == b]
+            value = lambda m: d[m[1]] if m[0] == "d" else v[m[1]]
+            for m in members:
+                p = 1
+                for o in members:
+                    if o != m:
+                        p = p * value(o) % M
+                r = p * int(yb[b]) % M
+                if m[0] == "d":
+                    db[b] = r
+                else:
+                    vb[m[1]] = r
+        return conv(db), conv(vb)
+
+    return grad
+
+
+def wrap32(xs):
+    return i32([x - (1 << 32) if x >= 1 << 31 else x for x in xs])
+
+
+def int_cases(seed, bits, n, m, pick):
+    rng = np.random.default_rng(seed)
+    M = 1 << bits
+    idx = [int(rng.integers(-1, m + 1)) for _ in range(n)]
+    v = [pick(rng, M) for _ in range(n)]
+    d = [int(rng.choice([0, 2, int(rng.integers(0, M, dtype=np.uint64))])) for _ in range(m)]
+    yb = [int(rng.integers(0, M, dtype=np.uint64)) for _ in range(m)]
+    return idx, v, d, yb
+
+
+# zeros, repeated factors of two, wrap-around and out-of-range indices
+u8c = int_cases(5, 8, 12, 4, lambda r, M: int(r.choice([0, 1, 2, 4, 8, int(r.integers(0, M, dtype=np.uint64))])))
+p.test("mul_u8", int_product_rbi(8, u8), [(i64(u8c[0]), u8(u8c[1]), u8(u8c[2]), u8(u8c[3]))])
+i32c = int_cases(6, 32, 12, 4, lambda r, M: int(r.choice([0, 2, 4, 12, int(r.integers(0, M, dtype=np.uint64))])))
+p.test("mul_i32", int_product_rbi(32, wrap32),
+       [(i64(i32c[0]), wrap32(i32c[1]), wrap32(i32c[2]), wrap32(i32c[3]))])
+u64c = int_cases(7, 64, 10, 3, lambda r, M: int(r.choice([0, 2, 12, int(r.integers(0, M, dtype=np.uint64))])))
+u64 = lambda xs: np.asarray(xs, dtype=np.uint64)
+p.test("mul_u64", int_product_rbi(64, u64), [(i64(u64c[0]), u64(u64c[1]), u64(u64c[2]), u64(u64c[3]))])
 
 # ---------------------------------------------------------------------------------------------
 p = Program("hist_centroids", """

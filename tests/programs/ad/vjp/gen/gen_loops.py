@@ -292,7 +292,7 @@ p.test("arr", sm_arr, [(f64([1, 2, 3, 4]), i64(9)), (f64([1, -2, 3, 0.5]), i64(1
 p = Program("loop_reverse_add", """
 A long loop whose carried update is x + e (invertible by subtraction): 2000 steps.
 """, """
-entry grad (x: f64) (c: f64) = vjp (\\(t, k) -> loop y = t for i < 2000 do y + f64.sin (k * f64.i64 i) * 0.001) (x, c) 1
+entry grad (x: f64) (c: f64) = vjp (\\(t, k) -> loop y = t for i < 2000 do y + f64.sin (k + 0.001 * f64.i64 i) * 0.001) (x, c) 1
 
 entry sub (x: f64) (c: f64) = vjp (\\(t, k) -> let y = loop y = t for i < 1000 do y - k * k / f64.i64 (i + 1) in y * y) (x, c) 1
 """)
@@ -300,7 +300,7 @@ entry sub (x: f64) (c: f64) = vjp (\\(t, k) -> let y = loop y = t for i < 1000 d
 
 def rev_add(x, c):
     i = np.arange(2000.0)
-    return f64(1.0), f64(np.sum(np.cos(c * i) * i) * 0.001)
+    return f64(1.0), f64(np.sum(np.cos(c + 0.001 * i)) * 0.001)
 
 
 def rev_sub(x, c):
