@@ -73,3 +73,47 @@ fn forward_mode_gradients_grow_linearly_after_optimisation() {
         );
     }
 }
+
+const MICRO: &str = r#"
+def onehot (n: i64) (i: i64) : [n]f64 = tabulate n (\j -> if j == i then 1 else 0)
+def dot [n] (xs: [n]f64) (ys: [n]f64) = f64.sum (map2 (*) xs ys)
+def nnmf [m][n] (a: [m][n]f64) (u: [m]f64) (v: [n]f64) =
+  f64.sum (map2 (\ai ui -> f64.sum (map2 (\aij vj -> let x = ui * vj in f64.log x + aij / x) ai v)) a u)
+def data [n] (y: [n]f64) = [map (\t -> t + 0.5) y, map (\t -> t + 1.0) y, map (\t -> 2.0 - t) y]
+
+entry dot_fwd [n] (x: [n]f64) (y: [n]f64) = tabulate n (\i -> jvp (\x -> dot x y) x (onehot n i))
+entry dot_rev [n] (x: [n]f64) (y: [n]f64) = vjp (\x -> dot x y) x 1.0
+entry max_fwd [n] (x: [n]f64) (_y: [n]f64) = tabulate n (\i -> jvp f64.maximum x (onehot n i))
+entry max_rev [n] (x: [n]f64) (_y: [n]f64) = vjp f64.maximum x 1.0
+entry add_fwd [n] (x: [n]f64) (y: [n]f64) = tabulate n (\i -> jvp (\x -> map2 (+) x y) x (onehot n i))
+entry add_rev [n] (x: [n]f64) (y: [n]f64) = tabulate n (\i -> vjp (\x -> map2 (+) x y) x (onehot n i))
+entry scale_fwd [n] (x: [n]f64) (y: [n]f64) = jvp (\s -> map (\t -> s * t) y) x[0] 1.0
+entry scale_rev [n] (x: [n]f64) (y: [n]f64) = tabulate n (\i -> vjp (\s -> map (\t -> s * t) y) x[0] (onehot n i))
+entry nnmf_fwd [n] (v: [n]f64) (y: [n]f64) =
+  jmp (\v -> nnmf (data y) [0.7, 1.1, 1.3] v) v (tabulate n (\j -> onehot n j))
+entry nnmf_rev [n] (v: [n]f64) (y: [n]f64) = vjp (\v -> nnmf (data y) [0.7, 1.1, 1.3] v) v 1.0
+"#;
+
+/// The dF~ micro benchmarks and rank-1 NNMF, forward (one `jvp` per input where the
+/// derivative has one row) and reverse mode: the optimiser never makes them more expensive and
+/// does not change their results. Prints the operation counts before and after (the figures
+/// of benchmarks/README.md); linear growth is asserted by the test above.
+#[test]
+fn micro_benchmarks_before_and_after_optimisation() {
+    let opt = Program::from_source("micro.fut", MICRO).unwrap_or_else(|d| panic!("{}", d.render()));
+    let plain = Program::from_source_with("micro.fut", MICRO, &OptOptions::off()).unwrap();
+    let n = 100;
+    for name in ["dot", "max", "add", "scale", "nnmf"] {
+        for mode in ["fwd", "rev"] {
+            let entry = format!("{name}_{mode}");
+            let (o, r) = work(&opt, &entry, n);
+            let (o10, _) = work(&opt, &entry, 10 * n);
+            let (p, s) = work(&plain, &entry, n);
+            assert_eq!(r, s, "{entry}: results differ");
+            println!(
+                "{entry:>10}: n = {n}: unoptimised {p:>9}, optimised {o:>9}; optimised at 10n: {o10}"
+            );
+            assert!(o <= p, "{entry}: optimisation costs more ({o} > {p})");
+        }
+    }
+}
