@@ -14,19 +14,6 @@
 //! Work: the body runs twice per iteration (plus its own nested re-executions), memory is one
 //! checkpoint per iteration.
 //!
-//! **Reverse computing** replaces checkpoints where an update can be undone: a scalar
-//! parameter whose result is `p + e`, `e + p`, `p - e` or `e - p`, with `e` not depending on
-//! `p` (see [`invertible_updates`]), is carried through the return sweep from its final value
-//! and recovered at each iteration by the inverse update (`p = p' - e`, ...), `e` being
-//! recomputed from the loop index, free variables, checkpointed or already recovered
-//! parameters, and the values after the iteration of other reverse-computed parameters; so a
-//! symplectic Euler step `x' = x + h·v; v' = v - h·f(x')` needs no checkpoint at all (`v`
-//! first, from `x'`, then `x`). Integer updates wrap and invert exactly; floating-point ones
-//! recover the earlier values up to rounding (the gradient of a 10^6-step integrator agrees
-//! with the checkpointed one to about 1e-15 relative). `#[checkpoint]` on a loop turns
-//! reverse computing off for it. Multiplicative updates (`x * e`, which loses `x` where
-//! `e = 0`) and rotations are not inverted: they keep their checkpoints.
-//!
 //! Before that, [`Vjp::lower_loop`] rewrites two kinds of loops into `for` loops:
 //!
 //! * a `while` loop runs once first (a renamed copy, with an iteration counter) to count its
@@ -47,8 +34,6 @@ pub(super) struct Saved {
     n: SubExp,
     /// What was saved for each loop parameter.
     saves: Vec<Save>,
-    /// The reverse-computed parameters, in the order the return sweep recovers them.
-    inverted_order: Vec<usize>,
 }
 
 /// How a loop parameter is recovered for re-executing iteration `i`.
@@ -60,175 +45,6 @@ enum Save {
     /// iteration and update, so the return sweep recovers the array at the start of
     /// iteration `i` from the one after it by writing the old values back.
     InPlace(Vec<Overwrite>),
-    /// A scalar whose update the return sweep inverts (reverse computing): no checkpoints.
-    Inverted(Inversion),
-}
-
-/// How the return sweep recovers a reverse-computed loop parameter `p` at the start of
-/// iteration `i` from its value `p'` after it: the body computes `p' = p + e`, `p' = p - e`
-/// or `p' = e - p` with `e` independent of `p`, so `p = p' - e`, `p' + e` or `e - p'`.
-pub(super) struct Inversion {
-    op: InvOp,
-    /// The term `e`, computed by `slice` (statements of the body, in order) from the loop
-    /// parameters at the start of the iteration (those in `needs`), the values of other
-    /// reverse-computed parameters after it, the loop index and free variables.
-    e: SubExp,
-    slice: Vec<usize>,
-}
-
-#[derive(Clone, Copy)]
-enum InvOp {
-    /// `p' = p + e`.
-    Add,
-    /// `p' = p - e`.
-    Sub,
-    /// `p' = e - p`.
-    SubFrom,
-}
-
-/// Finds the loop parameters whose update can be inverted, and an order in which the return
-/// sweep can recover them: parameter `j` qualifies when it is a scalar whose result is
-/// `p + e`, `e + p`, `p - e` or `e - p` where `e` is computed by basic scalar statements from
-/// the loop index, free variables, other parameters and the results of other qualifying
-/// parameters, but not from `p` or its result. The parameters `e` reads at the start of the
-/// iteration must be recovered first (checkpointed ones always are); parameters caught in a
-/// cycle of such needs are checkpointed instead. Integer `+`/`-` wrap and invert exactly;
-/// floating-point inversion is exact up to rounding.
-fn invertible_updates(
-    params: &[(Var, SubExp)],
-    body: &Body,
-    names: &crate::core::ir::NameTable,
-    excluded: &[bool],
-) -> (HashMap<usize, Inversion>, Vec<usize>) {
-    let def: HashMap<Var, usize> = body
-        .stms
-        .iter()
-        .enumerate()
-        .flat_map(|(k, st)| st.pat.iter().map(move |v| (*v, k)))
-        .collect();
-    let param_index: HashMap<Var, usize> = params
-        .iter()
-        .enumerate()
-        .map(|(j, (p, _))| (*p, j))
-        .collect();
-    // Candidate updates: parameter -> (op, e, result variable).
-    let mut cands: HashMap<usize, (InvOp, SubExp, Var)> = HashMap::new();
-    for (j, ((p, _), r)) in params.iter().zip(&body.result).enumerate() {
-        if excluded[j] || !matches!(names.ty(*p), Type::Prim(t) if *t != PrimType::Bool) {
-            continue;
-        }
-        let SubExp::Var(r) = r else { continue };
-        let Some(&k) = def.get(r) else { continue };
-        let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op, _), args)) = &body.stms[k].exp else {
-            continue;
-        };
-        let pv = SubExp::Var(*p);
-        let found = match (op, args[0] == pv, args[1] == pv) {
-            (BinOp::Add, true, false) => Some((InvOp::Add, args[1])),
-            (BinOp::Add, false, true) => Some((InvOp::Add, args[0])),
-            (BinOp::Sub, true, false) => Some((InvOp::Sub, args[1])),
-            (BinOp::Sub, false, true) => Some((InvOp::SubFrom, args[0])),
-            _ => None,
-        };
-        if let Some((op, e)) = found {
-            cands.insert(j, (op, e, *r));
-        }
-    }
-    // The backward slice of each candidate's term, and the parameters it reads.
-    let results: HashMap<Var, usize> = cands.iter().map(|(j, (_, _, r))| (*r, *j)).collect();
-    let mut sliced: HashMap<usize, (Vec<usize>, HashSet<usize>)> = HashMap::new();
-    // The candidates whose results each term reads (after the iteration).
-    let mut reads: HashMap<usize, HashSet<usize>> = HashMap::new();
-    'cand: for (&j, &(_, e, _)) in &cands {
-        let mut stack: Vec<Var> = match e {
-            SubExp::Var(v) => vec![v],
-            SubExp::Const(_) => vec![],
-        };
-        let mut seen = HashSet::new();
-        let mut slice = Vec::new();
-        let mut needs = HashSet::new();
-        let mut read = HashSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) {
-                continue;
-            }
-            if let Some(&k) = results.get(&v) {
-                if k == j {
-                    continue 'cand;
-                }
-                read.insert(k);
-                continue;
-            }
-            if let Some(&pj) = param_index.get(&v) {
-                if pj == j {
-                    continue 'cand;
-                }
-                needs.insert(pj);
-                continue;
-            }
-            let Some(&k) = def.get(&v) else { continue };
-            let st = &body.stms[k];
-            let simple = match &st.exp {
-                Exp::BasicOp(BasicOp::SubExp(_) | BasicOp::Prim(..)) => true,
-                Exp::BasicOp(BasicOp::Index { .. }) => {
-                    st.pat.iter().all(|x| names.ty(*x).rank() == 0)
-                }
-                _ => false,
-            };
-            if !simple {
-                continue 'cand;
-            }
-            slice.push(k);
-            stack.extend(crate::opt::util::free_in_exp(names, &st.exp));
-        }
-        slice.sort_unstable();
-        slice.dedup();
-        sliced.insert(j, (slice, needs));
-        reads.insert(j, read);
-    }
-    // Recovery order: a parameter whose needed parameters are checkpointed or recovered.
-    let mut order = Vec::new();
-    let mut done: HashSet<usize> = HashSet::new();
-    loop {
-        let mut ready: Vec<usize> = sliced
-            .iter()
-            .filter(|(j, (_, needs))| {
-                !done.contains(*j)
-                    && needs
-                        .iter()
-                        .all(|n| done.contains(n) || !sliced.contains_key(n))
-            })
-            .map(|(j, _)| *j)
-            .collect();
-        if ready.is_empty() {
-            break;
-        }
-        ready.sort_unstable();
-        for j in ready {
-            done.insert(j);
-            order.push(j);
-        }
-    }
-    // A term that reads the result of a parameter that is checkpointed after all cannot be
-    // computed in the return sweep (only reverse-computed parameters carry their value after
-    // the iteration there), so that parameter is checkpointed too.
-    loop {
-        let kept: HashSet<usize> = order.iter().copied().collect();
-        let before = order.len();
-        order.retain(|j| reads[j].iter().all(|k| kept.contains(k)));
-        if order.len() == before {
-            break;
-        }
-    }
-    let inversions = order
-        .iter()
-        .map(|j| {
-            let (op, e, _) = cands[j];
-            let (slice, _) = sliced.remove(j).unwrap_or_default();
-            (*j, Inversion { op, e, slice })
-        })
-        .collect();
-    (inversions, order)
 }
 
 /// One in-place update of a chain: per iteration, its indices and the overwritten value.
@@ -481,14 +297,6 @@ impl Vjp<'_> {
             vec![n64, SubExp::i64(0)],
         );
         let chains = update_chains(params, body, self.e.names);
-        // `#[checkpoint]` asks for checkpoints instead of reverse computing.
-        let checkpoint_all = s.aux.attrs.iter().any(|a| a == "checkpoint");
-        let excluded: Vec<bool> = chains
-            .iter()
-            .map(|c| checkpoint_all || c.is_some())
-            .collect();
-        let (mut inversions, inverted_order) =
-            invertible_updates(params, body, self.e.names, &excluded);
         // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
         let mut save_params: Vec<Var> = Vec::new();
@@ -513,12 +321,8 @@ impl Vjp<'_> {
         // Update statement position -> (index save params, old-value save param).
         let mut at_update: HashMap<usize, (Vec<Var>, Var)> = HashMap::new();
         let mut layout: Vec<Option<Vec<usize>>> = Vec::new();
-        for (j, ((p, _), chain)) in params.iter().zip(&chains).enumerate() {
+        for ((p, _), chain) in params.iter().zip(&chains) {
             match chain {
-                None if inversions.contains_key(&j) => {
-                    full.push(None);
-                    layout.push(None);
-                }
                 None => {
                     let t = self.e.names.ty(*p).clone();
                     full.push(Some(fresh_save(self, &t, "checkpoints")));
@@ -616,12 +420,7 @@ impl Vjp<'_> {
         let saves = full
             .iter()
             .zip(&layout)
-            .enumerate()
-            .map(|(j, (f, chain))| match (f, chain) {
-                (None, None) if inversions.contains_key(&j) => match inversions.remove(&j) {
-                    Some(inv) => Save::Inverted(inv),
-                    None => Save::InPlace(Vec::new()),
-                },
+            .map(|(f, chain)| match (f, chain) {
                 (Some(cp), _) => Save::Full(outs[cp]),
                 (None, Some(chain)) => Save::InPlace(
                     chain
@@ -636,11 +435,7 @@ impl Vjp<'_> {
                 (None, None) => Save::InPlace(Vec::new()),
             })
             .collect();
-        Ok(Extra::Loop(Saved {
-            n,
-            saves,
-            inverted_order,
-        }))
+        Ok(Extra::Loop(Saved { n, saves }))
     }
 
     /// Writes back the values that iteration `i`'s in-place updates overwrote, last update
@@ -757,17 +552,6 @@ impl Vjp<'_> {
                 inplace.push(j);
             }
         }
-        // Then the reverse-computed scalars, starting from their values after the loop.
-        let mut inverted = Vec::new();
-        for (j, save) in saved.saves.iter().enumerate() {
-            if let Save::Inverted(_) = save {
-                let t = self.e.names.ty(params[j].0).clone();
-                let h = self.e.names.hint(params[j].0).to_string();
-                rparams.push((self.e.names.fresh(&h, t), SubExp::Var(s.pat[j])));
-                inverted.push(j);
-            }
-        }
-        let inv_base = k + nt + inplace.len();
         let ii = self.e.names.fresh("i_rev", Type::Prim(PrimType::I64));
         let (stms, result) = self.nested(|v| {
             let last = v.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
@@ -787,11 +571,6 @@ impl Vjp<'_> {
             let mut consumable = Vec::new();
             for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
                 let pv = match save {
-                    // Recovered below, once the parameters its inversion reads are known.
-                    Save::Inverted(_) => {
-                        pvars.push(*p);
-                        continue;
-                    }
                     Save::Full(ck) => v.basic(
                         v.e.names.hint(*p).to_string().as_str(),
                         BasicOp::Index {
@@ -810,40 +589,6 @@ impl Vjp<'_> {
                 v.active.insert(pv);
                 subst.insert(*p, pv);
                 pvars.push(pv);
-            }
-            // Reverse computing: each inverted parameter from its value after iteration i.
-            let mut after = HashMap::new();
-            for (slot, j) in inverted.iter().enumerate() {
-                if let SubExp::Var(r) = body.result[*j] {
-                    after.insert(r, rparams[inv_base + slot].0);
-                }
-            }
-            for j in &saved.inverted_order {
-                let Save::Inverted(inv) = &saved.saves[*j] else {
-                    continue;
-                };
-                let slot = inverted.iter().position(|x| x == j).unwrap_or(0);
-                let cur = SubExp::Var(rparams[inv_base + slot].0);
-                let mut sub = subst.clone();
-                sub.extend(after.iter().map(|(r, c)| (*r, *c)));
-                let stms: Vec<Stm> = inv.slice.iter().map(|k| body.stms[*k].clone()).collect();
-                let (stms, e) = v.rename(&stms, &[inv.e], sub);
-                v.e.stms.extend(stms);
-                let t = v.ty(&cur).elem();
-                let (op, a, b) = match inv.op {
-                    InvOp::Add => (BinOp::Sub, cur, e[0]),
-                    InvOp::Sub => (BinOp::Add, cur, e[0]),
-                    InvOp::SubFrom => (BinOp::Sub, e[0], cur),
-                };
-                let prev = v.prim(PrimOp::Bin(op, t), vec![a, b]);
-                let p = params[*j].0;
-                let pv = v.basic(
-                    v.e.names.hint(p).to_string().as_str(),
-                    BasicOp::SubExp(prev),
-                );
-                v.active.insert(pv);
-                subst.insert(p, pv);
-                pvars[*j] = pv;
             }
             let saved_adjs = std::mem::take(&mut v.adjs);
             for ((x, is_acc), (rp, _)) in threaded.iter().zip(&thread_kinds).zip(&rparams[k..]) {
@@ -880,9 +625,6 @@ impl Vjp<'_> {
                     return Err(Diagnostic::bug("in-place loop result that is a constant"));
                 };
                 out.push(SubExp::Var(v.restore(end, writes, i64i)));
-            }
-            for j in &inverted {
-                out.push(SubExp::Var(pvars[*j]));
             }
             Ok(out)
         })?;
