@@ -5,7 +5,7 @@
 
 use crate::common::{catch_panic, check_inputs};
 use clap::Args;
-use gradus::check::{check_entry, check_entry_vjp};
+use gradus::check::{CheckOptions, check_entry_vjp_with, check_entry_with};
 use gradus::data::{Reader, decompress};
 use gradus::program::ExternalType;
 use gradus::value::{Array, Buffer, PrimType, Scalar, Value};
@@ -73,7 +73,12 @@ pub fn check(a: CheckArgs) -> u8 {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let program = match a.backend.prepare(a.backend.resolve(), program) {
+    let backend = a.backend.resolve();
+    let options = CheckOptions {
+        opt: a.opt.options(),
+        backend: a.backend.library_backend(backend),
+    };
+    let program = match a.backend.prepare(backend, program) {
         Ok(p) => p,
         Err(m) => {
             eprintln!("Error: {m}");
@@ -137,7 +142,9 @@ pub fn check(a: CheckArgs) -> u8 {
         }
         values
     };
-    let forward = match catch_panic(|| check_entry(&path, &source, &a.entry, &args, a.seed)) {
+    let forward = match catch_panic(|| {
+        check_entry_with(&path, &source, &a.entry, &args, a.seed, &options)
+    }) {
         Ok(Ok(report)) => {
             print!("{report}");
             if report.passes(a.tolerance, a.tolerance * 100.0) {
@@ -166,7 +173,9 @@ pub fn check(a: CheckArgs) -> u8 {
             return 4;
         }
     };
-    let reverse = match catch_panic(|| check_entry_vjp(&path, &source, &a.entry, &args, a.seed)) {
+    let reverse = match catch_panic(|| {
+        check_entry_vjp_with(&path, &source, &a.entry, &args, a.seed, &options)
+    }) {
         Ok(Ok(report)) => {
             print!("vjp {report}");
             if report.passes(a.tolerance, a.tolerance * 100.0) {

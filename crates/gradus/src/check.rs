@@ -87,6 +87,36 @@ pub enum CheckError {
     Call(CallError),
     /// The entry cannot be checked (opaque parameter types, unknown entry).
     Unsupported(String),
+    /// The chosen backend could not be set up (no C compiler, compilation failure).
+    Backend(String),
+}
+
+/// How the programs of a check are compiled and run: the optimiser's options and the backend
+/// (the interpreter, or native code), so `gradus check --backend c --no-opt` checks the
+/// derivative that backend computes from unoptimised code.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// The optimiser's options.
+    pub opt: crate::opt::OptOptions,
+    /// The backend every program of the check runs on.
+    pub backend: crate::program::Backend,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            opt: crate::opt::OptOptions::default(),
+            backend: crate::program::Backend::Interpreter,
+        }
+    }
+}
+
+/// Compiles `source` under `opts` and loads it on `opts`'s backend.
+fn build(path: &str, source: &str, opts: &CheckOptions) -> Result<Program, CheckError> {
+    Program::from_source_with(path, source, &opts.opt)
+        .map_err(|d| CheckError::Compile(Box::new(d)))?
+        .with_backend(opts.backend)
+        .map_err(CheckError::Backend)
 }
 
 impl fmt::Display for CheckError {
@@ -95,6 +125,7 @@ impl fmt::Display for CheckError {
             CheckError::Compile(d) => write!(f, "{}", d.render()),
             CheckError::Call(e) => write!(f, "{e}"),
             CheckError::Unsupported(m) => f.write_str(m),
+            CheckError::Backend(m) => f.write_str(m),
         }
     }
 }
@@ -176,7 +207,19 @@ pub fn check_entry(
     args: &[Value],
     seed: u64,
 ) -> Result<CheckReport, CheckError> {
-    let plain = Program::from_source(path, source).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    check_entry_with(path, source, entry, args, seed, &CheckOptions::default())
+}
+
+/// [`check_entry`] compiled and run under `opts`.
+pub fn check_entry_with(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+    opts: &CheckOptions,
+) -> Result<CheckReport, CheckError> {
+    let plain = build(path, source, opts)?;
     let ep = plain
         .entry_points()
         .into_iter()
@@ -200,8 +243,7 @@ pub fn check_entry(
         return Ok(report);
     }
     let augmented = with_jvp_entry(source, entry, args.len());
-    let prog =
-        Program::from_source(path, &augmented).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    let prog = build(path, &augmented, opts)?;
     let mut rng = SplitMix64::new(seed);
     for (i, x) in args.iter().enumerate() {
         if !x.elem_type().is_float() {
@@ -381,7 +423,19 @@ pub fn check_entry_vjp(
     args: &[Value],
     seed: u64,
 ) -> Result<VjpReport, CheckError> {
-    let plain = Program::from_source(path, source).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    check_entry_vjp_with(path, source, entry, args, seed, &CheckOptions::default())
+}
+
+/// [`check_entry_vjp`] compiled and run under `opts`.
+pub fn check_entry_vjp_with(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+    opts: &CheckOptions,
+) -> Result<VjpReport, CheckError> {
+    let plain = build(path, source, opts)?;
     let ep = plain
         .entry_points()
         .into_iter()
@@ -403,8 +457,7 @@ pub fn check_entry_vjp(
         )));
     }
     let augmented = with_vjp_entries(source, entry, args.len(), ep.results.len());
-    let prog =
-        Program::from_source(path, &augmented).map_err(|d| CheckError::Compile(Box::new(d)))?;
+    let prog = build(path, &augmented, opts)?;
     let y = plain.call(entry, args.to_vec()).map_err(CheckError::Call)?;
     let mut rng = SplitMix64::new(seed);
     let xdot: Vec<Value> = args.iter().map(|a| random_like(a, &mut rng)).collect();
