@@ -408,6 +408,9 @@ impl Machine<'_> {
                     return internal("scratch of negative size");
                 };
                 let n = elem_count(&dims)?;
+                if !dims.is_empty() {
+                    self.counts.scratch_elements += n as u64;
+                }
                 if dims.is_empty() {
                     Val::Scalar(Scalar::zero(*elem))
                 } else {

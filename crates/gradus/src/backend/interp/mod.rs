@@ -59,7 +59,9 @@
 //! Counts are added to the counter when a call returns, also when it fails.
 //!
 //! Apart from the work, [`OpCounter::copies_on_write`] counts consumed arrays that had to be
-//! copied because they were still shared, so tests can check that updates happen in place.
+//! copied because they were still shared, so tests can check that updates happen in place, and
+//! [`OpCounter::scratch_elements`] counts the elements of the arrays `scratch` allocates (the
+//! checkpoints of reverse-mode loops are such arrays), so tests can compare memory use.
 //!
 //! [`BasicOp::Prim`]: crate::core::ir::BasicOp::Prim
 //! [`BasicOp::Index`]: crate::core::ir::BasicOp::Index
@@ -96,6 +98,7 @@ pub struct OpCounter {
     element_writes: AtomicU64,
     elements_built: AtomicU64,
     copies_on_write: AtomicU64,
+    scratch_elements: AtomicU64,
 }
 
 impl OpCounter {
@@ -124,6 +127,10 @@ impl OpCounter {
     pub fn copies_on_write(&self) -> u64 {
         self.copies_on_write.load(Ordering::Relaxed)
     }
+    /// Elements of the arrays allocated by `scratch` (not part of [`OpCounter::total`]).
+    pub fn scratch_elements(&self) -> u64 {
+        self.scratch_elements.load(Ordering::Relaxed)
+    }
     /// The sum of the four counts of work.
     pub fn total(&self) -> u64 {
         self.prim_ops() + self.element_reads() + self.element_writes() + self.elements_built()
@@ -136,6 +143,7 @@ impl OpCounter {
             &self.element_writes,
             &self.elements_built,
             &self.copies_on_write,
+            &self.scratch_elements,
         ] {
             c.store(0, Ordering::Relaxed);
         }
@@ -150,6 +158,8 @@ impl OpCounter {
             .fetch_add(c.elements_built, Ordering::Relaxed);
         self.copies_on_write
             .fetch_add(c.copies_on_write, Ordering::Relaxed);
+        self.scratch_elements
+            .fetch_add(c.scratch_elements, Ordering::Relaxed);
     }
 }
 
@@ -161,6 +171,7 @@ struct Counts {
     element_writes: u64,
     elements_built: u64,
     copies_on_write: u64,
+    scratch_elements: u64,
 }
 
 /// Runs `fun` of `prog` on `args` (one value per parameter of `fun`) and returns its results.
