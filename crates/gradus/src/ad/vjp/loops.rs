@@ -14,6 +14,11 @@
 //! Work: the body runs twice per iteration (plus its own nested re-executions), memory is one
 //! checkpoint per iteration.
 //!
+//! A loop whose carried values are all scalars and whose updates are (partly) invertible is
+//! handled by `revcomp.rs` instead: the return sweep recovers those values with the inverse
+//! update (reverse computing) and checkpoints only the others; `#[checkpoint]` on the loop
+//! turns that off.
+//!
 //! Before that, [`Vjp::lower_loop`] rewrites two kinds of loops into `for` loops:
 //!
 //! * a `while` loop runs once first (a renamed copy, with an iteration counter) to count its
@@ -266,6 +271,9 @@ impl Vjp<'_> {
     }
 
     pub(super) fn fwd_loop(&mut self, s: &Stm) -> R<Extra> {
+        if let Some(extra) = self.rc_fwd_loop(s)? {
+            return Ok(extra);
+        }
         let Exp::Loop { params, form, body } = &s.exp else {
             return Err(Diagnostic::bug("fwd_loop of a non-loop"));
         };
@@ -484,6 +492,10 @@ impl Vjp<'_> {
     ) -> R<()> {
         let Exp::Loop { params, form, body } = &s.exp else {
             return Err(Diagnostic::bug("rev_loop of a non-loop"));
+        };
+        let extra = match extra {
+            Extra::RevComp(saved) => return self.rc_rev_loop(s, saved, ybars),
+            other => other,
         };
         let (LoopForm::For { i, bound }, Extra::Loop(saved)) = (form, extra) else {
             return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));

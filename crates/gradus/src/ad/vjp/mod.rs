@@ -44,6 +44,7 @@
 
 mod basic;
 mod loops;
+mod revcomp;
 mod soac;
 
 use super::derivatives::Emit;
@@ -112,6 +113,8 @@ enum Extra {
     None,
     /// A `for` loop's checkpoints (see `loops.rs`).
     Loop(loops::Saved),
+    /// A reverse-computed `for` loop's flag and remaining checkpoints (see `revcomp.rs`).
+    RevComp(revcomp::Saved),
     /// Copies of arrays the statement consumed (the bins of a `hist`).
     Copies(Vec<Var>),
 }
