@@ -141,6 +141,21 @@ fn maps_fuse() {
 }
 
 #[test]
+fn a_replicated_map_input_becomes_the_value() {
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, y_2: f64) : [n_0]f64 {
+  let r_3: [n_0]f64 = replicate([n_0], y_2)
+  let b_4: [n_0]f64 = map(n_0, \(u_5: f64, v_6: f64) : f64 -> { let p_7: f64 = mul_f64(u_5, v_6) in p_7 }, xs_1, r_3)
+  in b_4
+}"#,
+        &["fusion"],
+        "map-of-replicate",
+    );
+    assert!(!out.contains("replicate"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
 fn a_sum_over_one_point_is_that_term() {
     let out = run(
         r#"fun f [n_0] (ys_1: [n_0]f64, i_2: i64) : f64 {

@@ -11,6 +11,8 @@
 //!   turn into no work at all;
 //! * `map-horizontal`: two independent maps of the same width that share an input become one
 //!   map with the results of both (one traversal);
+//! * `map-of-replicate`: an input `replicate([w], x)` of a map of width `w` becomes `x` in
+//!   the lambda (every row is the same value; the replicated array is never built);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
 //!   bounds and a cheap `f` (basic operations only), or a map read nowhere else, becomes
 //!   `f(xs[i])`: one element is
@@ -109,6 +111,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
             if horizontal_only {
                 horizontal(names, ctx, body, &consumed);
             } else {
+                replicate_inputs(names, ctx, body);
                 vertical(names, ctx, body, &counts, &consumed);
                 sink(names, ctx, body, &counts, &consumed);
             }
@@ -118,6 +121,47 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
             walk_bodies_mut(&mut f.body, &mut |body| {
                 vertical(names, ctx, body, &counts, &consumed);
             });
+        }
+    }
+}
+
+/// The `map-of-replicate` rule on the maps of one body (replicates bound in the same body).
+fn replicate_inputs(
+    names: &mut crate::core::ir::NameTable,
+    ctx: &mut Ctx,
+    body: &mut crate::core::ir::Body,
+) {
+    let mut reps: HashMap<Var, (SubExp, SubExp)> = HashMap::new();
+    for stm in body.stms.iter_mut() {
+        if let (Exp::BasicOp(crate::core::ir::BasicOp::Replicate { shape, value }), [v]) =
+            (&stm.exp, &stm.pat[..])
+        {
+            let is_acc = value
+                .as_var()
+                .is_some_and(|x| matches!(names.ty(x), Type::Acc { .. }));
+            if shape.len() == 1 && !is_acc {
+                reps.insert(*v, (shape[0], *value));
+            }
+            continue;
+        }
+        let Exp::Soac(Soac::Map { w, lam, arrays }) = &mut stm.exp else {
+            continue;
+        };
+        let mut consumed = HashSet::new();
+        consumed_in_body(&lam.body, &mut consumed);
+        let mut k = 0;
+        while k < arrays.len() {
+            match reps.get(&arrays[k]) {
+                Some((n, x)) if n == w && !consumed.contains(&lam.params[k]) => {
+                    let p = lam.params.remove(k);
+                    arrays.remove(k);
+                    let map = HashMap::from([(p, *x)]);
+                    subst_body(&mut lam.body, &map);
+                    super::util::subst_names(names, &map);
+                    ctx.fire("map-of-replicate");
+                }
+                _ => k += 1,
+            }
         }
     }
 }
