@@ -19,6 +19,7 @@
 //! | `single-point` | [`singlepoint`]| a sum whose terms are zero but at one index becomes a term  |
 //! | `fission`      | [`fission`]    | reductions split so that invariant parts can be hoisted     |
 //! | `loop-norm`    | [`loops`]      | zero- and one-trip loops, short constant loops unrolled     |
+//! | `acc-reduce`   | [`accred`]     | whole-array accumulator updates in maps become reductions   |
 //!
 //! # Float policy
 //!
@@ -38,6 +39,7 @@
 //! run more often than before; an unused statement that can only fail is removed except for
 //! `assert`, so a program that fails only in dead code may succeed after optimisation.
 
+pub mod accred;
 pub mod copyprop;
 pub mod cse;
 pub mod dce;
@@ -78,6 +80,10 @@ pub const PASSES: &[(&str, &str)] = &[
     ),
     ("fission", "reduction fission"),
     ("loop-norm", "loop normalisation and unrolling"),
+    (
+        "acc-reduce",
+        "accumulator updates of whole arrays in maps become reductions",
+    ),
 ];
 
 /// Options of the optimiser.

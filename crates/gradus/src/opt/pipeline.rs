@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! repeat (at most max_rounds times, until a round changes nothing):
-//!     inline; simplify (copy-prop, fold, if-simp, fusion's index-of-map, single-point,
-//!     fission, loop-norm, cse); dce + tuple-elim; hoist; simplify; vertical fusion; dce
+//!     inline; acc-reduce; simplify (copy-prop, fold, if-simp, fusion's index-of-map,
+//!     single-point, fission, loop-norm, cse); dce + tuple-elim; hoist; simplify;
+//!     vertical fusion (map-of-replicate, map-map, map-sink); dce
 //! then once: horizontal fusion; simplify; dce
 //! ```
 //!
@@ -59,6 +60,8 @@ pub fn optimise(mut prog: Prog, opts: &OptOptions) -> Result<(Prog, Stats), Stri
         let before = ctx.changes();
         super::inline::run(&mut prog, &mut ctx);
         check(&prog, "inline")?;
+        super::accred::run(&mut prog, &mut ctx);
+        check(&prog, "acc-reduce")?;
         if simplify_on {
             super::simplify::run(&mut prog, &mut ctx);
             check(&prog, "simplify")?;
