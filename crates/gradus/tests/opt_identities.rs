@@ -107,3 +107,29 @@ fn gradient_of_a_maximum_selects_the_argmax_once() {
     let g = run_both(MAX, "grad_max", vec![vector(&[0.5, 3.0, -1.0, 2.0])]);
     assert_eq!(g, vector(&[0.0, 1.0, 0.0, 0.0]));
 }
+
+const DOT_BOOL: &str = r#"
+entry grad_dot_bool [n] (x: [n]f64) (y: [n]f64) =
+  tabulate n (\i -> jvp (\x -> dot x y) x (tabulate n (\j -> f64.bool (j == i))))
+"#;
+
+#[test]
+fn a_one_hot_seed_written_with_f64_bool_is_a_single_point() {
+    let ir = optimised(DOT_BOOL);
+    let start = ir
+        .find("entry entry_grad_dot_bool")
+        .expect("the entry is printed");
+    let entry = &ir[start..];
+    let entry = &entry[..entry.find("\n}").map_or(entry.len(), |e| e + 2)];
+    assert!(
+        !entry.contains("reduce") && !entry.contains("conv_bool"),
+        "the gradient still sums over the seed:\n{entry}"
+    );
+    let y = vector(&[4.0, -5.0, 6.0]);
+    let g = run_both(
+        DOT_BOOL,
+        "grad_dot_bool",
+        vec![vector(&[1.0, 2.0, 3.0]), y.clone()],
+    );
+    assert_eq!(g, y);
+}

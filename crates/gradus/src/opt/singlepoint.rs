@@ -101,6 +101,8 @@ pub fn sparse(eng: &Engine, se: &SubExp, r: &Region, depth: usize) -> Option<Spa
                     combine(rec(a), rec(b))
                 }
                 (PrimOp::Conv(from, to), [a]) if from.is_float() && to.is_float() => rec(a),
+                // `f64.bool c` is zero where `c` is false (one-hot seeds written with it).
+                (PrimOp::Conv(PrimType::Bool, _), [c]) => cond_point(eng, c, r),
                 _ => None,
             }
         }
