@@ -117,3 +117,34 @@ fn micro_benchmarks_before_and_after_optimisation() {
         }
     }
 }
+
+/// Every pass can be turned off on its own: the results stay those of the unoptimised
+/// program, turning off `single-point` brings back the quadratic forward-mode dot gradient,
+/// and an unknown pass name is an error that lists the known ones.
+#[test]
+fn every_pass_can_be_disabled() {
+    let plain = Program::from_source_with("micro.fut", MICRO, &OptOptions::off()).unwrap();
+    let n = 20;
+    let entries = ["dot_fwd", "dot_rev", "max_fwd", "max_rev", "nnmf_rev"];
+    let expected: Vec<_> = entries.iter().map(|e| work(&plain, e, n)).collect();
+    let full = Program::from_source("micro.fut", MICRO).unwrap();
+    let (dot_full, _) = work(&full, "dot_fwd", n);
+    for (pass, _) in gradus::opt::PASSES {
+        let mut o = OptOptions::default();
+        o.disable(pass).unwrap();
+        let p = Program::from_source_with("micro.fut", MICRO, &o)
+            .unwrap_or_else(|d| panic!("without {pass}: {}", d.render()));
+        for (e, (_, want)) in entries.iter().zip(&expected) {
+            let (ops, got) = work(&p, e, n);
+            assert_eq!(&got, want, "{e} without {pass}: results differ");
+            if *pass == "single-point" && *e == "dot_fwd" {
+                assert!(
+                    ops > dot_full + (n * n) as u64,
+                    "single-point off: {ops} ops"
+                );
+            }
+        }
+    }
+    let err = OptOptions::default().disable("no-such-pass").unwrap_err();
+    assert!(err.contains("acc-reduce") && err.contains("fold"), "{err}");
+}
