@@ -37,6 +37,7 @@ def rotation (a0: f64, b0: f64, t: f64) (n: i64) =
 entry pendulum_grad (x0: f64) (v0: f64) (h: f64) (n: i64) = vjp (\p -> pendulum p n) (x0, v0, h) 1
 entry pendulum_ck_grad (x0: f64) (v0: f64) (h: f64) (n: i64) = vjp (\p -> pendulum_ck p n) (x0, v0, h) 1
 entry product_grad [n] (x: f64) (es: [n]f64) = vjp (\(x, es) -> product x es) (x, es) 1
+entry pendulum_primal (x0: f64) (v0: f64) (h: f64) (n: i64) = pendulum (x0, v0, h) n
 entry pendulum_value (x0: f64) (v0: f64) (h: f64) = pendulum (x0, v0, h) 300
 entry rotation_value (a0: f64) (b0: f64) (t: f64) = rotation (a0, b0, t) 300
 entry product_value (x: f64) (es: [5]f64) = product x es
@@ -132,6 +133,32 @@ fn reverse_computing_saves_the_checkpoint_memory_of_a_long_integrator() {
     );
     // The recovered iterates drift by rounding only: the gradients agree closely.
     assert!(close(&rc, &ck, 1e-9), "{rc:?} vs {ck:?}");
+}
+
+#[test]
+fn reverse_computing_keeps_the_work_a_constant_factor_of_the_primal() {
+    // The return sweep recomputes the inverse and re-executes the body; the forward sweep
+    // checks invertibility. Work (interpreter operations) over the primal's, at n and 10n.
+    let p = program();
+    let mut ratios = Vec::new();
+    for n in [1_000, 10_000] {
+        let args = vec![s(1.0), s(0.3), s(0.01), n64(n)];
+        let work = |entry: &str| {
+            p.counter().reset();
+            p.call(entry, args.clone())
+                .unwrap_or_else(|e| panic!("{entry}: {e}"));
+            p.counter().total() as f64
+        };
+        let primal = work("pendulum_primal");
+        let rc = work("pendulum_grad") / primal;
+        let ck = work("pendulum_ck_grad") / primal;
+        eprintln!(
+            "pendulum, {n} steps: gradient/primal work {rc:.2} reverse computed, {ck:.2} checkpointed"
+        );
+        assert!(rc < 6.0, "reverse computed gradient costs {rc} primals");
+        ratios.push(rc);
+    }
+    assert!((ratios[1] - ratios[0]).abs() < 0.1, "{ratios:?}");
 }
 
 #[test]

@@ -36,11 +36,15 @@
 //!
 //! A float update is not invertible when a coefficient `α` (or the determinant of `M`) is zero
 //! or not finite, or when an iterate overflows. The forward sweep therefore computes, per
-//! iteration, a flag `ok &&= 0 < |α| < ∞ && |x'| < ∞` (the determinant for a pair). If the
-//! flag is false at the end, the return sweep falls back to re-running the loop with full
+//! iteration, a flag `ok &&= 0 < |α| < ∞` (the determinant for a pair; nothing for `α = ±1`),
+//! and after the loop `ok && |x| < ∞` for every solved float `x` (an iterate that overflows or
+//! turns NaN stays non-finite: each update scales it by a checked factor and adds to it). If
+//! the flag is false, the return sweep falls back to re-running the loop with full
 //! checkpoints and differentiating that (so a zero factor costs one more forward run and the
 //! usual checkpoint memory, and the gradient is the checkpointed one). Loops whose solved
-//! parameters are all integers need no flag.
+//! parameters are all integers need no flag. Not detected: a product that underflows to zero
+//! or into subnormals (`x · 1e-300`), whose inverse loses the iterate; such loops want
+//! `#[checkpoint]`.
 //!
 //! `#[checkpoint]` on a loop turns reverse computing off for it (checkpoints as before,
 //! bit-for-bit the same iterates as the forward sweep).
@@ -162,10 +166,21 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// Whether some step needs the forward sweep's invertibility flag (it solves a float).
+    /// Whether some step needs the invertibility flag (it solves a float).
     pub(super) fn needs_flag(&self, params: &[Var], names: &NameTable) -> bool {
         self.steps.iter().any(|s| match s {
             Step::One { param, .. } => names.ty(params[*param]).elem().is_float(),
+            Step::Two { .. } => true,
+        })
+    }
+
+    /// Whether some step needs a check in every iteration (a float factor other than ±1, or
+    /// a determinant).
+    fn needs_loop_flag(&self, params: &[Var], names: &NameTable) -> bool {
+        self.steps.iter().any(|s| match s {
+            Step::One { param, alpha, .. } => {
+                names.ty(params[*param]).elem().is_float() && !alpha.is_unit()
+            }
             Step::Two { .. } => true,
         })
     }
@@ -567,7 +582,7 @@ impl Vjp<'_> {
             ck_params.push(Some(cp));
         }
         let ok = plan
-            .needs_flag(&pvars, self.e.names)
+            .needs_loop_flag(&pvars, self.e.names)
             .then(|| self.e.names.fresh("invertible", Type::Prim(PrimType::Bool)));
         if let Some(ok) = ok {
             new_params.push((ok, SubExp::Const(Scalar::Bool(true))));
@@ -596,7 +611,7 @@ impl Vjp<'_> {
             let mut result = body.result.clone();
             result.extend(saves);
             if let Some(ok) = ok {
-                let g = v.rc_guard(&plan.steps, &pvars, &body.result);
+                let g = v.rc_guard(&plan.steps, &pvars);
                 let all = v.prim(
                     PrimOp::Bin(BinOp::And, PrimType::Bool),
                     vec![SubExp::Var(ok), g],
@@ -629,6 +644,22 @@ impl Vjp<'_> {
             },
             aux: s.aux.clone(),
         });
+        // A solved float that overflows (or turns NaN) stays non-finite to the end: each
+        // update multiplies it by a finite non-zero factor (checked) and adds something. So
+        // checking the final iterate covers every iteration.
+        let ok_out = if plan.needs_flag(&pvars, self.e.names) {
+            let mut g = ok_out.map(SubExp::Var);
+            for (j, p) in pvars.iter().enumerate() {
+                let ty = self.e.names.ty(*p).elem();
+                if plan.solved[j] && ty.is_float() {
+                    let f = self.finite(SubExp::Var(s.pat[j]), ty);
+                    g = self.and(g, f);
+                }
+            }
+            g.map(|g| self.basic("invertible", BasicOp::SubExp(g)))
+        } else {
+            None
+        };
         Ok(Some(Extra::RevComp(Saved {
             n,
             plan,
@@ -924,35 +955,25 @@ impl Vjp<'_> {
     }
 
     /// In the forward loop body: whether this iteration's solved updates are invertible (the
-    /// coefficients and the new iterates finite, the factors and determinants non-zero).
-    fn rc_guard(&mut self, steps: &[Step], params: &[Var], results: &[SubExp]) -> SubExp {
+    /// factors and determinants finite and non-zero).
+    fn rc_guard(&mut self, steps: &[Step], params: &[Var]) -> SubExp {
         let id = HashMap::new();
         let mut g = None;
         for step in steps {
             match step {
-                Step::One {
-                    param, eq, alpha, ..
-                } => {
+                Step::One { param, alpha, .. } => {
                     let ty = self.e.names.ty(params[*param]).elem();
                     if !ty.is_float() {
                         continue;
                     }
-                    let f = self.finite(results[*eq], ty);
-                    g = self.and(g, f);
                     if !alpha.is_unit() {
                         let a = self.emit_term(alpha, ty, &id);
                         let f = self.invertible_factor(a, ty);
                         g = self.and(g, f);
                     }
                 }
-                Step::Two {
-                    params: ps, eqs, m, ..
-                } => {
+                Step::Two { params: ps, m, .. } => {
                     let ty = self.e.names.ty(params[ps[0]]).elem();
-                    for e in eqs {
-                        let f = self.finite(results[*e], ty);
-                        g = self.and(g, f);
-                    }
                     let det = det(m);
                     let d = self.emit_term(&det, ty, &id);
                     let f = self.invertible_factor(d, ty);
