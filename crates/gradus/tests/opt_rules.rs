@@ -227,3 +227,17 @@ fn an_argmax_reduction_splits_off_its_payload() {
     );
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn an_identity_map_is_its_input() {
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ys_2: [n_0]f64) : [n_0]f64 {
+  let b_3: [n_0]f64 = map(n_0, \(u_4: f64, v_5: f64) : f64 -> { in v_5 }, xs_1, ys_2)
+  in b_3
+}"#,
+        &["fusion", "copy-prop"],
+        "map-identity",
+    );
+    assert!(!out.contains("map"), "{out}");
+    insta::assert_snapshot!(out);
+}

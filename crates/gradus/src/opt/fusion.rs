@@ -13,6 +13,8 @@
 //!   map with the results of both (one traversal);
 //! * `map-of-replicate`: an input `replicate([w], x)` of a map of width `w` becomes `x` in
 //!   the lambda (every row is the same value; the replicated array is never built);
+//! * `map-identity`: a map whose lambda returns one of its parameters is that input array
+//!   (when neither is consumed, so that sharing it is unobservable);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
 //!   bounds and a cheap `f` (basic operations only), or a map read nowhere else, becomes
 //!   `f(xs[i])`: one element is
@@ -112,6 +114,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
                 horizontal(names, ctx, body, &consumed);
             } else {
                 replicate_inputs(names, ctx, body);
+                identity_maps(names, ctx, body, &consumed);
                 vertical(names, ctx, body, &counts, &consumed);
                 sink(names, ctx, body, &counts, &consumed);
             }
@@ -163,6 +166,34 @@ fn replicate_inputs(
                 _ => k += 1,
             }
         }
+    }
+}
+
+/// The `map-identity` rule on the single-result maps of one body.
+fn identity_maps(
+    names: &crate::core::ir::NameTable,
+    ctx: &mut Ctx,
+    body: &mut crate::core::ir::Body,
+    consumed: &HashSet<Var>,
+) {
+    for stm in body.stms.iter_mut() {
+        let Exp::Soac(Soac::Map { lam, arrays, .. }) = &stm.exp else {
+            continue;
+        };
+        let ([v], [SubExp::Var(r)], true) =
+            (&stm.pat[..], &lam.body.result[..], lam.body.stms.is_empty())
+        else {
+            continue;
+        };
+        let Some(k) = lam.params.iter().position(|p| p == r) else {
+            continue;
+        };
+        let a = arrays[k];
+        if consumed.contains(&a) || consumed.contains(v) || names.ty(a) != names.ty(*v) {
+            continue;
+        }
+        ctx.fire("map-identity");
+        stm.exp = Exp::BasicOp(crate::core::ir::BasicOp::SubExp(SubExp::Var(a)));
     }
 }
 
