@@ -37,6 +37,7 @@ use crate::core::ir::{
 };
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::diag::SourceMap;
+use crate::opt::util::free_in_exp;
 use crate::value::{PrimType, Scalar};
 use imp::{Ex, IdxOp, Share, Site, SiteKind, Stm as I, Ty};
 use std::collections::HashSet;
@@ -369,10 +370,113 @@ impl<'a> Lw<'a> {
     /// Lowers the statements of `body`; the caller uses its results, then calls
     /// [`Lw::end_scope`].
     fn stms(&mut self, body: &Body, out: &mut Vec<I>) -> R<()> {
-        for s in &body.stms {
-            self.stm(s, out)?;
+        let mut j = 0;
+        while j < body.stms.len() {
+            if self.map_reduce(body, j, out)? {
+                j += 2;
+            } else {
+                self.stm(&body.stms[j], out)?;
+                j += 1;
+            }
         }
         Ok(())
+    }
+
+    /// Lowers statements `j` and `j + 1` of `body` as one loop when they are a sequential
+    /// `map` producing a scalar array that only the next statement, a `reduce` with a
+    /// floating-point operator of basic operations, consumes: the map's values go straight
+    /// into the accumulator instead of through an array allocated for them (the optimiser has
+    /// no fused map-reduce form, and such pairs sit in the innermost loops, e.g. the dot
+    /// products of a matrix-vector product). Floating-point operators cannot fail, so the
+    /// interleaving reports the same errors as running the map first. Returns whether it did.
+    fn map_reduce(&mut self, body: &Body, j: usize, out: &mut Vec<I>) -> R<bool> {
+        let (Some(s1), Some(s2)) = (body.stms.get(j), body.stms.get(j + 1)) else {
+            return Ok(false);
+        };
+        if self.opts.parallel && !self.in_par {
+            return Ok(false);
+        }
+        let (
+            Exp::Soac(Soac::Map {
+                w: w1,
+                lam: ml,
+                arrays: ma,
+            }),
+            Exp::Soac(Soac::Reduce {
+                w: w2,
+                lam: rl,
+                neutral,
+                arrays: ra,
+                ..
+            }),
+        ) = (&s1.exp, &s2.exp)
+        else {
+            return Ok(false);
+        };
+        let ([y], [r], [ne], [ry], [t]) =
+            (&s1.pat[..], &s2.pat[..], &neutral[..], &ra[..], &rl.ret[..])
+        else {
+            return Ok(false);
+        };
+        let fits = w1 == w2
+            && ry == y
+            && ml.body.result.len() == 1
+            && ml.params.len() == ma.len()
+            && rl.params.len() == 2
+            && matches!(t, Type::Prim(PrimType::F32 | PrimType::F64))
+            && matches!(self.ty(*y), Type::Array { elem, dims }
+                if dims.len() == 1 && Type::Prim(*elem) == *t)
+            && ma.iter().all(|a| matches!(self.ty(*a), Type::Array { .. }))
+            && rl
+                .body
+                .stms
+                .iter()
+                .all(|s| matches!(s.exp, Exp::BasicOp(_)))
+            && !body.result.contains(&SubExp::Var(*y))
+            && !body.stms[j + 2..]
+                .iter()
+                .any(|s| free_in_exp(&self.prog.names, &s.exp).contains(y));
+        if !fits {
+            return Ok(false);
+        }
+        // `y` is declared (and released at the end of the scope) but never allocated.
+        self.declare(*y, out);
+        self.declare(*r, out);
+        let w = self.ix(w1);
+        for a in ma {
+            self.width_check(*a, &w, &s1.aux, out);
+        }
+        let acc = self.fresh("acc");
+        self.decl_named(&acc, t, out);
+        self.assign_named(&acc, t, ne, out);
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let mut b = Vec::new();
+        for (p, a) in ml.params.iter().zip(ma) {
+            self.bind_row(*p, *a, &iv, &mut b);
+        }
+        self.stms(&ml.body, &mut b)?;
+        let v = self.fresh("row");
+        self.decl_named(&v, t, &mut b);
+        self.assign_named(&v, t, &ml.body.result[0], &mut b);
+        self.end_scope(&ml.body, &mut b);
+        let nx = self.fresh("nx");
+        self.decl_named(&nx, t, &mut b);
+        self.apply(
+            rl,
+            &[(acc.clone(), t.clone()), (v, t.clone())],
+            &[(nx.clone(), t.clone())],
+            &mut b,
+        )?;
+        self.move_into(&acc, &nx, t, &mut b);
+        out.push(I::For {
+            var: i,
+            bound: w,
+            body: b,
+        });
+        let rn = self.name(*r);
+        self.move_into(&rn, &acc, t, out);
+        Ok(true)
     }
 
     fn end_scope(&self, body: &Body, out: &mut Vec<I>) {
