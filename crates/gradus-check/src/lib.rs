@@ -94,6 +94,50 @@ pub fn step_for(x: f64) -> f64 {
     xp - x
 }
 
+/// [`fd_jvp`] with Richardson extrapolation: `(4 D(h/2) - D(h)) / 3` from central differences
+/// with steps `h` and `h/2`, which cancels the `h²` term of the truncation error. Four
+/// evaluations instead of two; for functions whose third derivative is large relative to
+/// the first (long integrations differentiated with respect to their step size), where the
+/// plain central difference is off in the third or fourth digit.
+pub fn fd_jvp_extrapolated<F>(f: F, x: &[f64], dx: &[f64]) -> Vec<f64>
+where
+    F: Fn(&[f64]) -> Vec<f64>,
+{
+    assert_eq!(x.len(), dx.len(), "fd_jvp: x and dx differ in length");
+    let scale = x
+        .iter()
+        .zip(dx)
+        .filter(|(_, d)| **d != 0.0)
+        .map(|(x, _)| x.abs())
+        .fold(1.0f64, f64::max);
+    let dx_norm = dx
+        .iter()
+        .fold(0.0f64, |m, d| m.max(d.abs()))
+        .max(f64::MIN_POSITIVE);
+    let central = |h: f64| -> Vec<f64> {
+        let plus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x + h * d).collect();
+        let minus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x - h * d).collect();
+        let (fp, fm) = (f(&plus), f(&minus));
+        assert_eq!(
+            fp.len(),
+            fm.len(),
+            "fd_jvp: output length changed between evaluations"
+        );
+        fp.iter()
+            .zip(&fm)
+            .map(|(a, b)| (a - b) / (2.0 * h))
+            .collect()
+    };
+    let h = RELATIVE_STEP * scale / dx_norm;
+    let coarse = central(h);
+    let fine = central(h / 2.0);
+    coarse
+        .iter()
+        .zip(&fine)
+        .map(|(c, f)| (4.0 * f - c) / 3.0)
+        .collect()
+}
+
 /// Central finite-difference directional derivative of `f` at `x` in direction `dx`:
 /// `(f(x + h dx) - f(x - h dx)) / 2h`, with `h` scaled to the largest `|x_i|` touched by `dx`.
 pub fn fd_jvp<F>(f: F, x: &[f64], dx: &[f64]) -> Vec<f64>

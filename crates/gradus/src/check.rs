@@ -4,7 +4,8 @@
 //! For an entry point `f` of a program, [`check_entry`] compiles the program with an extra
 //! entry `jvp (\(a0, ..) -> f a0 ..) (x0, ..) (t0, ..)`, and for each floating-point input
 //! separately draws a random direction, computes the derivative with gradus and with central
-//! finite differences (step scaled to the input's magnitude, [`gradus_check::fd_jvp`]), and
+//! finite differences (step scaled to the input's magnitude, extrapolated from steps h and h/2,
+//! [`gradus_check::fd_jvp_extrapolated`]), and
 //! records the worst error of every floating-point output. Integer and boolean inputs are not
 //! perturbed (their derivatives are exact by construction and finite differences do not apply
 //! to them).
@@ -287,7 +288,7 @@ pub fn check_entry_with(
                 .map(|(a, b)| (a - b) / (2.0 * h))
                 .collect()
         } else {
-            gradus_check::fd_jvp(flat, &base, &dir)
+            gradus_check::fd_jvp_extrapolated(flat, &base, &dir)
         };
         let mut offset = 0;
         for (j, out) in ad.iter().enumerate().take(outputs) {
@@ -502,8 +503,13 @@ pub fn check_entry_vjp_with(
     } else {
         gradus_check::step_for(scale)
     };
-    let (plus, minus) = (along(h), along(-h));
-    let finite_difference = (inner(&ybar, &plus) - inner(&ybar, &minus)) / (2.0 * h);
+    // Central differences at h and h/2, extrapolated (Richardson) to cancel the h² error.
+    let central = |h: f64| (inner(&ybar, &along(h)) - inner(&ybar, &along(-h))) / (2.0 * h);
+    let finite_difference = if single_precision {
+        central(h)
+    } else {
+        (4.0 * central(h / 2.0) - central(h)) / 3.0
+    };
     Ok(VjpReport {
         entry: entry.to_string(),
         reverse: inner(&adjoint, &xdot),
