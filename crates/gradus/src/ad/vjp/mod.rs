@@ -42,6 +42,7 @@
 //! Naming scheme (STYLE.md item 10): the adjoint of `x` is named `x_adj`; Rust code says
 //! `adjoint_of`/`add_adj`.
 
+mod accs;
 mod basic;
 mod loops;
 mod revcomp;
@@ -132,6 +133,12 @@ struct Vjp<'a> {
     /// Variables bound outside a re-executed scope that it may consume nevertheless (the
     /// restored in-place arrays of a loop iteration, which belong to that iteration).
     consumable: HashSet<Var>,
+    /// Accumulators that exist only in the primal code being differentiated (see `accs.rs`).
+    virt: HashSet<Var>,
+    /// For a virtual accumulator, the one it derives from.
+    acc_link: HashMap<Var, Var>,
+    /// For a virtual `with_acc` parameter, the adjoints of the arrays it accumulates into.
+    acc_bars: HashMap<Var, Vec<Var>>,
 }
 
 fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -272,6 +279,9 @@ impl<'a> Vjp<'a> {
             adjs: HashMap::new(),
             active: HashSet::new(),
             consumable: HashSet::new(),
+            virt: HashSet::new(),
+            acc_link: HashMap::new(),
+            acc_bars: HashMap::new(),
         }
     }
 
@@ -681,6 +691,20 @@ impl<'a> Vjp<'a> {
                 }
             }
             let active = free_vars(&s).iter().any(|v| self.active.contains(v));
+            if self.touches_virtual(&s) {
+                // Only the primal part runs; the return sweep sees the whole statement.
+                if let Some(stripped) = self.strip_virtual(&s)? {
+                    self.e.stms.push(stripped);
+                }
+                if active {
+                    self.active.extend(s.pat.iter().copied());
+                }
+                tape.push(Entry {
+                    stm: s,
+                    extra: Extra::None,
+                });
+                continue;
+            }
             if active {
                 s = self.lower_loop(s)?;
             }
@@ -714,20 +738,6 @@ impl<'a> Vjp<'a> {
                 s.aux.span,
                 "reverse-mode AD of function calls (functions are inlined before AD)",
             )),
-            Exp::WithAcc { .. } | Exp::BasicOp(BasicOp::UpdateAcc { .. }) => Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of code that uses accumulators (`vjp` of a `vjp`)",
-            )),
-            Exp::Soac(Soac::Map { arrays, .. })
-                if arrays
-                    .iter()
-                    .any(|a| matches!(self.e.names.ty(*a), Type::Acc { .. })) =>
-            {
-                Err(limitation(
-                    s.aux.span,
-                    "reverse-mode AD of code that uses accumulators (`vjp` of a `vjp`)",
-                ))
-            }
             _ => {
                 self.e.stms.push(s.clone());
                 Ok(Extra::None)
@@ -747,7 +757,9 @@ impl<'a> Vjp<'a> {
     fn rev_stm(&mut self, entry: Entry) -> R<()> {
         let s = &entry.stm;
         let ybars: Vec<Option<Adj>> = s.pat.iter().map(|v| self.adjs.remove(v)).collect();
-        if ybars.iter().all(Option::is_none) || !s.pat.iter().any(|v| self.active.contains(v)) {
+        if (ybars.iter().all(Option::is_none) && !self.touches_virtual(s))
+            || !s.pat.iter().any(|v| self.active.contains(v))
+        {
             return Ok(());
         }
         let mut vals = Vec::new();
@@ -764,6 +776,12 @@ impl<'a> Vjp<'a> {
             });
         }
         match &s.exp {
+            Exp::BasicOp(BasicOp::UpdateAcc {
+                acc,
+                indices,
+                values,
+            }) => self.rev_update_acc(*acc, indices, values),
+            Exp::WithAcc { inputs, lam } => self.rev_with_acc(s, inputs, lam, &vals),
             Exp::BasicOp(op) => self.rev_basic(s, op, &vals),
             Exp::If {
                 cond,
@@ -773,9 +791,7 @@ impl<'a> Vjp<'a> {
             } => self.rev_if(s, *cond, then_body, else_body, &vals),
             Exp::Loop { .. } => self.rev_loop(s, entry.extra, &vals),
             Exp::Soac(soac) => self.rev_soac(s, soac, entry.extra, &vals),
-            Exp::Apply { .. } | Exp::WithAcc { .. } => {
-                Err(limitation(s.aux.span, "reverse-mode AD of this statement"))
-            }
+            Exp::Apply { .. } => Err(limitation(s.aux.span, "reverse-mode AD of this statement")),
         }
     }
 

@@ -232,14 +232,20 @@ impl Vjp<'_> {
                 _ => None,
             })
             .collect();
-        let active_params: Vec<usize> = (0..lam.params.len())
+        // Accumulator inputs (in a `vjp` of a `vjp`) are virtual: the adjoint map does not
+        // take them, and their parameters stand for them (see `accs.rs`).
+        let real_params: Vec<usize> = (0..lam.params.len())
+            .filter(|k| !self.is_acc_var(arrays[*k]))
+            .collect();
+        let active_params: Vec<usize> = real_params
+            .iter()
+            .copied()
             .filter(|k| self.active.contains(&arrays[*k]))
             .collect();
         let build = |v: &mut Self, accs: Vec<(Var, Var)>| -> R<Vec<Var>> {
-            let mut ptys: Vec<(&str, Type)> = lam
-                .params
+            let mut ptys: Vec<(&str, Type)> = real_params
                 .iter()
-                .map(|p| ("x", v.e.names.ty(*p).clone()))
+                .map(|k| ("x", v.e.names.ty(lam.params[*k]).clone()))
                 .collect();
             for (_, y) in &ybar_arrays {
                 ptys.push(("ybar", v.e.names.ty(*y).row()));
@@ -248,15 +254,21 @@ impl Vjp<'_> {
                 ptys.push(("acc", v.e.names.ty(*a).clone()));
             }
             let rev_lam = v.lambda(&ptys, |v, ps| {
-                let k = lam.params.len();
-                let subst: HashMap<Var, Var> = lam
-                    .params
-                    .iter()
-                    .copied()
-                    .zip(ps[..k].iter().copied())
-                    .collect();
+                let k = real_params.len();
+                let mut subst: HashMap<Var, Var> = HashMap::new();
+                let mut new_param = HashMap::new();
+                for (j, p) in real_params.iter().zip(ps) {
+                    subst.insert(lam.params[*j], *p);
+                    new_param.insert(*j, *p);
+                }
+                for (j, p) in lam.params.iter().enumerate() {
+                    if !new_param.contains_key(&j) {
+                        let d = v.virtual_param(*p, arrays[j]);
+                        subst.insert(*p, d);
+                    }
+                }
                 for j in &active_params {
-                    v.active.insert(ps[*j]);
+                    v.active.insert(new_param[j]);
                 }
                 let saved = std::mem::take(&mut v.adjs);
                 for ((x, _), p) in accs.iter().zip(&ps[k + ybar_arrays.len()..]) {
@@ -272,7 +284,7 @@ impl Vjp<'_> {
                     out.push(v.adj_out(*x)?);
                 }
                 for j in &active_params {
-                    out.push(v.adj_out(ps[*j])?);
+                    out.push(v.adj_out(new_param[j])?);
                 }
                 for x in &free_scalars {
                     out.push(v.adj_out(*x)?);
@@ -280,7 +292,7 @@ impl Vjp<'_> {
                 v.adjs = saved;
                 Ok(out)
             })?;
-            let mut inputs = arrays.to_vec();
+            let mut inputs: Vec<Var> = real_params.iter().map(|k| arrays[*k]).collect();
             inputs.extend(ybar_arrays.iter().map(|(_, y)| *y));
             inputs.extend(accs.iter().map(|(_, a)| *a));
             Ok(v.e.bind(

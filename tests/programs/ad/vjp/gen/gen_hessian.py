@@ -432,5 +432,79 @@ def t3(x, u, v):
 
 P.append(p.test("t3", t3, [(f64([0.1, 0.2, 0.3]), f64([1, 0, 0]), f64([0, 1, 0])), (f64([0.5, -0.5]), f64([1, 2]), f64([-1, 1]))]))
 
+# ---------------------------------------------------------------------------------------------
+p = prog("rev_over_rev_accumulators", """
+Reverse over reverse through the accumulators that reverse mode produces for arrays read by
+index inside a map (gathers, captured matrices, branches): full Hessians by vjp of vjp,
+Hessian-vector products with array and matrix cotangents.
+""", """
+def rosen [n] (x: [n]f64) : f64 =
+  f64.sum (tabulate (n - 1) (\\i -> 100 * (x[i + 1] - x[i] * x[i]) ** 2 + (1 - x[i]) ** 2))
+
+entry rosen_hessian [n] (x: [n]f64) : [n][n]f64 =
+  tabulate n (\\i -> vjp (\\y -> vjp rosen y 1) x (tabulate n (\\j -> f64.bool (i == j))))
+
+def quad [m] [n] (a: [m][n]f64) (x: [n]f64) : f64 =
+  f64.sum (map (\\r -> let s = f64.sum (map2 (*) r x) in s * s) a)
+
+entry quad_hvp [m] [n] (a: [m][n]f64) (x: [n]f64) (u: [n]f64) : [n]f64 =
+  vjp (\\y -> vjp (quad a) y 1) x u
+
+def layer [m] [n] (xs: [n]f64) (w: [m][n]f64) : f64 =
+  f64.sum (map (\\r -> f64.tanh (f64.sum (map2 (*) r xs))) w)
+
+entry layer_hvp [m] [n] (xs: [n]f64) (w: [m][n]f64) (u: [m][n]f64) : [m][n]f64 =
+  vjp (\\v -> vjp (layer xs) v 1) w u
+
+def branchy [n] (x: [n]f64) : f64 =
+  f64.sum (tabulate n (\\i -> if i % 2 == 0 then x[i] * x[(i + 1) % n] else x[i] * x[i] * x[i]))
+
+entry branchy_hessian [n] (x: [n]f64) : [n][n]f64 =
+  tabulate n (\\i -> vjp (\\y -> vjp branchy y 1) x (tabulate n (\\j -> f64.bool (i == j))))
+
+def neighbours [n] (x: [n]f64) : f64 =
+  f64.sum (tabulate n (\\i -> f64.sin (x[i]) * x[(i + 2) % n]))
+
+entry neighbours_gnorm [n] (x: [n]f64) : [n]f64 =
+  vjp (\\y -> let g = vjp neighbours y 1 in f64.sum (map (\\t -> t * t) g)) x 1
+""")
+
+
+def rosen(x):
+    return jnp.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def quad(a):
+    return lambda x: jnp.sum((a @ x) ** 2)
+
+
+def layer(xs):
+    return lambda w: jnp.sum(jnp.tanh(w @ xs))
+
+
+def branchy(x):
+    n = x.shape[0]
+    i = jnp.arange(n)
+    return jnp.sum(jnp.where(i % 2 == 0, x * jnp.roll(x, -1), x ** 3))
+
+
+def neighbours(x):
+    return jnp.sum(jnp.sin(x) * jnp.roll(x, -2))
+
+
+def vjp_of_grad(f, x, u):
+    return np.asarray(jax.vjp(jax.grad(f), x)[1](u)[0])
+
+
+P.append(p.test("rosen_hessian", lambda x: f64(H(rosen, x)), [f64([0.5, -1.2, 2.0]), f64([1.0, 1.0, 1.0, 1.0]), f64([-0.3, 0.7, 0.1, 1.9, -1.1])]))
+A1 = f64([[1.0, 2.0, -1.0], [0.5, -0.25, 3.0]])
+p.test("quad_hvp", lambda a, x, u: f64(vjp_of_grad(quad(a), x, u)), [(A1, f64([0.3, -0.7, 1.1]), f64([1.0, -2.0, 0.5]))])
+X1 = f64([0.4, -1.3, 0.8])
+W1 = f64([[0.2, -0.5, 0.9], [1.1, 0.3, -0.4]])
+U1 = f64([[1.0, 0.0, -1.0], [0.5, 2.0, 0.25]])
+p.test("layer_hvp", lambda xs, w, u: f64(vjp_of_grad(layer(xs), w, u)), [(X1, W1, U1)])
+p.test("branchy_hessian", lambda x: f64(H(branchy, x)), [f64([0.5, -1.0, 2.0, 0.3]), f64([1.5, -0.2, 0.7])])
+p.test("neighbours_gnorm", lambda x: f64(jax.grad(lambda y: jnp.sum(jax.grad(neighbours)(y) ** 2))(x)), [f64([0.1, 0.9, -0.4, 1.3]), f64([2.0, -1.0, 0.5, 0.25, -0.75])])
+
 for p in P:
     print(p.write())
