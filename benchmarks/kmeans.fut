@@ -43,18 +43,9 @@ entry gradient_fwd [n] [k] [d] (points: [n][d]f64) (centres: [k][d]f64) : [k][d]
 --           [452.0, 452.0, 452.0, 452.0], [840.0, 840.0, 840.0, 840.0],
 --           [312.0, 312.0, 312.0, 312.0]] }
 
--- The same cost with the centres passed to every point explicitly rather than captured by
--- the mapped function. Reverse mode then sums the replicated centres' adjoints with a
--- reduction instead of accumulating into a free array, which forward mode cannot yet
--- differentiate (`jvp` of a `vjp` whose map captures an array fails with "forward-mode AD
--- of accumulators not supported").
-def cost_explicit [n] [k] [d] (points: [n][d]f64) (centres: [k][d]f64) : f64 =
-  let dist p c = f64.sum (map2 (\a b -> (a - b) * (a - b)) p c)
-  in f64.sum (map2 (\p cs -> f64.minimum (map (dist p) cs)) points (replicate n centres))
-
 -- Forward over reverse: one Hessian-vector product in the all-ones direction.
 entry hessian_diagonal [n] [k] [d] (points: [n][d]f64) (centres: [k][d]f64) : [k][d]f64 =
-  jvp (\c -> vjp (cost_explicit points) c 1) centres (replicate k (replicate d 1))
+  jvp (\c -> vjp (cost points) c 1) centres (replicate k (replicate d 1))
 
 -- Forward over forward: one second directional derivative per coordinate.
 entry hessian_diagonal_fwd [n] [k] [d] (points: [n][d]f64) (centres: [k][d]f64) : [k][d]f64 =
