@@ -59,3 +59,17 @@ def neighbours [n] (x: [n]f64) : f64 =
 -- output { [1.8797808997936785, 0.5856099639824287, -0.2949151757593029, -1.5993721387978197, -0.015183066493181907] }
 entry neighbours_gnorm [n] (x: [n]f64) : [n]f64 =
   vjp (\y -> let g = vjp neighbours y 1 in f64.sum (map (\t -> t * t) g)) x 1
+
+-- A loop inside the map reads the captured coefficients, so the inner vjp's loop passes an
+-- accumulator on from iteration to iteration.
+def horner [n] (cs: [n]f64) (xs: []f64) : f64 =
+  f64.sum (map (\x -> loop acc = 0 for i < n do acc * x + f64.sin cs[i] * cs[i]) xs)
+
+-- ==
+-- entry: horner_hessian
+-- input { [0.4, -1.1, 0.7] [0.5, -1.0, 1.5] }
+-- output { [[5.902241278788084, 0.0, 0.0], [0.0, -0.07313585321642452, 0.0], [0.0, 0.0, 3.23619598050778]] }
+-- input { [1.2, 0.3] [2.0] }
+-- output { [[-0.7874627884146483, 0.0], [0.0, 1.8220169162528101]] }
+entry horner_hessian [n] (cs: [n]f64) (xs: []f64) : [n][n]f64 =
+  tabulate n (\i -> vjp (\c -> vjp (\d -> horner d xs) c 1) cs (tabulate n (\j -> f64.bool (i == j))))

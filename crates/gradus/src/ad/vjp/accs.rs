@@ -15,7 +15,9 @@
 //! forward sweep drops the statements that only update them and removes accumulator inputs
 //! and results from `map`s, `if`s and nested `with_acc`s (`strip_virtual`), while the return
 //! sweep still sees the original statements and reads the adjoint arrays at their positions.
-//! Loops that carry an accumulator are not supported yet.
+//! A loop that carries an accumulator loses that parameter (`drop_acc_params`: every
+//! iteration's accumulator stands for the same adjoint) and is checkpointed like any loop
+//! for the rest.
 
 use super::{R, Vjp, free_vars, limitation};
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
@@ -198,8 +200,68 @@ impl Vjp<'_> {
                     aux: s.aux.clone(),
                 }))
             }
-            Exp::Loop { .. } => Err(unsupported("a loop")),
+            Exp::Loop { .. } => {
+                let mut s2 = self.drop_acc_params(s);
+                if let Exp::Loop { body, .. } = &mut s2.exp {
+                    let links = self.strip_body(body)?;
+                    if links.iter().any(Option::is_some) {
+                        return Err(unsupported("a loop"));
+                    }
+                }
+                Ok(Some(s2))
+            }
             _ => Err(unsupported("a statement")),
+        }
+    }
+
+    /// Emits a primal statement, without its virtual accumulators.
+    pub(super) fn push_primal(&mut self, s: &Stm) -> R<()> {
+        if self.touches_virtual(s) {
+            if let Some(s2) = self.strip_virtual(s)? {
+                self.e.stms.push(s2);
+            }
+        } else {
+            self.e.stms.push(s.clone());
+        }
+        Ok(())
+    }
+
+    /// A loop without the parameters that carry virtual accumulators: they become free
+    /// (virtual) variables of the body, standing for their initial values, and the loop's
+    /// results for them become virtual too.
+    pub(super) fn drop_acc_params(&mut self, s: &Stm) -> Stm {
+        let Exp::Loop { params, form, body } = &s.exp else {
+            return s.clone();
+        };
+        let mut keep = Vec::new();
+        let mut pat = Vec::new();
+        let mut result = Vec::new();
+        for (k, (p, init)) in params.iter().enumerate() {
+            match init {
+                SubExp::Var(a) if self.virt.contains(a) => {
+                    self.virt.insert(*p);
+                    self.acc_link.insert(*p, *a);
+                    self.virt.insert(s.pat[k]);
+                    self.acc_link.insert(s.pat[k], *a);
+                }
+                _ => {
+                    keep.push((*p, *init));
+                    pat.push(s.pat[k]);
+                    result.push(body.result[k]);
+                }
+            }
+        }
+        Stm {
+            pat,
+            exp: Exp::Loop {
+                params: keep,
+                form: form.clone(),
+                body: Body {
+                    stms: body.stms.clone(),
+                    result,
+                },
+            },
+            aux: s.aux.clone(),
         }
     }
 

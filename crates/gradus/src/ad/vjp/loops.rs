@@ -399,7 +399,7 @@ impl Vjp<'_> {
                         }
                     }
                 }
-                v.e.stms.push(st.clone());
+                v.push_primal(st)?;
             }
             let mut result = body.result.clone();
             for sp in &save_params {

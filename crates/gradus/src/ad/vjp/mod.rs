@@ -690,8 +690,12 @@ impl<'a> Vjp<'a> {
                     subst_stm(&mut s, x, c);
                 }
             }
+            if matches!(s.exp, Exp::Loop { .. }) && self.touches_virtual(&s) {
+                // Checkpointed like any loop, without the accumulators it passes on.
+                s = self.drop_acc_params(&s);
+            }
             let active = free_vars(&s).iter().any(|v| self.active.contains(v));
-            if self.touches_virtual(&s) {
+            if self.touches_virtual(&s) && !matches!(s.exp, Exp::Loop { .. }) {
                 // Only the primal part runs; the return sweep sees the whole statement.
                 if let Some(stripped) = self.strip_virtual(&s)? {
                     self.e.stms.push(stripped);
@@ -712,7 +716,7 @@ impl<'a> Vjp<'a> {
                 self.active.extend(s.pat.iter().copied());
                 self.fwd_stm(&s)?
             } else {
-                self.e.stms.push(s.clone());
+                self.push_primal(&s)?;
                 Extra::None
             };
             tape.push(Entry { stm: s, extra });
@@ -739,7 +743,7 @@ impl<'a> Vjp<'a> {
                 "reverse-mode AD of function calls (functions are inlined before AD)",
             )),
             _ => {
-                self.e.stms.push(s.clone());
+                self.push_primal(s)?;
                 Ok(Extra::None)
             }
         }

@@ -544,6 +544,10 @@ impl Vjp<'_> {
         if s.aux.attrs.iter().any(|a| a == "checkpoint") {
             return Ok(None);
         }
+        // A body that updates virtual accumulators (see `accs.rs`) is checkpointed instead.
+        if body.stms.iter().any(|st| self.touches_virtual(st)) {
+            return Ok(None);
+        }
         let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
         if pvars.iter().any(|p| self.e.names.ty(*p).rank() != 0) {
             return Ok(None);

@@ -467,6 +467,14 @@ def neighbours [n] (x: [n]f64) : f64 =
 
 entry neighbours_gnorm [n] (x: [n]f64) : [n]f64 =
   vjp (\\y -> let g = vjp neighbours y 1 in f64.sum (map (\\t -> t * t) g)) x 1
+
+-- A loop inside the map reads the captured coefficients, so the inner vjp's loop passes an
+-- accumulator on from iteration to iteration.
+def horner [n] (cs: [n]f64) (xs: []f64) : f64 =
+  f64.sum (map (\\x -> loop acc = 0 for i < n do acc * x + f64.sin cs[i] * cs[i]) xs)
+
+entry horner_hessian [n] (cs: [n]f64) (xs: []f64) : [n][n]f64 =
+  tabulate n (\\i -> vjp (\\c -> vjp (\\d -> horner d xs) c 1) cs (tabulate n (\\j -> f64.bool (i == j))))
 """)
 
 
@@ -504,6 +512,15 @@ W1 = f64([[0.2, -0.5, 0.9], [1.1, 0.3, -0.4]])
 U1 = f64([[1.0, 0.0, -1.0], [0.5, 2.0, 0.25]])
 p.test("layer_hvp", lambda xs, w, u: f64(vjp_of_grad(layer(xs), w, u)), [(X1, W1, U1)])
 p.test("branchy_hessian", lambda x: f64(H(branchy, x)), [f64([0.5, -1.0, 2.0, 0.3]), f64([1.5, -0.2, 0.7])])
+def horner(xs):
+    def f(cs):
+        n = cs.shape[0]
+        pw = jnp.stack([xs ** (n - 1 - i) for i in range(n)])
+        return jnp.sum((jnp.sin(cs) * cs) @ pw)
+    return f
+
+
+p.test("horner_hessian", lambda cs, xs: f64(H(horner(xs), cs)), [(f64([0.4, -1.1, 0.7]), f64([0.5, -1.0, 1.5])), (f64([1.2, 0.3]), f64([2.0]))])
 p.test("neighbours_gnorm", lambda x: f64(jax.grad(lambda y: jnp.sum(jax.grad(neighbours)(y) ** 2))(x)), [f64([0.1, 0.9, -0.4, 1.3]), f64([2.0, -1.0, 0.5, 0.25, -0.75])])
 
 for p in P:
