@@ -57,6 +57,24 @@ pub(super) fn simple_op(lam: &Lambda) -> Option<(BinOp, PrimType)> {
     }
 }
 
+/// Whether a lambda on tuples of `m` scalars is `m` independent sums
+/// `\(a1, .., am, b1, .., bm) -> (a1 + b1, .., am + bm)` (in either argument order).
+pub(super) fn additive_components(lam: &Lambda) -> bool {
+    let m = lam.body.result.len();
+    if m == 0 || lam.params.len() != 2 * m || lam.body.stms.len() != m {
+        return false;
+    }
+    lam.body.result.iter().enumerate().all(|(k, r)| {
+        let SubExp::Var(r) = r else { return false };
+        lam.body.stms.iter().any(|st| {
+            st.pat.as_slice() == [*r]
+                && matches!(&st.exp, Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, _), args))
+                    if args.as_slice() == [SubExp::Var(lam.params[k]), SubExp::Var(lam.params[m + k])]
+                        || args.as_slice() == [SubExp::Var(lam.params[m + k]), SubExp::Var(lam.params[k])])
+        })
+    })
+}
+
 /// Whether the adjoint of a `hist` with this operator needs the original bins.
 pub(super) fn hist_needs_bins(lam: &Lambda) -> bool {
     matches!(
@@ -913,6 +931,26 @@ impl Vjp<'_> {
         Ok(jac)
     }
 
+    /// The adjoint of a `+` hist: each value gets its bin's adjoint (zero out of range), the
+    /// destination the result's.
+    fn rev_hist_add(
+        &mut self,
+        w: SubExp,
+        indices: Var,
+        dest: Var,
+        vs: Var,
+        ybar: Var,
+        owned: bool,
+    ) -> R<()> {
+        if self.active.contains(&vs) {
+            let vb = self.map_soac(w, vec![indices], |v, ps| {
+                Ok(vec![v.guarded_read(ybar, ps[0].into())?])
+            })?;
+            self.add_adj(vs, SubExp::Var(vb[0]), true)?;
+        }
+        self.add_adj(dest, SubExp::Var(ybar), owned)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn rev_hist(
         &mut self,
@@ -927,6 +965,18 @@ impl Vjp<'_> {
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
         let _ = neutral;
+        // A tuple of independent sums (what `jvp` makes of a `+` hist): one `+` adjoint each.
+        if dests.len() > 1
+            && additive_components(lam)
+            && dests.iter().all(|d| self.e.names.ty(*d).rank() == 1)
+        {
+            for ((dest, vs), ybar) in dests.iter().zip(values).zip(ybars) {
+                if let Some((SubExp::Var(ybar), owned)) = ybar {
+                    self.rev_hist_add(w, indices, *dest, *vs, *ybar, *owned)?;
+                }
+            }
+            return Ok(());
+        }
         let (Some((op, t)), [dest], [vs], [Some((SubExp::Var(ybar), owned))]) =
             (simple_op(lam), dests, values, ybars)
         else {
@@ -944,15 +994,7 @@ impl Vjp<'_> {
         let (dest, vs, ybar, owned) = (*dest, *vs, *ybar, *owned);
         let m = self.e.names.ty(dest).dims()[0];
         match op {
-            BinOp::Add => {
-                if self.active.contains(&vs) {
-                    let vb = self.map_soac(w, vec![indices], |v, ps| {
-                        Ok(vec![v.guarded_read(ybar, ps[0].into())?])
-                    })?;
-                    self.add_adj(vs, SubExp::Var(vb[0]), true)?;
-                }
-                self.add_adj(dest, SubExp::Var(ybar), owned)
-            }
+            BinOp::Add => self.rev_hist_add(w, indices, dest, vs, ybar, owned),
             BinOp::Mul | BinOp::Min | BinOp::Max => {
                 let Extra::Copies(bins) = extra else {
                     return Err(Diagnostic::bug("hist without saved bins"));
