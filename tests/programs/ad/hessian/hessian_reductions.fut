@@ -1,4 +1,5 @@
--- Hessian-vector products through reduce with *, logsumexp, scan with + and hist with +.
+-- Hessian-vector products through reduce with *, logsumexp, scan with + and hist with + (hist both
+-- forward over reverse and reverse over forward).
 
 -- ==
 -- entry: prod
@@ -31,3 +32,11 @@ entry scan_sq [n] (x: [n]f64) (v: [n]f64) = jvp (\y -> vjp (\a -> f64.sum (map (
 -- input { [1.0, 2.0, 3.0, 4.0] [0i64, 1i64, 1i64, 5i64] [1.0, 1.0, 1.0, 1.0] }
 -- output { [2.0, 4.0, 4.0, 0.0] }
 entry hist_sq [n] (x: [n]f64) (is: [n]i64) (v: [n]f64) = jvp (\y -> vjp (\a -> f64.sum (map (\t -> t * t) (hist (+) 0 2 is a))) y 1) x v
+
+-- ==
+-- entry: hist_sq_rev_fwd
+-- input { [1.0, 2.0, 3.0, 4.0] [0i64, 1i64, 1i64, 5i64] [1.0, 1.0, 1.0, 1.0] }
+-- output { [2.0, 4.0, 4.0, 0.0] }
+-- input { [0.5, -1.5, 2.5] [1i64, -1i64, 1i64] [2.0, 1.0, -1.0] }
+-- output { [2.0, 0.0, 2.0] }
+entry hist_sq_rev_fwd [n] (x: [n]f64) (is: [n]i64) (v: [n]f64) = vjp (\y -> jvp (\a -> f64.sum (map (\t -> t * t) (hist (+) 0 2 is a))) y v) x 1

@@ -274,7 +274,8 @@ p.test("array_state", lambda x, v: f64(hvp(arr_state, x, v)), [(f64([0.5, 1, -1]
 
 # ---------------------------------------------------------------------------------------------
 p = prog("hessian_reductions", """
-Hessian-vector products through reduce with *, logsumexp, scan with + and hist with +.
+Hessian-vector products through reduce with *, logsumexp, scan with + and hist with + (hist both
+forward over reverse and reverse over forward).
 """, """
 entry prod [n] (x: [n]f64) (v: [n]f64) = jvp (\\y -> vjp f64.product y 1) x v
 
@@ -285,6 +286,8 @@ entry logsumexp [n] (x: [n]f64) (v: [n]f64) = jvp (\\y -> vjp lse y 1) x v
 entry scan_sq [n] (x: [n]f64) (v: [n]f64) = jvp (\\y -> vjp (\\a -> f64.sum (map (\\t -> t * t * t) (scan (+) 0 a))) y 1) x v
 
 entry hist_sq [n] (x: [n]f64) (is: [n]i64) (v: [n]f64) = jvp (\\y -> vjp (\\a -> f64.sum (map (\\t -> t * t) (hist (+) 0 2 is a))) y 1) x v
+
+entry hist_sq_rev_fwd [n] (x: [n]f64) (is: [n]i64) (v: [n]f64) = vjp (\\y -> jvp (\\a -> f64.sum (map (\\t -> t * t) (hist (+) 0 2 is a))) y v) x 1
 """)
 from jax.scipy.special import logsumexp as jlse
 
@@ -315,6 +318,7 @@ P.append(p.test("prod", lambda x, v: f64(prod_hess(x) @ v), [(f64([1, 2, 3]), f6
 p.test("logsumexp", lambda x, v: f64(hvp(jlse, x, v)), [(f64([1, 2, 3]), f64([1, 0, 0])), (f64([0, 0, 0, 0]), f64([1, 2, 3, 4]))])
 p.test("scan_sq", lambda x, v: f64(hvp(lambda a: jnp.sum(jnp.cumsum(a) ** 3), x, v)), [(f64([1, -1, 2]), f64([1, 1, 1]))])
 p.test("hist_sq", hist_sq, [(f64([1, 2, 3, 4]), i64([0, 1, 1, 5]), f64([1, 1, 1, 1]))])
+p.test("hist_sq_rev_fwd", hist_sq, [(f64([1, 2, 3, 4]), i64([0, 1, 1, 5]), f64([1, 1, 1, 1])), (f64([0.5, -1.5, 2.5]), i64([1, -1, 1]), f64([2, 1, -1]))])
 
 # ---------------------------------------------------------------------------------------------
 p = prog("hessian_gather", """
