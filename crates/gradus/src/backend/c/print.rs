@@ -52,23 +52,55 @@ struct gr_ctx {
   int64_t args[32];
 };
 
-/* A reference-counted buffer; the elements follow the header. */
+/* A reference-counted buffer; the elements follow the header. `cls` is the size class of a
+   small buffer (its capacity is 2^cls bytes including the header), or -1. */
 typedef struct gr_mem {
   int64_t rc;
-  int64_t pad;
+  int64_t cls;
 } gr_mem;
+
+/* Small buffers are recycled through per-thread free lists: arrays built in every iteration
+   of a loop (rows, temporaries) then cost no malloc/free pair each, which in parallel loops
+   also keeps threads off the allocator's locks. */
+#define GR_CACHE_MAX_CLS 16
+#define GR_CACHE_DEPTH 8
+static __thread gr_mem *gr_cache[GR_CACHE_MAX_CLS + 1][GR_CACHE_DEPTH];
+static __thread int gr_cache_n[GR_CACHE_MAX_CLS + 1];
 
 static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   if (bytes < 0 || (uint64_t)bytes > ((uint64_t)1 << 46)) { *m = NULL; return NULL; }
-  gr_mem *b = (gr_mem *)malloc(sizeof(gr_mem) + (size_t)bytes);
+  size_t total = sizeof(gr_mem) + (size_t)bytes;
+  gr_mem *b;
+  int64_t cls = -1;
+  if (total <= ((size_t)1 << GR_CACHE_MAX_CLS)) {
+    cls = 5;
+    while (((size_t)1 << cls) < total) cls++;
+    if (gr_cache_n[cls] > 0) {
+      b = gr_cache[cls][--gr_cache_n[cls]];
+    } else {
+      b = (gr_mem *)malloc((size_t)1 << cls);
+    }
+  } else {
+    b = (gr_mem *)malloc(total);
+  }
   if (!b) { *m = NULL; return NULL; }
   b->rc = 1;
+  b->cls = cls;
   *m = b;
   return (void *)(b + 1);
 }
 
+static GR_UNUSED inline void gr_free(gr_mem *m) {
+  int64_t cls = m->cls;
+  if (cls >= 0 && cls <= GR_CACHE_MAX_CLS && gr_cache_n[cls] < GR_CACHE_DEPTH) {
+    gr_cache[cls][gr_cache_n[cls]++] = m;
+  } else {
+    free(m);
+  }
+}
+
 static GR_UNUSED inline void gr_incref(gr_mem *m) { if (m) m->rc++; }
-static GR_UNUSED inline void gr_decref(gr_mem *m) { if (m && --m->rc == 0) free(m); }
+static GR_UNUSED inline void gr_decref(gr_mem *m) { if (m && --m->rc == 0) gr_free(m); }
 
 static GR_UNUSED inline void gr_copy(void *dst, const void *src, int64_t bytes) {
   if (bytes > 0 && dst != src) memmove(dst, src, (size_t)bytes);
@@ -223,6 +255,148 @@ impl Printer<'_> {
         }
         self.out.push_str(s);
         self.out.push('\n');
+    }
+
+    /// A parallel loop whose accumulators may be privatised (see [`Stm::ParFor`]): when the
+    /// accumulators are small next to the loop's work and their copies can be allocated,
+    /// each thread adds into its own zeroed copy without atomics, and the copies are summed
+    /// into the accumulators in thread order (deterministic for a given thread count);
+    /// otherwise the loop runs with atomic additions.
+    #[allow(clippy::too_many_arguments)]
+    fn privatised_par_for(
+        &mut self,
+        var: &str,
+        bound: &Ex,
+        work: &Ex,
+        body: &[Stm],
+        private: &[imp::Private],
+        private_body: &[Stm],
+        d: usize,
+    ) {
+        let (b, w) = (self.ex(bound), self.ex(work));
+        let outer = self.fail_label();
+        self.labels += 1;
+        let id = self.labels;
+        let counts: Vec<String> = private.iter().map(|p| self.ex(&p.count)).collect();
+        let parts: Vec<String> = (0..private.len())
+            .map(|k| format!("gr_pv{id}_{k}"))
+            .collect();
+        self.line(d, "{");
+        self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
+        self.line(d + 1, "int gr_priv = 0;");
+        for (p, part) in private.iter().zip(&parts) {
+            let t = c_type(p.elem);
+            self.line(d + 1, &format!("{t} *{part} = NULL;"));
+        }
+        let total = counts
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        self.line(
+            d + 1,
+            &format!("if (({total}) * (int64_t)gr_nt <= ({w})) {{"),
+        );
+        for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
+            let t = c_type(p.elem);
+            self.line(
+                d + 2,
+                &format!("{part} = ({t} *)calloc((size_t)gr_nt * (size_t)({c}) + 1, sizeof({t}));"),
+            );
+        }
+        let all = parts
+            .iter()
+            .map(|p| format!("{p} != NULL"))
+            .collect::<Vec<_>>()
+            .join(" && ");
+        self.line(d + 2, &format!("gr_priv = {all};"));
+        self.line(d + 1, "}");
+        self.line(d + 1, "if (gr_priv) {");
+        self.line(d + 2, "#ifdef _OPENMP");
+        self.line(
+            d + 2,
+            &format!("#pragma omp parallel num_threads(gr_nt) if(({w}) >= GR_PAR_MIN_WORK)"),
+        );
+        self.line(d + 2, "#endif");
+        self.line(d + 2, "{");
+        self.line(d + 3, "#ifdef _OPENMP");
+        self.line(d + 3, "int64_t gr_t = omp_get_thread_num();");
+        self.line(d + 3, "#else");
+        self.line(d + 3, "int64_t gr_t = 0;");
+        self.line(d + 3, "#endif");
+        self.line(d + 3, "{");
+        for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
+            let t = c_type(p.elem);
+            // Shadows the shared accumulator inside this block.
+            self.line(
+                d + 4,
+                &format!("{t} *{} GR_UNUSED = {part} + gr_t * ({c});", p.arr),
+            );
+        }
+        self.line(d + 4, "#ifdef _OPENMP");
+        self.line(d + 4, "#pragma omp for schedule(static)");
+        self.line(d + 4, "#endif");
+        self.line(
+            d + 4,
+            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
+        );
+        self.line(d + 5, "if (gr_failed(ctx)) continue;");
+        let label = format!("gr_iter_end_{id}_p");
+        self.fail_labels.push(label.clone());
+        self.stms(private_body, d + 5);
+        self.fail_labels.pop();
+        self.line(d + 5, &format!("{label}: GR_UNUSED;"));
+        self.line(d + 4, "}");
+        self.line(d + 3, "}");
+        for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
+            let t = c_type(p.elem);
+            self.line(d + 3, "#ifdef _OPENMP");
+            self.line(d + 3, "#pragma omp for schedule(static)");
+            self.line(d + 3, "#endif");
+            self.line(
+                d + 3,
+                &format!("for (int64_t gr_e = 0; gr_e < ({c}); gr_e++) {{"),
+            );
+            self.line(d + 4, &format!("{t} gr_s = 0;"));
+            self.line(
+                d + 4,
+                &format!(
+                    "for (int64_t gr_u = 0; gr_u < gr_nt; gr_u++) gr_s += {part}[gr_u * ({c}) + gr_e];"
+                ),
+            );
+            self.line(d + 4, &format!("{}[gr_e] += gr_s;", p.arr));
+            self.line(d + 3, "}");
+        }
+        self.line(d + 2, "}");
+        for part in &parts {
+            self.line(d + 2, &format!("free({part});"));
+        }
+        self.line(d + 1, "} else {");
+        for part in &parts {
+            self.line(d + 2, &format!("free({part});"));
+        }
+        self.line(d + 2, "#ifdef _OPENMP");
+        self.line(
+            d + 2,
+            &format!(
+                "#pragma omp parallel for schedule(static) num_threads(gr_nt) if(({w}) >= GR_PAR_MIN_WORK)"
+            ),
+        );
+        self.line(d + 2, "#endif");
+        self.line(
+            d + 2,
+            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
+        );
+        self.line(d + 3, "if (gr_failed(ctx)) continue;");
+        let label = format!("gr_iter_end_{id}");
+        self.fail_labels.push(label.clone());
+        self.stms(body, d + 3);
+        self.fail_labels.pop();
+        self.line(d + 3, &format!("{label}: GR_UNUSED;"));
+        self.line(d + 2, "}");
+        self.line(d + 1, "}");
+        self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
+        self.line(d, "}");
     }
 
     fn fail_label(&self) -> String {
@@ -444,6 +618,17 @@ impl Printer<'_> {
                 bound,
                 work,
                 body,
+                private,
+                private_body,
+            } if !private.is_empty() => {
+                self.privatised_par_for(var, bound, work, body, private, private_body, d);
+            }
+            Stm::ParFor {
+                var,
+                bound,
+                work,
+                body,
+                ..
             } => {
                 let (b, w) = (self.ex(bound), self.ex(work));
                 self.labels += 1;

@@ -154,6 +154,54 @@ pub enum Ty {
     Ptr(PrimType),
 }
 
+/// An accumulator array of floats that a parallel loop may privatise (see [`Stm::ParFor`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Private {
+    /// The array (a pointer variable).
+    pub arr: String,
+    /// Its element type (`f32` or `f64`).
+    pub elem: PrimType,
+    /// Its number of elements.
+    pub count: Ex,
+}
+
+/// A copy of `body` in which no addition is atomic (for a privatised parallel loop, where
+/// every accumulator it adds into belongs to one thread).
+pub fn without_atomics(body: &[Stm]) -> Vec<Stm> {
+    body.iter()
+        .map(|st| match st {
+            Stm::AtomicAdd {
+                elem,
+                arr,
+                idx,
+                val,
+                ..
+            } => Stm::AtomicAdd {
+                elem: *elem,
+                arr: arr.clone(),
+                idx: idx.clone(),
+                val: val.clone(),
+                atomic: false,
+            },
+            Stm::For { var, bound, body } => Stm::For {
+                var: var.clone(),
+                bound: bound.clone(),
+                body: without_atomics(body),
+            },
+            Stm::While { cond, body } => Stm::While {
+                cond: cond.clone(),
+                body: without_atomics(body),
+            },
+            Stm::If { cond, then, els } => Stm::If {
+                cond: cond.clone(),
+                then: without_atomics(then),
+                els: without_atomics(els),
+            },
+            other => other.clone(),
+        })
+        .collect()
+}
+
 /// A statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stm {
@@ -264,6 +312,12 @@ pub enum Stm {
         work: Ex,
         /// The body.
         body: Vec<Stm>,
+        /// Accumulator arrays the body adds into that may be privatised: when they are small
+        /// next to the work, each thread adds into its own zeroed copy (`private_body`, without
+        /// atomics) and the copies are summed into the arrays in thread order afterwards.
+        private: Vec<Private>,
+        /// The body for the privatised variant (empty when `private` is).
+        private_body: Vec<Stm>,
     },
     /// `while (cond)`.
     While {
@@ -499,12 +553,23 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                 bound,
                 work,
                 body,
+                private,
+                ..
             } => {
+                let privs: Vec<String> = private
+                    .iter()
+                    .map(|p| format!("{}[{}]", p.arr, show_ex(&p.count)))
+                    .collect();
                 let _ = writeln!(
                     out,
-                    "{pad}parallel for {var} < {} (work {}) {{",
+                    "{pad}parallel for {var} < {} (work {}{}) {{",
                     show_ex(bound),
-                    show_ex(work)
+                    show_ex(work),
+                    if privs.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; privatisable {}", privs.join(", "))
+                    }
                 );
                 show_stms(out, body, depth + 1);
                 writeln!(out, "{pad}}}")

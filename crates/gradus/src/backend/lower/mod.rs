@@ -40,7 +40,7 @@ use crate::diag::SourceMap;
 use crate::opt::util::free_in_exp;
 use crate::value::{PrimType, Scalar};
 use imp::{Ex, IdxOp, Share, Site, SiteKind, Stm as I, Ty};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Number of chunks a parallel `reduce` or `scan` is split into.
 pub const CHUNKS: i64 = 64;
@@ -75,6 +75,7 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         tmp: 0,
         in_par: false,
         par_local: HashSet::new(),
+        acc_sizes: HashMap::new(),
     };
     let mut functions = Vec::new();
     for (k, f) in prog.funs.iter().enumerate() {
@@ -100,6 +101,9 @@ struct Lw<'a> {
     /// Array variables bound inside the current parallel loop (their buffers belong to one
     /// thread; others are only borrowed there).
     par_local: HashSet<Var>,
+    /// Element type and size of the arrays behind accumulators (`{acc}_{j}`), for
+    /// privatising them in parallel loops.
+    acc_sizes: HashMap<String, (PrimType, Ex)>,
 }
 
 /// The C identifier of a core variable: its hint (letters, digits, `_`) and its number.
@@ -314,6 +318,7 @@ impl<'a> Lw<'a> {
             (Type::Acc { elems, .. }, SubExp::Var(src)) => {
                 let s = self.name(*src);
                 for j in 0..elems.len() {
+                    self.alias_acc(&format!("{d}_{j}"), &format!("{s}_{j}"));
                     out.push(I::Set {
                         name: format!("{d}_{j}"),
                         val: Ex::Var(format!("{s}_{j}")),
@@ -338,6 +343,7 @@ impl<'a> Lw<'a> {
             }),
             Type::Acc { elems, .. } => {
                 for j in 0..elems.len() {
+                    self.alias_acc(&format!("{dst}_{j}"), &format!("{src}_{j}"));
                     out.push(I::Set {
                         name: format!("{dst}_{j}"),
                         val: Ex::Var(format!("{src}_{j}")),
@@ -512,6 +518,7 @@ impl<'a> Lw<'a> {
             (Type::Acc { elems, .. }, SubExp::Var(src)) => {
                 let s = self.name(*src);
                 for j in 0..elems.len() {
+                    self.alias_acc(&format!("{d}_{j}"), &format!("{s}_{j}"));
                     out.push(I::Set {
                         name: format!("{d}_{j}"),
                         val: Ex::Var(format!("{s}_{j}")),
@@ -1577,6 +1584,43 @@ impl<'a> Lw<'a> {
 
     /// Runs `f` in a parallel context (or not): the variables it binds are local to the
     /// loop's iterations.
+    /// Records that accumulator array `dst` is `src` under another name.
+    fn alias_acc(&mut self, dst: &str, src: &str) {
+        if let Some(v) = self.acc_sizes.get(src).cloned() {
+            self.acc_sizes.insert(dst.to_string(), v);
+        }
+    }
+
+    /// The accumulator arrays a parallel `map` adds into, when they can all be privatised:
+    /// every accumulator reaches the lambda as an input, and all accumulate floats of a known
+    /// size. Accumulators created inside an iteration belong to it and need no atomics either.
+    fn privatisable(&self, lam: &Lambda, arrays: &[Var]) -> Vec<imp::Private> {
+        let free_acc = crate::opt::util::free_in_body(&self.prog.names, &lam.body)
+            .iter()
+            .any(|v| !lam.params.contains(v) && matches!(self.ty(*v), Type::Acc { .. }));
+        if free_acc {
+            return Vec::new();
+        }
+        let mut private = Vec::new();
+        for a in arrays {
+            let Type::Acc { elems, .. } = self.ty(*a) else {
+                continue;
+            };
+            for j in 0..elems.len() {
+                let arr = format!("{}_{j}", self.name(*a));
+                match self.acc_sizes.get(&arr) {
+                    Some((elem, count)) => private.push(imp::Private {
+                        arr,
+                        elem: *elem,
+                        count: count.clone(),
+                    }),
+                    None => return Vec::new(),
+                }
+            }
+        }
+        private
+    }
+
     fn in_parallel<T>(&mut self, par: bool, f: impl FnOnce(&mut Self) -> T) -> T {
         if !par {
             return f(self);
@@ -1682,11 +1726,19 @@ impl<'a> Lw<'a> {
         })?;
         if par {
             let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
+            let private = self.privatisable(lam, arrays);
+            let private_body = if private.is_empty() {
+                Vec::new()
+            } else {
+                imp::without_atomics(&body)
+            };
             out.push(I::ParFor {
                 var: i,
                 bound: w,
                 work,
                 body,
+                private,
+                private_body,
             });
         } else {
             out.push(I::For {
@@ -2004,6 +2056,8 @@ impl<'a> Lw<'a> {
             bound: Ex::int(CHUNKS),
             work: Ex::times(w.clone(), Ex::int(cost)),
             body: body1,
+            private: Vec::new(),
+            private_body: Vec::new(),
         });
         // Phase 2: combine the partial results in order (for scan: exclusive prefixes).
         let accs: Vec<(String, Type)> = tys
@@ -2072,6 +2126,8 @@ impl<'a> Lw<'a> {
                 bound: Ex::int(CHUNKS),
                 work: Ex::times(w.clone(), Ex::int(cost)),
                 body: body3,
+                private: Vec::new(),
+                private_body: Vec::new(),
             });
         } else {
             for (p, (a, _)) in pat.iter().zip(&accs) {
@@ -2337,8 +2393,12 @@ impl<'a> Lw<'a> {
                 out.push(I::MakeUnique {
                     arr: n.clone(),
                     elem,
-                    count: Ex::product(dims),
+                    count: Ex::product(dims.clone()),
                 });
+                if elem.is_float() {
+                    self.acc_sizes
+                        .insert(format!("{pn}_{j}"), (elem, Ex::product(dims)));
+                }
                 out.push(I::Set {
                     name: format!("{pn}_{j}"),
                     val: Ex::var(&n),
