@@ -18,10 +18,12 @@
 //!   statements build (rows of SOAC inputs are borrowed views, results are written straight
 //!   into the output arrays);
 //! * with `parallel`, the outermost `map`s become parallel loops, and the outermost `reduce`s
-//!   and `scan`s with scalar operands are split into a fixed number of chunks ([`CHUNKS`],
-//!   independent of the thread count, so results do not depend on it) reduced in parallel
-//!   into per-chunk partial results that are then combined in order; accumulator updates
-//!   inside parallel loops are atomic. Everything nested inside a parallel loop is
+//!   and `scan`s with scalar operands whose work reaches [`PAR_CHUNK_MIN_WORK`] are split
+//!   into a fixed number of chunks ([`CHUNKS`], independent of the thread count, so results
+//!   do not depend on it) reduced in parallel into per-chunk partial results that are then
+//!   combined in order; accumulator updates inside parallel loops are atomic, or go to
+//!   per-thread copies summed in thread order when the accumulators are small next to the
+//!   loop's work (see [`imp::Stm::ParFor`]). Everything nested inside a parallel loop is
 //!   sequential. Without `parallel` everything runs left to right like the interpreter;
 //! * with `safe`, every check the interpreter makes (bounds, sizes, division by zero,
 //!   assertions, ranges) is a [`imp::Stm::Check`] whose error site has the interpreter's
@@ -44,6 +46,10 @@ use std::collections::{HashMap, HashSet};
 
 /// Number of chunks a parallel `reduce` or `scan` is split into.
 pub const CHUNKS: i64 = 64;
+
+/// Below this estimated work (width times the operator's cost) a `reduce` or `scan` is not
+/// split into chunks.
+pub const PAR_CHUNK_MIN_WORK: i64 = 4096;
 
 /// Lowering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1861,9 +1867,41 @@ impl<'a> Lw<'a> {
         }
         let all_scalar = acc_tys.iter().all(|t| matches!(t, Type::Prim(_)));
         if self.opts.parallel && !self.in_par && all_scalar {
-            return self.par_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, out);
+            // Small inputs run sequentially: splitting them into chunks costs more than it
+            // saves. The choice depends on the width only, so results do not depend on the
+            // number of threads.
+            let cost = Self::cost(&lam.body);
+            let mut par = Vec::new();
+            self.par_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, &mut par)?;
+            let mut seq = Vec::new();
+            self.seq_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, &acc_tys, &mut seq)?;
+            out.push(I::If {
+                cond: Ex::Idx(
+                    IdxOp::Le,
+                    Box::new(Ex::int(PAR_CHUNK_MIN_WORK)),
+                    Box::new(Ex::times(w.clone(), Ex::int(cost))),
+                ),
+                then: par,
+                els: seq,
+            });
+            return Ok(());
         }
-        // Sequential, left to right.
+        self.seq_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, &acc_tys, out)
+    }
+
+    /// `reduce`/`scan` left to right.
+    #[allow(clippy::too_many_arguments)]
+    fn seq_reduce_or_scan(
+        &mut self,
+        pat: &[Var],
+        w: &Ex,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        scan: bool,
+        acc_tys: &[Type],
+        out: &mut Vec<I>,
+    ) -> R<()> {
         let accs: Vec<(String, Type)> = acc_tys
             .iter()
             .map(|t| (self.fresh("acc"), t.clone()))
@@ -1919,7 +1957,7 @@ impl<'a> Lw<'a> {
         }
         out.push(I::For {
             var: i,
-            bound: w,
+            bound: w.clone(),
             body,
         });
         if scan {
