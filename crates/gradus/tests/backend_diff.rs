@@ -24,7 +24,10 @@ fn every_program_agrees_on_every_backend() {
     // SAFETY: set before any thread of this test binary reads the environment (this is the
     // only test in the binary).
     unsafe {
-        std::env::set_var("CFLAGS", "-O1 -Wall -Wextra -Werror");
+        std::env::set_var(
+            "CFLAGS",
+            "-O1 -Wall -Wextra -Werror -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0",
+        );
         std::env::set_var(
             "GRADUS_CACHE_DIR",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("gradus-cache"),

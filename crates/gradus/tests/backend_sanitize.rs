@@ -114,7 +114,7 @@ fn corpus_runs_clean_under_address_and_undefined_sanitizers() {
             .env(
                 "CFLAGS",
                 "-O0 -g -fsanitize=address,undefined -fno-sanitize-recover=all -Wall -Wextra \
-                 -Werror",
+                 -Werror -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0",
             )
             .env(
                 "GRADUS_CACHE_DIR",

@@ -41,7 +41,15 @@ const RUNTIME: &str = r#"#include <stdint.h>
 #endif
 
 #define GR_UNUSED __attribute__((unused))
+/* Below these estimated amounts of work a parallel loop runs on the calling thread, and a
+   reduce or scan left to right instead of in chunks (tests lower them to reach the parallel
+   code with small inputs). */
+#ifndef GR_PAR_MIN_WORK
 #define GR_PAR_MIN_WORK 20000
+#endif
+#ifndef GR_PAR_CHUNK_MIN_WORK
+#define GR_PAR_CHUNK_MIN_WORK 4096
+#endif
 
 /* Must agree with the Rust side (backend/c/mod.rs). */
 struct gr_ctx {
@@ -283,6 +291,14 @@ impl Printer<'_> {
             .collect();
         self.line(d, "{");
         self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
+        // One thread: no copies and no atomics needed.
+        self.line(
+            d + 1,
+            &format!("if (!(gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK)) {{"),
+        );
+        self.par_for_loop(var, private_body, d + 2);
+        self.line(d + 1, "} else {");
+        let d = d + 1;
         self.line(d + 1, "int gr_priv = 0;");
         for (p, part) in private.iter().zip(&parts) {
             let t = c_type(p.elem);
@@ -313,10 +329,7 @@ impl Printer<'_> {
         self.line(d + 1, "}");
         self.line(d + 1, "if (gr_priv) {");
         self.line(d + 2, "#ifdef _OPENMP");
-        self.line(
-            d + 2,
-            &format!("#pragma omp parallel num_threads(gr_nt) if(({w}) >= GR_PAR_MIN_WORK)"),
-        );
+        self.line(d + 2, "#pragma omp parallel num_threads(gr_nt)");
         self.line(d + 2, "#endif");
         self.line(d + 2, "{");
         self.line(d + 3, "#ifdef _OPENMP");
@@ -336,17 +349,7 @@ impl Printer<'_> {
         self.line(d + 4, "#ifdef _OPENMP");
         self.line(d + 4, "#pragma omp for schedule(static)");
         self.line(d + 4, "#endif");
-        self.line(
-            d + 4,
-            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
-        );
-        self.line(d + 5, "if (gr_failed(ctx)) continue;");
-        let label = format!("gr_iter_end_{id}_p");
-        self.fail_labels.push(label.clone());
-        self.stms(private_body, d + 5);
-        self.fail_labels.pop();
-        self.line(d + 5, &format!("{label}: GR_UNUSED;"));
-        self.line(d + 4, "}");
+        self.par_for_loop(var, private_body, d + 4);
         self.line(d + 3, "}");
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
@@ -378,24 +381,31 @@ impl Printer<'_> {
         self.line(d + 2, "#ifdef _OPENMP");
         self.line(
             d + 2,
-            &format!(
-                "#pragma omp parallel for schedule(static) num_threads(gr_nt) if(({w}) >= GR_PAR_MIN_WORK)"
-            ),
+            "#pragma omp parallel for schedule(static) num_threads(gr_nt)",
         );
         self.line(d + 2, "#endif");
-        self.line(
-            d + 2,
-            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
-        );
-        self.line(d + 3, "if (gr_failed(ctx)) continue;");
-        let label = format!("gr_iter_end_{id}");
-        self.fail_labels.push(label.clone());
-        self.stms(body, d + 3);
-        self.fail_labels.pop();
-        self.line(d + 3, &format!("{label}: GR_UNUSED;"));
-        self.line(d + 2, "}");
+        self.par_for_loop(var, body, d + 2);
+        self.line(d + 1, "}");
+        let d = d - 1;
         self.line(d + 1, "}");
         self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
+        self.line(d, "}");
+    }
+
+    /// The loop of a [`Stm::ParFor`] over `gr_n` iterations (the pragma, if any, is printed
+    /// before it).
+    fn par_for_loop(&mut self, var: &str, body: &[Stm], d: usize) {
+        self.labels += 1;
+        let label = format!("gr_iter_end_{}", self.labels);
+        self.line(
+            d,
+            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
+        );
+        self.line(d + 1, "if (gr_failed(ctx)) continue;");
+        self.fail_labels.push(label.clone());
+        self.stms(body, d + 1);
+        self.fail_labels.pop();
+        self.line(d + 1, &format!("{label}: GR_UNUSED;"));
         self.line(d, "}");
     }
 
@@ -631,28 +641,25 @@ impl Printer<'_> {
                 ..
             } => {
                 let (b, w) = (self.ex(bound), self.ex(work));
-                self.labels += 1;
-                let label = format!("gr_iter_end_{}", self.labels);
                 let outer = self.fail_label();
                 self.line(d, "{");
                 self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
-                self.line(d + 1, "#ifdef _OPENMP");
+                // Starting a team costs allocations and wake-ups even for one thread, which
+                // dominates a small loop run many times (inside a sequential loop): small
+                // loops and single-threaded calls take a plain loop instead.
                 self.line(
                     d + 1,
-                    &format!(
-                        "#pragma omp parallel for schedule(static) num_threads(gr_nt) if(({w}) >= GR_PAR_MIN_WORK)"
-                    ),
+                    &format!("if (gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK) {{"),
                 );
-                self.line(d + 1, "#endif");
+                self.line(d + 2, "#ifdef _OPENMP");
                 self.line(
-                    d + 1,
-                    &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
+                    d + 2,
+                    "#pragma omp parallel for schedule(static) num_threads(gr_nt)",
                 );
-                self.line(d + 2, "if (gr_failed(ctx)) continue;");
-                self.fail_labels.push(label.clone());
-                self.stms(body, d + 2);
-                self.fail_labels.pop();
-                self.line(d + 2, &format!("{label}: GR_UNUSED;"));
+                self.line(d + 2, "#endif");
+                self.par_for_loop(var, body, d + 2);
+                self.line(d + 1, "} else {");
+                self.par_for_loop(var, body, d + 2);
                 self.line(d + 1, "}");
                 self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
                 self.line(d, "}");

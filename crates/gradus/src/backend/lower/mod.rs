@@ -47,9 +47,9 @@ use std::collections::{HashMap, HashSet};
 /// Number of chunks a parallel `reduce` or `scan` is split into.
 pub const CHUNKS: i64 = 64;
 
-/// Below this estimated work (width times the operator's cost) a `reduce` or `scan` is not
-/// split into chunks.
-pub const PAR_CHUNK_MIN_WORK: i64 = 4096;
+/// The C macro holding the estimated work (width times the operator's cost) below which a
+/// `reduce` or `scan` is not split into chunks (4096 unless defined otherwise).
+pub const PAR_CHUNK_MIN_WORK: &str = "GR_PAR_CHUNK_MIN_WORK";
 
 /// Lowering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1878,7 +1878,7 @@ impl<'a> Lw<'a> {
             out.push(I::If {
                 cond: Ex::Idx(
                     IdxOp::Le,
-                    Box::new(Ex::int(PAR_CHUNK_MIN_WORK)),
+                    Box::new(Ex::var(PAR_CHUNK_MIN_WORK)),
                     Box::new(Ex::times(w.clone(), Ex::int(cost))),
                 ),
                 then: par,
