@@ -57,22 +57,43 @@ pub(super) fn simple_op(lam: &Lambda) -> Option<(BinOp, PrimType)> {
     }
 }
 
-/// Whether a lambda on tuples of `m` scalars is `m` independent sums
-/// `\(a1, .., am, b1, .., bm) -> (a1 + b1, .., am + bm)` (in either argument order).
+/// Whether a lambda on tuples of `m` values is `m` independent sums
+/// `\(a1, .., am, b1, .., bm) -> (a1 + b1, .., am + bm)` (in either argument order), each
+/// on scalars or element-wise on rows (`map2 (+)`, also several sums in one `map`, as `jvp`
+/// makes them).
 pub(super) fn additive_components(lam: &Lambda) -> bool {
     let m = lam.body.result.len();
-    if m == 0 || lam.params.len() != 2 * m || lam.body.stms.len() != m {
+    if m == 0 || lam.params.len() != 2 * m {
         return false;
     }
     lam.body.result.iter().enumerate().all(|(k, r)| {
         let SubExp::Var(r) = r else { return false };
-        lam.body.stms.iter().any(|st| {
-            st.pat.as_slice() == [*r]
-                && matches!(&st.exp, Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, _), args))
-                    if args.as_slice() == [SubExp::Var(lam.params[k]), SubExp::Var(lam.params[m + k])]
-                        || args.as_slice() == [SubExp::Var(lam.params[m + k]), SubExp::Var(lam.params[k])])
-        })
+        let (a, b) = (lam.params[k], lam.params[m + k]);
+        matches!(elementwise_sum(&lam.body.stms, *r), Some(p) if p == (a, b) || p == (b, a))
     })
+}
+
+/// The two variables whose element-wise sum `v` is, if `stms` compute it as one (an addition,
+/// or a `map` whose lambda adds two of its parameters for that result).
+fn elementwise_sum(stms: &[Stm], v: Var) -> Option<(Var, Var)> {
+    let st = stms.iter().find(|st| st.pat.contains(&v))?;
+    match &st.exp {
+        Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, _), args)) => match args.as_slice() {
+            [SubExp::Var(a), SubExp::Var(b)] => Some((*a, *b)),
+            _ => None,
+        },
+        Exp::Soac(Soac::Map { lam, arrays, .. }) => {
+            let j = st.pat.iter().position(|p| *p == v)?;
+            let SubExp::Var(r) = lam.body.result.get(j)? else {
+                return None;
+            };
+            let (x, y) = elementwise_sum(&lam.body.stms, *r)?;
+            let ix = lam.params.iter().position(|p| *p == x)?;
+            let iy = lam.params.iter().position(|p| *p == y)?;
+            Some((*arrays.get(ix)?, *arrays.get(iy)?))
+        }
+        _ => None,
+    }
 }
 
 /// Whether the adjoint of a `hist` with this operator needs the original bins.
@@ -398,6 +419,25 @@ impl Vjp<'_> {
         arrays: &[Var],
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
+        // Independent sums on tuples or rows: each operand gets its result's adjoint.
+        if simple_op(lam).is_none() && additive_components(lam) {
+            for ((x, ne), ybar) in arrays.iter().zip(neutral).zip(ybars) {
+                if let Some((ybar, _)) = ybar {
+                    if self.active.contains(x) {
+                        let r = self.basic(
+                            "red_adj",
+                            BasicOp::Replicate {
+                                shape: vec![w],
+                                value: *ybar,
+                            },
+                        );
+                        self.add_adj(*x, SubExp::Var(r), true)?;
+                    }
+                    self.add_adj_se(ne, *ybar, false)?;
+                }
+            }
+            return Ok(());
+        }
         if let (Some((op, t)), [x], [ne], [Some((ybar, _))]) =
             (simple_op(lam), arrays, neutral, ybars)
         {
@@ -728,6 +768,36 @@ impl Vjp<'_> {
                 self.add_adj_se(&ne, sum, false)?;
             }
             return self.add_adj(x, SubExp::Var(xb), true);
+        }
+        // Independent sums on tuples or rows: a reversed `+` scan of each result's adjoint.
+        if additive_components(lam) {
+            for ((x, ne), ybar) in arrays.iter().zip(neutral).zip(ybars) {
+                let Some((SubExp::Var(ybar), _)) = ybar else {
+                    continue;
+                };
+                let row = self.e.names.ty(*ybar).row();
+                let rv = self.reversed(w, *ybar);
+                let l = self.lambda(&[("a", row.clone()), ("b", row.clone())], |v, ps| {
+                    Ok(vec![v.add_values(ps[0].into(), ps[1].into())?])
+                })?;
+                let zero = self.zero(&row);
+                let sc = self.bind1(
+                    "scan_adj",
+                    Exp::Soac(Soac::Scan {
+                        w,
+                        lam: l,
+                        neutral: vec![zero],
+                        arrays: vec![rv],
+                    }),
+                );
+                let xb = self.reversed(w, sc);
+                if self.is_active(ne) {
+                    let sum = self.sum_outer(*ybar)?;
+                    self.add_adj_se(ne, sum, false)?;
+                }
+                self.add_adj(*x, SubExp::Var(xb), true)?;
+            }
+            return Ok(());
         }
         let k = arrays.len();
         let ts: Vec<PrimType> = arrays.iter().map(|a| self.e.names.ty(*a).elem()).collect();
