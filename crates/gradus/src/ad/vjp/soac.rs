@@ -1035,10 +1035,10 @@ impl Vjp<'_> {
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
         let _ = neutral;
-        // A tuple of independent sums (what `jvp` makes of a `+` hist): one `+` adjoint each.
-        if dests.len() > 1
+        // A tuple of independent sums (what `jvp` makes of a `+` hist), or element-wise sums
+        // of rows: one `+` adjoint each (a row of the bins' adjoint per value).
+        if (dests.len() > 1 || dests.iter().any(|d| self.e.names.ty(*d).rank() > 1))
             && additive_components(lam)
-            && dests.iter().all(|d| self.e.names.ty(*d).rank() == 1)
         {
             for ((dest, vs), ybar) in dests.iter().zip(values).zip(ybars) {
                 if let Some((SubExp::Var(ybar), owned)) = ybar {
