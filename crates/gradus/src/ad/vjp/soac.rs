@@ -30,7 +30,7 @@ use crate::core::ir::{BasicOp, DimIndex, Exp, Lambda, LoopForm, Soac, Stm, SubEx
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::type_of::{acc_type, map_param_type};
 use crate::value::{PrimType, Scalar};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The operator of a lambda `\a b -> op(a, b)` on scalars, if it is one.
 pub(super) fn simple_op(lam: &Lambda) -> Option<(BinOp, PrimType)> {
@@ -96,12 +96,102 @@ fn elementwise_sum(stms: &[Stm], v: Var) -> Option<(Var, Var)> {
     }
 }
 
+/// An operator that picks one side by a condition on the first components and carries the
+/// other components of that side along: `\(a0, a1.., b0, b1..) -> (max a0 b0, if c then a1
+/// else b1, ..)` (or `if c then a0 else b0` first), where `c` depends on `a0` and `b0` only
+/// — what `jvp` makes of a max or min `hist`. Returns the statements computing `c` (in
+/// order), `c`, and the max/min statement when the first result is one.
+pub(super) fn select_payload(lam: &Lambda) -> Option<(Vec<Stm>, Var, Option<Stm>)> {
+    let m = lam.body.result.len();
+    if m < 2 || lam.params.len() != 2 * m {
+        return None;
+    }
+    let (a0, b0) = (lam.params[0], lam.params[m]);
+    // The condition that picks side a for result k, if it is picked by one.
+    let picked_by = |k: usize| -> Option<Var> {
+        let SubExp::Var(r) = lam.body.result[k] else {
+            return None;
+        };
+        let st = lam.body.stms.iter().find(|st| st.pat.contains(&r))?;
+        let (a, b) = (SubExp::Var(lam.params[k]), SubExp::Var(lam.params[m + k]));
+        match &st.exp {
+            Exp::BasicOp(BasicOp::Prim(PrimOp::Tern(TernOp::Select, _), args)) => {
+                match args.as_slice() {
+                    [SubExp::Var(c), x, y] if *x == a && *y == b => Some(*c),
+                    _ => None,
+                }
+            }
+            Exp::If {
+                cond: SubExp::Var(c),
+                then_body,
+                else_body,
+                ..
+            } if then_body.stms.is_empty() && else_body.stms.is_empty() => {
+                let j = st.pat.iter().position(|p| *p == r)?;
+                (then_body.result.get(j) == Some(&a) && else_body.result.get(j) == Some(&b))
+                    .then_some(*c)
+            }
+            _ => None,
+        }
+    };
+    let mut cond = None;
+    for k in 1..m {
+        let c = picked_by(k)?;
+        if cond.is_some_and(|c0| c0 != c) {
+            return None;
+        }
+        cond = Some(c);
+    }
+    let cond = cond?;
+    if lam.params.contains(&cond) {
+        return None;
+    }
+    let SubExp::Var(r0) = lam.body.result[0] else {
+        return None;
+    };
+    let top = match picked_by(0) {
+        Some(c) if c == cond => None,
+        Some(_) => return None,
+        None => {
+            let top = lam.body.stms.iter().find(|st| st.pat == [r0])?;
+            match &top.exp {
+                Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Max | BinOp::Min, _), args))
+                    if args.as_slice() == [SubExp::Var(a0), SubExp::Var(b0)] => {}
+                _ => return None,
+            }
+            Some(top.clone())
+        }
+    };
+    // The statements `cond` needs, which may read only a0 and b0 of the parameters.
+    let mut need: HashSet<Var> = [cond].into_iter().collect();
+    let mut slice = Vec::new();
+    for st in lam.body.stms.iter().rev() {
+        if !st.pat.iter().any(|p| need.contains(p)) {
+            continue;
+        }
+        let Exp::BasicOp(BasicOp::Prim(_, args)) = &st.exp else {
+            return None;
+        };
+        for a in args {
+            if let SubExp::Var(v) = a {
+                if lam.params.contains(v) && *v != a0 && *v != b0 {
+                    return None;
+                }
+                need.insert(*v);
+            }
+        }
+        slice.push(st.clone());
+    }
+    slice.reverse();
+    Some((slice, cond, top))
+}
+
 /// Whether the adjoint of a `hist` with this operator needs the original bins.
 pub(super) fn hist_needs_bins(lam: &Lambda) -> bool {
     matches!(
         simple_op(lam),
         Some((BinOp::Mul | BinOp::Min | BinOp::Max, _))
-    )
+    ) || select_payload(lam).is_some()
 }
 
 fn c(t: PrimType, x: f64) -> SubExp {
@@ -1001,6 +1091,138 @@ impl Vjp<'_> {
         Ok(jac)
     }
 
+    /// The adjoint of a hist whose operator is a max or min carrying payloads along
+    /// ([`select_payload`]): the same operator run on the element indices instead of the
+    /// payloads finds, per bin, the contribution that won (or the destination, -1); every
+    /// component's adjoint goes to that winner.
+    #[allow(clippy::too_many_arguments)]
+    fn rev_hist_select(
+        &mut self,
+        w: SubExp,
+        dests: &[Var],
+        lam: &Lambda,
+        neutral: SubExp,
+        indices: Var,
+        values: &[Var],
+        bins: &[Var],
+        slice: &[Stm],
+        cond: Var,
+        top: &Option<Stm>,
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let m = lam.body.result.len();
+        let nb = self.e.names.ty(dests[0]).dims()[0];
+        let t0 = self.e.names.ty(values[0]).elem();
+        let i64t = Type::Prim(PrimType::I64);
+        // The operator on (value, index) pairs.
+        let (a0, b0) = (lam.params[0], lam.params[m]);
+        let ilam = self.lambda(
+            &[
+                ("a", Type::Prim(t0)),
+                ("ai", i64t.clone()),
+                ("b", Type::Prim(t0)),
+                ("bi", i64t.clone()),
+            ],
+            |v, ps| {
+                let mut subst = HashMap::new();
+                subst.insert(a0, ps[0]);
+                subst.insert(b0, ps[2]);
+                let mut stms = slice.to_vec();
+                let mut out = vec![cond.into()];
+                if let Some(top) = top {
+                    stms.push(top.clone());
+                    out.push(top.pat[0].into());
+                }
+                let (stms, res) = v.rename(&stms, &out, subst);
+                v.e.stms.extend(stms);
+                let value = match res.get(1) {
+                    Some(r) => *r,
+                    None => v.prim(
+                        PrimOp::Tern(TernOp::Select, t0),
+                        vec![res[0], ps[0].into(), ps[2].into()],
+                    ),
+                };
+                let pick = v.prim(
+                    PrimOp::Tern(TernOp::Select, PrimType::I64),
+                    vec![res[0], ps[1].into(), ps[3].into()],
+                );
+                Ok(vec![value, pick])
+            },
+        )?;
+        let start = self.basic("bins", BasicOp::Copy(bins[0]));
+        let none = self.basic(
+            "winner",
+            BasicOp::Replicate {
+                shape: vec![nb],
+                value: SubExp::i64(-1),
+            },
+        );
+        let ids = self.iota(w);
+        let won = self.e.bind(
+            "winner",
+            Exp::Soac(Soac::Hist {
+                w,
+                dests: vec![start, none],
+                lam: ilam,
+                neutral: vec![neutral, SubExp::i64(-1)],
+                indices,
+                values: vec![values[0], ids],
+            }),
+        );
+        let winner = won[1];
+        for k in 0..m {
+            let Some((SubExp::Var(ybar), _)) = ybars[k] else {
+                continue;
+            };
+            let t = self.e.names.ty(ybar).elem();
+            if self.active.contains(&values[k]) {
+                let i = self.iota(w);
+                let vb = self.map_soac(w, vec![i, indices], |v, ps| {
+                    let ok = v.in_range(ps[1].into(), nb);
+                    let r = v.if_then(
+                        ok,
+                        |v| {
+                            let at = vec![DimIndex::Fix(ps[1].into())];
+                            let who = v.basic(
+                                "who",
+                                BasicOp::Index {
+                                    array: winner,
+                                    slice: at.clone(),
+                                },
+                            );
+                            let yb = v.basic(
+                                "yb",
+                                BasicOp::Index {
+                                    array: ybar,
+                                    slice: at,
+                                },
+                            );
+                            let mine = v.prim(
+                                PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+                                vec![who.into(), ps[0].into()],
+                            );
+                            Ok(vec![v.select(mine, yb.into(), c(t, 0.0))])
+                        },
+                        |_| Ok(vec![c(t, 0.0)]),
+                    )?;
+                    Ok(vec![SubExp::Var(r[0])])
+                })?;
+                self.add_adj(values[k], SubExp::Var(vb[0]), true)?;
+            }
+            if self.active.contains(&dests[k]) {
+                let db = self.map_soac(nb, vec![winner, ybar], |v, ps| {
+                    let kept = v.prim(
+                        PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
+                        vec![ps[0].into(), SubExp::i64(-1)],
+                    );
+                    Ok(vec![v.select(kept, ps[1].into(), c(t, 0.0))])
+                })?;
+                self.add_adj(dests[k], SubExp::Var(db[0]), true)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The adjoint of a `+` hist: each value gets its bin's adjoint (zero out of range), the
     /// destination the result's.
     fn rev_hist_add(
@@ -1046,6 +1268,16 @@ impl Vjp<'_> {
                 }
             }
             return Ok(());
+        }
+        if let Some((slice, cond, top)) = select_payload(lam)
+            && dests.iter().all(|d| self.e.names.ty(*d).rank() == 1)
+        {
+            let Extra::Copies(bins) = extra else {
+                return Err(Diagnostic::bug("hist without saved bins"));
+            };
+            return self.rev_hist_select(
+                w, dests, lam, neutral[0], indices, values, &bins, &slice, cond, &top, ybars,
+            );
         }
         let (Some((op, t)), [dest], [vs], [Some((SubExp::Var(ybar), owned))]) =
             (simple_op(lam), dests, values, ybars)
