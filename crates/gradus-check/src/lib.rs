@@ -103,34 +103,9 @@ pub fn fd_jvp_extrapolated<F>(f: F, x: &[f64], dx: &[f64]) -> Vec<f64>
 where
     F: Fn(&[f64]) -> Vec<f64>,
 {
-    assert_eq!(x.len(), dx.len(), "fd_jvp: x and dx differ in length");
-    let scale = x
-        .iter()
-        .zip(dx)
-        .filter(|(_, d)| **d != 0.0)
-        .map(|(x, _)| x.abs())
-        .fold(1.0f64, f64::max);
-    let dx_norm = dx
-        .iter()
-        .fold(0.0f64, |m, d| m.max(d.abs()))
-        .max(f64::MIN_POSITIVE);
-    let central = |h: f64| -> Vec<f64> {
-        let plus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x + h * d).collect();
-        let minus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x - h * d).collect();
-        let (fp, fm) = (f(&plus), f(&minus));
-        assert_eq!(
-            fp.len(),
-            fm.len(),
-            "fd_jvp: output length changed between evaluations"
-        );
-        fp.iter()
-            .zip(&fm)
-            .map(|(a, b)| (a - b) / (2.0 * h))
-            .collect()
-    };
-    let h = RELATIVE_STEP * scale / dx_norm;
-    let coarse = central(h);
-    let fine = central(h / 2.0);
+    let h = jvp_step(x, dx);
+    let coarse = central_difference(&f, x, dx, h);
+    let fine = central_difference(&f, x, dx, h / 2.0);
     coarse
         .iter()
         .zip(&fine)
@@ -144,6 +119,12 @@ pub fn fd_jvp<F>(f: F, x: &[f64], dx: &[f64]) -> Vec<f64>
 where
     F: Fn(&[f64]) -> Vec<f64>,
 {
+    central_difference(&f, x, dx, jvp_step(x, dx))
+}
+
+/// The step of a directional difference: [`RELATIVE_STEP`] scaled to the largest `|x_i|`
+/// touched by `dx`, over the largest `|dx_i|`.
+fn jvp_step(x: &[f64], dx: &[f64]) -> f64 {
     assert_eq!(x.len(), dx.len(), "fd_jvp: x and dx differ in length");
     let scale = x
         .iter()
@@ -155,7 +136,14 @@ where
         .iter()
         .fold(0.0f64, |m, d| m.max(d.abs()))
         .max(f64::MIN_POSITIVE);
-    let h = RELATIVE_STEP * scale / dx_norm;
+    RELATIVE_STEP * scale / dx_norm
+}
+
+/// `(f(x + h dx) - f(x - h dx)) / 2h`.
+fn central_difference<F>(f: &F, x: &[f64], dx: &[f64], h: f64) -> Vec<f64>
+where
+    F: Fn(&[f64]) -> Vec<f64>,
+{
     let plus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x + h * d).collect();
     let minus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x - h * d).collect();
     let fp = f(&plus);

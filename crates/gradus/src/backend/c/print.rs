@@ -378,18 +378,23 @@ impl Printer<'_> {
         for part in &parts {
             self.line(d + 2, &format!("free({part});"));
         }
-        self.line(d + 2, "#ifdef _OPENMP");
-        self.line(
-            d + 2,
-            "#pragma omp parallel for schedule(static) num_threads(gr_nt)",
-        );
-        self.line(d + 2, "#endif");
-        self.par_for_loop(var, body, d + 2);
+        self.omp_par_for(var, body, d + 2);
         self.line(d + 1, "}");
         let d = d - 1;
         self.line(d + 1, "}");
         self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
         self.line(d, "}");
+    }
+
+    /// The loop of a [`Stm::ParFor`] over `gr_n` iterations shared among `gr_nt` threads.
+    fn omp_par_for(&mut self, var: &str, body: &[Stm], d: usize) {
+        self.line(d, "#ifdef _OPENMP");
+        self.line(
+            d,
+            "#pragma omp parallel for schedule(static) num_threads(gr_nt)",
+        );
+        self.line(d, "#endif");
+        self.par_for_loop(var, body, d);
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations (the pragma, if any, is printed
@@ -651,13 +656,7 @@ impl Printer<'_> {
                     d + 1,
                     &format!("if (gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK) {{"),
                 );
-                self.line(d + 2, "#ifdef _OPENMP");
-                self.line(
-                    d + 2,
-                    "#pragma omp parallel for schedule(static) num_threads(gr_nt)",
-                );
-                self.line(d + 2, "#endif");
-                self.par_for_loop(var, body, d + 2);
+                self.omp_par_for(var, body, d + 2);
                 self.line(d + 1, "} else {");
                 self.par_for_loop(var, body, d + 2);
                 self.line(d + 1, "}");
