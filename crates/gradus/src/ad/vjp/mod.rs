@@ -39,6 +39,10 @@
 //! integer adjoints and booleans boolean ones (LANGUAGE.md 10.3); `iota n` gives `n` the sum of
 //! the result's adjoint.
 //!
+//! Code that itself uses accumulators (the output of an inner `vjp`, differentiated again)
+//! is handled in `accs.rs`: accumulators get no adjoints of their own; each reads the adjoint
+//! of the arrays its `with_acc` returns.
+//!
 //! Naming scheme (STYLE.md item 10): the adjoint of `x` is named `x_adj`; Rust code says
 //! `adjoint_of`/`add_adj`.
 
