@@ -26,8 +26,11 @@ def unpack_q [d] [s] (row: [s]f64) : [d][d]f64 =
     else if r < c then 0
     else row[d + c * (d - 1) - c * (c - 1) / 2 + (r - c - 1)])
 
+-- Q v for the lower-triangular Q: row r only reads entries 0..r, so half the multiply-adds
+-- of a dense product. The carried sum is updated by addition, so reverse mode recovers it
+-- backwards instead of checkpointing it.
 def matvec [d] (m: [d][d]f64) (v: [d]f64) : [d]f64 =
-  map (\row -> f64.sum (map2 (*) row v)) m
+  tabulate d (\r -> loop acc = 0 for c < r + 1 do acc + m[r, c] * v[c])
 
 def log_wishart_prior [k] [d] [s] (qs: [k][d][d]f64) (sum_qs: [k]f64) (icf: [k][s]f64)
                                    (gamma: f64) (m: i64) : f64 =
