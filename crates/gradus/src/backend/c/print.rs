@@ -61,10 +61,13 @@ struct gr_ctx {
 };
 
 /* A reference-counted buffer; the elements follow the header. `cls` is the size class of a
-   small buffer (its capacity is 2^cls bytes including the header), or -1. */
+   small buffer (its capacity is 2^cls bytes including the header), or -1. Buffers and so
+   the elements are 64-byte aligned: with malloc's 16-byte alignment, vector loads straddled
+   cache lines depending on where each process's heap happened to start. */
 typedef struct gr_mem {
   int64_t rc;
   int64_t cls;
+  int64_t pad[6];
 } gr_mem;
 
 /* Small buffers are recycled through per-thread free lists: arrays built in every iteration
@@ -81,15 +84,15 @@ static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   gr_mem *b;
   int64_t cls = -1;
   if (total <= ((size_t)1 << GR_CACHE_MAX_CLS)) {
-    cls = 5;
+    cls = 7;
     while (((size_t)1 << cls) < total) cls++;
     if (gr_cache_n[cls] > 0) {
       b = gr_cache[cls][--gr_cache_n[cls]];
     } else {
-      b = (gr_mem *)malloc((size_t)1 << cls);
+      b = (gr_mem *)aligned_alloc(64, (size_t)1 << cls);
     }
   } else {
-    b = (gr_mem *)malloc(total);
+    b = (gr_mem *)aligned_alloc(64, (total + 63) & ~(size_t)63);
   }
   if (!b) { *m = NULL; return NULL; }
   b->rc = 1;
