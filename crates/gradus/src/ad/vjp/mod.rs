@@ -873,14 +873,31 @@ impl<'a> Vjp<'a> {
         else_body: &Body,
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
-        let threaded = self.active_free(s);
-        let inits: Vec<Option<Adj>> = threaded.iter().map(|x| self.adjs.remove(x)).collect();
         // Pattern adjoints are shared by both branches: neither may update them in place.
         let ybars: Vec<Option<(SubExp, bool)>> =
             ybars.iter().map(|y| y.map(|(se, _)| (se, false))).collect();
+        self.branch_adjoints(s, cond, |v, then| {
+            let b = if then { then_body } else { else_body };
+            v.rev_reexec(&b.stms, &b.result, &ybars, HashMap::new())
+                .map(|_| ())
+        })
+    }
+
+    /// A return sweep that branches on `cond`: `sweep(v, true)` emits the then-branch's and
+    /// `sweep(v, false)` the else-branch's, each starting from the current adjoints of the
+    /// statement's active free variables; the `if` returns their updated adjoints, which
+    /// become the adjoints after it.
+    fn branch_adjoints(
+        &mut self,
+        s: &Stm,
+        cond: SubExp,
+        mut sweep: impl FnMut(&mut Self, bool) -> R<()>,
+    ) -> R<()> {
+        let threaded = self.active_free(s);
+        let inits: Vec<Option<Adj>> = threaded.iter().map(|x| self.adjs.remove(x)).collect();
         let mut bodies = Vec::new();
         let mut ret = Vec::new();
-        for b in [then_body, else_body] {
+        for then in [true, false] {
             let (stms, result) = self.nested(|v| {
                 let saved = std::mem::take(&mut v.adjs);
                 for (x, a) in threaded.iter().zip(&inits) {
@@ -888,7 +905,7 @@ impl<'a> Vjp<'a> {
                         v.adjs.insert(*x, *a);
                     }
                 }
-                v.rev_reexec(&b.stms, &b.result, &ybars, HashMap::new())?;
+                sweep(v, then)?;
                 let mut out = Vec::new();
                 for x in &threaded {
                     out.push(v.adj_out(*x)?);

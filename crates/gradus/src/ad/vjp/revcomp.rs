@@ -684,73 +684,21 @@ impl Vjp<'_> {
         let Some(ok) = saved.ok else {
             return self.rc_rev_inner(s, &saved, ybars);
         };
-        let threaded = self.active_free(s);
-        let inits: Vec<Option<Adj>> = threaded.iter().map(|x| self.adjs.remove(x)).collect();
         // Both branches read the results' adjoints: neither may update them in place.
         let ybars: Vec<Option<(SubExp, bool)>> =
             ybars.iter().map(|y| y.map(|(se, _)| (se, false))).collect();
-        let mut bodies = Vec::new();
-        let mut ret = Vec::new();
-        for fallback in [false, true] {
-            let (stms, result) = self.nested(|v| {
-                let outer = std::mem::take(&mut v.adjs);
-                for (x, a) in threaded.iter().zip(&inits) {
-                    if let Some(a) = a {
-                        v.adjs.insert(*x, *a);
-                    }
-                }
-                if fallback {
-                    let (mut stms, _) = v.rename(std::slice::from_ref(s), &[], HashMap::new());
-                    let mut s2 = stms
-                        .pop()
-                        .ok_or_else(|| Diagnostic::bug("renaming a loop gave no statement"))?;
-                    s2.aux.attrs.push("checkpoint".to_string());
-                    let extra = v.fwd_loop(&s2)?;
-                    v.rev_loop(&s2, extra, &ybars)?;
-                } else {
-                    v.rc_rev_inner(s, &saved, &ybars)?;
-                }
-                let mut out = Vec::new();
-                for x in &threaded {
-                    out.push(v.adj_out(*x)?);
-                }
-                if ret.is_empty() {
-                    ret = threaded.iter().map(|x| v.adj_type(*x)).collect();
-                }
-                v.adjs = outer;
-                Ok(out)
-            })?;
-            bodies.push(Body { stms, result });
-        }
-        let else_body = bodies.pop().unwrap_or_default();
-        let then_body = bodies.pop().unwrap_or_default();
-        let pat: Vec<Var> = threaded
-            .iter()
-            .zip(&ret)
-            .map(|(x, t)| {
-                let h = format!("{}_adj", self.e.names.hint(*x));
-                self.e.names.fresh(&h, t.clone())
-            })
-            .collect();
-        self.e.stms.push(Stm {
-            pat: pat.clone(),
-            exp: Exp::If {
-                cond: SubExp::Var(ok),
-                then_body,
-                else_body,
-                ret: ret.clone(),
-            },
-            aux: s.aux.clone(),
-        });
-        for ((x, p), t) in threaded.iter().zip(pat).zip(&ret) {
-            let a = if matches!(t, Type::Acc { .. }) {
-                Adj::Acc(p)
-            } else {
-                Adj::Val(SubExp::Var(p), true)
-            };
-            self.adjs.insert(*x, a);
-        }
-        Ok(())
+        self.branch_adjoints(s, SubExp::Var(ok), |v, invertible| {
+            if invertible {
+                return v.rc_rev_inner(s, &saved, &ybars);
+            }
+            let (mut stms, _) = v.rename(std::slice::from_ref(s), &[], HashMap::new());
+            let mut s2 = stms
+                .pop()
+                .ok_or_else(|| Diagnostic::bug("renaming a loop gave no statement"))?;
+            s2.aux.attrs.push("checkpoint".to_string());
+            let extra = v.fwd_loop(&s2)?;
+            v.rev_loop(&s2, extra, &ybars)
+        })
     }
 
     /// The reverse-computing return sweep: a loop over `i = n-1 .. 0` carrying the adjoints of
