@@ -33,6 +33,9 @@ use crate::core::prim::{BinOp, PrimOp};
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
+/// A loop parameter and its initial value.
+type LoopParam = (Var, SubExp);
+
 /// What the forward sweep of a `for` loop saved.
 pub(super) struct Saved {
     /// The number of iterations, as a non-negative `i64`.
@@ -484,54 +487,31 @@ impl Vjp<'_> {
         cur
     }
 
-    pub(super) fn rev_loop(
-        &mut self,
-        s: &Stm,
-        extra: Extra,
-        ybars: &[Option<(SubExp, bool)>],
-    ) -> R<()> {
-        let Exp::Loop { params, form, body } = &s.exp else {
-            return Err(Diagnostic::bug("rev_loop of a non-loop"));
-        };
-        let extra = match extra {
-            Extra::RevComp(saved) => return self.rc_rev_loop(s, saved, ybars),
-            other => other,
-        };
-        let (LoopForm::For { i, bound }, Extra::Loop(saved)) = (form, extra) else {
-            return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
-        };
-        let bt = self.ty(bound).elem();
-        // Active free variables of the body.
-        let mut binders: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-        binders.push(*i);
+    /// The active free variables of a loop body besides its parameters and counter (not
+    /// accumulators): their adjoints are carried through a return-sweep loop.
+    pub(super) fn loop_threaded(&self, params: &[Var], i: Var, body: &Body) -> Vec<Var> {
+        let mut binders = params.to_vec();
+        binders.push(i);
         let as_lambda = Lambda {
             params: binders,
             body: body.clone(),
             ret: vec![],
         };
-        let threaded: Vec<Var> = lambda_free_vars(&as_lambda)
+        lambda_free_vars(&as_lambda)
             .into_iter()
             .filter(|v| self.active.contains(v) && !matches!(self.e.names.ty(*v), Type::Acc { .. }))
-            .collect();
-        // Loop parameters of the return sweep: adjoints of the loop parameters, of the free
-        // variables, then the in-place arrays being restored (starting from a copy of the
-        // loop's result).
+            .collect()
+    }
+
+    /// Return-sweep loop parameters carrying the adjoints of `threaded`, initialised from
+    /// their current adjoints (which are taken), and whether each is an accumulator.
+    pub(super) fn threaded_loop_params(
+        &mut self,
+        threaded: &[Var],
+    ) -> R<(Vec<LoopParam>, Vec<bool>)> {
         let mut rparams = Vec::new();
-        for ((p, _), yb) in params.iter().zip(ybars) {
-            let t = self.e.names.ty(*p).clone();
-            let init = match yb {
-                Some((se, owned)) if t.rank() > 0 => {
-                    let a = self.owned_adj(*p, Some(Adj::Val(*se, *owned)))?;
-                    SubExp::Var(a)
-                }
-                Some((se, _)) => *se,
-                None => self.zero(&t),
-            };
-            let h = format!("{}_adj", self.e.names.hint(*p));
-            rparams.push((self.e.names.fresh(&h, t), init));
-        }
-        let mut thread_kinds = Vec::new();
-        for x in &threaded {
+        let mut kinds = Vec::new();
+        for x in threaded {
             let a = self.adjs.remove(x);
             let (t, init, is_acc) = match a {
                 Some(Adj::Acc(acc)) => (self.e.names.ty(acc).clone(), SubExp::Var(acc), true),
@@ -550,8 +530,61 @@ impl Vjp<'_> {
             };
             let h = format!("{}_adj", self.e.names.hint(*x));
             rparams.push((self.e.names.fresh(&h, t), init));
-            thread_kinds.push(is_acc);
+            kinds.push(is_acc);
         }
+        Ok((rparams, kinds))
+    }
+
+    /// Makes `vars` the adjoints of `threaded` (accumulators where `kinds` says so).
+    pub(super) fn set_threaded_adjs(&mut self, threaded: &[Var], kinds: &[bool], vars: &[Var]) {
+        for ((x, is_acc), a) in threaded.iter().zip(kinds).zip(vars) {
+            let adj = if *is_acc {
+                Adj::Acc(*a)
+            } else {
+                Adj::Val(SubExp::Var(*a), true)
+            };
+            self.adjs.insert(*x, adj);
+        }
+    }
+
+    pub(super) fn rev_loop(
+        &mut self,
+        s: &Stm,
+        extra: Extra,
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let Exp::Loop { params, form, body } = &s.exp else {
+            return Err(Diagnostic::bug("rev_loop of a non-loop"));
+        };
+        let extra = match extra {
+            Extra::RevComp(saved) => return self.rc_rev_loop(s, saved, ybars),
+            other => other,
+        };
+        let (LoopForm::For { i, bound }, Extra::Loop(saved)) = (form, extra) else {
+            return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
+        };
+        let bt = self.ty(bound).elem();
+        let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+        let threaded = self.loop_threaded(&pvars, *i, body);
+        // Loop parameters of the return sweep: adjoints of the loop parameters, of the free
+        // variables, then the in-place arrays being restored (starting from a copy of the
+        // loop's result).
+        let mut rparams = Vec::new();
+        for ((p, _), yb) in params.iter().zip(ybars) {
+            let t = self.e.names.ty(*p).clone();
+            let init = match yb {
+                Some((se, owned)) if t.rank() > 0 => {
+                    let a = self.owned_adj(*p, Some(Adj::Val(*se, *owned)))?;
+                    SubExp::Var(a)
+                }
+                Some((se, _)) => *se,
+                None => self.zero(&t),
+            };
+            let h = format!("{}_adj", self.e.names.hint(*p));
+            rparams.push((self.e.names.fresh(&h, t), init));
+        }
+        let (tparams, thread_kinds) = self.threaded_loop_params(&threaded)?;
+        rparams.extend(tparams);
         let k = params.len();
         let nt = threaded.len();
         let mut inplace = Vec::new();
@@ -603,14 +636,8 @@ impl Vjp<'_> {
                 pvars.push(pv);
             }
             let saved_adjs = std::mem::take(&mut v.adjs);
-            for ((x, is_acc), (rp, _)) in threaded.iter().zip(&thread_kinds).zip(&rparams[k..]) {
-                let a = if *is_acc {
-                    Adj::Acc(*rp)
-                } else {
-                    Adj::Val(SubExp::Var(*rp), true)
-                };
-                v.adjs.insert(*x, a);
-            }
+            let tvars: Vec<Var> = rparams[k..k + nt].iter().map(|(rp, _)| *rp).collect();
+            v.set_threaded_adjs(&threaded, &thread_kinds, &tvars);
             let res_adjs: Vec<Option<(SubExp, bool)>> = rparams[..k]
                 .iter()
                 .map(|(rp, _)| Some((SubExp::Var(*rp), true)))
@@ -651,14 +678,7 @@ impl Vjp<'_> {
                 body: Body { stms, result },
             },
         );
-        for ((x, is_acc), a) in threaded.iter().zip(&thread_kinds).zip(&out[k..k + nt]) {
-            let adj = if *is_acc {
-                Adj::Acc(*a)
-            } else {
-                Adj::Val(SubExp::Var(*a), true)
-            };
-            self.adjs.insert(*x, adj);
-        }
+        self.set_threaded_adjs(&threaded, &thread_kinds, &out[k..k + nt]);
         for ((_, init), a) in params.iter().zip(&out[..k]) {
             self.add_adj_se(init, SubExp::Var(*a), true)?;
         }

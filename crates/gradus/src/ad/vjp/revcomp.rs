@@ -49,10 +49,8 @@
 //! `#[checkpoint]` on a loop turns reverse computing off for it (checkpoints as before,
 //! bit-for-bit the same iterates as the forward sweep).
 
-use super::{Adj, Diagnostic, Extra, R, Vjp, free_vars, lambda_free_vars};
-use crate::core::ir::{
-    BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, NameTable, Stm, SubExp, Type, Var,
-};
+use super::{Diagnostic, Extra, R, Vjp, free_vars};
+use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
 use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
@@ -715,17 +713,7 @@ impl Vjp<'_> {
         };
         let bt = self.ty(bound).elem();
         let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-        let mut binders = pvars.clone();
-        binders.push(*i);
-        let as_lambda = Lambda {
-            params: binders,
-            body: body.clone(),
-            ret: vec![],
-        };
-        let threaded: Vec<Var> = lambda_free_vars(&as_lambda)
-            .into_iter()
-            .filter(|v| self.active.contains(v) && !matches!(self.e.names.ty(*v), Type::Acc { .. }))
-            .collect();
+        let threaded = self.loop_threaded(&pvars, *i, body);
         let mut rparams = Vec::new();
         for (p, yb) in pvars.iter().zip(ybars) {
             let t = self.e.names.ty(*p).clone();
@@ -736,28 +724,8 @@ impl Vjp<'_> {
             let h = format!("{}_adj", self.e.names.hint(*p));
             rparams.push((self.e.names.fresh(&h, t), init));
         }
-        let mut thread_kinds = Vec::new();
-        for x in &threaded {
-            let a = self.adjs.remove(x);
-            let (t, init, is_acc) = match a {
-                Some(Adj::Acc(acc)) => (self.e.names.ty(acc).clone(), SubExp::Var(acc), true),
-                other => {
-                    let t = self.e.names.ty(*x).clone();
-                    let init = if t.rank() > 0 {
-                        SubExp::Var(self.owned_adj(*x, other)?)
-                    } else {
-                        match other {
-                            Some(Adj::Val(se, _)) => se,
-                            _ => self.zero(&t),
-                        }
-                    };
-                    (t, init, false)
-                }
-            };
-            let h = format!("{}_adj", self.e.names.hint(*x));
-            rparams.push((self.e.names.fresh(&h, t), init));
-            thread_kinds.push(is_acc);
-        }
+        let (tparams, thread_kinds) = self.threaded_loop_params(&threaded)?;
+        rparams.extend(tparams);
         let k = pvars.len();
         let nt = threaded.len();
         for (j, p) in pvars.iter().enumerate() {
@@ -800,14 +768,8 @@ impl Vjp<'_> {
                 prev.push(pv);
             }
             let outer = std::mem::take(&mut v.adjs);
-            for ((x, is_acc), (rp, _)) in threaded.iter().zip(&thread_kinds).zip(&rparams[k..]) {
-                let a = if *is_acc {
-                    Adj::Acc(*rp)
-                } else {
-                    Adj::Val(SubExp::Var(*rp), true)
-                };
-                v.adjs.insert(*x, a);
-            }
+            let tvars: Vec<Var> = rparams[k..k + nt].iter().map(|(rp, _)| *rp).collect();
+            v.set_threaded_adjs(&threaded, &thread_kinds, &tvars);
             let res_adjs: Vec<Option<(SubExp, bool)>> = rparams[..k]
                 .iter()
                 .map(|(rp, _)| Some((SubExp::Var(*rp), true)))
@@ -838,14 +800,7 @@ impl Vjp<'_> {
                 body: Body { stms, result },
             },
         );
-        for ((x, is_acc), a) in threaded.iter().zip(&thread_kinds).zip(&out[k..k + nt]) {
-            let adj = if *is_acc {
-                Adj::Acc(*a)
-            } else {
-                Adj::Val(SubExp::Var(*a), true)
-            };
-            self.adjs.insert(*x, adj);
-        }
+        self.set_threaded_adjs(&threaded, &thread_kinds, &out[k..k + nt]);
         for ((_, init), a) in params.iter().zip(&out[..k]) {
             self.add_adj_se(init, SubExp::Var(*a), true)?;
         }
