@@ -11,7 +11,8 @@ pub struct OptArgs {
     #[arg(long = "no-opt")]
     pub no_opt: bool,
     /// Do not run this optimiser pass (repeatable): fold, copy-prop, cse, if-simp, dce,
-    /// tuple-elim, inline, hoist, fusion, single-point, fission, loop-norm, acc-reduce.
+    /// tuple-elim, inline, hoist, fusion, single-point, fission, map-fission, loop-norm,
+    /// acc-reduce.
     #[arg(long = "disable-pass", value_name = "PASS", value_parser = parse_pass)]
     pub disable_pass: Vec<String>,
 }

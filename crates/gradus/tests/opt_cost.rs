@@ -148,3 +148,73 @@ fn every_pass_can_be_disabled() {
     let err = OptOptions::default().disable("no-such-pass").unwrap_err();
     assert!(err.contains("acc-reduce") && err.contains("fold"), "{err}");
 }
+
+fn matrix(rows: usize, cols: usize, seed: u64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    let data = Buffer::F64(rng.vector(rows * cols, 0.5, 1.5));
+    Value::Array(Array::new(vec![rows, cols], data).unwrap())
+}
+
+/// Work of one NNMF entry of benchmarks/nnmf.fut at `(m, n, r)`, and its result.
+fn nnmf_work(p: &Program, entry: &str, m: usize, n: usize, r: usize) -> (u64, Vec<Value>) {
+    p.counter().reset();
+    let args = vec![matrix(m, n, 11), matrix(m, r, 12), matrix(r, n, 13)];
+    let out = p.call(entry, args).unwrap();
+    (p.counter().total(), out)
+}
+
+/// The full NNMF benchmark (rank r, `W·H` a matrix product): the forward-mode gradient with
+/// respect to `H`, one `jvp` per entry of `H` with seeds `copy zero with [q, j] = 1`, costs
+/// O(m·n·r) after optimisation, like the objective, the reverse-mode gradient and the closed
+/// form: the primal product leaves the `r·n` jvps (map fission and hoisting) and each jvp's
+/// sums over the one-hot seed become single terms. Without optimisation it is O(m·(n·r)²).
+#[test]
+fn nnmf_forward_gradient_is_linear_after_optimisation() {
+    let src = include_str!("../../../benchmarks/nnmf.fut");
+    let opt = Program::from_source("nnmf.fut", src).unwrap_or_else(|d| panic!("{}", d.render()));
+    let plain = Program::from_source_with("nnmf.fut", src, &OptOptions::off()).unwrap();
+    let (m, n, r) = (6, 5, 2);
+    let (fwd1, g1) = nnmf_work(&opt, "gradient_fwd", m, n, r);
+    let (fwd10, g10) = nnmf_work(&opt, "gradient_fwd", m, 10 * n, r);
+    let (obj10, _) = nnmf_work(&opt, "objective", m, 10 * n, r);
+    let (rev10, _) = nnmf_work(&opt, "gradient", m, 10 * n, r);
+    let (closed10, c10) = nnmf_work(&opt, "gradient_closed_form", m, 10 * n, r);
+    let (plain1, p1) = nnmf_work(&plain, "gradient_fwd", m, n, r);
+    let (plain10, p10) = nnmf_work(&plain, "gradient_fwd", m, 10 * n, r);
+    println!(
+        "nnmf gradient_fwd: optimised {fwd1} -> {fwd10} (x{:.1}), unoptimised {plain1} -> \
+         {plain10} (x{:.1}); at 10n: objective {obj10}, reverse {rev10}, closed form {closed10}",
+        fwd10 as f64 / fwd1 as f64,
+        plain10 as f64 / plain1 as f64
+    );
+    assert_eq!(g1, p1, "optimised and unoptimised forward gradients differ");
+    assert_eq!(
+        g10, p10,
+        "optimised and unoptimised forward gradients differ"
+    );
+    let (Value::Array(a), Value::Array(b)) = (&g10[0], &c10[0]) else {
+        panic!("gradients are not arrays");
+    };
+    let (Buffer::F64(a), Buffer::F64(b)) = (a.buffer(), b.buffer()) else {
+        panic!("gradients are not f64");
+    };
+    for (x, y) in a.iter().zip(b) {
+        assert!(
+            (x - y).abs() <= 1e-12 * (1.0 + y.abs()),
+            "{x} vs closed form {y}"
+        );
+    }
+    let growth = fwd10 as f64 / fwd1 as f64;
+    assert!(
+        growth < 13.0,
+        "optimised forward gradient grows by {growth:.1}"
+    );
+    assert!(
+        plain10 as f64 / plain1 as f64 > 60.0,
+        "unoptimised forward gradient grows only linearly"
+    );
+    assert!(
+        fwd10 < 4 * closed10,
+        "forward gradient costs {fwd10}, closed form {closed10}"
+    );
+}

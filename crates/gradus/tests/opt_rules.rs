@@ -241,3 +241,110 @@ fn an_identity_map_is_its_input() {
     assert!(!out.contains("map"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn the_invariant_part_of_a_map_nest_leaves_a_lambda() {
+    // The primal product `x · h` is computed in the same inner map as a tangent that depends
+    // on the outer lambda's `t_3`; the product's map nest leaves the lambda, the tangent stays.
+    let out = run(
+        r#"fun f [m_0, r_1] (w_2: [m_0][r_1]f64, h_3: [r_1]f64, ts_4: [m_0][r_1]f64) : [m_0][m_0]f64 {
+  let g_5: [m_0][m_0]f64 = map(m_0, \(t_6: [r_1]f64) : [m_0]f64 -> {
+    let o_7: [m_0]f64 = map(m_0, \(x_8: [r_1]f64) : f64 -> {
+      let (p_9: [r_1]f64, d_10: [r_1]f64) = map(r_1, \(a_11: f64, b_12: f64, c_13: f64) : (f64, f64) -> {
+        let q_14: f64 = mul_f64(a_11, b_12)
+        let e_15: f64 = mul_f64(a_11, c_13)
+        in q_14, e_15
+      }, x_8, h_3, t_6)
+      let s_16: f64 = reduce(r_1, \(u_17: f64, v_18: f64) : f64 -> { let y_19: f64 = add_f64(u_17, v_18) in y_19 }, (0.0f64), p_9)
+      let z_20: f64 = reduce(r_1, \(u_21: f64, v_22: f64) : f64 -> { let y_23: f64 = add_f64(u_21, v_22) in y_23 }, (0.0f64), d_10)
+      let l_24: f64 = log_f64(s_16)
+      let k_25: f64 = mul_f64(l_24, z_20)
+      in k_25
+    }, w_2)
+    in o_7
+  }, ts_4)
+  in g_5
+}"#,
+        &["hoist", "map-fission"],
+        "map-split-invariant",
+    );
+    let hoisted = out.lines().nth(1).unwrap();
+    assert!(
+        hoisted.contains("map(m_0, \\(x_"),
+        "nothing left the lambda:\n{out}"
+    );
+    assert_eq!(out.matches("log_f64").count(), 1, "{out}");
+    assert!(out.find("log_f64") < out.find("ts_4)"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn an_invariant_loop_group_leaves_a_lambda() {
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, s_2: f64) : [n_0]f64 {
+  let r_3: [n_0]f64 = map(n_0, \(x_4: f64) : f64 -> {
+    let (a_5: f64, b_6: f64) = loop (p_7: f64 = 0.0f64, q_8: f64 = x_4) for i_9: i64 < n_0 do {
+      let y_10: f64 = xs_1[i_9]
+      let y2_11: f64 = mul_f64(y_10, y_10)
+      let p2_12: f64 = add_f64(p_7, y2_11)
+      let q2_13: f64 = mul_f64(q_8, s_2)
+      in p2_12, q2_13
+    }
+    let c_14: f64 = add_f64(a_5, b_6)
+    in c_14
+  }, xs_1)
+  in r_3
+}"#,
+        &["hoist", "map-fission"],
+        "loop-split-invariant",
+    );
+    assert!(
+        out.find("loop").unwrap() < out.find("map(").unwrap(),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_sum_over_the_rows_of_a_one_hot_array_is_one_term() {
+    // The tangent of `sum (map2 (*) ys x)` at the seed `copy zeros with [c] = 1`, without an
+    // index to follow: the map reads rows of the seed.
+    let out = run(
+        r#"fun f [n_0] (ys_1: [n_0]f64, c_2: i64) : f64 {
+  let z_3: [n_0]f64 = replicate([n_0], 0.0f64)
+  let z2_4: [n_0]f64 = copy(z_3)
+  let s_5: [n_0]f64 = z2_4 with [c_2] = 1.0f64
+  let t_6: [n_0]f64 = map(n_0, \(y_7: f64, d_8: f64) : f64 -> {
+    let p_9: f64 = mul_f64(y_7, d_8)
+    let q_10: f64 = exp_f64(y_7)
+    let r_11: f64 = mul_f64(p_9, q_10)
+    in r_11
+  }, ys_1, s_5)
+  let u_12: f64 = reduce(n_0, \(a_13: f64, b_14: f64) : f64 -> { let e_15: f64 = add_f64(a_13, b_14) in e_15 }, (0.0f64), t_6)
+  in u_12
+}"#,
+        &["single-point", "fold", "copy-prop"],
+        "reduce-single-row",
+    );
+    assert!(!out.contains("reduce"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn an_element_of_a_one_hot_array_is_a_comparison() {
+    let out = run(
+        r#"fun f (i_0: i64, j_1: i64) : [4]f64 {
+  let z_3: [3][4]f64 = replicate([3, 4], 0.0f64)
+  let z2_4: [3][4]f64 = copy(z_3)
+  let s_5: [3][4]f64 = z2_4 with [i_0, j_1] = 2.5f64
+  let t_6: [4][3]f64 = rearrange([1, 0], s_5)
+  let is_7: [4]i64 = iota(i64, 4i64, 0i64, 1i64)
+  let v_8: [4]f64 = map(4i64, \(k_9: i64) : f64 -> { let e_10: f64 = t_6[k_9, 1i64] in e_10 }, is_7)
+  in v_8
+}"#,
+        &["fold", "copy-prop"],
+        "index-one-hot",
+    );
+    assert!(!out.contains("with"), "{out}");
+    insta::assert_snapshot!(out);
+}

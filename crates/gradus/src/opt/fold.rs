@@ -329,6 +329,52 @@ fn index(
                 slice: inner_slice,
             })))
         }
+        BasicOp::Update {
+            array: inner,
+            slice: point,
+            value,
+        } if slice.len() == point.len()
+            && point.len() == eng.names.ty(def.pat[0]).rank()
+            && slice
+                .iter()
+                .chain(point)
+                .all(|d| matches!(d, DimIndex::Fix(_)))
+            && super::singlepoint::all_zero(eng, *inner, 0) =>
+        {
+            // An element of a one-hot array: the value where the indices agree, else zero.
+            let dims = eng.names.ty(def.pat[0]).dims().to_vec();
+            if !slice.iter().zip(&dims).all(|(d, n)| match d {
+                DimIndex::Fix(i) => scope.ranges.in_bounds(i, n),
+                DimIndex::Slice { .. } => false,
+            }) {
+                return None;
+            }
+            let t = eng.names.ty(def.pat[0]).elem();
+            let mut b = crate::core::builder::Builder::new(eng.names);
+            b.set_aux(aux.clone());
+            let mut all = None;
+            for (d, p) in slice.iter().zip(point) {
+                let (DimIndex::Fix(i), DimIndex::Fix(c)) = (d, p) else {
+                    return None;
+                };
+                let eq = b.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![*i, *c], "at");
+                all = Some(match all {
+                    None => eq,
+                    Some(a) => b.prim(
+                        PrimOp::Bin(BinOp::And, PrimType::Bool),
+                        vec![SubExp::Var(a), eq.into()],
+                        "at",
+                    ),
+                });
+            }
+            let r = b.prim(
+                PrimOp::Tern(TernOp::Select, t),
+                vec![all?.into(), *value, super::util::zero_of(t)],
+                "onehot",
+            );
+            ctx.fire("index-one-hot");
+            Some(Rewrite::Stms(b.take_stms(), vec![r.into()]))
+        }
         BasicOp::ArrayLit { elems, .. } if elems.len() == 1 => {
             let [DimIndex::Fix(SubExp::Const(k))] = slice else {
                 return None;

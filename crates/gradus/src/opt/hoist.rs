@@ -28,7 +28,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
 
 /// Processes the bodies nested in `b`'s statements; hoisted statements are placed before the
 /// statement they left.
-fn body(names: &NameTable, ctx: &mut Ctx, b: &mut Body, ranges: &Ranges) {
+fn body(names: &mut NameTable, ctx: &mut Ctx, b: &mut Body, ranges: &Ranges) {
     let mut ranges = ranges.clone();
     let stms = std::mem::take(&mut b.stms);
     let mut out = Vec::with_capacity(stms.len());
@@ -59,7 +59,7 @@ fn note_iota(stm: &Stm, ranges: &mut Ranges) {
 }
 
 /// Cleans the nested bodies of `stm` and returns the statements that leave it.
-fn nested(names: &NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) -> Vec<Stm> {
+fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) -> Vec<Stm> {
     match &mut stm.exp {
         Exp::BasicOp(_) | Exp::Apply { .. } => vec![],
         Exp::If {
@@ -114,9 +114,46 @@ fn nested(names: &NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) -> V
     }
 }
 
+/// `stm` split into a part reading nothing in `local` and the rest, and the rule's name.
+fn split(
+    names: &mut NameTable,
+    stm: &Stm,
+    local: &HashSet<Var>,
+) -> Option<(Stm, Stm, &'static str)> {
+    use super::mapfission::{split_invariant, split_loop_invariant};
+    match stm.exp {
+        Exp::Soac(Soac::Map { .. }) => {
+            split_invariant(names, stm, local).map(|(a, b)| (a, b, "map-split-invariant"))
+        }
+        Exp::Loop { .. } => {
+            split_loop_invariant(names, stm, local).map(|(a, b)| (a, b, "loop-split-invariant"))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `stm` reads nothing in `local` and can run where it would run more often.
+fn movable(
+    names: &NameTable,
+    stm: &Stm,
+    local: &HashSet<Var>,
+    consumed: &HashSet<Var>,
+    ranges: &Ranges,
+) -> bool {
+    let free = free_in_exp(names, &stm.exp);
+    free.is_disjoint(local)
+        && !stm.pat.is_empty()
+        && stm.pat.iter().all(|v| {
+            !matches!(names.ty(*v), Type::Acc { .. })
+                && !consumed.contains(v)
+                && type_vars(names.ty(*v)).iter().all(|d| !local.contains(d))
+        })
+        && is_safe(&stm.exp, ranges, names)
+}
+
 /// Takes the invariant statements out of `b`, whose own binders are `local`.
 fn extract(
-    names: &NameTable,
+    names: &mut NameTable,
     ctx: &mut Ctx,
     b: &mut Body,
     mut local: HashSet<Var>,
@@ -128,28 +165,25 @@ fn extract(
     let mut consumed = HashSet::new();
     super::util::consumed_in_body(b, &mut consumed);
     for stm in std::mem::take(&mut b.stms) {
-        let free = free_in_exp(names, &stm.exp);
-        let tys: Vec<Var> = stm
-            .pat
-            .iter()
-            .flat_map(|v| type_vars(names.ty(*v)))
-            .collect();
-        let movable = free.is_disjoint(&local)
-            && tys.iter().all(|d| !local.contains(d))
-            && !stm.pat.is_empty()
-            && stm
-                .pat
-                .iter()
-                .all(|v| !matches!(names.ty(*v), Type::Acc { .. }) && !consumed.contains(v))
-            && is_safe(&stm.exp, &ranges, names);
-        if movable {
+        if movable(names, &stm, &local, &consumed, &ranges) {
             ctx.fire("hoist");
             note_iota(&stm, &mut ranges);
             out.push(stm);
-        } else {
-            local.extend(stm.pat.iter().copied());
-            kept.push(stm);
+            continue;
         }
+        if ctx.on("map-fission")
+            && let Some((inv, rest, rule)) = split(names, &stm, &local)
+            && movable(names, &inv, &local, &consumed, &ranges)
+        {
+            ctx.fire(rule);
+            ctx.fire("hoist");
+            out.push(inv);
+            local.extend(rest.pat.iter().copied());
+            kept.push(rest);
+            continue;
+        }
+        local.extend(stm.pat.iter().copied());
+        kept.push(stm);
     }
     b.stms = kept;
     out

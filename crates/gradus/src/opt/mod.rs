@@ -18,6 +18,7 @@
 //! | `fusion`       | [`fusion`]     | map–map fusion, replicated inputs, identity maps, index of a map |
 //! | `single-point` | [`singlepoint`]| a sum whose terms are zero but at one index becomes a term  |
 //! | `fission`      | [`fission`]    | reductions split so that invariant parts can be hoisted     |
+//! | `map-fission`  | [`mapfission`] | maps split so that invariant parts can be hoisted           |
 //! | `loop-norm`    | [`loops`]      | zero- and one-trip loops, short constant loops unrolled     |
 //! | `acc-reduce`   | [`accred`]     | whole-array accumulator updates in maps become reductions   |
 //!
@@ -50,6 +51,7 @@ pub mod hoist;
 pub mod ifsimp;
 pub mod inline;
 pub mod loops;
+pub mod mapfission;
 pub mod pipeline;
 pub mod simplify;
 pub mod singlepoint;
@@ -79,6 +81,10 @@ pub const PASSES: &[(&str, &str)] = &[
         "sums that are zero but at one index become that term",
     ),
     ("fission", "reduction fission"),
+    (
+        "map-fission",
+        "maps split so that their invariant part can be hoisted",
+    ),
     ("loop-norm", "loop normalisation and unrolling"),
     (
         "acc-reduce",

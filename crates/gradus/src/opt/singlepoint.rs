@@ -189,7 +189,7 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
         .map(|(p, _)| *p)
         .collect();
     if index_vars.is_empty() {
-        return None;
+        return single_row(eng, ctx, stm, scope, *w, t, mlam, marrays, o);
     }
     let mut bound = exp_binders(&def.exp);
     bound.extend(mlam.params.iter().copied());
@@ -210,6 +210,176 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
         return Some(Rewrite::Stms(stms, vec![res]));
     }
     Some(guarded(eng, c, *w, stms, res, zero_of(t), t, &stm.aux))
+}
+
+/// Rule `reduce-single-row`: `reduce(+, 0, map(w, f, xs..))` where one input `xs_s` is zero
+/// but in row `c` ([`array_point`]) and `f` returns zero when its row of `xs_s` is all zero
+/// ([`zero_under`]) becomes `f(xs[c]..)`, guarded by `0 <= c < w` unless that is known. This
+/// is the same sum over a single point as `reduce-single-point`, for maps that read the rows
+/// of a one-hot array (a seed `copy zeros with [q, j] = 1`, or its transpose) instead of an
+/// index.
+#[allow(clippy::too_many_arguments)]
+fn single_row(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    stm: &Stm,
+    scope: &Scope,
+    w: SubExp,
+    t: PrimType,
+    mlam: &Lambda,
+    marrays: &[Var],
+    o: usize,
+) -> Option<Rewrite> {
+    let r = *mlam.body.result.get(o)?;
+    for (p, a) in mlam.params.iter().zip(marrays) {
+        let Some(point) = array_point(eng, *a, 0) else {
+            continue;
+        };
+        let mut zero = HashSet::from([*p]);
+        zero_under(eng, &mlam.body, &mut zero);
+        if !(is_zero(&r) || matches!(r, SubExp::Var(v) if zero.contains(&v))) {
+            continue;
+        }
+        ctx.fire("reduce-single-row");
+        let c = point[0];
+        let (mlam, marrays) = (mlam.clone(), marrays.to_vec());
+        let (stms, res) = value_at(eng, &mlam, &marrays, c, o, &stm.aux);
+        if scope.ranges.in_bounds(&c, &w) {
+            return Some(Rewrite::Stms(stms, vec![res]));
+        }
+        return Some(guarded(eng, c, w, stms, res, zero_of(t), t, &stm.aux));
+    }
+    None
+}
+
+/// Whether the array `v` is all zeros (a replicate of zero, or a copy of one).
+pub fn all_zero(eng: &Engine, v: Var, depth: usize) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    match eng.def(v).map(|s| &s.exp) {
+        Some(Exp::BasicOp(BasicOp::Replicate { value, .. })) => {
+            is_zero(value) || matches!(value, SubExp::Var(x) if all_zero(eng, *x, depth + 1))
+        }
+        Some(Exp::BasicOp(BasicOp::Copy(x))) => all_zero(eng, *x, depth + 1),
+        Some(Exp::BasicOp(BasicOp::SubExp(SubExp::Var(x)))) => all_zero(eng, *x, depth + 1),
+        _ => false,
+    }
+}
+
+/// The one index at which the array `v` may be non-zero, if the definitions show one: an
+/// all-zero array updated at one element, rearranged, copied, or indexed in its leading
+/// dimensions.
+pub fn array_point(eng: &Engine, v: Var, depth: usize) -> Option<Vec<SubExp>> {
+    if depth > 16 {
+        return None;
+    }
+    let rank = eng.names.ty(v).rank();
+    match &eng.def(v)?.exp {
+        Exp::BasicOp(BasicOp::Update {
+            array,
+            slice,
+            value: _,
+        }) => {
+            let point: Vec<SubExp> = slice
+                .iter()
+                .map(|d| match d {
+                    DimIndex::Fix(i) => Some(*i),
+                    DimIndex::Slice { .. } => None,
+                })
+                .collect::<Option<_>>()?;
+            (point.len() == rank && all_zero(eng, *array, depth + 1)).then_some(point)
+        }
+        Exp::BasicOp(BasicOp::Rearrange { array, perm }) => {
+            let inner = array_point(eng, *array, depth + 1)?;
+            Some(perm.iter().map(|&p| inner[p]).collect())
+        }
+        Exp::BasicOp(BasicOp::Copy(x)) | Exp::BasicOp(BasicOp::SubExp(SubExp::Var(x))) => {
+            array_point(eng, *x, depth + 1)
+        }
+        Exp::BasicOp(BasicOp::Index { array, slice })
+            if slice.iter().all(|d| matches!(d, DimIndex::Fix(_))) =>
+        {
+            let inner = array_point(eng, *array, depth + 1)?;
+            Some(inner[slice.len()..].to_vec())
+        }
+        _ => None,
+    }
+}
+
+/// Extends `zero` (variables known to be zero: scalars, or arrays of zeros) with the
+/// variables of `body` that are zero because of them: products with a zero factor (under
+/// the finite-math policy for floats), quotients of zero, sums of zeros, rows and elements of
+/// zero arrays, maps returning zero for zero rows, sums of zero arrays.
+pub fn zero_under(eng: &Engine, body: &Body, zero: &mut HashSet<Var>) {
+    let z = |zero: &HashSet<Var>, se: &SubExp| match se {
+        SubExp::Var(v) => zero.contains(v),
+        c => is_zero(c),
+    };
+    for stm in &body.stms {
+        let zs: Vec<bool> = match &stm.exp {
+            Exp::BasicOp(BasicOp::Prim(op, args)) => {
+                let loose = |t: PrimType| t.is_int() || !eng.strict;
+                let r = match (*op, args.as_slice()) {
+                    (PrimOp::Bin(BinOp::Mul, t), [a, b]) if loose(t) => z(zero, a) || z(zero, b),
+                    (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !eng.strict => {
+                        z(zero, a)
+                    }
+                    (PrimOp::Un(UnOp::Neg, _), [a]) => z(zero, a),
+                    (PrimOp::Bin(BinOp::Add | BinOp::Sub, _), [a, b]) => z(zero, a) && z(zero, b),
+                    (PrimOp::Tern(TernOp::Select, _), [_, a, b]) => z(zero, a) && z(zero, b),
+                    (PrimOp::Conv(from, to), [a]) if from.is_float() && to.is_float() => z(zero, a),
+                    _ => false,
+                };
+                vec![r]
+            }
+            Exp::BasicOp(BasicOp::SubExp(x)) => vec![z(zero, x)],
+            Exp::BasicOp(BasicOp::Index { array, .. })
+            | Exp::BasicOp(BasicOp::Rearrange { array, .. }) => vec![zero.contains(array)],
+            Exp::BasicOp(BasicOp::Copy(x)) => vec![zero.contains(x)],
+            Exp::BasicOp(BasicOp::Replicate { value, .. }) => vec![z(zero, value)],
+            Exp::Soac(Soac::Map { lam, arrays, .. }) => {
+                let mut inner = zero.clone();
+                for (p, a) in lam.params.iter().zip(arrays) {
+                    if zero.contains(a) {
+                        inner.insert(*p);
+                    }
+                }
+                zero_under(eng, &lam.body, &mut inner);
+                lam.body.result.iter().map(|r| z(&inner, r)).collect()
+            }
+            Exp::Soac(Soac::Reduce {
+                lam,
+                neutral,
+                arrays,
+                ..
+            }) if neutral.len() == 1 && is_plus(eng, lam) => {
+                vec![is_zero(&neutral[0]) && zero.contains(&arrays[0])]
+            }
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut zt = zero.clone();
+                zero_under(eng, then_body, &mut zt);
+                let mut ze = zero.clone();
+                zero_under(eng, else_body, &mut ze);
+                then_body
+                    .result
+                    .iter()
+                    .zip(&else_body.result)
+                    .map(|(a, b)| z(&zt, a) && z(&ze, b))
+                    .collect()
+            }
+            _ => vec![],
+        };
+        for (v, is) in stm.pat.iter().zip(zs) {
+            if is {
+                zero.insert(*v);
+            }
+        }
+    }
 }
 
 /// The statements computing result `o` of `lam` at row `c` of `arrays`.

@@ -526,6 +526,17 @@ pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
             else_body,
             ..
         } => body_is_safe(then_body, ranges, names) && body_is_safe(else_body, ranges, names),
+        Exp::Loop {
+            form: LoopForm::For { i, bound },
+            body,
+            ..
+        } => {
+            let mut r = ranges.clone();
+            if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+                r.insert(*i, 0, *bound);
+            }
+            body_is_safe(body, &r, names)
+        }
         _ => false,
     }
 }
