@@ -348,3 +348,23 @@ fn an_element_of_a_one_hot_array_is_a_comparison() {
     assert!(!out.contains("with"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_constant_map_result_is_a_replicate() {
+    // The zero tangent of `sin x` taken as a constant: the product with it disappears.
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ys_2: [n_0]f64) : [n_0]f64 {
+  let (a_3: [n_0]f64, t_4: [n_0]f64) = map(n_0, \(x_5: f64) : (f64, f64) -> { let s_6: f64 = sin_f64(x_5) in s_6, 0.0f64 }, xs_1)
+  let b_7: [n_0]f64 = map(n_0, \(u_8: f64, v_9: f64, w_10: f64) : f64 -> {
+    let p_11: f64 = mul_f64(u_8, w_10)
+    let q_12: f64 = add_f64(p_11, v_9)
+    in q_12
+  }, t_4, a_3, ys_2)
+  in b_7
+}"#,
+        &["fusion", "fold", "copy-prop"],
+        "map-invariant-result",
+    );
+    assert!(!out.contains("mul_f64"), "{out}");
+    insta::assert_snapshot!(out);
+}

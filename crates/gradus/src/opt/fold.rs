@@ -18,7 +18,11 @@
 //!   `not-cmp` (`!(a < b)` on integers to `a >= b`);
 //! * `index-iota` (`iota(n, s, d)[i]` to `s + i*d` when `0 <= i < n` is known),
 //!   `index-replicate`, `index-rearrange` (a full index of a permuted array becomes an index of
-//!   the original), `index-single-lit`, `index-index` (`x[i][j]` to `x[i, j]`);
+//!   the original), `index-single-lit`, `index-index` (`x[i][j]` to `x[i, j]`),
+//!   `index-one-hot` (an element, known in bounds, of an all-zero array updated at one
+//!   element is `select(i == c, v, 0)`: reading a one-hot seed `copy zeros with [c] = v`
+//!   never needs the array);
+//! * `array-of-equal-rows`: an array literal whose rows are all the same is a `replicate`;
 //! * `rearrange-rearrange` (permutations compose; `transpose (transpose x)` is `x`),
 //!   `rearrange-id`, `reshape-same`, `coerce-same`, `assert-true`;
 //! * `map-gather`: a nest of maps over `iota`s whose innermost result is an element of one
@@ -84,6 +88,15 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
         } => {
             ctx.fire("assert-true");
             Some(Rewrite::Subst(vec![]))
+        }
+        BasicOp::ArrayLit { elems, .. }
+            if elems.len() > 1 && elems.iter().all(|e| *e == elems[0]) =>
+        {
+            ctx.fire("array-of-equal-rows");
+            Some(Rewrite::Exp(Exp::BasicOp(BasicOp::Replicate {
+                shape: vec![SubExp::i64(elems.len() as i64)],
+                value: elems[0],
+            })))
         }
         _ => None,
     }

@@ -12,7 +12,12 @@
 //! * `map-horizontal`: two independent maps of the same width that share an input become one
 //!   map with the results of both (one traversal);
 //! * `map-of-replicate`: an input `replicate([w], x)` of a map of width `w` becomes `x` in
-//!   the lambda (every row is the same value; the replicated array is never built);
+//!   the lambda (every row is the same value; the replicated array is never built), also when
+//!   the replicate is bound in an enclosing body;
+//! * `map-invariant-result` (a statement rule of the engine): a lambda result that is a
+//!   constant or a variable bound outside the lambda becomes `replicate([w], x)` (zero
+//!   tangents of values that do not depend on the differentiated input, which the rule above
+//!   and the zero analysis of `single-point` then see through);
 //! * `map-identity`: a map whose lambda returns one of its parameters is that input array
 //!   (when neither is consumed, so that sharing it is unobservable);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
@@ -109,11 +114,12 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
         let mut consumed = HashSet::new();
         consumed_in_body(&f.body, &mut consumed);
         let sunk = ctx.stats.rules.get("map-sink").copied();
+        let reps = replicates(names, &mut f.body);
         walk_bodies_mut(&mut f.body, &mut |body| {
             if horizontal_only {
                 horizontal(names, ctx, body, &consumed);
             } else {
-                replicate_inputs(names, ctx, body);
+                replicate_inputs(names, ctx, body, &reps);
                 identity_maps(names, ctx, body, &consumed);
                 vertical(names, ctx, body, &counts, &consumed);
                 sink(names, ctx, body, &counts, &consumed);
@@ -128,25 +134,38 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
     }
 }
 
-/// The `map-of-replicate` rule on the maps of one body (replicates bound in the same body).
+/// The one-dimensional replicates bound anywhere in `body`: variable to width and value. A
+/// map input that is one of them is in the scope of its definition, and so is the value.
+fn replicates(
+    names: &crate::core::ir::NameTable,
+    body: &mut crate::core::ir::Body,
+) -> HashMap<Var, (SubExp, SubExp)> {
+    let mut reps = HashMap::new();
+    walk_bodies_mut(body, &mut |b| {
+        for stm in &b.stms {
+            if let (Exp::BasicOp(crate::core::ir::BasicOp::Replicate { shape, value }), [v]) =
+                (&stm.exp, &stm.pat[..])
+            {
+                let is_acc = value
+                    .as_var()
+                    .is_some_and(|x| matches!(names.ty(x), Type::Acc { .. }));
+                if shape.len() == 1 && !is_acc {
+                    reps.insert(*v, (shape[0], *value));
+                }
+            }
+        }
+    });
+    reps
+}
+
+/// The `map-of-replicate` rule on the maps of one body.
 fn replicate_inputs(
     names: &mut crate::core::ir::NameTable,
     ctx: &mut Ctx,
     body: &mut crate::core::ir::Body,
+    reps: &HashMap<Var, (SubExp, SubExp)>,
 ) {
-    let mut reps: HashMap<Var, (SubExp, SubExp)> = HashMap::new();
     for stm in body.stms.iter_mut() {
-        if let (Exp::BasicOp(crate::core::ir::BasicOp::Replicate { shape, value }), [v]) =
-            (&stm.exp, &stm.pat[..])
-        {
-            let is_acc = value
-                .as_var()
-                .is_some_and(|x| matches!(names.ty(x), Type::Acc { .. }));
-            if shape.len() == 1 && !is_acc {
-                reps.insert(*v, (shape[0], *value));
-            }
-            continue;
-        }
         let Exp::Soac(Soac::Map { w, lam, arrays }) = &mut stm.exp else {
             continue;
         };
@@ -437,4 +456,91 @@ fn place(stm: &mut Stm, out: Var, producer: &mut Option<Stm>) {
             return;
         }
     }
+}
+
+/// Rule `map-invariant-result`: a result of a `map` lambda that is a constant or a variable
+/// bound outside the lambda (the zero tangent of a computation that does not depend on the
+/// differentiated input, for one) becomes a `replicate` of it, so the rules that see through
+/// replicated arrays (`map-of-replicate`, `index-replicate`, the zero analysis of
+/// `single-point`) apply to it.
+pub fn invariant_results(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<Rewrite> {
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
+        return None;
+    };
+    if has_acc(eng.names, &stm.pat) {
+        return None;
+    }
+    let mut bound: HashSet<Var> = lam.params.iter().copied().collect();
+    for s in &lam.body.stms {
+        bound.extend(super::util::exp_binders(&s.exp));
+        bound.extend(s.pat.iter().copied());
+    }
+    let invariant: Vec<bool> = lam
+        .body
+        .result
+        .iter()
+        .zip(&stm.pat)
+        .map(|(r, p)| {
+            // A consumed result keeps its own array (a replicate could be shared by CSE).
+            !eng.consumed.contains(p)
+                && match r {
+                    SubExp::Const(_) => true,
+                    SubExp::Var(v) => !bound.contains(v),
+                }
+        })
+        .collect();
+    if !invariant.iter().any(|b| *b) {
+        return None;
+    }
+    ctx.fire("map-invariant-result");
+    let keep: Vec<usize> = (0..invariant.len()).filter(|k| !invariant[*k]).collect();
+    let tys: Vec<Type> = keep
+        .iter()
+        .map(|k| eng.names.ty(stm.pat[*k]).clone())
+        .collect();
+    let mut b = crate::core::builder::Builder::new(eng.names);
+    b.set_aux(stm.aux.clone());
+    let kept: Vec<Var> = if keep.is_empty() {
+        vec![]
+    } else {
+        let exp = Exp::Soac(Soac::Map {
+            w: *w,
+            lam: Lambda {
+                params: lam.params.clone(),
+                body: crate::core::ir::Body {
+                    stms: lam.body.stms.clone(),
+                    result: keep.iter().map(|k| lam.body.result[*k]).collect(),
+                },
+                ret: keep.iter().map(|k| lam.ret[*k].clone()).collect(),
+            },
+            arrays: arrays.clone(),
+        });
+        b.bind(exp, tys, &["map_res"], None)
+    };
+    let mut results = Vec::new();
+    let mut consumed_reps = Vec::new();
+    let mut next = kept.into_iter();
+    for (k, inv) in invariant.iter().enumerate() {
+        if *inv {
+            let t = b.names.ty(stm.pat[k]).clone();
+            let v = b.bind(
+                Exp::BasicOp(crate::core::ir::BasicOp::Replicate {
+                    shape: vec![*w],
+                    value: lam.body.result[k],
+                }),
+                vec![t],
+                &["rep"],
+                None,
+            );
+            // Its consumers may have been created after the walk's consumption analysis;
+            // counting it as consumed keeps CSE from sharing it.
+            consumed_reps.push(v[0]);
+            results.push(SubExp::Var(v[0]));
+        } else {
+            results.push(SubExp::Var(next.next()?));
+        }
+    }
+    let stms = b.take_stms();
+    eng.consumed.extend(consumed_reps);
+    Some(Rewrite::Stms(stms, results))
 }

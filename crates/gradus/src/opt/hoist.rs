@@ -6,7 +6,9 @@
 //! Rule `hoist`. Only statements that can neither fail nor have an effect
 //! ([`super::util::is_safe`], with range facts of the enclosing scopes) move, since the lambda
 //! may run zero times; statements that consume or bind accumulators never move; nothing moves
-//! out of `if` branches or `with_acc`.
+//! out of `if` branches or `with_acc`. A `map` or `for` loop that is not invariant as a whole
+//! may be split by [`super::mapfission`] (pass `map-fission`) into an invariant part, which
+//! then moves, and the rest.
 //!
 //! Takes verified IR, gives verified IR.
 

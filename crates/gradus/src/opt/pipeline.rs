@@ -3,7 +3,8 @@
 //! ```text
 //! repeat (at most max_rounds times, until a round changes nothing):
 //!     inline; acc-reduce; simplify (copy-prop, fold, if-simp, fusion's index-of-map,
-//!     single-point, fission, loop-norm, cse); dce + tuple-elim; hoist; simplify;
+//!     single-point, fission, loop-norm, cse); dce + tuple-elim; hoist (with map-fission);
+//!     simplify;
 //!     vertical fusion (map-of-replicate, map-map, map-sink); dce
 //! then once: horizontal fusion; simplify; dce
 //! ```

@@ -296,6 +296,11 @@ impl<'n> Engine<'n> {
         {
             return Some(r);
         }
+        if ctx.on("fusion")
+            && let Some(r) = super::fusion::invariant_results(self, ctx, stm)
+        {
+            return Some(r);
+        }
         if ctx.on("single-point")
             && let Some(r) = super::singlepoint::rule(self, ctx, stm, scope)
         {

@@ -10,6 +10,10 @@
 //! sums of terms zero at the same index, `select` and `if` on conditions that imply `j == c`.
 //! Products by zero count as zero only under the finite-math float policy (`crate::opt`).
 //!
+//! Rule `reduce-single-row`: the same sum when the map reads the rows of an array that is zero
+//! but in one row instead of an index (a seed `copy zeros with [q, j] = 1`, its transpose, a
+//! row of it), and returns zero for a zero row ([`array_point`], [`zero_under`]).
+//!
 //! Takes verified IR and gives verified IR; the map is left for dead-code elimination.
 
 use super::Ctx;
@@ -94,6 +98,9 @@ pub fn sparse(eng: &Engine, se: &SubExp, r: &Region, depth: usize) -> Option<Spa
                 (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !eng.strict => rec(a),
                 (PrimOp::Un(UnOp::Neg, _), [a]) => rec(a),
                 (PrimOp::Bin(BinOp::Add | BinOp::Sub, _), [a, b]) => combine(rec(a), rec(b)),
+                (PrimOp::Tern(TernOp::Fma, t), [a, b, c]) if loose(t) => {
+                    combine(rec(a).or_else(|| rec(b)), rec(c))
+                }
                 (PrimOp::Tern(TernOp::Select, _), [c, a, b]) => {
                     if let (Some(p), Some(Sparse::Zero)) = (cond_point(eng, c, r), rec(b)) {
                         return Some(p);
@@ -328,6 +335,9 @@ pub fn zero_under(eng: &Engine, body: &Body, zero: &mut HashSet<Var>) {
                     (PrimOp::Un(UnOp::Neg, _), [a]) => z(zero, a),
                     (PrimOp::Bin(BinOp::Add | BinOp::Sub, _), [a, b]) => z(zero, a) && z(zero, b),
                     (PrimOp::Tern(TernOp::Select, _), [_, a, b]) => z(zero, a) && z(zero, b),
+                    (PrimOp::Tern(TernOp::Fma, t), [a, b, c]) if loose(t) => {
+                        (z(zero, a) || z(zero, b)) && z(zero, c)
+                    }
                     (PrimOp::Conv(from, to), [a]) if from.is_float() && to.is_float() => z(zero, a),
                     _ => false,
                 };
