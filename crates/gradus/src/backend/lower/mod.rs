@@ -25,6 +25,9 @@
 //!   per-thread copies summed in thread order when the accumulators are small next to the
 //!   loop's work (see [`imp::Stm::ParFor`]). Everything nested inside a parallel loop is
 //!   sequential. Without `parallel` everything runs left to right like the interpreter;
+//! * a `reduce_comm` adding up the rows a `map` computes (what `acc-reduce` makes of a matrix
+//!   product's adjoint) is first rewritten into an accumulator the map adds each row into
+//!   ([`row_sums`]), so the rows are never stored and a parallel map keeps its parallelism;
 //! * with `safe`, every check the interpreter makes (bounds, sizes, division by zero,
 //!   assertions, ranges) is a [`imp::Stm::Check`] whose error site has the interpreter's
 //!   message and the failing statement's locations; without it only the checks that keep
@@ -33,6 +36,7 @@
 //! **Rejects** (as an `Err` message) what it cannot lower: function calls.
 
 pub mod imp;
+pub mod row_sums;
 
 use crate::core::ir::{
     Aux, BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, Prog, Soac, Stm, SubExp, Type, Var,
@@ -73,6 +77,13 @@ type R<T> = Result<T, String>;
 
 /// Lowers every entry point of `prog`.
 pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program> {
+    let rewritten = row_sums::accumulate(prog.clone());
+    if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
+        crate::core::verify::verify(&rewritten).map_err(|e| {
+            format!("internal error: core IR verification failed before lowering: {e}")
+        })?;
+    }
+    let prog = &rewritten;
     let mut lw = Lw {
         prog,
         sources,
