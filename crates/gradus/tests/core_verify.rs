@@ -569,3 +569,35 @@ fn type_of_matches_the_printed_patterns() {
     }
     verify(&p).unwrap();
 }
+
+#[test]
+fn a_nested_with_acc_may_consume_an_outer_accumulator() {
+    // Reverse mode threads the accumulators of an enclosing with_acc through a nested one: the
+    // nested lambda runs once, so consuming the outer accumulator there is consuming it once.
+    passes(
+        "fun f [n_0] (xs_1: [n_0]f64, ys_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {\n\
+           let (a_3: [n_0]f64, b_4: [n_0]f64) = with_acc([n_0] (xs_1), \\(acc_5: acc([n_0], f64)) : (acc([n_0], f64), [n_0]f64) -> {\n\
+             let (c_6: [n_0]f64, d_7: acc([n_0], f64)) = with_acc([n_0] (ys_2), \\(acc_8: acc([n_0], f64)) : (acc([n_0], f64), acc([n_0], f64)) -> {\n\
+               let e_9: acc([n_0], f64) = update_acc(acc_5, [0i64], [1.0f64])\n\
+               in acc_8, e_9\n\
+             })\n\
+             in d_7, c_6\n\
+           })\n\
+           in a_3, b_4\n\
+         }",
+    );
+    // Used after the nested lambda consumed it: an error in the enclosing lambda.
+    fails(
+        "fun f [n_0] (xs_1: [n_0]f64, ys_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {\n\
+           let (a_3: [n_0]f64, b_4: [n_0]f64) = with_acc([n_0] (xs_1), \\(acc_5: acc([n_0], f64)) : (acc([n_0], f64), [n_0]f64) -> {\n\
+             let (c_6: [n_0]f64, d_7: acc([n_0], f64)) = with_acc([n_0] (ys_2), \\(acc_8: acc([n_0], f64)) : (acc([n_0], f64), acc([n_0], f64)) -> {\n\
+               let e_9: acc([n_0], f64) = update_acc(acc_5, [0i64], [1.0f64])\n\
+               in acc_8, e_9\n\
+             })\n\
+             in acc_5, c_6\n\
+           })\n\
+           in a_3, b_4\n\
+         }",
+        "acc_5",
+    );
+}

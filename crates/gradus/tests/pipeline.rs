@@ -175,3 +175,22 @@ fn recursive_functions_are_a_limitation_not_a_crash() {
         err.one_line()
     );
 }
+
+/// A lambda whose result size it computes itself (`flatten` of an `[n][3]` array inside a
+/// `map`): internalisation computes the size before the map, so the IR it produces verifies
+/// (the result type names only variables in scope), and the program runs.
+#[test]
+fn sizes_computed_in_a_lambda_are_in_scope_of_its_result_type() {
+    let src = "entry f [n] (xs: [n][3]f64) = \
+               map (\\k -> flatten (map (\\r -> map (\\x -> x * f64.i64 k) r) xs)) (iota 2)";
+    let p = Program::from_source_with("test.fut", src, &gradus::opt::OptOptions::off())
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    gradus::core::verify::verify(p.core()).unwrap_or_else(|e| panic!("{e}"));
+    let xs = Value::Array(Array::new(vec![1, 3], Buffer::F64(vec![1.0, 2.0, 3.0])).unwrap());
+    let out = p.call("f", vec![xs]).unwrap();
+    let Value::Array(a) = &out[0] else {
+        panic!("not an array")
+    };
+    assert_eq!(a.shape(), &[2, 3]);
+    assert_eq!(a.buffer(), &Buffer::F64(vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0]));
+}

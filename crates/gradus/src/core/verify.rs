@@ -130,6 +130,7 @@ pub fn verify(prog: &Prog) -> Result<(), VerifyError> {
         scope: HashSet::new(),
         frames: Vec::new(),
         acc_depth: 0,
+        lambda_runs_once: false,
         fun_name: String::new(),
         stms: Vec::new(),
     };
@@ -161,6 +162,8 @@ struct Verifier<'a> {
     scope: HashSet<Var>,
     frames: Vec<Frame>,
     acc_depth: usize,
+    /// Set just before checking a `with_acc` lambda, which runs exactly once.
+    lambda_runs_once: bool,
     fun_name: String,
     stms: Vec<&'a Stm>,
 }
@@ -694,6 +697,7 @@ impl<'a> Verifier<'a> {
                     ));
                 }
                 self.acc_depth += 1;
+                self.lambda_runs_once = true;
                 let r = self.lambda(lam, &acc_tys, "the with_acc lambda");
                 self.acc_depth -= 1;
                 r?;
@@ -830,6 +834,7 @@ impl<'a> Verifier<'a> {
     /// Checks a lambda whose parameters must have `param_tys`; checks its body against its
     /// declared result types.
     fn lambda(&mut self, lam: &'a Lambda, param_tys: &[Type], what: &str) -> R {
+        let once = std::mem::take(&mut self.lambda_runs_once);
         if lam.params.len() != param_tys.len() {
             return self.fail(format!(
                 "{what} takes {} parameters, expected {}",
@@ -853,6 +858,14 @@ impl<'a> Verifier<'a> {
         }
         self.body_results(&lam.body, &lam.ret, &Subst::new(), what)?;
         let (free, _) = self.pop_frame();
+        if once {
+            // A with_acc lambda runs exactly once: consuming an outer value (an enclosing
+            // accumulator threaded through it) consumes it in the enclosing scope.
+            for v in free {
+                self.consume(v);
+            }
+            return Ok(());
+        }
         if let Some(v) = free.iter().next() {
             return self.fail(format!(
                 "{what} consumes {}, which is bound outside it",

@@ -22,6 +22,7 @@
 
 pub mod emit;
 pub mod intrinsics;
+pub mod sizes;
 pub mod value;
 
 use crate::core::ir::{
@@ -105,10 +106,12 @@ pub fn internalise(
     for sig in &typed.entries {
         funs.push(ctx.entry(sig)?);
     }
-    Ok(Prog {
+    let mut prog = Prog {
         names: ctx.em.names,
         funs,
-    })
+    };
+    sizes::hoist_result_sizes(&mut prog);
+    Ok(prog)
 }
 
 /// The value declaration at a [`crate::types::DecPath`] path: indices down through module
