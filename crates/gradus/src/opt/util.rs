@@ -501,6 +501,12 @@ pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
             | BasicOp::Rotate { .. } => true,
             BasicOp::Prim(p, _) => !prim_can_fail(*p),
             BasicOp::Iota { n, .. } => nonneg(n),
+            // Rows whose types are the row type have its sizes (a mismatch is the only
+            // failure).
+            BasicOp::ArrayLit { elems, row } => elems.iter().all(|e| match e {
+                SubExp::Var(v) => names.ty(*v) == row,
+                SubExp::Const(c) => *row == Type::Prim(c.prim_type()),
+            }),
             BasicOp::Replicate { shape, .. } | BasicOp::Scratch { shape, .. } => {
                 shape.iter().all(nonneg)
             }
