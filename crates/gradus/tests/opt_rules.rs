@@ -368,3 +368,19 @@ fn a_constant_map_result_is_a_replicate() {
     assert!(!out.contains("mul_f64"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_sum_of_zeros_is_zero() {
+    let out = run(
+        r#"fun f [n_0] (x_1: f64) : f64 {
+  let z_2: [n_0]f64 = replicate([n_0], 0.0f64)
+  let s_3: f64 = reduce(n_0, \(a_4: f64, b_5: f64) : f64 -> { let c_6: f64 = add_f64(a_4, b_5) in c_6 }, (0.0f64), z_2)
+  let t_7: f64 = add_f64(s_3, x_1)
+  in t_7
+}"#,
+        &["single-point", "fold", "copy-prop"],
+        "reduce-of-zeros",
+    );
+    assert!(!out.contains("reduce"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -10,6 +10,8 @@
 //! sums of terms zero at the same index, `select` and `if` on conditions that imply `j == c`.
 //! Products by zero count as zero only under the finite-math float policy (`crate::opt`).
 //!
+//! Rule `reduce-of-zeros`: a sum of an all-zero array (a replicate of zero) is zero.
+//!
 //! Rule `reduce-single-row`: the same sum when the map reads the rows of an array that is zero
 //! but in one row instead of an index (a seed `copy zeros with [q, j] = 1`, its transpose, a
 //! row of it), and returns zero for a zero row ([`array_point`], [`zero_under`]).
@@ -176,6 +178,10 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
     let Type::Prim(t) = eng.names.ty(*res).clone() else {
         return None;
     };
+    if all_zero(eng, *arr, 0) {
+        ctx.fire("reduce-of-zeros");
+        return Some(Rewrite::Subst(vec![zero_of(t)]));
+    }
     let (def, o) = eng.defs.get(arr)?.clone();
     let Exp::Soac(Soac::Map {
         w: mw,
