@@ -384,3 +384,25 @@ fn a_sum_of_zeros_is_zero() {
     assert!(!out.contains("reduce"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_map_fuses_into_a_sum_histogram() {
+    // Indices and values computed by one map and read only by a `+` histogram: the map's body
+    // updates an accumulator over the histogram's destination instead.
+    let out = run(
+        r#"fun f [n_0, k_1] (xs_2: [n_0]f64, d_3: [k_1]f64) : [k_1]f64 {
+  let (is_4: [n_0]i64, vs_5: [n_0]f64) = map(n_0, \(x_6: f64) : (i64, f64) -> {
+    let m_7: f64 = mul_f64(x_6, 3.0f64)
+    let i_8: i64 = conv_f64_i64(m_7)
+    let v_9: f64 = mul_f64(x_6, x_6)
+    in i_8, v_9
+  }, xs_2)
+  let h_10: [k_1]f64 = hist(n_0, (d_3), \(a_11: f64, b_12: f64) : f64 -> { let c_13: f64 = add_f64(a_11, b_12) in c_13 }, (0.0f64), is_4, vs_5)
+  in h_10
+}"#,
+        &["fusion"],
+        "map-into-hist",
+    );
+    assert!(!out.contains("hist("), "{out}");
+    insta::assert_snapshot!(out);
+}

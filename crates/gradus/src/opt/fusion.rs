@@ -26,11 +26,17 @@
 //!   computed instead of read from an array that may then die. This is how map fuses into
 //!   single-element consumers such as the index a reduction's fission produces.
 //!
-//! A `map` cannot fuse into `reduce`, `scan`, `hist` or `scatter` in this IR, which has no
-//! fused map-reduce construct; the `single-point` pass covers the reduction case that matters
-//! for forward-mode gradients, the native backend's lowering runs a map and a following float
-//! `reduce` of its results as one loop, and lowers a sum of the rows a map computes as an
-//! accumulator (`backend::lower::row_sums`). Maps with accumulator inputs are never fused.
+//! * `map-into-hist` (a statement rule of the engine): a float `+` histogram whose indices and
+//!   values one map of the same body computes (and nothing else reads) becomes an
+//!   accumulator over the histogram's destination that the map's body updates directly; the
+//!   index and value arrays are never built.
+//!
+//! A `map` cannot fuse into `reduce`, `scan`, `scatter` or a non-`+` `hist` in this IR, which
+//! has no fused map-reduce construct; the `single-point` pass covers the reduction case that
+//! matters for forward-mode gradients, the native backend's lowering runs a map and a
+//! following float `reduce` of its results as one loop, and lowers a sum of the rows a map
+//! computes as an accumulator (`backend::lower::row_sums`). Maps with accumulator inputs are
+//! never fused.
 //!
 //! Takes verified IR and gives verified IR.
 
@@ -545,4 +551,129 @@ pub fn invariant_results(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<R
     let stms = b.take_stms();
     eng.consumed.extend(consumed_reps);
     Some(Rewrite::Stms(stms, results))
+}
+
+/// Rule `map-into-hist`: `hist(w, [dest], +, 0, is, vs)` whose indices and values are results
+/// of one `map(w, f, xs)` read by nothing else becomes an accumulator over `dest` that the
+/// map's body updates directly: `with_acc(dest, \a -> map(w, \(x.., a) -> {f; update_acc(a,
+/// [i], [v])}, xs, a))`. The index and value arrays are never built; updates happen in
+/// increasing row order and out-of-range indices are ignored, as in the histogram, so the
+/// result is the same to the bit. Only float `+` histograms of one destination (the
+/// accumulator's operator).
+pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+    let Exp::Soac(Soac::Hist {
+        w,
+        dests,
+        lam,
+        neutral,
+        indices,
+        values,
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let ([dest], [ne], [vals], [_]) = (
+        dests.as_slice(),
+        neutral.as_slice(),
+        values.as_slice(),
+        stm.pat.as_slice(),
+    ) else {
+        return None;
+    };
+    let dest_ty = eng.names.ty(*dest).clone();
+    if !super::util::is_zero(ne)
+        || !super::singlepoint::is_plus(eng, lam)
+        || dest_ty.rank() != 1
+        || !dest_ty.elem().is_float()
+    {
+        return None;
+    }
+    let (def, _) = eng.defs.get(indices)?.clone();
+    let Exp::Soac(Soac::Map {
+        w: mw,
+        lam: ml,
+        arrays: ma,
+    }) = &def.exp
+    else {
+        return None;
+    };
+    let oi = def.pat.iter().position(|v| v == indices)?;
+    let ov = def.pat.iter().position(|v| v == vals)?;
+    let once = |v: &Var| eng.uses.get(v) == Some(&1);
+    // The map must be in this body: moving it into an accumulator here must not make it
+    // run more often.
+    if mw != w
+        || !scope.local.contains(indices)
+        || !once(indices)
+        || !once(vals)
+        || has_acc(eng.names, ma)
+        || has_acc(eng.names, &def.pat)
+        || eng.consumed.contains(indices)
+        || eng.consumed.contains(vals)
+    {
+        return None;
+    }
+    ctx.fire("map-into-hist");
+    let d = dest_ty.dims()[0];
+    let acc_ty = Type::Acc {
+        shape: vec![d],
+        elems: vec![dest_ty.elem()],
+    };
+    let names = &mut *eng.names;
+    // A fresh copy of the map's lambda (the map stays until dead-code elimination).
+    let mut ren = HashMap::new();
+    let mut params = Vec::new();
+    for p in &ml.params {
+        let (hint, t) = (names.hint(*p).to_string(), names.ty(*p).clone());
+        let p2 = names.fresh(&hint, t);
+        ren.insert(*p, SubExp::Var(p2));
+        params.push(p2);
+    }
+    let mut body = ml.body.clone();
+    subst_body(&mut body, &ren);
+    let body = super::util::freshen_body(names, &body);
+    let a = names.fresh("acc", acc_ty.clone());
+    let a2 = names.fresh("acc", acc_ty.clone());
+    params.push(a);
+    let mut stms = body.stms;
+    stms.push(Stm {
+        pat: vec![a2],
+        exp: Exp::BasicOp(crate::core::ir::BasicOp::UpdateAcc {
+            acc: a,
+            indices: vec![body.result[oi]],
+            values: vec![body.result[ov]],
+        }),
+        aux: stm.aux.clone(),
+    });
+    let outer = names.fresh("acc", acc_ty.clone());
+    let mapped = names.fresh("acc", acc_ty.clone());
+    let mut arrays = ma.clone();
+    arrays.push(outer);
+    let map = Stm {
+        pat: vec![mapped],
+        exp: Exp::Soac(Soac::Map {
+            w: *w,
+            lam: Lambda {
+                params,
+                body: crate::core::ir::Body {
+                    stms,
+                    result: vec![SubExp::Var(a2)],
+                },
+                ret: vec![acc_ty.clone()],
+            },
+            arrays,
+        }),
+        aux: stm.aux.clone(),
+    };
+    Some(Rewrite::Exp(Exp::WithAcc {
+        inputs: vec![(vec![d], vec![*dest])],
+        lam: Lambda {
+            params: vec![outer],
+            body: crate::core::ir::Body {
+                stms: vec![map],
+                result: vec![SubExp::Var(mapped)],
+            },
+            ret: vec![acc_ty],
+        },
+    }))
 }

@@ -15,7 +15,7 @@
 //! | `tuple-elim`   | [`tuple`]      | unused results of `map`/`reduce`/`scan`/`if`/`loop` removed |
 //! | `inline`       | [`inline`]     | calls of non-entry functions inlined                         |
 //! | `hoist`        | [`hoist`]      | loop- and lambda-invariant statements moved out             |
-//! | `fusion`       | [`fusion`]     | map–map fusion, replicated inputs, identity maps, index of a map |
+//! | `fusion`       | [`fusion`]     | map–map and map-into-`+`-hist fusion, replicated inputs, identity maps, index of a map |
 //! | `single-point` | [`singlepoint`]| a sum whose terms are zero but at one index becomes a term  |
 //! | `fission`      | [`fission`]    | reductions split so that invariant parts can be hoisted     |
 //! | `map-fission`  | [`mapfission`] | maps split so that invariant parts can be hoisted           |

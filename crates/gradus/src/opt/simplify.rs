@@ -34,6 +34,8 @@ pub struct Scope {
     pub cse: HashMap<String, Vec<Var>>,
     /// Range facts.
     pub ranges: Ranges,
+    /// Variables bound in the body being simplified (not in enclosing ones).
+    pub local: HashSet<Var>,
 }
 
 /// State of one walk over a function.
@@ -153,6 +155,7 @@ impl<'n> Engine<'n> {
     /// Simplifies a body in `scope`.
     pub fn body(&mut self, ctx: &mut Ctx, body: Body, scope: &Scope) -> Body {
         let mut scope = scope.clone();
+        scope.local.clear();
         let mut out = Vec::with_capacity(body.stms.len());
         let mut work: VecDeque<Stm> = body.stms.into();
         let mut budget = 64 * (work.len() + 16);
@@ -229,6 +232,7 @@ impl<'n> Engine<'n> {
         }
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (stm.clone(), k));
+            scope.local.insert(*v);
         }
         out.push(stm);
     }
@@ -298,6 +302,11 @@ impl<'n> Engine<'n> {
         }
         if ctx.on("fusion")
             && let Some(r) = super::fusion::invariant_results(self, ctx, stm)
+        {
+            return Some(r);
+        }
+        if ctx.on("fusion")
+            && let Some(r) = super::fusion::map_into_hist(self, ctx, stm, scope)
         {
             return Some(r);
         }
