@@ -406,3 +406,18 @@ fn a_map_fuses_into_a_sum_histogram() {
     assert!(!out.contains("hist("), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_map_of_values_fuses_into_a_histogram_over_given_indices() {
+    let out = run(
+        r#"fun f [n_0, k_1] (xs_2: [n_0]f64, is_3: [n_0]i64, d_4: [k_1]f64) : [k_1]f64 {
+  let vs_5: [n_0]f64 = map(n_0, \(x_6: f64) : f64 -> { let v_7: f64 = mul_f64(x_6, x_6) in v_7 }, xs_2)
+  let h_8: [k_1]f64 = hist(n_0, (d_4), \(a_9: f64, b_10: f64) : f64 -> { let c_11: f64 = add_f64(a_9, b_10) in c_11 }, (0.0f64), is_3, vs_5)
+  in h_8
+}"#,
+        &["fusion"],
+        "map-into-hist",
+    );
+    assert!(!out.contains("hist("), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -553,9 +553,10 @@ pub fn invariant_results(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<R
     Some(Rewrite::Stms(stms, results))
 }
 
-/// Rule `map-into-hist`: `hist(w, [dest], +, 0, is, vs)` whose indices and values are results
-/// of one `map(w, f, xs)` read by nothing else becomes an accumulator over `dest` that the
-/// map's body updates directly: `with_acc(dest, \a -> map(w, \(x.., a) -> {f; update_acc(a,
+/// Rule `map-into-hist`: `hist(w, [dest], +, 0, is, vs)` whose indices or values (or both)
+/// are results of one `map(w, f, xs)` of the same body read by nothing else becomes an
+/// accumulator over `dest` that the map's body updates directly (the other array, if any,
+/// becomes an input of the map): `with_acc(dest, \a -> map(w, \(x.., a) -> {f; update_acc(a,
 /// [i], [v])}, xs, a))`. The index and value arrays are never built; updates happen in
 /// increasing row order and out-of-range indices are ignored, as in the histogram, so the
 /// result is the same to the bit. Only float `+` histograms of one destination (the
@@ -588,7 +589,12 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
     {
         return None;
     }
-    let (def, _) = eng.defs.get(indices)?.clone();
+    // The map computing the indices or the values (or both); the other comes in as an input.
+    let from_map = |v: &Var| {
+        let (def, _) = eng.defs.get(v)?;
+        matches!(&def.exp, Exp::Soac(Soac::Map { .. })).then(|| def.clone())
+    };
+    let def = from_map(indices).or_else(|| from_map(vals))?;
     let Exp::Soac(Soac::Map {
         w: mw,
         lam: ml,
@@ -597,19 +603,19 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
     else {
         return None;
     };
-    let oi = def.pat.iter().position(|v| v == indices)?;
-    let ov = def.pat.iter().position(|v| v == vals)?;
+    let oi = def.pat.iter().position(|v| v == indices);
+    let ov = def.pat.iter().position(|v| v == vals);
     let once = |v: &Var| eng.uses.get(v) == Some(&1);
     // The map must be in this body: moving it into an accumulator here must not make it
     // run more often.
+    let fused = |v: &Var, o: Option<usize>| {
+        o.is_none() || (once(v) && !eng.consumed.contains(v) && scope.local.contains(v))
+    };
     if mw != w
-        || !scope.local.contains(indices)
-        || !once(indices)
-        || !once(vals)
+        || !fused(indices, oi)
+        || !fused(vals, ov)
         || has_acc(eng.names, ma)
         || has_acc(eng.names, &def.pat)
-        || eng.consumed.contains(indices)
-        || eng.consumed.contains(vals)
     {
         return None;
     }
@@ -632,6 +638,20 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
     let mut body = ml.body.clone();
     subst_body(&mut body, &ren);
     let body = super::util::freshen_body(names, &body);
+    let mut arrays = ma.clone();
+    // The index and the value of a row: from the map's body, or a row of the input array.
+    let mut row_of = |v: &Var, o: Option<usize>, hint: &str| match o {
+        Some(o) => body.result[o],
+        None => {
+            let t = names.ty(*v).row();
+            let p = names.fresh(hint, t);
+            params.push(p);
+            arrays.push(*v);
+            SubExp::Var(p)
+        }
+    };
+    let index = row_of(indices, oi, "index");
+    let value = row_of(vals, ov, "value");
     let a = names.fresh("acc", acc_ty.clone());
     let a2 = names.fresh("acc", acc_ty.clone());
     params.push(a);
@@ -640,14 +660,13 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
         pat: vec![a2],
         exp: Exp::BasicOp(crate::core::ir::BasicOp::UpdateAcc {
             acc: a,
-            indices: vec![body.result[oi]],
-            values: vec![body.result[ov]],
+            indices: vec![index],
+            values: vec![value],
         }),
         aux: stm.aux.clone(),
     });
     let outer = names.fresh("acc", acc_ty.clone());
     let mapped = names.fresh("acc", acc_ty.clone());
-    let mut arrays = ma.clone();
     arrays.push(outer);
     let map = Stm {
         pat: vec![mapped],
