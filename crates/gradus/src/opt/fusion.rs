@@ -583,7 +583,7 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
     };
     let dest_ty = eng.names.ty(*dest).clone();
     if !super::util::is_zero(ne)
-        || !super::singlepoint::is_plus(eng, lam)
+        || !super::singlepoint::is_plus(lam)
         || dest_ty.rank() != 1
         || !dest_ty.elem().is_float()
     {
@@ -627,17 +627,7 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
     };
     let names = &mut *eng.names;
     // A fresh copy of the map's lambda (the map stays until dead-code elimination).
-    let mut ren = HashMap::new();
-    let mut params = Vec::new();
-    for p in &ml.params {
-        let (hint, t) = (names.hint(*p).to_string(), names.ty(*p).clone());
-        let p2 = names.fresh(&hint, t);
-        ren.insert(*p, SubExp::Var(p2));
-        params.push(p2);
-    }
-    let mut body = ml.body.clone();
-    subst_body(&mut body, &ren);
-    let body = super::util::freshen_body(names, &body);
+    let (mut params, body) = super::util::fresh_copy(names, &ml.params, &ml.body);
     let mut arrays = ma.clone();
     // The index and the value of a row: from the map's body, or a row of the input array.
     let mut row_of = |v: &Var, o: Option<usize>, hint: &str| match o {

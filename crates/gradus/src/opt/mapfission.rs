@@ -19,9 +19,9 @@
 //!
 //! Takes verified IR and gives verified IR.
 
-use super::util::{consumed_in_body, deps_in, free_in_exp, prune, subst_body, type_vars};
+use super::util::{consumed_in_body, deps_in, free_in_exp, fresh_copy, prune, type_vars};
 use crate::core::ir::{Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Splits the `map` statement `stm` into a map of the part of its lambda that reads nothing
 /// in `variant`, and the rest (in this order), if that part does some array work and is
@@ -57,7 +57,7 @@ fn split(
     // Consuming a parameter or a free variable would consume an input of both maps.
     if consumed
         .iter()
-        .any(|v| lam.params.contains(v) || !lam.body.stms.iter().any(|s| s.pat.contains(v)))
+        .any(|v| lam.params.contains(v) || !bound_here.contains(v))
     {
         return None;
     }
@@ -165,21 +165,11 @@ fn split(
         return None;
     }
     // The invariant map: fresh parameters, fresh names inside.
-    let mut ren = HashMap::new();
-    let mut params = Vec::new();
-    for p in &inv_params {
-        let t = names.ty(*p).clone();
-        let hint = names.hint(*p).to_string();
-        let p2 = names.fresh(&hint, t);
-        ren.insert(*p, SubExp::Var(p2));
-        params.push(p2);
-    }
-    let mut inv_body = Body {
+    let inv_body = Body {
         stms: inv_stms,
         result: outputs.iter().map(|v| SubExp::Var(*v)).collect(),
     };
-    subst_body(&mut inv_body, &ren);
-    let inv_body = super::util::freshen_body(names, &inv_body);
+    let (params, inv_body) = fresh_copy(names, &inv_params, &inv_body);
     let inv = Stm {
         pat: out_pat.clone(),
         exp: Exp::Soac(Soac::Map {
@@ -339,20 +329,15 @@ pub fn split_loop_invariant(
     else {
         return None;
     };
-    let mut ren = HashMap::new();
-    let (hint, t) = (names.hint(ii).to_string(), names.ty(ii).clone());
-    let i2 = names.fresh(&hint, t);
-    ren.insert(ii, SubExp::Var(i2));
-    let mut params2 = Vec::new();
-    for (p, init) in &ip {
-        let (hint, t) = (names.hint(*p).to_string(), names.ty(*p).clone());
-        let p2 = names.fresh(&hint, t);
-        ren.insert(*p, SubExp::Var(p2));
-        params2.push((p2, *init));
-    }
-    let mut ibody = ibody;
-    subst_body(&mut ibody, &ren);
-    let ibody = super::util::freshen_body(names, &ibody);
+    let mut binders = vec![ii];
+    binders.extend(ip.iter().map(|(p, _)| *p));
+    let (fresh, ibody) = fresh_copy(names, &binders, &ibody);
+    let i2 = fresh[0];
+    let params2: Vec<(Var, SubExp)> = fresh[1..]
+        .iter()
+        .zip(&ip)
+        .map(|(p2, (_, init))| (*p2, *init))
+        .collect();
     let inv = Stm {
         pat: inv_loop.pat,
         exp: Exp::Loop {

@@ -138,7 +138,7 @@ pub fn sparse(eng: &Engine, se: &SubExp, r: &Region, depth: usize) -> Option<Spa
 }
 
 /// Whether `lam` is `\a b -> a + b` (or `b + a`) on one numeric scalar.
-pub fn is_plus(eng: &Engine, lam: &Lambda) -> bool {
+pub fn is_plus(lam: &Lambda) -> bool {
     let ([a, b], [res]) = (lam.params.as_slice(), lam.body.result.as_slice()) else {
         return false;
     };
@@ -148,7 +148,6 @@ pub fn is_plus(eng: &Engine, lam: &Lambda) -> bool {
     if stm.pat != [*rv] {
         return false;
     }
-    let _ = eng;
     match &stm.exp {
         Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, _), args)) => {
             args == &[(*a).into(), (*b).into()] || args == &[(*b).into(), (*a).into()]
@@ -172,7 +171,7 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
     let ([ne], [arr], [res]) = (neutral.as_slice(), arrays.as_slice(), stm.pat.as_slice()) else {
         return None;
     };
-    if !is_zero(ne) || !is_plus(eng, lam) {
+    if !is_zero(ne) || !is_plus(lam) {
         return None;
     }
     let Type::Prim(t) = eng.names.ty(*res).clone() else {
@@ -369,7 +368,7 @@ pub fn zero_under(eng: &Engine, body: &Body, zero: &mut HashSet<Var>) {
                 neutral,
                 arrays,
                 ..
-            }) if neutral.len() == 1 && is_plus(eng, lam) => {
+            }) if neutral.len() == 1 && is_plus(lam) => {
                 vec![is_zero(&neutral[0]) && zero.contains(&arrays[0])]
             }
             Exp::If {

@@ -405,6 +405,23 @@ pub fn freshen_body(names: &mut NameTable, body: &Body) -> Body {
     out
 }
 
+/// A copy of `body` that can sit next to the original: `params` (the binders it takes from
+/// outside, such as lambda or loop parameters) become fresh variables, returned in order,
+/// and every variable bound inside gets a fresh name.
+pub fn fresh_copy(names: &mut NameTable, params: &[Var], body: &Body) -> (Vec<Var>, Body) {
+    let mut ren = HashMap::new();
+    let mut fresh = Vec::with_capacity(params.len());
+    for p in params {
+        let (hint, t) = (names.hint(*p).to_string(), names.ty(*p).clone());
+        let p2 = names.fresh(&hint, t);
+        ren.insert(*p, SubExp::Var(p2));
+        fresh.push(p2);
+    }
+    let mut copy = body.clone();
+    subst_body(&mut copy, &ren);
+    (fresh, freshen_body(names, &copy))
+}
+
 /// Statements computing `lam` applied to `args` (one sub-expression per parameter), with
 /// fresh names, and its results.
 pub fn instantiate_lambda(

@@ -29,7 +29,6 @@
 //! Takes a verified program; gives a verified program.
 
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, PrimOp};
 use crate::opt::util::{free_in_exp, is_zero, walk_bodies_mut};
 use std::collections::HashSet;
 
@@ -131,9 +130,12 @@ fn candidate(names: &NameTable, b: &Body, q: usize, zero_arrays: &HashSet<Var>) 
     (!used_elsewhere).then_some(p)
 }
 
-/// Whether `lam` adds two arrays of rank `rank` element by element (a nest of maps around a
-/// float addition of the parameters).
+/// Whether `lam` adds two arrays of rank `rank` element by element (a nest of maps around
+/// an addition of the parameters; the caller checks the element type).
 fn elementwise_add(lam: &Lambda, rank: usize) -> bool {
+    if rank == 0 {
+        return crate::opt::singlepoint::is_plus(lam);
+    }
     let ([x, y], [stm], [SubExp::Var(r)]) = (
         lam.params.as_slice(),
         lam.body.stms.as_slice(),
@@ -141,19 +143,10 @@ fn elementwise_add(lam: &Lambda, rank: usize) -> bool {
     ) else {
         return false;
     };
-    if stm.pat != [*r] {
-        return false;
-    }
-    match (&stm.exp, rank) {
-        (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, t), args)), 0) => {
-            t.is_float() && (args == &[(*x).into(), (*y).into()])
-        }
-        (
-            Exp::Soac(Soac::Map {
-                lam: inner, arrays, ..
-            }),
-            r,
-        ) if r > 0 => arrays == &[*x, *y] && elementwise_add(inner, r - 1),
+    match &stm.exp {
+        Exp::Soac(Soac::Map {
+            lam: inner, arrays, ..
+        }) => stm.pat == [*r] && arrays == &[*x, *y] && elementwise_add(inner, rank - 1),
         _ => false,
     }
 }
