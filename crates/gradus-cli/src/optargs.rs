@@ -12,7 +12,7 @@ pub struct OptArgs {
     pub no_opt: bool,
     /// Do not run this optimiser pass (repeatable): fold, copy-prop, cse, if-simp, dce,
     /// tuple-elim, inline, hoist, fusion, single-point, fission, map-fission, loop-norm,
-    /// acc-reduce.
+    /// acc-reduce, consumer-fusion.
     #[arg(long = "disable-pass", value_name = "PASS", value_parser = parse_pass)]
     pub disable_pass: Vec<String>,
 }

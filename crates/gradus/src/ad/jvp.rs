@@ -31,6 +31,7 @@ use super::derivatives::{Emit, prim_tangent};
 use crate::core::ir::{
     Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
+use crate::core::screma::{is_fused, unfuse_stms};
 use crate::diag::{Diagnostic, Span};
 use crate::value::Scalar;
 use std::collections::HashMap;
@@ -51,6 +52,7 @@ pub fn differentiate(
     stms: &[Stm],
     seeds: HashMap<Var, SubExp>,
 ) -> R<Differentiated> {
+    let stms = &unfuse_stms(names, stms, &is_fused);
     let mut j = Jvp {
         e: Emit {
             names,
@@ -649,6 +651,9 @@ impl Jvp<'_> {
                     indices: *indices,
                     values: new_values,
                 }
+            }
+            Soac::Screma { .. } => {
+                return Err(Diagnostic::bug("a fused SOAC reached forward mode unsplit"));
             }
         };
         let tans = tangent_pattern(self);

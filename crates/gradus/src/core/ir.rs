@@ -458,6 +458,125 @@ pub enum Soac {
         /// Values, one array per destination.
         values: Vec<Var>,
     },
+    /// A `map` fused into the SOAC that consumes all of its results (a "screma", after
+    /// Futhark's scan-reduce-map): `map` is applied to the rows of `arrays` and its results
+    /// go straight into `form`, row by row, so the mapped arrays are never built. The
+    /// meaning is that of `form` applied to `map(w, map, arrays)`, with the map run row by
+    /// row interleaved with the consumer; the optimiser builds it only where the consumer's
+    /// operator cannot fail, so the interleaving reports the same errors. What `map`
+    /// returns depends on the form (see [`ScremaForm`]).
+    Screma {
+        /// Width.
+        w: SubExp,
+        /// Function of one row of each input.
+        map: Lambda,
+        /// Input arrays.
+        arrays: Vec<Var>,
+        /// The consumer of the mapped values (boxed: it keeps [`Exp`] small).
+        form: Box<ScremaForm>,
+    },
+}
+
+/// The consumer of a [`Soac::Screma`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScremaForm {
+    /// `redomap(w, f, op, ne, xs)`: `f` returns `k` values, combined like `reduce`.
+    Reduce {
+        /// The operator (`2k` parameters).
+        lam: Lambda,
+        /// Neutral elements.
+        neutral: Vec<SubExp>,
+        /// Whether the operator is declared commutative (`redomap_comm`).
+        commutative: bool,
+    },
+    /// `scanomap(w, f, op, ne, xs)`: `f` returns `k` values, scanned like `scan`; one result
+    /// array per value.
+    Scan {
+        /// The operator (`2k` parameters).
+        lam: Lambda,
+        /// Neutral elements.
+        neutral: Vec<SubExp>,
+    },
+    /// `histomap(w, dests, f, op, ne, xs)`: `f` returns a bin index (`i64`) and `k` values,
+    /// combined into the bins of the `k` destinations like `hist`.
+    Hist {
+        /// Destination arrays, consumed.
+        dests: Vec<Var>,
+        /// The operator (`2k` parameters).
+        lam: Lambda,
+        /// Neutral elements.
+        neutral: Vec<SubExp>,
+    },
+    /// `scattermap(w, dests, f, xs)`: `f` returns a position (`i64`) and one value per
+    /// destination, written like `scatter`.
+    Scatter {
+        /// Destination arrays, consumed.
+        dests: Vec<Var>,
+    },
+}
+
+impl ScremaForm {
+    /// The consumer's operator, if it has one.
+    pub fn op(&self) -> Option<&Lambda> {
+        match self {
+            ScremaForm::Reduce { lam, .. }
+            | ScremaForm::Scan { lam, .. }
+            | ScremaForm::Hist { lam, .. } => Some(lam),
+            ScremaForm::Scatter { .. } => None,
+        }
+    }
+    /// The consumer's operator, if it has one, mutably.
+    pub fn op_mut(&mut self) -> Option<&mut Lambda> {
+        match self {
+            ScremaForm::Reduce { lam, .. }
+            | ScremaForm::Scan { lam, .. }
+            | ScremaForm::Hist { lam, .. } => Some(lam),
+            ScremaForm::Scatter { .. } => None,
+        }
+    }
+    /// The consumed destinations (`hist`, `scatter`).
+    pub fn dests(&self) -> &[Var] {
+        match self {
+            ScremaForm::Hist { dests, .. } | ScremaForm::Scatter { dests } => dests,
+            _ => &[],
+        }
+    }
+}
+
+impl Soac {
+    /// Every lambda of the SOAC: the function applied per row first, then the operator.
+    pub fn lambdas(&self) -> Vec<&Lambda> {
+        match self {
+            Soac::Map { lam, .. }
+            | Soac::Reduce { lam, .. }
+            | Soac::Scan { lam, .. }
+            | Soac::Hist { lam, .. } => vec![lam],
+            Soac::Scatter { .. } => vec![],
+            Soac::Screma { map, form, .. } => std::iter::once(map).chain(form.op()).collect(),
+        }
+    }
+    /// Every lambda of the SOAC, mutably, in the order of [`Soac::lambdas`].
+    pub fn lambdas_mut(&mut self) -> Vec<&mut Lambda> {
+        match self {
+            Soac::Map { lam, .. }
+            | Soac::Reduce { lam, .. }
+            | Soac::Scan { lam, .. }
+            | Soac::Hist { lam, .. } => vec![lam],
+            Soac::Scatter { .. } => vec![],
+            Soac::Screma { map, form, .. } => std::iter::once(map).chain(form.op_mut()).collect(),
+        }
+    }
+    /// The width.
+    pub fn width(&self) -> &SubExp {
+        match self {
+            Soac::Map { w, .. }
+            | Soac::Reduce { w, .. }
+            | Soac::Scan { w, .. }
+            | Soac::Hist { w, .. }
+            | Soac::Scatter { w, .. }
+            | Soac::Screma { w, .. } => w,
+        }
+    }
 }
 
 /// Expressions: the right-hand sides of statements.

@@ -8,5 +8,6 @@ pub mod prim;
 pub mod prim_eval;
 pub mod print;
 pub mod renumber;
+pub mod screma;
 pub mod type_of;
 pub mod verify;

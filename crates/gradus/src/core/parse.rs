@@ -18,8 +18,8 @@
 //! [`crate::core::verify`] (a variable bound twice keeps the type of its first binding).
 
 use crate::core::ir::{
-    Aux, BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, Soac,
-    Stm, SubExp, Type, Var,
+    Aux, BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog,
+    ScremaForm, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::PrimOp;
 use crate::diag::{Diagnostic, FileId, Span};
@@ -1061,6 +1061,58 @@ impl Parser {
                     dests,
                     indices,
                     values,
+                }))
+            }
+            "redomap" | "redomap_comm" | "scanomap" => {
+                let width = self.subexp()?;
+                self.punct(",")?;
+                let map = self.lambda()?;
+                self.punct(",")?;
+                let lam = self.lambda()?;
+                self.punct(",")?;
+                let neutral = self.neutral()?;
+                let arrays = self.trailing_vars()?;
+                let form = if w == "scanomap" {
+                    ScremaForm::Scan { lam, neutral }
+                } else {
+                    ScremaForm::Reduce {
+                        lam,
+                        neutral,
+                        commutative: w == "redomap_comm",
+                    }
+                };
+                Ok(Exp::Soac(Soac::Screma {
+                    w: width,
+                    map,
+                    arrays,
+                    form: Box::new(form),
+                }))
+            }
+            "histomap" | "scattermap" => {
+                let width = self.subexp()?;
+                self.punct(",")?;
+                let dests = self.paren_vars()?;
+                self.punct(",")?;
+                let map = self.lambda()?;
+                let form = if w == "histomap" {
+                    self.punct(",")?;
+                    let lam = self.lambda()?;
+                    self.punct(",")?;
+                    let neutral = self.neutral()?;
+                    ScremaForm::Hist {
+                        dests,
+                        lam,
+                        neutral,
+                    }
+                } else {
+                    ScremaForm::Scatter { dests }
+                };
+                let arrays = self.trailing_vars()?;
+                Ok(Exp::Soac(Soac::Screma {
+                    w: width,
+                    map,
+                    arrays,
+                    form: Box::new(form),
                 }))
             }
             "with_acc" => {

@@ -49,8 +49,8 @@
 //! A body with at most one basic-operation statement prints on one line; others are indented.
 
 use crate::core::ir::{
-    BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, Soac, Stm,
-    SubExp, Type, Var,
+    BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm,
+    Soac, Stm, SubExp, Type, Var,
 };
 use crate::program::ExternalType;
 use crate::value::{PrimType, Scalar};
@@ -634,6 +634,46 @@ impl<'a> Printer<'a> {
                 self.s(", ");
                 self.var(*indices);
                 for a in values {
+                    self.s(", ");
+                    self.var(*a);
+                }
+                self.s(")");
+            }
+            Soac::Screma {
+                w,
+                map,
+                arrays,
+                form,
+            } => {
+                self.s(match &**form {
+                    ScremaForm::Reduce {
+                        commutative: true, ..
+                    } => "redomap_comm(",
+                    ScremaForm::Reduce { .. } => "redomap(",
+                    ScremaForm::Scan { .. } => "scanomap(",
+                    ScremaForm::Hist { .. } => "histomap(",
+                    ScremaForm::Scatter { .. } => "scattermap(",
+                });
+                self.se(w);
+                self.s(", ");
+                if matches!(**form, ScremaForm::Hist { .. } | ScremaForm::Scatter { .. }) {
+                    self.paren_vars(form.dests());
+                    self.s(", ");
+                }
+                self.lambda(map);
+                if let (
+                    Some(op),
+                    ScremaForm::Reduce { neutral, .. }
+                    | ScremaForm::Scan { neutral, .. }
+                    | ScremaForm::Hist { neutral, .. },
+                ) = (form.op(), &**form)
+                {
+                    self.s(", ");
+                    self.lambda(op);
+                    self.s(", ");
+                    self.paren_ses(neutral);
+                }
+                for a in arrays {
                     self.s(", ");
                     self.var(*a);
                 }

@@ -11,8 +11,8 @@
 //! (bindings, uses, and dimensions inside types), are public for passes that need them.
 
 use crate::core::ir::{
-    BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, Soac, Stm,
-    SubExp, Type, Var,
+    BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm,
+    Soac, Stm, SubExp, Type, Var,
 };
 use std::collections::HashMap;
 
@@ -124,13 +124,11 @@ fn exp_binders(exp: &Exp, out: &mut Vec<Var>) {
             }
             body_binders(body, out);
         }
-        Exp::Soac(soac) => match soac {
-            Soac::Map { lam, .. }
-            | Soac::Reduce { lam, .. }
-            | Soac::Scan { lam, .. }
-            | Soac::Hist { lam, .. } => lambda_binders(lam, out),
-            Soac::Scatter { .. } => {}
-        },
+        Exp::Soac(soac) => {
+            for lam in soac.lambdas() {
+                lambda_binders(lam, out);
+            }
+        }
         Exp::WithAcc { lam, .. } => lambda_binders(lam, out),
     }
 }
@@ -316,6 +314,36 @@ fn map_vars_exp(exp: &mut Exp, f: &mut impl FnMut(Var) -> Var) {
                 *indices = f(*indices);
                 map_vs(values, f);
             }
+            Soac::Screma {
+                w,
+                map,
+                arrays,
+                form,
+            } => {
+                map_se(w, f);
+                match &mut **form {
+                    ScremaForm::Reduce { lam, neutral, .. } | ScremaForm::Scan { lam, neutral } => {
+                        map_vars_lambda(map, f);
+                        map_vars_lambda(lam, f);
+                        map_ses(neutral, f);
+                    }
+                    ScremaForm::Hist {
+                        dests,
+                        lam,
+                        neutral,
+                    } => {
+                        map_vs(dests, f);
+                        map_vars_lambda(map, f);
+                        map_vars_lambda(lam, f);
+                        map_ses(neutral, f);
+                    }
+                    ScremaForm::Scatter { dests } => {
+                        map_vs(dests, f);
+                        map_vars_lambda(map, f);
+                    }
+                }
+                map_vs(arrays, f);
+            }
         },
         Exp::WithAcc { inputs, lam } => {
             for (shape, arrays) in inputs.iter_mut() {
@@ -405,13 +433,11 @@ pub fn map_aux_body(body: &mut Body, f: &mut impl FnMut(&mut crate::core::ir::Au
                 map_aux_body(else_body, f);
             }
             Exp::Loop { body, .. } => map_aux_body(body, f),
-            Exp::Soac(soac) => match soac {
-                Soac::Map { lam, .. }
-                | Soac::Reduce { lam, .. }
-                | Soac::Scan { lam, .. }
-                | Soac::Hist { lam, .. } => map_aux_body(&mut lam.body, f),
-                Soac::Scatter { .. } => {}
-            },
+            Exp::Soac(soac) => {
+                for lam in soac.lambdas_mut() {
+                    map_aux_body(&mut lam.body, f);
+                }
+            }
             Exp::WithAcc { lam, .. } => map_aux_body(&mut lam.body, f),
         }
     }

@@ -7,7 +7,7 @@
 //! input: a malformed operation gets a best-effort type, which the verifier then rejects.
 //! Variables must be in the name table.
 
-use crate::core::ir::{BasicOp, DimIndex, Exp, NameTable, Soac, SubExp, Type, Var};
+use crate::core::ir::{BasicOp, DimIndex, Exp, NameTable, ScremaForm, Soac, SubExp, Type, Var};
 
 /// The types bound by a basic operation, one per pattern variable (none for `Assert`).
 ///
@@ -86,7 +86,7 @@ pub fn slice_dims(dims: &[SubExp], slice: &[DimIndex]) -> Vec<SubExp> {
 /// `if` and calls give their declared `ret`; a loop gives its parameters' types; `map` and
 /// `scan` give the lambda's result types with outer size `w` (accumulators unchanged, see
 /// [`map_result_type`]); `reduce` the lambda's result
-/// types; `hist` and `scatter` their destinations' types; `with_acc` the types of the input
+/// types; `hist` and `scatter` their destinations' types; a `screma` what its consumer gives; `with_acc` the types of the input
 /// arrays followed by the lambda's results after the accumulators.
 pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
     match exp {
@@ -101,6 +101,15 @@ pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
             Soac::Hist { dests, .. } | Soac::Scatter { dests, .. } => {
                 dests.iter().map(|d| names.ty(*d).clone()).collect()
             }
+            Soac::Screma { w, form, .. } => match &**form {
+                ScremaForm::Reduce { lam, .. } => lam.ret.clone(),
+                ScremaForm::Scan { lam, .. } => {
+                    lam.ret.iter().map(|t| map_result_type(t, *w)).collect()
+                }
+                ScremaForm::Hist { dests, .. } | ScremaForm::Scatter { dests } => {
+                    dests.iter().map(|d| names.ty(*d).clone()).collect()
+                }
+            },
         },
         Exp::WithAcc { inputs, lam } => {
             let mut out: Vec<Type> = inputs

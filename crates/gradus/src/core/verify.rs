@@ -54,6 +54,10 @@
 //!   parameters having the lambda's result types; `hist` and `scatter`: `[w]i64` indices and
 //!   destinations whose rows have the values' row types; `scatter`: as many destinations as
 //!   value arrays;
+//! * fused SOACs (`redomap`, `scanomap`, `histomap`, `scattermap`): no accumulator inputs;
+//!   the map lambda takes the inputs' rows and returns what the consumer would have read from
+//!   the mapped arrays (for `histomap` and `scattermap` an `i64` index first), checked as
+//!   above for `reduce`, `scan`, `hist` and `scatter`;
 //! * `with_acc`: one lambda parameter per input, of type `acc(shape, elems of the arrays)`;
 //!   every input array's dimensions start with the shape; the lambda returns those
 //!   accumulators first; `update_acc`: an accumulator, one `i64` index per dimension of its
@@ -88,8 +92,8 @@
 //! bounds, equal shapes of array literal rows and concatenated arrays).
 
 use crate::core::ir::{
-    BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, Soac, Stm, SubExp,
-    Type, Var,
+    BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm, Soac, Stm,
+    SubExp, Type, Var,
 };
 use crate::core::prim::PrimOp;
 use crate::core::print::{print_stm, print_type, print_var};
@@ -903,6 +907,15 @@ impl<'a> Verifier<'a> {
             Soac::Scan { w, .. } => (w, "scan"),
             Soac::Hist { w, .. } => (w, "hist"),
             Soac::Scatter { w, .. } => (w, "scatter"),
+            Soac::Screma { w, form, .. } => (
+                w,
+                match &**form {
+                    ScremaForm::Reduce { .. } => "redomap",
+                    ScremaForm::Scan { .. } => "scanomap",
+                    ScremaForm::Hist { .. } => "histomap",
+                    ScremaForm::Scatter { .. } => "scattermap",
+                },
+            ),
         };
         self.expect_se(w, PrimType::I64, &format!("the width of {what}"))?;
         match soac {
@@ -961,6 +974,43 @@ impl<'a> Verifier<'a> {
                 let rows: Vec<Type> = tys.iter().map(Type::row).collect();
                 self.dests(dests, &rows, what)?;
                 Ok(dests.clone())
+            }
+            Soac::Screma {
+                w,
+                map,
+                arrays,
+                form,
+            } => {
+                let tys = self.expect_width(arrays, w, &format!("{what} input"))?;
+                if tys.iter().any(|t| matches!(t, Type::Acc { .. })) {
+                    return self.fail(format!("{what} takes an accumulator as input"));
+                }
+                let rows: Vec<Type> = tys.iter().map(Type::row).collect();
+                self.lambda(map, &rows, &format!("the map lambda of {what}"))?;
+                let values: &'a [Type] = match &**form {
+                    ScremaForm::Reduce { .. } | ScremaForm::Scan { .. } => &map.ret,
+                    ScremaForm::Hist { .. } | ScremaForm::Scatter { .. } => {
+                        if map.ret.first() != Some(&Type::Prim(PrimType::I64)) {
+                            return self.fail(format!(
+                                "the map lambda of {what} must return an i64 index first"
+                            ));
+                        }
+                        &map.ret[1..]
+                    }
+                };
+                if matches!(**form, ScremaForm::Hist { .. } | ScremaForm::Scatter { .. }) {
+                    self.dests(form.dests(), values, what)?;
+                }
+                if let (
+                    Some(op),
+                    ScremaForm::Reduce { neutral, .. }
+                    | ScremaForm::Scan { neutral, .. }
+                    | ScremaForm::Hist { neutral, .. },
+                ) = (form.op(), &**form)
+                {
+                    self.operator(op, neutral, values, what)?;
+                }
+                Ok(form.dests().to_vec())
             }
         }
     }

@@ -9,7 +9,7 @@
 //! Takes the internalised program; gives the same program with those statements moved.
 
 use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, Var};
-use crate::opt::util::{free_in_exp, prim_can_fail, soac_lambda_mut, type_vars, walk_bodies_mut};
+use crate::opt::util::{free_in_exp, prim_can_fail, type_vars, walk_bodies_mut};
 use std::collections::HashSet;
 
 /// Moves the size computations out of every lambda of `prog` whose result type needs them.
@@ -20,12 +20,12 @@ pub fn hoist_result_sizes(prog: &mut Prog) {
             let stms = std::mem::take(&mut b.stms);
             let mut out = Vec::with_capacity(stms.len());
             for mut stm in stms {
-                if let Exp::Soac(soac) = &mut stm.exp
-                    && let Some(lam) = soac_lambda_mut(soac)
-                {
-                    let wanted: HashSet<Var> = lam.ret.iter().flat_map(type_vars).collect();
-                    let moved = take_sizes(names, &mut lam.body, &lam.params, &wanted);
-                    out.extend(moved);
+                if let Exp::Soac(soac) = &mut stm.exp {
+                    for lam in soac.lambdas_mut() {
+                        let wanted: HashSet<Var> = lam.ret.iter().flat_map(type_vars).collect();
+                        let moved = take_sizes(names, &mut lam.body, &lam.params, &wanted);
+                        out.extend(moved);
+                    }
                 }
                 out.push(stm);
             }

@@ -77,7 +77,7 @@ fn collect_defs(body: &Body, defs: &mut HashMap<Var, Exp>) {
             }
             Exp::Loop { body, .. } => inner(body),
             Exp::Soac(s) => {
-                if let Some(l) = super::util::soac_lambda(s) {
+                for l in s.lambdas() {
                     inner(&l.body);
                 }
             }

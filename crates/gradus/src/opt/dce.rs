@@ -71,7 +71,7 @@ fn nested(names: &NameTable, ctx: &mut Ctx, e: &mut Exp, live: &mut HashSet<crat
         }
         Exp::Loop { body: b, .. } => body(names, ctx, b, live),
         Exp::Soac(s) => {
-            if let Some(lam) = super::util::soac_lambda_mut(s) {
+            for lam in s.lambdas_mut() {
                 body(names, ctx, &mut lam.body, live);
             }
             let _ = matches!(s, Soac::Map { .. });

@@ -31,11 +31,9 @@
 //!   accumulator over the histogram's destination that the map's body updates directly; the
 //!   index and value arrays are never built.
 //!
-//! A `map` cannot fuse into `reduce`, `scan`, `scatter` or a non-`+` `hist` in this IR, which
-//! has no fused map-reduce construct; the `single-point` pass covers the reduction case that
-//! matters for forward-mode gradients, the native backend's lowering runs a map and a
-//! following float `reduce` of its results as one loop, and lowers a sum of the rows a map
-//! computes as an accumulator (`backend::lower::row_sums`). Maps with accumulator inputs are
+//! A `map` fuses into `reduce`, `scan`, `scatter` and other histograms in the last pass of
+//! the pipeline, `consumer-fusion` (module `consumer`), which builds fused SOACs; the rules
+//! here and in `single-point` look for the unfused forms. Maps with accumulator inputs are
 //! never fused.
 //!
 //! Takes verified IR and gives verified IR.

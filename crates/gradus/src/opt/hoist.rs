@@ -100,18 +100,17 @@ fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) 
         }
         Exp::Soac(soac) => {
             let mut inner = ranges.clone();
-            if let Soac::Map { lam, arrays, .. } = soac {
-                let (ps, arrs) = (lam.params.clone(), arrays.clone());
+            if let Soac::Map { lam: f, arrays, .. } | Soac::Screma { map: f, arrays, .. } = soac {
+                let (ps, arrs) = (f.params.clone(), arrays.clone());
                 inner.from_inputs(&ps, &arrs);
             }
-            match super::util::soac_lambda_mut(soac) {
-                Some(lam) => {
-                    body(names, ctx, &mut lam.body, &inner);
-                    let local: HashSet<Var> = lam.params.iter().copied().collect();
-                    extract(names, ctx, &mut lam.body, local, ranges)
-                }
-                None => vec![],
+            let mut moved = Vec::new();
+            for lam in soac.lambdas_mut() {
+                body(names, ctx, &mut lam.body, &inner);
+                let local: HashSet<Var> = lam.params.iter().copied().collect();
+                moved.extend(extract(names, ctx, &mut lam.body, local, ranges));
             }
+            moved
         }
     }
 }

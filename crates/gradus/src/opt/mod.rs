@@ -21,6 +21,7 @@
 //! | `map-fission`  | [`mapfission`] | maps split so that invariant parts can be hoisted           |
 //! | `loop-norm`    | [`loops`]      | zero- and one-trip loops, short constant loops unrolled     |
 //! | `acc-reduce`   | [`accred`]     | whole-array accumulator updates in maps become reductions   |
+//! | `consumer-fusion` | [`consumer`] | a map fused into the reduce/scan/hist/scatter consuming it  |
 //!
 //! # Float policy
 //!
@@ -41,6 +42,7 @@
 //! `assert`, so a program that fails only in dead code may succeed after optimisation.
 
 pub mod accred;
+pub mod consumer;
 pub mod copyprop;
 pub mod cse;
 pub mod dce;
@@ -89,6 +91,10 @@ pub const PASSES: &[(&str, &str)] = &[
     (
         "acc-reduce",
         "accumulator updates of whole arrays in maps become reductions",
+    ),
+    (
+        "consumer-fusion",
+        "maps fused into the reduce, scan, hist or scatter consuming them",
     ),
 ];
 

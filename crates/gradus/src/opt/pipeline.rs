@@ -7,12 +7,14 @@
 //!     simplify;
 //!     vertical fusion (map-of-replicate, map-map, map-sink); dce
 //! then once: horizontal fusion; simplify; dce
+//! then once: consumer-fusion
 //! ```
 //!
 //! Simplification runs twice per round because hoisting exposes common subexpressions
 //! (the same invariant statement hoisted out of two lambdas) and fusion exposes sums over a
-//! single point. Horizontal fusion runs last because a map merged with a variant one can no
-//! longer be hoisted. Every pass's output is checked by the core IR verifier in debug builds
+//! single point. Horizontal fusion runs late because a map merged with a variant one can no
+//! longer be hoisted. Consumer fusion runs last: the other passes' rules look for `reduce`
+//! and `scan` of a `map`, which it turns into fused SOACs. Every pass's output is checked by the core IR verifier in debug builds
 //! (or with `GRADUS_VERIFY` set); a failure names the pass.
 //!
 //! Takes a verified program; gives a verified program and the statistics of the rules that
@@ -94,6 +96,8 @@ pub fn optimise(mut prog: Prog, opts: &OptOptions) -> Result<(Prog, Stats), Stri
         super::dce::run(&mut prog, &mut ctx);
         check(&prog, "dce")?;
     }
+    super::consumer::run(&mut prog, &mut ctx);
+    check(&prog, "consumer-fusion")?;
     ctx.stats.rounds = rounds;
     Ok((prog, ctx.stats))
 }

@@ -265,11 +265,12 @@ impl<'n> Engine<'n> {
             }
             Exp::Soac(soac) => {
                 let mut s = scope.clone();
-                if let Soac::Map { lam, arrays, .. } = soac {
-                    let (params, arrays) = (lam.params.clone(), arrays.clone());
+                if let Soac::Map { lam: f, arrays, .. } | Soac::Screma { map: f, arrays, .. } = soac
+                {
+                    let (params, arrays) = (f.params.clone(), arrays.clone());
                     s.ranges.from_inputs(&params, &arrays);
                 }
-                if let Some(lam) = super::util::soac_lambda_mut(soac) {
+                for lam in soac.lambdas_mut() {
                     lam.body = self.body(ctx, std::mem::take(&mut lam.body), &s);
                 }
             }

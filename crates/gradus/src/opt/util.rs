@@ -6,7 +6,8 @@
 //! does (fresh copies rename every binder, so the copy can sit next to the original).
 
 use crate::core::ir::{
-    Aux, BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
+    Aux, BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, NameTable, ScremaForm, Soac, Stm, SubExp,
+    Type, Var,
 };
 use crate::core::prim::{BinOp, PrimOp, UnOp};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
@@ -159,9 +160,10 @@ fn consumed_in_exp(exp: &Exp, out: &mut HashSet<Var>) {
                 Soac::Hist { dests, .. } | Soac::Scatter { dests, .. } => {
                     out.extend(dests.iter().copied())
                 }
+                Soac::Screma { form, .. } => out.extend(form.dests().iter().copied()),
                 _ => {}
             }
-            if let Some(lam) = soac_lambda(soac) {
+            for lam in soac.lambdas() {
                 consumed_in_body(&lam.body, out);
             }
         }
@@ -171,17 +173,6 @@ fn consumed_in_exp(exp: &Exp, out: &mut HashSet<Var>) {
             }
             consumed_in_body(&lam.body, out);
         }
-    }
-}
-
-/// The lambda of a SOAC, if it has one.
-pub fn soac_lambda(soac: &Soac) -> Option<&Lambda> {
-    match soac {
-        Soac::Map { lam, .. }
-        | Soac::Reduce { lam, .. }
-        | Soac::Scan { lam, .. }
-        | Soac::Hist { lam, .. } => Some(lam),
-        Soac::Scatter { .. } => None,
     }
 }
 
@@ -373,6 +364,21 @@ fn subst_consts_exp(exp: &mut Exp, map: &HashMap<Var, SubExp>) {
                 subst_consts_lambda(lam, map);
             }
             Soac::Scatter { w, .. } => se_sub(w, map),
+            Soac::Screma {
+                w, map: f, form, ..
+            } => {
+                se_sub(w, map);
+                subst_consts_lambda(f, map);
+                match &mut **form {
+                    ScremaForm::Reduce { lam, neutral, .. }
+                    | ScremaForm::Scan { lam, neutral }
+                    | ScremaForm::Hist { lam, neutral, .. } => {
+                        ses_sub(neutral, map);
+                        subst_consts_lambda(lam, map);
+                    }
+                    ScremaForm::Scatter { .. } => {}
+                }
+            }
         },
         Exp::WithAcc { inputs, lam } => {
             for (shape, _) in inputs.iter_mut() {
@@ -544,6 +550,16 @@ pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
         Exp::Soac(Soac::Reduce { lam, .. }) | Exp::Soac(Soac::Scan { lam, .. }) => {
             body_is_safe(&lam.body, ranges, names)
         }
+        Exp::Soac(Soac::Screma {
+            map, arrays, form, ..
+        }) if matches!(**form, ScremaForm::Reduce { .. } | ScremaForm::Scan { .. }) => {
+            let mut r = ranges.clone();
+            r.from_inputs(&map.params, arrays);
+            body_is_safe(&map.body, &r, names)
+                && form
+                    .op()
+                    .is_some_and(|op| body_is_safe(&op.body, ranges, names))
+        }
         Exp::If {
             then_body,
             else_body,
@@ -654,22 +670,11 @@ pub fn walk_exp_bodies_mut(exp: &mut Exp, f: &mut impl FnMut(&mut Body)) {
         }
         Exp::Loop { body, .. } => walk_bodies_mut(body, f),
         Exp::Soac(soac) => {
-            if let Some(lam) = soac_lambda_mut(soac) {
+            for lam in soac.lambdas_mut() {
                 walk_bodies_mut(&mut lam.body, f);
             }
         }
         Exp::WithAcc { lam, .. } => walk_bodies_mut(&mut lam.body, f),
-    }
-}
-
-/// The lambda of a SOAC, mutably.
-pub fn soac_lambda_mut(soac: &mut Soac) -> Option<&mut Lambda> {
-    match soac {
-        Soac::Map { lam, .. }
-        | Soac::Reduce { lam, .. }
-        | Soac::Scan { lam, .. }
-        | Soac::Hist { lam, .. } => Some(lam),
-        Soac::Scatter { .. } => None,
     }
 }
 

@@ -59,6 +59,7 @@ use crate::core::ir::{
 };
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
+use crate::core::screma::{is_fused, unfuse_stms};
 use crate::diag::{Diagnostic, Span};
 use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
@@ -83,6 +84,7 @@ pub fn differentiate(
     results: &[SubExp],
     seeds: &[SubExp],
 ) -> R<Differentiated> {
+    let stms = &unfuse_stms(names, stms, &is_fused);
     let mut v = Vjp::new(names);
     v.active.extend(params.iter().copied());
     let tape = v.fwd_scope(stms, false)?;

@@ -324,6 +324,9 @@ impl Vjp<'_> {
                 indices,
                 values,
             } => self.rev_scatter(*w, dests, *indices, values, ybars),
+            Soac::Screma { .. } => {
+                Err(Diagnostic::bug("a fused SOAC reached reverse mode unsplit"))
+            }
         }
     }
 

@@ -75,7 +75,7 @@ mod val;
 #[cfg(test)]
 mod tests;
 
-use crate::core::ir::{Aux, Body, Exp, FunDef, LoopForm, Prog, Soac, Stm, SubExp, Type, Var};
+use crate::core::ir::{Aux, Body, Exp, FunDef, LoopForm, Prog, Stm, SubExp, Type, Var};
 use crate::diag::SourceMap;
 use crate::program::RuntimeError;
 use crate::value::{Scalar, Value};
@@ -366,14 +366,7 @@ fn collect_body(body: &Body, out: &mut Vec<Var>) {
                 collect_body(body, out);
             }
             Exp::Soac(soac) => {
-                let lam = match soac {
-                    Soac::Map { lam, .. }
-                    | Soac::Reduce { lam, .. }
-                    | Soac::Scan { lam, .. }
-                    | Soac::Hist { lam, .. } => Some(lam),
-                    Soac::Scatter { .. } => None,
-                };
-                if let Some(lam) = lam {
+                for lam in soac.lambdas() {
                     out.extend_from_slice(&lam.params);
                     collect_body(&lam.body, out);
                 }

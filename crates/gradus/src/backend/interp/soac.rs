@@ -6,7 +6,7 @@
 
 use super::val::{AccState, Stacker, Val, buffer_mut, row, size_error, type_text, write_block};
 use super::{Frame, Machine, R, internal};
-use crate::core::ir::{Lambda, Soac, SubExp, Type, Var};
+use crate::core::ir::{Lambda, ScremaForm, Soac, SubExp, Type, Var};
 use crate::value::{Array, Scalar};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -261,6 +261,119 @@ impl Machine<'_> {
                             return internal("scatter outside the array");
                         }
                         self.counts.element_writes += block as u64;
+                    }
+                }
+                Ok(ds.into_iter().map(Val::Array).collect())
+            }
+            Soac::Screma {
+                w,
+                map,
+                arrays,
+                form,
+            } => self.eval_screma(frame, pat, *w, map, arrays, form),
+        }
+    }
+
+    /// A fused map and consumer: per row, the map lambda's results go straight to the
+    /// consumer, exactly as the unfused pair would see them row by row.
+    fn eval_screma(
+        &mut self,
+        frame: &mut Frame,
+        pat: &[Var],
+        w: SubExp,
+        map: &Lambda,
+        arrays: &[Var],
+        form: &ScremaForm,
+    ) -> R<Vec<Val>> {
+        let w = self.size(frame, &w)?;
+        let inputs = arrays
+            .iter()
+            .map(|v| self.soac_input(frame, *v, w))
+            .collect::<R<Vec<_>>>()?;
+        let mut args = Vec::with_capacity(inputs.len());
+        let mut mapped = |m: &mut Self, frame: &mut Frame, i: usize| -> R<Vec<Val>> {
+            args.clear();
+            for a in &inputs {
+                args.push(row(a, i)?);
+            }
+            m.apply_lambda_drain(frame, map, &mut args)
+        };
+        match form {
+            ScremaForm::Reduce { lam, neutral, .. } => {
+                let mut acc = self.operands(frame, neutral)?;
+                for i in 0..w {
+                    let mut xs = acc;
+                    xs.extend(mapped(self, frame, i)?);
+                    acc = self.apply_lambda(frame, lam, xs)?;
+                }
+                Ok(acc)
+            }
+            ScremaForm::Scan { lam, neutral } => {
+                let mut acc = self.operands(frame, neutral)?;
+                let mut outs = self.stackers(lam, w);
+                if outs.len() != acc.len() {
+                    return internal("scan operator and neutral elements disagree");
+                }
+                for i in 0..w {
+                    let mut xs = acc;
+                    xs.extend(mapped(self, frame, i)?);
+                    acc = self.apply_lambda(frame, lam, xs)?;
+                    for (o, v) in outs.iter_mut().zip(&acc) {
+                        o.push(v)?;
+                    }
+                }
+                self.finish(frame, pat, outs)
+            }
+            ScremaForm::Hist { dests, lam, .. } => {
+                let mut ds = dests
+                    .iter()
+                    .map(|v| self.soac_dest(frame, *v))
+                    .collect::<R<Vec<_>>>()?;
+                for i in 0..w {
+                    let mut vs = mapped(self, frame, i)?.into_iter();
+                    let Some(Val::Scalar(Scalar::I64(bin))) = vs.next() else {
+                        return internal("histomap index is not an i64");
+                    };
+                    if ds
+                        .iter()
+                        .any(|d| bin < 0 || bin as u64 >= d.shape()[0] as u64)
+                    {
+                        continue;
+                    }
+                    let bin = bin as usize;
+                    let mut xs = Vec::with_capacity(2 * ds.len());
+                    for d in &ds {
+                        xs.push(row(d, bin)?);
+                    }
+                    xs.extend(vs);
+                    let new = self.apply_lambda(frame, lam, xs)?;
+                    if new.len() != ds.len() {
+                        return internal("hist operator returns the wrong number of values");
+                    }
+                    for (d, v) in ds.iter_mut().zip(&new) {
+                        let n = write_row(&mut self.counts.copies_on_write, d, bin, v)?;
+                        self.counts.element_reads += n as u64;
+                        self.counts.element_writes += n as u64;
+                    }
+                }
+                Ok(ds.into_iter().map(Val::Array).collect())
+            }
+            ScremaForm::Scatter { dests } => {
+                let mut ds = dests
+                    .iter()
+                    .map(|v| self.soac_dest(frame, *v))
+                    .collect::<R<Vec<_>>>()?;
+                for i in 0..w {
+                    let mut vs = mapped(self, frame, i)?.into_iter();
+                    let Some(Val::Scalar(Scalar::I64(k))) = vs.next() else {
+                        return internal("scattermap index is not an i64");
+                    };
+                    for (d, v) in ds.iter_mut().zip(vs) {
+                        if k < 0 || k as u64 >= d.shape()[0] as u64 {
+                            continue;
+                        }
+                        let n = write_row(&mut self.counts.copies_on_write, d, k as usize, &v)?;
+                        self.counts.element_writes += n as u64;
                     }
                 }
                 Ok(ds.into_iter().map(Val::Array).collect())

@@ -39,7 +39,8 @@ pub mod imp;
 pub mod row_sums;
 
 use crate::core::ir::{
-    Aux, BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, Prog, Soac, Stm, SubExp, Type, Var,
+    Aux, BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, Prog, ScremaForm, Soac, Stm,
+    SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::diag::SourceMap;
@@ -77,7 +78,8 @@ type R<T> = Result<T, String>;
 
 /// Lowers every entry point of `prog`.
 pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program> {
-    let rewritten = row_sums::accumulate(prog.clone());
+    let mut rewritten = row_sums::accumulate(prog.clone());
+    unfuse_non_scalar(&mut rewritten);
     if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
         crate::core::verify::verify(&rewritten).map_err(|e| {
             format!("internal error: core IR verification failed before lowering: {e}")
@@ -105,6 +107,27 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         sites: lw.sites,
         parallel: opts.parallel,
     })
+}
+
+/// Splits the fused SOACs whose map returns arrays into the map and its consumer:
+/// [`Lw::elems`] binds the values of a fused map as scalars only.
+fn unfuse_non_scalar(prog: &mut Prog) {
+    let split = |s: &Soac| {
+        matches!(s, Soac::Screma { map, .. }
+            if map.ret.iter().any(|t| !matches!(t, Type::Prim(_))))
+    };
+    let Prog { names, funs } = prog;
+    for f in funs {
+        crate::core::screma::unfuse_body(names, &mut f.body, &split);
+    }
+}
+
+/// Where a histogram's indices and values come from.
+enum HistSource<'l> {
+    /// Arrays (`hist`).
+    Arrays { indices: Var, values: &'l [Var] },
+    /// A fused map over `arrays` returning the index and the values (`histomap`).
+    Mapped { map: &'l Lambda, arrays: &'l [Var] },
 }
 
 struct Lw<'a> {
@@ -1583,16 +1606,12 @@ impl<'a> Lw<'a> {
                     ..
                 } => Self::cost(then_body).max(Self::cost(else_body)),
                 Exp::Loop { body, .. } => Self::cost(body).saturating_mul(16),
-                Exp::Soac(soac) => {
-                    let lam = match soac {
-                        Soac::Map { lam, .. }
-                        | Soac::Reduce { lam, .. }
-                        | Soac::Scan { lam, .. }
-                        | Soac::Hist { lam, .. } => Some(lam),
-                        Soac::Scatter { .. } => None,
-                    };
-                    lam.map_or(16, |l| Self::cost(&l.body).saturating_mul(16))
-                }
+                Exp::Soac(soac) => soac
+                    .lambdas()
+                    .iter()
+                    .map(|l| Self::cost(&l.body))
+                    .fold(1, i64::saturating_add)
+                    .saturating_mul(16),
                 Exp::WithAcc { lam, .. } => Self::cost(&lam.body),
             });
         }
@@ -1659,13 +1678,13 @@ impl<'a> Lw<'a> {
                 neutral,
                 arrays,
                 ..
-            } => self.reduce_or_scan(pat, w, lam, neutral, arrays, false, aux, out),
+            } => self.reduce_or_scan(pat, w, lam, neutral, None, arrays, false, aux, out),
             Soac::Scan {
                 w,
                 lam,
                 neutral,
                 arrays,
-            } => self.reduce_or_scan(pat, w, lam, neutral, arrays, true, aux, out),
+            } => self.reduce_or_scan(pat, w, lam, neutral, None, arrays, true, aux, out),
             Soac::Hist {
                 w,
                 dests,
@@ -1673,14 +1692,74 @@ impl<'a> Lw<'a> {
                 indices,
                 values,
                 ..
-            } => self.hist(pat, w, dests, lam, *indices, values, aux, out),
+            } => {
+                let src = HistSource::Arrays {
+                    indices: *indices,
+                    values,
+                };
+                self.hist(pat, w, dests, lam, src, aux, out)
+            }
             Soac::Scatter {
                 w,
                 dests,
                 indices,
                 values,
             } => self.scatter(pat, w, dests, *indices, values, aux, out),
+            Soac::Screma {
+                w,
+                map,
+                arrays,
+                form,
+            } => match &**form {
+                ScremaForm::Reduce { lam, neutral, .. } => {
+                    self.reduce_or_scan(pat, w, lam, neutral, Some(map), arrays, false, aux, out)
+                }
+                ScremaForm::Scan { lam, neutral } => {
+                    self.reduce_or_scan(pat, w, lam, neutral, Some(map), arrays, true, aux, out)
+                }
+                ScremaForm::Hist { dests, lam, .. } => {
+                    let src = HistSource::Mapped { map, arrays };
+                    self.hist(pat, w, dests, lam, src, aux, out)
+                }
+                ScremaForm::Scatter { dests } => {
+                    self.scattermap(pat, w, dests, map, arrays, aux, out)
+                }
+            },
         }
+    }
+
+    /// Binds the values row `i` contributes to a consumer: the rows of `arrays` or, with a
+    /// fused map `pre`, its results on them (scalars: [`unfuse_non_scalar`] has split the
+    /// other fused SOACs before lowering).
+    fn elems(
+        &mut self,
+        pre: Option<&Lambda>,
+        arrays: &[Var],
+        i: &Ex,
+        out: &mut Vec<I>,
+    ) -> R<Vec<(String, Type)>> {
+        let Some(map) = pre else {
+            return Ok(self.rows(arrays, i, out));
+        };
+        if map.params.len() != arrays.len() || map.body.result.len() != map.ret.len() {
+            return Err("internal error: fused map lambda does not fit its inputs".into());
+        }
+        for (p, a) in map.params.iter().zip(arrays) {
+            self.bind_row(*p, *a, i, out);
+        }
+        self.stms(&map.body, out)?;
+        let mut vals = Vec::new();
+        for (r, t) in map.body.result.iter().zip(&map.ret) {
+            if !matches!(t, Type::Prim(_)) {
+                return Err("internal error: fused map returns an array".into());
+            }
+            let n = self.fresh("mapped");
+            self.decl_named(&n, t, out);
+            self.assign_named(&n, t, r, out);
+            vals.push((n, t.clone()));
+        }
+        self.end_scope(&map.body, out);
+        Ok(vals)
     }
 
     fn map(
@@ -1849,6 +1928,7 @@ impl<'a> Lw<'a> {
         w: &SubExp,
         lam: &Lambda,
         neutral: &[SubExp],
+        pre: Option<&Lambda>,
         arrays: &[Var],
         scan: bool,
         aux: &Aux,
@@ -1859,7 +1939,8 @@ impl<'a> Lw<'a> {
             self.width_check(*a, &w, aux, out);
         }
         let k = neutral.len();
-        if arrays.len() != k || lam.params.len() != 2 * k || lam.ret.len() != k {
+        let inputs = pre.map_or(arrays.len(), |m| m.ret.len());
+        if inputs != k || lam.params.len() != 2 * k || lam.ret.len() != k {
             return Err("internal error: reduce/scan operator does not fit".into());
         }
         let acc_tys: Vec<Type> = lam.ret.clone();
@@ -1881,11 +1962,11 @@ impl<'a> Lw<'a> {
             // Small inputs run sequentially: splitting them into chunks costs more than it
             // saves. The choice depends on the width only, so results do not depend on the
             // number of threads.
-            let cost = Self::cost(&lam.body);
+            let cost = Self::cost(&lam.body) + pre.map_or(0, |m| Self::cost(&m.body));
             let mut par = Vec::new();
-            self.par_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, &mut par)?;
+            self.par_reduce_or_scan(pat, &w, lam, neutral, pre, arrays, scan, &mut par)?;
             let mut seq = Vec::new();
-            self.seq_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, &acc_tys, &mut seq)?;
+            self.seq_reduce_or_scan(pat, &w, lam, neutral, pre, arrays, scan, &acc_tys, &mut seq)?;
             out.push(I::If {
                 cond: Ex::Idx(
                     IdxOp::Le,
@@ -1897,7 +1978,7 @@ impl<'a> Lw<'a> {
             });
             return Ok(());
         }
-        self.seq_reduce_or_scan(pat, &w, lam, neutral, arrays, scan, &acc_tys, out)
+        self.seq_reduce_or_scan(pat, &w, lam, neutral, pre, arrays, scan, &acc_tys, out)
     }
 
     /// `reduce`/`scan` left to right.
@@ -1908,6 +1989,7 @@ impl<'a> Lw<'a> {
         w: &Ex,
         lam: &Lambda,
         neutral: &[SubExp],
+        pre: Option<&Lambda>,
         arrays: &[Var],
         scan: bool,
         acc_tys: &[Type],
@@ -1925,7 +2007,7 @@ impl<'a> Lw<'a> {
         let iv = Ex::var(&i);
         let mut body = Vec::new();
         let mut args = accs.clone();
-        args.extend(self.rows(arrays, &iv, &mut body));
+        args.extend(self.elems(pre, arrays, &iv, &mut body)?);
         let nexts: Vec<(String, Type)> = acc_tys
             .iter()
             .map(|t| (self.fresh("nx"), t.clone()))
@@ -2002,6 +2084,7 @@ impl<'a> Lw<'a> {
         w: &Ex,
         lam: &Lambda,
         neutral: &[SubExp],
+        pre: Option<&Lambda>,
         arrays: &[Var],
         scan: bool,
         out: &mut Vec<I>,
@@ -2020,7 +2103,7 @@ impl<'a> Lw<'a> {
                 count: Ex::int(CHUNKS),
             });
         }
-        let cost = Self::cost(&lam.body);
+        let cost = Self::cost(&lam.body) + pre.map_or(0, |m| Self::cost(&m.body));
         // Phase 1: each chunk reduced from the neutral element into its partial result.
         let chunk_loop = |s: &mut Self,
                           c: &str,
@@ -2066,7 +2149,7 @@ impl<'a> Lw<'a> {
                 init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
             }];
             let mut args = accs.clone();
-            args.extend(s.rows(arrays, &Ex::var(&i), &mut inner));
+            args.extend(s.elems(pre, arrays, &Ex::var(&i), &mut inner)?);
             s.apply(lam, &args, &accs, &mut inner)?;
             if write {
                 for (p, (a, _)) in pat.iter().zip(&accs) {
@@ -2199,15 +2282,19 @@ impl<'a> Lw<'a> {
         w: &SubExp,
         dests: &[Var],
         lam: &Lambda,
-        indices: Var,
-        values: &[Var],
+        src: HistSource<'_>,
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
         let w = self.ix(w);
-        self.width_check(indices, &w, aux, out);
-        for v in values {
-            self.width_check(*v, &w, aux, out);
+        let inputs = match &src {
+            HistSource::Arrays { indices, values } => std::iter::once(*indices)
+                .chain(values.iter().copied())
+                .collect(),
+            HistSource::Mapped { arrays, .. } => arrays.to_vec(),
+        };
+        for v in inputs {
+            self.width_check(v, &w, aux, out);
         }
         let mut dn = Vec::new();
         for d in dests {
@@ -2224,20 +2311,36 @@ impl<'a> Lw<'a> {
         let iv = Ex::var(&i);
         let mut body = Vec::new();
         let bin = self.fresh("bin");
-        let ity = self.ty(indices).elem();
-        let load = Ex::Load {
-            elem: ity,
-            arr: self.name(indices),
-            idx: Box::new(iv.clone()),
+        // The values of a fused map are computed with the index, before the range test.
+        let mut mapped_values = None;
+        let bin_value = match &src {
+            HistSource::Arrays { indices, .. } => {
+                let ity = self.ty(*indices).elem();
+                let load = Ex::Load {
+                    elem: ity,
+                    arr: self.name(*indices),
+                    idx: Box::new(iv.clone()),
+                };
+                if ity == PrimType::I64 {
+                    load
+                } else {
+                    Ex::Prim(PrimOp::Conv(ity, PrimType::I64), vec![load])
+                }
+            }
+            HistSource::Mapped { map, arrays } => {
+                let mut vals = self.elems(Some(map), arrays, &iv, &mut body)?;
+                if vals.is_empty() {
+                    return Err("internal error: histomap lambda returns no index".into());
+                }
+                let (index, _) = vals.remove(0);
+                mapped_values = Some(vals);
+                Ex::var(&index)
+            }
         };
         body.push(I::Decl {
             ty: Ty::Prim(PrimType::I64),
             name: bin.clone(),
-            init: Some(if ity == PrimType::I64 {
-                load
-            } else {
-                Ex::Prim(PrimOp::Conv(ity, PrimType::I64), vec![load])
-            }),
+            init: Some(bin_value),
         });
         let mut cond = bool_ex(true);
         for d in dests {
@@ -2273,7 +2376,10 @@ impl<'a> Lw<'a> {
             args.push((r, row.clone()));
             binrows.push((row, block));
         }
-        args.extend(self.rows(values, &iv, &mut then));
+        match &src {
+            HistSource::Arrays { values, .. } => args.extend(self.rows(values, &iv, &mut then)),
+            HistSource::Mapped { .. } => args.extend(mapped_values.take().unwrap_or_default()),
+        }
         let nexts: Vec<(String, Type)> = binrows
             .iter()
             .map(|(row, _)| (self.fresh("new"), row.clone()))
@@ -2404,6 +2510,71 @@ impl<'a> Lw<'a> {
                     },
                 ],
             });
+            out.push(I::SetArr {
+                dst: self.name(*p),
+                src: n,
+                offset: Ex::int(0),
+                share: Share::Move,
+            });
+        }
+        Ok(())
+    }
+
+    /// `scattermap`: one loop computes each position and its values and writes them to every
+    /// destination (scalar rows: see [`Lw::elems`]).
+    #[allow(clippy::too_many_arguments)]
+    fn scattermap(
+        &mut self,
+        pat: &[Var],
+        w: &SubExp,
+        dests: &[Var],
+        map: &Lambda,
+        arrays: &[Var],
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let w = self.ix(w);
+        for a in arrays {
+            self.width_check(*a, &w, aux, out);
+        }
+        let mut dn = Vec::new();
+        for d in dests {
+            let n = self.consume(*d, out);
+            out.push(I::MakeUnique {
+                arr: n.clone(),
+                elem: self.ty(*d).elem(),
+                count: Ex::product(self.var_dims(*d)),
+            });
+            dn.push(n);
+        }
+        let i = self.fresh("i");
+        let mut body = Vec::new();
+        let vals = self.elems(Some(map), arrays, &Ex::var(&i), &mut body)?;
+        let Some(((k, _), values)) = vals.split_first() else {
+            return Err("internal error: scattermap lambda returns no position".into());
+        };
+        if values.len() != dests.len() {
+            return Err("internal error: scattermap has a value per destination".into());
+        }
+        for ((d, n), (v, _)) in dests.iter().zip(&dn).zip(values) {
+            let n0 = self.var_dims(*d)[0].clone();
+            body.push(I::If {
+                cond: in_range(Ex::var(k), n0),
+                then: vec![I::Store {
+                    elem: self.ty(*d).elem(),
+                    arr: n.clone(),
+                    idx: Ex::var(k),
+                    val: Ex::var(v),
+                }],
+                els: vec![],
+            });
+        }
+        out.push(I::For {
+            var: i,
+            bound: w,
+            body,
+        });
+        for (p, n) in pat.iter().zip(dn) {
             out.push(I::SetArr {
                 dst: self.name(*p),
                 src: n,

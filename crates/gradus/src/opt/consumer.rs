@@ -1,0 +1,359 @@
+//! Fusion of a `map` into the `reduce`, `scan`, `hist` or `scatter` that consumes its results
+//! (pass `consumer-fusion`).
+//!
+//! Rules, each turning `let ys = map(w, f, xs)` and a later consumer of `ys` in the same body
+//! into one fused SOAC ([`Soac::Screma`]) at the consumer's place, so the mapped arrays are
+//! never built and the inputs are traversed once:
+//! * `map-into-reduce`: `reduce(w, op, ne, ys)` becomes `redomap(w, f, op, ne, xs)`;
+//! * `map-into-scan`: `scan(w, op, ne, ys)` becomes `scanomap(w, f, op, ne, xs)`;
+//! * `map-into-histomap`: `hist(w, dests, op, ne, is, vs)` whose indices or values the map
+//!   computes becomes `histomap(w, dests, f', op, ne, xs)` with `f'` returning the index
+//!   and the values (float `+` histograms have become accumulators already, rule
+//!   `map-into-hist` of the `fusion` pass);
+//! * `map-into-scatter`: `scatter(w, dests, is, vs)` likewise becomes `scattermap`;
+//! * `map-into-screma`: a map whose results a fused SOAC reads as inputs (and nothing else
+//!   reads) becomes part of the fused SOAC's map, as in `map-map` fusion (a map read twice,
+//!   by the index and the value maps of a histogram, meets them only after they have been
+//!   fused horizontally and into the histogram).
+//!
+//! A consumer input that the map does not compute becomes an input of the fused map, whose
+//! lambda passes its row on. Conditions: the map's results are read by nothing but the
+//! consumer's inputs; same width; no accumulators; the consumer's values are scalars (a
+//! reduction of rows is lowered better as an accumulator, `backend::lower::row_sums`); the
+//! consumer's operator cannot fail, so interleaving it with the map reports the same errors;
+//! nothing the map reads is consumed in the body, and for `hist` and `scatter` the map reads
+//! nothing that may share memory with a destination (the destinations are updated while the
+//! map still runs).
+//!
+//! The pass runs once, at the end of the pipeline: the other passes' rules look for `reduce`
+//! and `scan` of a `map` (`single-point`, `fission`, `tuple-elim`) and know nothing of fused
+//! SOACs beyond walking their lambdas.
+//!
+//! Takes verified IR and gives verified IR.
+
+use super::Ctx;
+use super::util::{
+    Ranges, body_is_safe, consumed_in_body, free_in_exp, subst_body, use_counts, walk_bodies_mut,
+};
+use crate::core::ir::{
+    BasicOp, Body, Exp, Lambda, NameTable, Prog, ScremaForm, Soac, Stm, SubExp, Type, Var,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Runs the pass on every body of `prog`, innermost first.
+pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
+    if !ctx.on("consumer-fusion") {
+        return;
+    }
+    let Prog { names, funs } = prog;
+    for f in funs.iter_mut() {
+        walk_bodies_mut(&mut f.body, &mut |b| fuse_body(names, ctx, b));
+    }
+}
+
+fn fuse_body(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body) {
+    let counts = use_counts(names, body);
+    let mut consumed = HashSet::new();
+    consumed_in_body(body, &mut consumed);
+    let mut c = 0;
+    while c < body.stms.len() {
+        if let Some((p, exp, rule)) = fuse(names, body, c, &counts, &consumed) {
+            body.stms[c].exp = exp;
+            body.stms.remove(p);
+            ctx.fire(rule);
+            // The fused statement moved up by one; it may absorb another map.
+            c -= 1;
+        } else {
+            c += 1;
+        }
+    }
+}
+
+/// The consumer at `c` split into its inputs and the rest.
+struct Consumer {
+    w: SubExp,
+    inputs: Vec<Var>,
+    /// The fused form, once the map's lambda is known.
+    form: ScremaForm,
+    rule: &'static str,
+}
+
+fn consumer(names: &NameTable, stm: &Stm) -> Option<Consumer> {
+    let scalar_ops = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+    let scalar_rows = |dests: &[Var]| dests.iter().all(|d| names.ty(*d).rank() == 1);
+    let c = match &stm.exp {
+        Exp::Soac(Soac::Reduce {
+            w,
+            lam,
+            neutral,
+            arrays,
+            commutative,
+        }) if scalar_ops(lam) => Consumer {
+            w: *w,
+            inputs: arrays.clone(),
+            form: ScremaForm::Reduce {
+                lam: lam.clone(),
+                neutral: neutral.clone(),
+                commutative: *commutative,
+            },
+            rule: "map-into-reduce",
+        },
+        Exp::Soac(Soac::Scan {
+            w,
+            lam,
+            neutral,
+            arrays,
+        }) if scalar_ops(lam) => Consumer {
+            w: *w,
+            inputs: arrays.clone(),
+            form: ScremaForm::Scan {
+                lam: lam.clone(),
+                neutral: neutral.clone(),
+            },
+            rule: "map-into-scan",
+        },
+        Exp::Soac(Soac::Hist {
+            w,
+            dests,
+            lam,
+            neutral,
+            indices,
+            values,
+        }) if scalar_rows(dests) => Consumer {
+            w: *w,
+            inputs: std::iter::once(*indices)
+                .chain(values.iter().copied())
+                .collect(),
+            form: ScremaForm::Hist {
+                dests: dests.clone(),
+                lam: lam.clone(),
+                neutral: neutral.clone(),
+            },
+            rule: "map-into-histomap",
+        },
+        Exp::Soac(Soac::Scatter {
+            w,
+            dests,
+            indices,
+            values,
+        }) if scalar_rows(dests) => Consumer {
+            w: *w,
+            inputs: std::iter::once(*indices)
+                .chain(values.iter().copied())
+                .collect(),
+            form: ScremaForm::Scatter {
+                dests: dests.clone(),
+            },
+            rule: "map-into-scatter",
+        },
+        _ => return None,
+    };
+    Some(c)
+}
+
+/// The fused statement replacing statement `c`, the index of the map it absorbs, and the
+/// rule's name.
+fn fuse(
+    names: &mut NameTable,
+    body: &Body,
+    c: usize,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) -> Option<(usize, Exp, &'static str)> {
+    if matches!(body.stms[c].exp, Exp::Soac(Soac::Screma { .. })) {
+        return absorb(names, body, c, counts, consumed);
+    }
+    let cons = consumer(names, &body.stms[c])?;
+    if let Some(op) = cons.form.op()
+        && !body_is_safe(&op.body, &Ranges::default(), names)
+    {
+        return None;
+    }
+    let p = producer(
+        names,
+        body,
+        c,
+        &cons.w,
+        &cons.inputs,
+        cons.form.dests(),
+        counts,
+        consumed,
+    )?;
+    let (pat, lam, arrays) = map_parts(&body.stms[p])?;
+    // The fused lambda: the map's, returning what the consumer reads of each input.
+    let mut params = lam.params.clone();
+    let mut inputs = arrays.clone();
+    let mut result = Vec::new();
+    let mut ret = Vec::new();
+    for a in &cons.inputs {
+        match pat.iter().position(|v| v == a) {
+            Some(o) => {
+                result.push(lam.body.result[o]);
+                ret.push(lam.ret[o].clone());
+            }
+            None => {
+                let row = names.ty(*a).row();
+                let param = names.fresh("row", row.clone());
+                params.push(param);
+                inputs.push(*a);
+                result.push(SubExp::Var(param));
+                ret.push(row);
+            }
+        }
+    }
+    let map = Lambda {
+        params,
+        body: Body {
+            stms: lam.body.stms.clone(),
+            result,
+        },
+        ret,
+    };
+    let exp = Exp::Soac(Soac::Screma {
+        w: cons.w,
+        map,
+        arrays: inputs,
+        form: Box::new(cons.form),
+    });
+    Some((p, exp, cons.rule))
+}
+
+/// Rule `map-into-screma`: a map whose results only a fused SOAC at `c` reads, as inputs,
+/// becomes part of the fused SOAC's map (as `map-map` fusion does for two maps).
+fn absorb(
+    names: &mut NameTable,
+    body: &Body,
+    c: usize,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) -> Option<(usize, Exp, &'static str)> {
+    let Exp::Soac(Soac::Screma {
+        w,
+        map,
+        arrays,
+        form,
+    }) = &body.stms[c].exp
+    else {
+        return None;
+    };
+    let p = producer(names, body, c, w, arrays, form.dests(), counts, consumed)?;
+    let (pat, lam, parrays) = map_parts(&body.stms[p])?;
+    let mut params = lam.params.clone();
+    let mut inputs = parrays.clone();
+    let mut subst: HashMap<Var, SubExp> = HashMap::new();
+    for (param, a) in map.params.iter().zip(arrays) {
+        match pat.iter().position(|v| v == a) {
+            Some(o) => {
+                subst.insert(*param, lam.body.result[o]);
+            }
+            None => {
+                params.push(*param);
+                inputs.push(*a);
+            }
+        }
+    }
+    let mut rest = map.body.clone();
+    subst_body(&mut rest, &subst);
+    let mut stms = lam.body.stms.clone();
+    stms.extend(rest.stms);
+    let fused = Lambda {
+        params,
+        body: Body {
+            stms,
+            result: rest.result,
+        },
+        ret: map.ret.clone(),
+    };
+    let exp = Exp::Soac(Soac::Screma {
+        w: *w,
+        map: fused,
+        arrays: inputs,
+        form: form.clone(),
+    });
+    Some((p, exp, "map-into-screma"))
+}
+
+fn map_parts(stm: &Stm) -> Option<(&[Var], &Lambda, &Vec<Var>)> {
+    match &stm.exp {
+        Exp::Soac(Soac::Map { lam, arrays, .. }) => Some((&stm.pat, lam, arrays)),
+        _ => None,
+    }
+}
+
+/// The statement before `c` that is a `map` of width `w` computing some of `inputs` and
+/// may move to `c`: nothing but `inputs` reads its results, it has no accumulators, nothing
+/// it reads is consumed in the body, and it reads nothing sharing memory with `dests`.
+#[allow(clippy::too_many_arguments)]
+fn producer(
+    names: &NameTable,
+    body: &Body,
+    c: usize,
+    w: &SubExp,
+    inputs: &[Var],
+    dests: &[Var],
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) -> Option<usize> {
+    let p = (0..c).rev().find(|&p| {
+        matches!(body.stms[p].exp, Exp::Soac(Soac::Map { .. }))
+            && body.stms[p].pat.iter().any(|v| inputs.contains(v))
+    })?;
+    let stm = &body.stms[p];
+    let Exp::Soac(Soac::Map {
+        w: pw,
+        arrays: parrays,
+        ..
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let is_acc = |v: &Var| matches!(names.ty(*v), Type::Acc { .. });
+    if pw != w || parrays.iter().any(is_acc) || stm.pat.iter().any(is_acc) {
+        return None;
+    }
+    let only_inputs = stm
+        .pat
+        .iter()
+        .all(|v| counts.get(v).copied().unwrap_or(0) == inputs.iter().filter(|a| *a == v).count());
+    let reads = free_in_exp(names, &stm.exp);
+    if !only_inputs || reads.iter().any(|v| consumed.contains(v)) {
+        return None;
+    }
+    if !dests.is_empty() && !aliases(names, &body.stms[..c], dests).is_disjoint(&reads) {
+        return None;
+    }
+    Some(p)
+}
+
+/// The variables of `stms` that may share memory with `dests`: the destinations, what they
+/// were made from without a copy, and what was made from those without a copy.
+fn aliases(names: &NameTable, stms: &[Stm], dests: &[Var]) -> HashSet<Var> {
+    let mut set: HashSet<Var> = dests.iter().copied().collect();
+    let copies = |s: &Stm| {
+        matches!(
+            s.exp,
+            Exp::BasicOp(BasicOp::Copy(_)) | Exp::BasicOp(BasicOp::Prim(..)) | Exp::Soac(_)
+        )
+    };
+    loop {
+        let before = set.len();
+        for s in stms.iter().filter(|s| !copies(s)) {
+            let reads = free_in_exp(names, &s.exp);
+            let arrays: Vec<Var> = s
+                .pat
+                .iter()
+                .copied()
+                .filter(|v| names.ty(*v).rank() > 0)
+                .collect();
+            if !reads.is_disjoint(&set) {
+                set.extend(arrays.iter().copied());
+            }
+            if arrays.iter().any(|v| set.contains(v)) {
+                set.extend(reads.iter().copied().filter(|v| names.ty(*v).rank() > 0));
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
+}
