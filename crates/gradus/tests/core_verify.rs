@@ -601,3 +601,36 @@ fn a_nested_with_acc_may_consume_an_outer_accumulator() {
         "acc_5",
     );
 }
+
+#[test]
+fn fused_soacs() {
+    passes(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/core_ir/fused.ir"
+        ))
+        .unwrap(),
+    );
+    fails(
+        r#"fun f [n_0, k_1] (xs_2: [n_0]f64, d_3: [k_1]f64) : [k_1]f64 {
+  let h_4: [k_1]f64 = histomap(n_0, (d_3), \(x_5: f64) : (f64, f64) -> { in x_5, x_5 }, \(a_6: f64, b_7: f64) : f64 -> { let c_8: f64 = max_f64(a_6, b_7) in c_8 }, (0.0f64), xs_2)
+  in h_4
+}"#,
+        "the map lambda of histomap must return an i64 index first",
+    );
+    fails(
+        r#"fun f [n_0] (xs_1: [n_0]f64) : f64 {
+  let r_2: f64 = redomap(n_0, \(x_3: f64) : i64 -> { let i_4: i64 = conv_f64_i64(x_3) in i_4 }, \(a_5: f64, b_6: f64) : f64 -> { let c_7: f64 = add_f64(a_5, b_6) in c_7 }, (0.0f64), xs_1)
+  in r_2
+}"#,
+        "redomap",
+    );
+    fails(
+        r#"fun f [n_0, k_1] (xs_2: [n_0]i64, d_3: [k_1]f64) : ([k_1]f64, f64) {
+  let s_4: [k_1]f64 = scattermap(n_0, (d_3), \(x_5: i64) : (i64, f64) -> { let v_6: f64 = conv_i64_f64(x_5) in x_5, v_6 }, xs_2)
+  let y_7: f64 = d_3[0i64]
+  in s_4, y_7
+}"#,
+        "consumed",
+    );
+}

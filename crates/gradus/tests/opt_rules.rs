@@ -421,3 +421,124 @@ fn a_map_of_values_fuses_into_a_histogram_over_given_indices() {
     assert!(!out.contains("hist("), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_map_fuses_into_its_reduction() {
+    // The squares are never stored: `redomap` squares each row and adds it on.
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ys_2: [n_0]f64) : f64 {
+  let sq_3: [n_0]f64 = map(n_0, \(x_4: f64) : f64 -> { let s_5: f64 = mul_f64(x_4, x_4) in s_5 }, xs_1)
+  let r_6: f64 = reduce(n_0, \(a_7: f64, b_8: f64) : f64 -> { let c_9: f64 = add_f64(a_7, b_8) in c_9 }, (0.0f64), sq_3)
+  in r_6
+}"#,
+        &["consumer-fusion"],
+        "map-into-reduce",
+    );
+    assert!(out.contains("redomap(") && !out.contains(" map("), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_fuses_into_a_scan_reading_another_array_too() {
+    // The second scanned array is not the map's: it becomes an input of the fused map.
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ys_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {
+  let sq_3: [n_0]f64 = map(n_0, \(x_4: f64) : f64 -> { let s_5: f64 = mul_f64(x_4, x_4) in s_5 }, xs_1)
+  let (p_6: [n_0]f64, q_7: [n_0]f64) = scan(n_0, \(a_8: f64, b_9: f64, c_10: f64, d_11: f64) : (f64, f64) -> {
+    let e_12: f64 = add_f64(a_8, c_10)
+    let g_13: f64 = max_f64(b_9, d_11)
+    in e_12, g_13
+  }, (0.0f64, -f64.inf), sq_3, ys_2)
+  in p_6, q_7
+}"#,
+        &["consumer-fusion"],
+        "map-into-scan",
+    );
+    assert!(out.contains("scanomap(") && !out.contains(" map("), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_fuses_into_a_max_histogram_after_the_map_before_it() {
+    // The index and value maps were fused horizontally into one map reading `xs` twice;
+    // `map-into-histomap` fuses it into the histogram, then `map-into-screma` the map
+    // computing `xs`.
+    let out = run(
+        r#"fun f [n_0, k_1] (zs_2: [n_0]f64, d_3: [k_1]f64) : [k_1]f64 {
+  let xs_4: [n_0]f64 = map(n_0, \(z_5: f64) : f64 -> { let y_6: f64 = sqrt_f64(z_5) in y_6 }, zs_2)
+  let (is_7: [n_0]i64, vs_8: [n_0]f64) = map(n_0, \(x_9: f64, x_10: f64) : (i64, f64) -> {
+    let i_11: i64 = conv_f64_i64(x_9)
+    let v_12: f64 = mul_f64(x_10, 0.5f64)
+    in i_11, v_12
+  }, xs_4, xs_4)
+  let h_13: [k_1]f64 = hist(n_0, (d_3), \(a_14: f64, b_15: f64) : f64 -> { let c_16: f64 = max_f64(a_14, b_15) in c_16 }, (-f64.inf), is_7, vs_8)
+  in h_13
+}"#,
+        &["consumer-fusion"],
+        "map-into-screma",
+    );
+    assert!(out.contains("histomap(") && !out.contains(" map("), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_fuses_into_a_scatter() {
+    let out = run(
+        r#"fun f [n_0, k_1] (xs_2: [n_0]i64, d_3: [k_1]f64) : [k_1]f64 {
+  let (is_4: [n_0]i64, vs_5: [n_0]f64) = map(n_0, \(x_6: i64) : (i64, f64) -> {
+    let i_7: i64 = mul_i64(x_6, 2i64)
+    let v_8: f64 = conv_i64_f64(x_6)
+    in i_7, v_8
+  }, xs_2)
+  let s_9: [k_1]f64 = scatter(n_0, (d_3), is_4, vs_5)
+  in s_9
+}"#,
+        &["consumer-fusion"],
+        "map-into-scatter",
+    );
+    assert!(
+        out.contains("scattermap(") && !out.contains(" map("),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_reading_the_scatter_destination_stays_apart() {
+    // The values are read from the destination before the scatter overwrites it; fused, the
+    // map would see its own writes.
+    let text = r#"fun f [n_0, k_1] (is_2: [n_0]i64, d_3: [k_1]f64) : [k_1]f64 {
+  let v_4: [k_1]f64 = reshape([k_1], d_3)
+  let vs_5: [n_0]f64 = map(n_0, \(i_6: i64) : f64 -> {
+    let j_7: i64 = sub_i64(k_1, 1i64)
+    let x_8: f64 = v_4[j_7]
+    in x_8
+  }, is_2)
+  let s_9: [k_1]f64 = scatter(n_0, (d_3), is_2, vs_5)
+  in s_9
+}"#;
+    let prog = parse_prog(text).unwrap();
+    let mut opts = OptOptions::default();
+    for (p, _) in PASSES {
+        if *p != "consumer-fusion" {
+            opts.disable(p).unwrap();
+        }
+    }
+    let (out, stats) = optimise(prog, &opts).unwrap();
+    assert!(!stats.rules.contains_key("map-into-scatter"), "{stats:?}");
+    assert!(print_prog(&out).contains("scatter("));
+}
+
+#[test]
+fn a_map_into_a_reduction_that_can_fail_stays_apart() {
+    // An integer division in the operator could fail; interleaved with the map it might
+    // report a different error first.
+    let text = r#"fun f [n_0] (xs_1: [n_0]i64) : i64 {
+  let ys_2: [n_0]i64 = map(n_0, \(x_3: i64) : i64 -> { let s_4: i64 = add_i64(x_3, 1i64) in s_4 }, xs_1)
+  let r_5: i64 = reduce(n_0, \(a_6: i64, b_7: i64) : i64 -> { let c_8: i64 = div_i64(a_6, b_7) in c_8 }, (1i64), ys_2)
+  in r_5
+}"#;
+    let prog = parse_prog(text).unwrap();
+    let (_, stats) = optimise(prog, &OptOptions::default()).unwrap();
+    assert!(!stats.rules.contains_key("map-into-reduce"), "{stats:?}");
+}

@@ -37,8 +37,10 @@
 //!   `.. while c do {..}`, `call f(a, b) : ret`.
 //! * SOACs: `map(w, lam, xs..)`, `reduce(w, lam, (ne..), xs..)` (`reduce_comm` when
 //!   commutative), `scan(w, lam, (ne..), xs..)`, `hist(w, (dests..), lam, (ne..), is, vs..)`,
-//!   `scatter(w, (dests..), is, vs..)`, `with_acc([n] (xs, ys), [m] (zs), lam)`; lambdas are
-//!   `\(x: t, ..) : ret -> { .. }`.
+//!   `scatter(w, (dests..), is, vs..)`, `with_acc([n] (xs, ys), [m] (zs), lam)`; fused
+//!   SOACs `redomap(w, f, op, (ne..), xs..)` (`redomap_comm`), `scanomap(w, f, op, (ne..),
+//!   xs..)`, `histomap(w, (dests..), f, op, (ne..), xs..)`, `scattermap(w, (dests..), f,
+//!   xs..)`; lambdas are `\(x: t, ..) : ret -> { .. }`.
 //! * Functions: `fun NAME [size params] (params) : ret body`; entry points say `entry` and
 //!   add `external NAME (ext params) -> (ext results)`, where an external type is a string
 //!   (`"[n]f64"`, a value type whose element type and rank are read from the text),

@@ -1,0 +1,207 @@
+//! Maps fused into the reduce, scan, hist or scatter consuming them (`consumer-fusion`,
+//! fused SOACs in the core IR): on programs where every rule fires, the fused program gives
+//! the unfused one's results to the bit in the interpreter and in sequential C, and within
+//! rounding on two threads (parallel reductions of floats combine chunks in another order);
+//! errors raised inside a fused map are reported with the map's location.
+
+use gradus::backend::c::NativeOptions;
+use gradus::core::ir::{Body, Exp, Soac};
+use gradus::opt::OptOptions;
+use gradus::program::{Backend, CallError, Program};
+use gradus::value::{Array, Buffer, Value};
+
+const SRC: &str = r#"
+entry sum_sq [n] (xs: [n]f64) : f64 = f64.sum (map (\x -> x * x + f64.sin x) xs)
+
+entry arg_max [n] (xs: [n]f64) : (f64, i64) =
+  reduce (\(a, i) (b, j) -> if a > b || (a == b && i < j) then (a, i) else (b, j))
+         (-f64.inf, -1) (zip (map f64.cos xs) (iota n))
+
+entry prefix [n] (xs: [n]f64) (ys: [n]f64) : ([n]f64, [n]f64) =
+  unzip (scan (\(a, b) (c, d) -> (a + c, f64.max b d)) (0, -f64.inf) (zip (map (* 2) xs) ys))
+
+entry int_prefix [n] (is: [n]i64) : [n]i64 = scan (+) 0 (map (\i -> i * i % 7) is)
+
+entry max_hist [n] (xs: [n]f64) (k: i64) : [k]f64 =
+  let ys = map f64.sqrt xs
+  in hist f64.max (-f64.inf) k (map (\y -> i64.f64 (y * 10) - 2) ys) (map (\y -> y * 0.5) ys)
+
+entry min_int_hist [n] (is: [n]i64) (k: i64) : [k]i64 =
+  hist i64.min 1000 k (map (\i -> i % (k + 3)) is) (map (\i -> i * 3 % 11) is)
+
+entry spread [n] (xs: [n]f64) (m: i64) : [m]f64 =
+  scatter (replicate m 0) (map (\x -> i64.f64 (x * 7) - 1) xs) (map (\x -> x * x) xs)
+
+entry row_sums [n] [m] (a: [n][m]f64) : [n]f64 = map (\r -> f64.sum (map (\x -> x * 3) r)) a
+
+entry bad_index [n] (xs: [n]f64) (k: i64) : f64 = f64.sum (map (\x -> xs[i64.f64 x + k]) xs)
+"#;
+
+fn fused(e: &Exp) -> bool {
+    matches!(e, Exp::Soac(Soac::Screma { .. }))
+}
+
+fn count(body: &Body) -> usize {
+    let mut n = 0;
+    for s in &body.stms {
+        n += usize::from(fused(&s.exp));
+        let nested: Vec<&Body> = match &s.exp {
+            Exp::Soac(soac) => soac.lambdas().into_iter().map(|l| &l.body).collect(),
+            Exp::WithAcc { lam, .. } => vec![&lam.body],
+            Exp::Loop { body, .. } => vec![body],
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => vec![then_body, else_body],
+            _ => vec![],
+        };
+        n += nested.iter().map(|b| count(b)).sum::<usize>();
+    }
+    n
+}
+
+fn floats(n: usize, seed: u64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    Value::Array(Array::new(vec![n], Buffer::F64(rng.vector(n, 0.0, 1.5))).unwrap())
+}
+
+fn ints(n: usize, seed: u64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    let v = (0..n).map(|_| (rng.next_u64() % 1000) as i64).collect();
+    Value::Array(Array::new(vec![n], Buffer::I64(v)).unwrap())
+}
+
+fn int(k: i64) -> Value {
+    Value::Scalar(gradus::value::Scalar::I64(k))
+}
+
+/// Every case: entry point and arguments. Widths above the backend's threshold for
+/// parallel chunks, so the multicore code splits the fused reductions.
+fn cases() -> Vec<(&'static str, Vec<Value>)> {
+    let n = 6000;
+    let matrix = {
+        let mut rng = gradus_check::SplitMix64::new(9);
+        Value::Array(Array::new(vec![60, 100], Buffer::F64(rng.vector(6000, -1.0, 1.0))).unwrap())
+    };
+    vec![
+        ("sum_sq", vec![floats(n, 1)]),
+        ("arg_max", vec![floats(n, 2)]),
+        ("prefix", vec![floats(n, 3), floats(n, 4)]),
+        ("int_prefix", vec![ints(n, 5)]),
+        ("max_hist", vec![floats(n, 6), int(9)]),
+        ("min_int_hist", vec![ints(n, 7), int(13)]),
+        ("spread", vec![floats(n, 8), int(8)]),
+        ("row_sums", vec![matrix]),
+    ]
+}
+
+fn flat(vs: &[Value]) -> Vec<f64> {
+    vs.iter()
+        .flat_map(|v| match v {
+            Value::Scalar(s) => vec![s.to_f64()],
+            Value::Array(a) => match a.buffer() {
+                Buffer::F64(x) => x.clone(),
+                Buffer::I64(x) => x.iter().map(|&i| i as f64).collect(),
+                _ => panic!("unexpected element type"),
+            },
+        })
+        .collect()
+}
+
+#[test]
+fn fused_soacs_compute_what_the_unfused_ones_do() {
+    let opt = Program::from_source("fused.fut", SRC).unwrap_or_else(|d| panic!("{}", d.render()));
+    let mut off = OptOptions::default();
+    off.disable("consumer-fusion").unwrap();
+    let unfused = Program::from_source_with("fused.fut", SRC, &off).unwrap();
+    for f in &opt.core().funs {
+        let e = f.entry.as_ref().unwrap();
+        assert!(count(&f.body) >= 1, "{}: nothing fused", e.name);
+    }
+    assert!(unfused.core().funs.iter().all(|f| count(&f.body) == 0));
+    if gradus::backend::c::build::find_compiler().is_none() {
+        panic!("NO C COMPILER FOUND: the native backend cannot be tested");
+    }
+    let native = |multicore| {
+        Program::from_source("fused.fut", SRC)
+            .unwrap()
+            .with_backend(Backend::Native(NativeOptions {
+                multicore,
+                threads: Some(2),
+                ..Default::default()
+            }))
+            .unwrap()
+    };
+    let (c, mc) = (native(false), native(true));
+    for (entry, args) in cases() {
+        let want = flat(&unfused.call(entry, args.clone()).unwrap());
+        let got = flat(&opt.call(entry, args.clone()).unwrap());
+        assert_eq!(got, want, "{entry}: the fused interpreter run differs");
+        let got = flat(&c.call(entry, args.clone()).unwrap());
+        assert_eq!(got, want, "{entry}: sequential C differs");
+        let got = flat(&mc.call(entry, args).unwrap());
+        assert_eq!(got.len(), want.len());
+        for (x, y) in got.iter().zip(&want) {
+            assert!(
+                (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                "{entry}: multicore {x} vs {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_error_in_a_fused_map_names_the_map() {
+    let opt = Program::from_source("fused.fut", SRC).unwrap();
+    let err = |p: &Program| match p.call("bad_index", vec![floats(50, 3), int(60)]) {
+        Err(CallError::Runtime(e)) => e.to_string(),
+        other => panic!("expected an index error, got {other:?}"),
+    };
+    let msg = err(&opt);
+    assert!(
+        msg.contains("out of bounds") || msg.contains("index"),
+        "{msg}"
+    );
+    assert!(msg.contains("fused.fut:"), "{msg}");
+    let c = Program::from_source("fused.fut", SRC)
+        .unwrap()
+        .with_backend(Backend::Native(NativeOptions::default()))
+        .unwrap();
+    assert_eq!(err(&c), msg, "C reports another error than the interpreter");
+}
+
+#[test]
+fn differentiation_splits_fused_soacs_first() {
+    // AD runs before the optimiser, but a fused SOAC given to it (parsed IR) is split into
+    // its map and consumer and differentiated as those.
+    use gradus::core::ir::{Body, FunDef, SubExp};
+    let mut prog = gradus::core::parse::parse_prog(
+        r#"fun sum_sq [n_0] (xs_1: [n_0]f64) : f64 {
+  let r_2: f64 = redomap(n_0, \(x_3: f64) : f64 -> { let s_4: f64 = mul_f64(x_3, x_3) in s_4 }, \(a_5: f64, b_6: f64) : f64 -> { let c_7: f64 = add_f64(a_5, b_6) in c_7 }, (0.0f64), xs_1)
+  in r_2
+}"#,
+    )
+    .unwrap();
+    let f = prog.funs[0].clone();
+    let (xs, r) = (f.params[0], f.body.result[0]);
+    let xs_ty = prog.names.ty(xs).clone();
+    let dxs = prog.names.fresh("dxs", xs_ty);
+    let seeds = [(xs, SubExp::Var(dxs))].into_iter().collect();
+    let d = gradus::ad::jvp::differentiate(&mut prog.names, &f.body.stms, seeds).unwrap();
+    assert!(!d.stms.iter().any(|s| fused(&s.exp)));
+    let SubExp::Var(r) = r else { panic!() };
+    let tangent = d.tangents[&r];
+    prog.funs.push(FunDef {
+        name: "sum_sq_jvp".into(),
+        params: vec![xs, dxs],
+        body: Body {
+            stms: d.stms,
+            result: vec![r.into(), tangent],
+        },
+        ret: vec![f.ret[0].clone(), f.ret[0].clone()],
+        ..f.clone()
+    });
+    prog.funs.remove(0);
+    gradus::core::verify::verify(&prog).unwrap();
+}
