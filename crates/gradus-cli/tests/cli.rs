@@ -178,3 +178,15 @@ fn skipped_programs_and_empty_directories_pass() {
     );
     assert_eq!(o.status.code(), Some(0));
 }
+
+#[test]
+fn the_help_names_every_optimiser_pass() {
+    let out = gradus(&["bench", "--help"], b"");
+    let help = text(&out.stdout).replace(['\n', ' '], "");
+    for (pass, _) in gradus::opt::PASSES {
+        assert!(
+            help.contains(pass),
+            "`--disable-pass` help does not name {pass}"
+        );
+    }
+}
