@@ -205,3 +205,36 @@ fn differentiation_splits_fused_soacs_first() {
     prog.funs.remove(0);
     gradus::core::verify::verify(&prog).unwrap();
 }
+
+#[test]
+fn an_iota_read_only_as_soac_input_is_never_stored() {
+    // The fused redomap reads `iota n` row by row: the lowering computes `start + i * stride`
+    // instead of allocating and filling n integers. An iota that is also indexed is stored.
+    let src = r#"
+entry sum_sines (n: i64) : f64 = f64.sum (map (\i -> f64.sin (f64.i64 i)) (iota n))
+entry indexed (n: i64) : i64 = let is = iota n in is[n / 2] + i64.sum (map (* 2) is)
+"#;
+    let imp =
+        gradus::pipeline::dump_stage("iota.fut", src, gradus::pipeline::Stage::Lower).unwrap();
+    let (sum_sines, indexed) = imp.split_once("entry indexed").unwrap();
+    assert!(!sum_sines.contains("alloc i64"), "{sum_sines}");
+    assert!(indexed.contains("alloc i64"), "{indexed}");
+    for backend in [
+        Backend::Interpreter,
+        Backend::Native(NativeOptions::default()),
+    ] {
+        let p = Program::from_source("iota.fut", src)
+            .unwrap()
+            .with_backend(backend)
+            .unwrap();
+        let Value::Scalar(s) = &p.call("sum_sines", vec![int(1000)]).unwrap()[0] else {
+            panic!()
+        };
+        let expected: f64 = (0..1000).map(|i| (i as f64).sin()).sum();
+        assert!((s.to_f64() - expected).abs() < 1e-9, "{s:?}");
+        assert_eq!(
+            p.call("indexed", vec![int(1000)]).unwrap(),
+            vec![int(500 + 999 * 1000)]
+        );
+    }
+}

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Programs run on gradus's reference interpreter (`gradus::program::Program`), or with
-//! `--native` on the native backend (sequential C); `--no-opt` compiles without the optimiser.
+//! `--native` on the native backend (sequential C); `--no-opt` compiles without the optimiser,
+//! `--disable-pass PASS` (repeatable) without one of its passes.
 //! `--ops` reports the interpreter's operation count of one call of each entry point instead
 //! of times. With `--cpu`
 //! the clock is the process's CPU time (user + system, from `/proc/self/stat`, Linux only)
@@ -23,7 +24,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: adbench-time [--cpu] [--ops] [--native] [--no-opt] [--min-batch S] [--samples N] [--budget S] \
+const USAGE: &str = "usage: adbench-time [--cpu] [--ops] [--native] [--no-opt] [--disable-pass PASS]... [--min-batch S] [--samples N] [--budget S] \
 PROGRAM.fut INPUT ENTRY...";
 
 /// Clock ticks per second of `/proc/self/stat`'s CPU times (`USER_HZ`, 100 on Linux).
@@ -66,6 +67,7 @@ struct Options {
     ops: bool,
     native: bool,
     no_opt: bool,
+    disabled: Vec<String>,
     min_batch: f64,
     samples: usize,
     budget: f64,
@@ -80,6 +82,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         ops: false,
         native: false,
         no_opt: false,
+        disabled: Vec::new(),
         min_batch: 0.5,
         samples: 10,
         budget: 60.0,
@@ -90,6 +93,11 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut positional = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if a == "--disable-pass" {
+            let pass = it.next().ok_or("--disable-pass needs a pass name")?;
+            o.disabled.push(pass.clone());
+            continue;
+        }
         let mut value = |name: &str| -> Result<f64, String> {
             it.next()
                 .and_then(|v| v.parse::<f64>().ok())
@@ -162,11 +170,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let opts = if o.no_opt {
+    let mut opts = if o.no_opt {
         OptOptions::off()
     } else {
         OptOptions::default()
     };
+    for p in &o.disabled {
+        if let Err(m) = opts.disable(p) {
+            eprintln!("adbench-time: {m}");
+            return ExitCode::from(2);
+        }
+    }
     let prog = match Program::from_file_with(Path::new(&o.program), &opts) {
         Ok(p) => p,
         Err(d) => {

@@ -95,6 +95,8 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         in_par: false,
         par_local: HashSet::new(),
         acc_sizes: HashMap::new(),
+        virtual_iotas: HashSet::new(),
+        iota_rows: HashMap::new(),
     };
     let mut functions = Vec::new();
     for (k, f) in prog.funs.iter().enumerate() {
@@ -130,9 +132,56 @@ enum HistSource<'l> {
     Mapped { map: &'l Lambda, arrays: &'l [Var] },
 }
 
+/// The `iota` arrays of `body` read only row by row as inputs of SOACs (`map`, `reduce`,
+/// `scan`, fused SOACs): the lowering computes their rows instead of storing them.
+fn virtual_iotas(names: &crate::core::ir::NameTable, body: &Body) -> HashSet<Var> {
+    fn walk(body: &Body, iotas: &mut HashSet<Var>, inputs: &mut HashMap<Var, usize>) {
+        for s in &body.stms {
+            if let (Exp::BasicOp(BasicOp::Iota { .. }), [v]) = (&s.exp, &s.pat[..]) {
+                iotas.insert(*v);
+            }
+            let arrays = match &s.exp {
+                Exp::Soac(
+                    Soac::Map { arrays, .. }
+                    | Soac::Reduce { arrays, .. }
+                    | Soac::Scan { arrays, .. }
+                    | Soac::Screma { arrays, .. },
+                ) => arrays.as_slice(),
+                _ => &[],
+            };
+            for a in arrays {
+                *inputs.entry(*a).or_default() += 1;
+            }
+            let nested: Vec<&Body> = match &s.exp {
+                Exp::Soac(soac) => soac.lambdas().into_iter().map(|l| &l.body).collect(),
+                Exp::WithAcc { lam, .. } => vec![&lam.body],
+                Exp::Loop { body, .. } => vec![body],
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => vec![then_body, else_body],
+                _ => vec![],
+            };
+            for b in nested {
+                walk(b, iotas, inputs);
+            }
+        }
+    }
+    let (mut iotas, mut inputs) = (HashSet::new(), HashMap::new());
+    walk(body, &mut iotas, &mut inputs);
+    let uses = crate::opt::util::use_counts(names, body);
+    iotas.retain(|v| uses.get(v).is_some_and(|n| inputs.get(v) == Some(n)));
+    iotas
+}
+
 struct Lw<'a> {
     prog: &'a Prog,
     sources: &'a SourceMap,
+    /// `iota` arrays that are never stored (see [`virtual_iotas`]) and, once their statement
+    /// is lowered, their start, stride and element type.
+    virtual_iotas: HashSet<Var>,
+    iota_rows: HashMap<Var, (Ex, Ex, PrimType)>,
     opts: Options,
     sites: Vec<Site>,
     tmp: usize,
@@ -402,7 +451,9 @@ impl<'a> Lw<'a> {
         body.stms
             .iter()
             .flat_map(|s| s.pat.iter())
-            .filter(|v| matches!(self.ty(**v), Type::Array { .. }))
+            .filter(|v| {
+                matches!(self.ty(**v), Type::Array { .. }) && !self.virtual_iotas.contains(v)
+            })
             .map(|v| self.name(*v))
             .collect()
     }
@@ -584,6 +635,7 @@ impl<'a> Lw<'a> {
             };
             inputs.push((self.name(p), ty));
         }
+        self.virtual_iotas = virtual_iotas(&self.prog.names, &f.body);
         let mut body = Vec::new();
         self.stms(&f.body, &mut body)?;
         let mut results = Vec::new();
@@ -1059,6 +1111,13 @@ impl<'a> Lw<'a> {
                     site,
                     args: vec![self.ix(start), self.ix(stride), nn.clone()],
                 });
+                if let [v] = pat
+                    && self.virtual_iotas.contains(v)
+                {
+                    let row = (self.se(start), self.se(stride), *elem);
+                    self.iota_rows.insert(*v, row);
+                    return Ok(());
+                }
                 out.push(I::Alloc {
                     arr: dname.clone(),
                     elem: *elem,
@@ -1537,6 +1596,10 @@ impl<'a> Lw<'a> {
     fn bind_row(&mut self, p: Var, a: Var, i: &Ex, out: &mut Vec<I>) {
         self.declare(p, out);
         let pn = self.name(p);
+        if let Some(val) = self.iota_row(a, i) {
+            out.push(I::Set { name: pn, val });
+            return;
+        }
         let an = self.name(a);
         match self.ty(a) {
             Type::Acc { .. } => self.assign(p, &SubExp::Var(a), out),
@@ -1562,6 +1625,19 @@ impl<'a> Lw<'a> {
             }
             Type::Prim(_) => self.assign(p, &SubExp::Var(a), out),
         }
+    }
+
+    /// Element `i` of `a` when `a` is a virtual `iota`: `start + i * stride`.
+    fn iota_row(&self, a: Var, i: &Ex) -> Option<Ex> {
+        let (start, stride, elem) = self.iota_rows.get(&a)?.clone();
+        let ci = Ex::Prim(PrimOp::Conv(PrimType::I64, elem), vec![i.clone()]);
+        Some(Ex::Prim(
+            PrimOp::Bin(BinOp::Add, elem),
+            vec![
+                start,
+                Ex::Prim(PrimOp::Bin(BinOp::Mul, elem), vec![ci, stride]),
+            ],
+        ))
     }
 
     /// Writes value `r` (a lambda result) as row `i` of the declared array `dst` whose type
@@ -1896,6 +1972,14 @@ impl<'a> Lw<'a> {
             let row = ty.row();
             let n = self.fresh("row");
             self.decl_named(&n, &row, out);
+            if let Some(val) = self.iota_row(*a, i) {
+                out.push(I::Set {
+                    name: n.clone(),
+                    val,
+                });
+                v.push((n, row));
+                continue;
+            }
             let an = self.name(*a);
             match &row {
                 Type::Prim(t) => out.push(I::Set {
