@@ -1,8 +1,8 @@
 //! Maps fused into the reduce, scan, hist or scatter consuming them (`consumer-fusion`,
 //! fused SOACs in the core IR): on programs where every rule fires, the fused program gives
 //! the unfused one's results to the bit in the interpreter and in sequential C, and within
-//! rounding on two threads (parallel reductions of floats combine chunks in another order);
-//! errors raised inside a fused map are reported with the map's location.
+//! rounding on two threads, fused or not (parallel reductions, scans and hists of floats
+//! combine chunks in another order); errors raised inside a fused map are reported with the map's location.
 
 use gradus::backend::c::NativeOptions;
 use gradus::core::ir::{Body, Exp, Soac};
@@ -28,6 +28,10 @@ entry max_hist [n] (xs: [n]f64) (k: i64) : [k]f64 =
 
 entry min_int_hist [n] (is: [n]i64) (k: i64) : [k]i64 =
   hist i64.min 1000 k (map (\i -> i % (k + 3)) is) (map (\i -> i * 3 % 11) is)
+
+entry arg_max_hist [n] (xs: [n]f64) (k: i64) : ([k]f64, [k]i64) =
+  unzip (hist (\(a, i) (b, j) -> if a > b || (a == b && i < j) then (a, i) else (b, j))
+              (-f64.inf, -1) k (map (\x -> i64.f64 (x * 100) % (k + 1)) xs) (zip xs (iota n)))
 
 entry spread [n] (xs: [n]f64) (m: i64) : [m]f64 =
   scatter (replicate m 0) (map (\x -> i64.f64 (x * 7) - 1) xs) (map (\x -> x * x) xs)
@@ -91,6 +95,7 @@ fn cases() -> Vec<(&'static str, Vec<Value>)> {
         ("int_prefix", vec![ints(n, 5)]),
         ("max_hist", vec![floats(n, 6), int(9)]),
         ("min_int_hist", vec![ints(n, 7), int(13)]),
+        ("arg_max_hist", vec![floats(n, 10), int(20)]),
         ("spread", vec![floats(n, 8), int(8)]),
         ("row_sums", vec![matrix]),
     ]
@@ -133,6 +138,17 @@ fn fused_soacs_compute_what_the_unfused_ones_do() {
             }))
             .unwrap()
     };
+    // Unfused hists and scans take the multicore backend's other parallel code paths.
+    let mc_unfused = {
+        Program::from_source_with("fused.fut", SRC, &off)
+            .unwrap()
+            .with_backend(Backend::Native(NativeOptions {
+                multicore: true,
+                threads: Some(2),
+                ..Default::default()
+            }))
+            .unwrap()
+    };
     let (c, mc) = (native(false), native(true));
     for (entry, args) in cases() {
         let want = flat(&unfused.call(entry, args.clone()).unwrap());
@@ -140,13 +156,15 @@ fn fused_soacs_compute_what_the_unfused_ones_do() {
         assert_eq!(got, want, "{entry}: the fused interpreter run differs");
         let got = flat(&c.call(entry, args.clone()).unwrap());
         assert_eq!(got, want, "{entry}: sequential C differs");
-        let got = flat(&mc.call(entry, args).unwrap());
-        assert_eq!(got.len(), want.len());
-        for (x, y) in got.iter().zip(&want) {
-            assert!(
-                (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
-                "{entry}: multicore {x} vs {y}"
-            );
+        for (name, p) in [("multicore", &mc), ("unfused multicore", &mc_unfused)] {
+            let got = flat(&p.call(entry, args.clone()).unwrap());
+            assert_eq!(got.len(), want.len());
+            for (x, y) in got.iter().zip(&want) {
+                assert!(
+                    (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                    "{entry}: {name} {x} vs {y}"
+                );
+            }
         }
     }
 }

@@ -1765,15 +1765,15 @@ impl<'a> Lw<'a> {
                 w,
                 dests,
                 lam,
+                neutral,
                 indices,
                 values,
-                ..
             } => {
                 let src = HistSource::Arrays {
                     indices: *indices,
                     values,
                 };
-                self.hist(pat, w, dests, lam, src, aux, out)
+                self.hist(pat, w, dests, lam, neutral, src, aux, out)
             }
             Soac::Scatter {
                 w,
@@ -1793,9 +1793,13 @@ impl<'a> Lw<'a> {
                 ScremaForm::Scan { lam, neutral } => {
                     self.reduce_or_scan(pat, w, lam, neutral, Some(map), arrays, true, aux, out)
                 }
-                ScremaForm::Hist { dests, lam, .. } => {
+                ScremaForm::Hist {
+                    dests,
+                    lam,
+                    neutral,
+                } => {
                     let src = HistSource::Mapped { map, arrays };
-                    self.hist(pat, w, dests, lam, src, aux, out)
+                    self.hist(pat, w, dests, lam, neutral, src, aux, out)
                 }
                 ScremaForm::Scatter { dests } => {
                     self.scattermap(pat, w, dests, map, arrays, aux, out)
@@ -2192,7 +2196,8 @@ impl<'a> Lw<'a> {
         let chunk_loop = |s: &mut Self,
                           c: &str,
                           init: &dyn Fn(&mut Self, usize) -> Ex,
-                          write: bool|
+                          write: bool,
+                          write_part: bool|
          -> R<Vec<I>> {
             let mut b = Vec::new();
             let lo = s.fresh("lo");
@@ -2250,7 +2255,7 @@ impl<'a> Lw<'a> {
                 bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
                 body: inner,
             });
-            if !write {
+            if write_part {
                 for (p, (a, t)) in parts.iter().zip(&accs) {
                     b.push(I::Store {
                         elem: t.elem(),
@@ -2263,9 +2268,13 @@ impl<'a> Lw<'a> {
             Ok(b)
         };
         let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
+        // A scan with a fused map scans each chunk in phase 1 already (storing its results)
+        // and adds the chunk's prefix to them in phase 3, so the map runs once per element;
+        // a plain scan reads its input twice instead of writing its output twice.
+        let propagate = scan && pre.is_some();
         let c1 = self.fresh("c");
         let body1 = self.in_parallel(true, |s| {
-            chunk_loop(s, &c1, &|_, j| neutral_ex[j].clone(), false)
+            chunk_loop(s, &c1, &|_, j| neutral_ex[j].clone(), propagate, true)
         })?;
         out.push(I::ParFor {
             var: c1,
@@ -2319,7 +2328,93 @@ impl<'a> Lw<'a> {
             bound: Ex::int(CHUNKS),
             body: body2,
         });
-        if scan {
+        if propagate {
+            // Phase 3: each chunk but the first combines its prefix with its results.
+            let c3 = self.fresh("c");
+            let body3 = self.in_parallel(true, |s| -> R<Vec<I>> {
+                let (lo, hi, n, i) = (s.fresh("lo"), s.fresh("hi"), s.fresh("n"), s.fresh("i"));
+                let mut b = Vec::new();
+                for (name, c) in [
+                    (&lo, Ex::var(&c3)),
+                    (&hi, Ex::plus(Ex::var(&c3), Ex::int(1))),
+                ] {
+                    b.push(I::Decl {
+                        ty: Ty::Prim(PrimType::I64),
+                        name: name.clone(),
+                        init: Some(Ex::Prim(
+                            PrimOp::Bin(BinOp::Quot, PrimType::I64),
+                            vec![Ex::times(c, w.clone()), Ex::int(CHUNKS)],
+                        )),
+                    });
+                }
+                let mut args = Vec::new();
+                for (p, t) in parts.iter().zip(&tys) {
+                    let v = s.fresh("pre");
+                    b.push(I::Decl {
+                        ty: Ty::Prim(*t),
+                        name: v.clone(),
+                        init: Some(Ex::Load {
+                            elem: *t,
+                            arr: p.clone(),
+                            idx: Box::new(Ex::var(&c3)),
+                        }),
+                    });
+                    args.push((v, Type::Prim(*t)));
+                }
+                let mut inner = vec![I::Decl {
+                    ty: Ty::Prim(PrimType::I64),
+                    name: i.clone(),
+                    init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
+                }];
+                let mut results = Vec::new();
+                for (p, t) in pat.iter().zip(&tys) {
+                    let (x, r) = (s.fresh("x"), s.fresh("r"));
+                    inner.push(I::Decl {
+                        ty: Ty::Prim(*t),
+                        name: x.clone(),
+                        init: Some(Ex::Load {
+                            elem: *t,
+                            arr: s.name(*p),
+                            idx: Box::new(Ex::var(&i)),
+                        }),
+                    });
+                    inner.push(I::Decl {
+                        ty: Ty::Prim(*t),
+                        name: r.clone(),
+                        init: None,
+                    });
+                    args.push((x, Type::Prim(*t)));
+                    results.push((r, Type::Prim(*t)));
+                }
+                s.apply(lam, &args, &results, &mut inner)?;
+                for (p, (r, t)) in pat.iter().zip(&results) {
+                    inner.push(I::Store {
+                        elem: t.elem(),
+                        arr: s.name(*p),
+                        idx: Ex::var(&i),
+                        val: Ex::var(r),
+                    });
+                }
+                b.push(I::For {
+                    var: n,
+                    bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
+                    body: inner,
+                });
+                Ok(vec![I::If {
+                    cond: lt(Ex::int(0), Ex::var(&c3)),
+                    then: b,
+                    els: vec![],
+                }])
+            })?;
+            out.push(I::ParFor {
+                var: c3,
+                bound: Ex::int(CHUNKS),
+                work: Ex::times(w.clone(), Ex::int(Self::cost(&lam.body))),
+                body: body3,
+                private: Vec::new(),
+                private_body: Vec::new(),
+            });
+        } else if scan {
             // Phase 3: each chunk scanned from its prefix.
             let c3 = self.fresh("c");
             let parts3 = parts.clone();
@@ -2335,6 +2430,7 @@ impl<'a> Lw<'a> {
                         idx: Box::new(Ex::var(&c3n)),
                     },
                     true,
+                    false,
                 )
             })?;
             out.push(I::ParFor {
@@ -2359,6 +2455,10 @@ impl<'a> Lw<'a> {
         Ok(())
     }
 
+    /// `hist`/`reduce_by_index` (with a fused map, `histomap`): sequential, or on the
+    /// multicore backend, when the bins are scalars and few against the width, one private
+    /// histogram per chunk merged bin by bin into the destination in chunk order (the
+    /// operator is associative and commutative; results do not depend on the thread count).
     #[allow(clippy::too_many_arguments)]
     fn hist(
         &mut self,
@@ -2366,6 +2466,7 @@ impl<'a> Lw<'a> {
         w: &SubExp,
         dests: &[Var],
         lam: &Lambda,
+        neutral: &[SubExp],
         src: HistSource<'_>,
         aux: &Aux,
         out: &mut Vec<I>,
@@ -2392,12 +2493,83 @@ impl<'a> Lw<'a> {
             dn.push(n);
         }
         let i = self.fresh("i");
-        let iv = Ex::var(&i);
         let mut body = Vec::new();
+        let targets: Vec<(String, Ex)> = dn.iter().map(|n| (n.clone(), Ex::int(0))).collect();
+        self.hist_element(&Ex::var(&i), dests, &targets, lam, &src, &mut body)?;
+        let seq = vec![I::For {
+            var: i,
+            bound: w.clone(),
+            body,
+        }];
+        let scalar_bins = dests.iter().all(|d| self.ty(*d).dims().len() == 1);
+        // The merge applies the operator to pairs the sequential order never forms (a bin's
+        // neutral element with another's), so an operator that can fail stays sequential.
+        let safe_op = crate::opt::util::body_is_safe(
+            &lam.body,
+            &crate::opt::util::Ranges::default(),
+            &self.prog.names,
+        );
+        if self.opts.parallel
+            && !self.in_par
+            && scalar_bins
+            && safe_op
+            && neutral.len() == dests.len()
+        {
+            let bins: Vec<Ex> = dests.iter().map(|d| self.var_dims(*d)[0].clone()).collect();
+            let cost = Self::cost(&lam.body)
+                + match &src {
+                    HistSource::Mapped { map, .. } => Self::cost(&map.body),
+                    HistSource::Arrays { .. } => 0,
+                };
+            let mut par = Vec::new();
+            self.par_hist(&w, cost, dests, &dn, &bins, lam, neutral, &src, &mut par)?;
+            // Private histograms pay off when the input is large and they are small
+            // against it; the test depends on sizes only, not on the thread count.
+            let mut cond = and(
+                le(
+                    Ex::var(PAR_CHUNK_MIN_WORK),
+                    Ex::times(w.clone(), Ex::int(cost)),
+                ),
+                le(Ex::times(bins[0].clone(), Ex::int(CHUNKS)), w.clone()),
+            );
+            for b in &bins[1..] {
+                cond = and(cond, eq(b.clone(), bins[0].clone()));
+            }
+            out.push(I::If {
+                cond,
+                then: par,
+                els: seq,
+            });
+        } else {
+            out.extend(seq);
+        }
+        for (p, n) in pat.iter().zip(&dn) {
+            out.push(I::SetArr {
+                dst: self.name(*p),
+                src: n.clone(),
+                offset: Ex::int(0),
+                share: Share::Move,
+            });
+        }
+        Ok(())
+    }
+
+    /// Element `iv` of a `hist`: its bin, and when the bin is in range, the operator applied
+    /// to the bin's contents and the element's values. Bin `b` of destination `j` is row
+    /// `offset_j + b` of `targets[j]` (scalar bins; array bins are used with offset 0).
+    fn hist_element(
+        &mut self,
+        iv: &Ex,
+        dests: &[Var],
+        targets: &[(String, Ex)],
+        lam: &Lambda,
+        src: &HistSource<'_>,
+        body: &mut Vec<I>,
+    ) -> R<()> {
         let bin = self.fresh("bin");
         // The values of a fused map are computed with the index, before the range test.
         let mut mapped_values = None;
-        let bin_value = match &src {
+        let bin_value = match src {
             HistSource::Arrays { indices, .. } => {
                 let ity = self.ty(*indices).elem();
                 let load = Ex::Load {
@@ -2412,7 +2584,7 @@ impl<'a> Lw<'a> {
                 }
             }
             HistSource::Mapped { map, arrays } => {
-                let mut vals = self.elems(Some(map), arrays, &iv, &mut body)?;
+                let mut vals = self.elems(Some(map), arrays, iv, body)?;
                 if vals.is_empty() {
                     return Err("internal error: histomap lambda returns no index".into());
                 }
@@ -2435,59 +2607,60 @@ impl<'a> Lw<'a> {
         // Current bin contents, then the values.
         let mut args = Vec::new();
         let mut binrows = Vec::new();
-        for (d, n) in dests.iter().zip(&dn) {
+        for (d, (n, offset)) in dests.iter().zip(targets) {
             let ty = self.ty(*d).clone();
             let row = ty.row();
             let r = self.fresh("cur");
             self.decl_named(&r, &row, &mut then);
             let block = Ex::product(self.dims(row.dims()));
+            let at = Ex::plus(offset.clone(), Ex::var(&bin));
             match &row {
                 Type::Prim(t) => then.push(I::Set {
                     name: r.clone(),
                     val: Ex::Load {
                         elem: *t,
                         arr: n.clone(),
-                        idx: Box::new(Ex::var(&bin)),
+                        idx: Box::new(at.clone()),
                     },
                 }),
                 _ => then.push(I::SetArr {
                     dst: r.clone(),
                     src: n.clone(),
-                    offset: Ex::times(Ex::var(&bin), block.clone()),
+                    offset: Ex::times(at.clone(), block.clone()),
                     share: Share::Borrow,
                 }),
             }
             args.push((r, row.clone()));
-            binrows.push((row, block));
+            binrows.push((row, block, at));
         }
-        match &src {
-            HistSource::Arrays { values, .. } => args.extend(self.rows(values, &iv, &mut then)),
+        match src {
+            HistSource::Arrays { values, .. } => args.extend(self.rows(values, iv, &mut then)),
             HistSource::Mapped { .. } => args.extend(mapped_values.take().unwrap_or_default()),
         }
         let nexts: Vec<(String, Type)> = binrows
             .iter()
-            .map(|(row, _)| (self.fresh("new"), row.clone()))
+            .map(|(row, _, _)| (self.fresh("new"), row.clone()))
             .collect();
         for (n, t) in &nexts {
             self.decl_named(n, t, &mut then);
         }
         self.apply(lam, &args, &nexts, &mut then)?;
-        for (((n, row), (_, block)), (d, dname)) in
-            nexts.iter().zip(&binrows).zip(dests.iter().zip(&dn))
+        for (((n, row), (_, block, at)), (d, (dname, _))) in
+            nexts.iter().zip(&binrows).zip(dests.iter().zip(targets))
         {
             let elem = self.ty(*d).elem();
             match row {
                 Type::Prim(_) => then.push(I::Store {
                     elem,
                     arr: dname.clone(),
-                    idx: Ex::var(&bin),
+                    idx: at.clone(),
                     val: Ex::var(n),
                 }),
                 _ => {
                     then.push(I::Copy {
                         elem,
                         dst: dname.clone(),
-                        dst_off: Ex::times(Ex::var(&bin), block.clone()),
+                        dst_off: Ex::times(at.clone(), block.clone()),
                         src: n.clone(),
                         src_off: Ex::int(0),
                         count: block.clone(),
@@ -2501,18 +2674,181 @@ impl<'a> Lw<'a> {
             then,
             els: vec![],
         });
-        out.push(I::For {
-            var: i,
-            bound: w,
-            body,
-        });
-        for (p, n) in pat.iter().zip(&dn) {
-            out.push(I::SetArr {
-                dst: self.name(*p),
-                src: n.clone(),
-                offset: Ex::int(0),
-                share: Share::Move,
+        Ok(())
+    }
+
+    /// The parallel `hist` of [`Self::hist`]: chunk `c` of the input fills its private
+    /// histogram (row `c` of a `CHUNKS × bins` array per destination, from the neutral
+    /// element), then blocks of bins are merged in parallel, each bin folding the chunks'
+    /// histograms into the destination in chunk order.
+    #[allow(clippy::too_many_arguments)]
+    fn par_hist(
+        &mut self,
+        w: &Ex,
+        cost: i64,
+        dests: &[Var],
+        dn: &[String],
+        bins: &[Ex],
+        lam: &Lambda,
+        neutral: &[SubExp],
+        src: &HistSource<'_>,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let elems: Vec<PrimType> = dests.iter().map(|d| self.ty(*d).elem()).collect();
+        let subs: Vec<String> = dests.iter().map(|_| self.fresh("sub")).collect();
+        let nbins = bins[0].clone();
+        for (s, t) in subs.iter().zip(&elems) {
+            out.push(I::Decl {
+                ty: Ty::Array(*t),
+                name: s.clone(),
+                init: None,
             });
+            out.push(I::Alloc {
+                arr: s.clone(),
+                elem: *t,
+                count: Ex::times(Ex::int(CHUNKS), nbins.clone()),
+            });
+        }
+        let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
+        // `c * n / CHUNKS`, the first of chunk `c`'s `n` items.
+        let chunk_bound = |c: Ex, n: &Ex| {
+            Ex::Prim(
+                PrimOp::Bin(BinOp::Quot, PrimType::I64),
+                vec![Ex::times(c, n.clone()), Ex::int(CHUNKS)],
+            )
+        };
+        let c = self.fresh("c");
+        let body1 = self.in_parallel(true, |s| -> R<Vec<I>> {
+            let mut b = Vec::new();
+            let base = Ex::times(Ex::var(&c), nbins.clone());
+            for ((sub, t), ne) in subs.iter().zip(&elems).zip(&neutral_ex) {
+                let k = s.fresh("k");
+                b.push(I::For {
+                    var: k.clone(),
+                    bound: nbins.clone(),
+                    body: vec![I::Store {
+                        elem: *t,
+                        arr: sub.clone(),
+                        idx: Ex::plus(base.clone(), Ex::var(&k)),
+                        val: ne.clone(),
+                    }],
+                });
+            }
+            let (lo, hi, n, i) = (s.fresh("lo"), s.fresh("hi"), s.fresh("n"), s.fresh("i"));
+            for (name, c) in [(&lo, Ex::var(&c)), (&hi, Ex::plus(Ex::var(&c), Ex::int(1)))] {
+                b.push(I::Decl {
+                    ty: Ty::Prim(PrimType::I64),
+                    name: name.clone(),
+                    init: Some(chunk_bound(c, w)),
+                });
+            }
+            let mut inner = vec![I::Decl {
+                ty: Ty::Prim(PrimType::I64),
+                name: i.clone(),
+                init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
+            }];
+            let targets: Vec<(String, Ex)> =
+                subs.iter().map(|sub| (sub.clone(), base.clone())).collect();
+            s.hist_element(&Ex::var(&i), dests, &targets, lam, src, &mut inner)?;
+            b.push(I::For {
+                var: n,
+                bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
+                body: inner,
+            });
+            Ok(b)
+        })?;
+        out.push(I::ParFor {
+            var: c,
+            bound: Ex::int(CHUNKS),
+            work: Ex::times(w.clone(), Ex::int(cost)),
+            body: body1,
+            private: Vec::new(),
+            private_body: Vec::new(),
+        });
+        let c = self.fresh("c");
+        let body2 = self.in_parallel(true, |s| -> R<Vec<I>> {
+            let mut b = Vec::new();
+            let (lo, hi, m, bin) = (s.fresh("lo"), s.fresh("hi"), s.fresh("m"), s.fresh("b"));
+            for (name, c) in [(&lo, Ex::var(&c)), (&hi, Ex::plus(Ex::var(&c), Ex::int(1)))] {
+                b.push(I::Decl {
+                    ty: Ty::Prim(PrimType::I64),
+                    name: name.clone(),
+                    init: Some(chunk_bound(c, &nbins)),
+                });
+            }
+            let mut per_bin = vec![I::Decl {
+                ty: Ty::Prim(PrimType::I64),
+                name: bin.clone(),
+                init: Some(Ex::plus(Ex::var(&lo), Ex::var(&m))),
+            }];
+            let accs: Vec<(String, Type)> = elems
+                .iter()
+                .map(|t| (s.fresh("acc"), Type::Prim(*t)))
+                .collect();
+            for (((a, _), t), d) in accs.iter().zip(&elems).zip(dn) {
+                per_bin.push(I::Decl {
+                    ty: Ty::Prim(*t),
+                    name: a.clone(),
+                    init: Some(Ex::Load {
+                        elem: *t,
+                        arr: d.clone(),
+                        idx: Box::new(Ex::var(&bin)),
+                    }),
+                });
+            }
+            let k = s.fresh("k");
+            let mut fold = Vec::new();
+            let mut args = accs.clone();
+            for (sub, t) in subs.iter().zip(&elems) {
+                let v = s.fresh("pv");
+                fold.push(I::Decl {
+                    ty: Ty::Prim(*t),
+                    name: v.clone(),
+                    init: Some(Ex::Load {
+                        elem: *t,
+                        arr: sub.clone(),
+                        idx: Box::new(Ex::plus(
+                            Ex::times(Ex::var(&k), nbins.clone()),
+                            Ex::var(&bin),
+                        )),
+                    }),
+                });
+                args.push((v, Type::Prim(*t)));
+            }
+            s.apply(lam, &args, &accs, &mut fold)?;
+            per_bin.push(I::For {
+                var: k,
+                bound: Ex::int(CHUNKS),
+                body: fold,
+            });
+            for (((a, _), t), d) in accs.iter().zip(&elems).zip(dn) {
+                per_bin.push(I::Store {
+                    elem: *t,
+                    arr: d.clone(),
+                    idx: Ex::var(&bin),
+                    val: Ex::var(a),
+                });
+            }
+            b.push(I::For {
+                var: m,
+                bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
+                body: per_bin,
+            });
+            Ok(b)
+        })?;
+        out.push(I::ParFor {
+            var: c,
+            bound: Ex::int(CHUNKS),
+            work: Ex::times(
+                Ex::times(nbins.clone(), Ex::int(CHUNKS)),
+                Ex::int(Self::cost(&lam.body)),
+            ),
+            body: body2,
+            private: Vec::new(),
+            private_body: Vec::new(),
+        });
+        for s in subs {
+            out.push(I::Decref(s));
         }
         Ok(())
     }
