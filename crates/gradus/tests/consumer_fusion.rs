@@ -1,8 +1,9 @@
-//! Maps fused into the reduce, scan, hist or scatter consuming them (`consumer-fusion`,
-//! fused SOACs in the core IR): on programs where every rule fires, the fused program gives
-//! the unfused one's results to the bit in the interpreter and in sequential C, and within
-//! rounding on two threads, fused or not (parallel reductions, scans and hists of floats
-//! combine chunks in another order); errors raised inside a fused map are reported with the map's location.
+//! Maps fused into the reduce, scan, hist or scatter consuming them and reductions of the
+//! same array fused with each other (`consumer-fusion`, fused SOACs in the core IR): on
+//! programs where every rule fires, the fused program gives the unfused one's results to the
+//! bit in the interpreter and in sequential C, and within rounding on two threads, fused or
+//! not (parallel reductions, scans and hists of floats combine chunks in another order);
+//! errors raised inside a fused map are reported with the map's location.
 
 use gradus::backend::c::NativeOptions;
 use gradus::core::ir::{Body, Exp, Soac};
@@ -32,6 +33,10 @@ entry min_int_hist [n] (is: [n]i64) (k: i64) : [k]i64 =
 entry arg_max_hist [n] (xs: [n]f64) (k: i64) : ([k]f64, [k]i64) =
   unzip (hist (\(a, i) (b, j) -> if a > b || (a == b && i < j) then (a, i) else (b, j))
               (-f64.inf, -1) k (map (\x -> i64.f64 (x * 100) % (k + 1)) xs) (zip xs (iota n)))
+
+entry sum_and_max [n] (xs: [n]f64) : (f64, f64) =
+  let ys = map (\x -> x * x - 0.5) xs
+  in (f64.sum ys, f64.maximum ys)
 
 entry spread [n] (xs: [n]f64) (m: i64) : [m]f64 =
   scatter (replicate m 0) (map (\x -> i64.f64 (x * 7) - 1) xs) (map (\x -> x * x) xs)
@@ -96,6 +101,7 @@ fn cases() -> Vec<(&'static str, Vec<Value>)> {
         ("max_hist", vec![floats(n, 6), int(9)]),
         ("min_int_hist", vec![ints(n, 7), int(13)]),
         ("arg_max_hist", vec![floats(n, 10), int(20)]),
+        ("sum_and_max", vec![floats(n, 11)]),
         ("spread", vec![floats(n, 8), int(8)]),
         ("row_sums", vec![matrix]),
     ]

@@ -542,3 +542,23 @@ fn a_map_into_a_reduction_that_can_fail_stays_apart() {
     let (_, stats) = optimise(prog, &OptOptions::default()).unwrap();
     assert!(!stats.rules.contains_key("map-into-reduce"), "{stats:?}");
 }
+
+#[test]
+fn two_reductions_of_one_map_become_one_traversal() {
+    // Sum and maximum of the same mapped array: `reduce-horizontal` pairs the reductions
+    // (the map is read twice, so it cannot fuse into either alone), then `map-into-screma`
+    // moves the map into the pair and the squares are never stored.
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64) : (f64, f64) {
+  let sq_2: [n_0]f64 = map(n_0, \(x_3: f64) : f64 -> { let s_4: f64 = mul_f64(x_3, x_3) in s_4 }, xs_1)
+  let r_5: f64 = reduce_comm(n_0, \(a_6: f64, b_7: f64) : f64 -> { let c_8: f64 = add_f64(a_6, b_7) in c_8 }, (0.0f64), sq_2)
+  let m_9: f64 = reduce(n_0, \(a_10: f64, b_11: f64) : f64 -> { let c_12: f64 = max_f64(a_10, b_11) in c_12 }, (-f64.inf), sq_2)
+  in r_5, m_9
+}"#,
+        &["consumer-fusion"],
+        "reduce-horizontal",
+    );
+    assert_eq!(out.matches("redomap(").count(), 1, "{out}");
+    assert!(!out.contains(" map(") && !out.contains(" reduce"), "{out}");
+    insta::assert_snapshot!(out);
+}

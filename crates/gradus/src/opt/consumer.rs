@@ -1,5 +1,5 @@
-//! Fusion of a `map` into the `reduce`, `scan`, `hist` or `scatter` that consumes its results
-//! (pass `consumer-fusion`).
+//! Fusion of a `map` into the `reduce`, `scan`, `hist` or `scatter` that consumes its results,
+//! and of reductions of the same array with each other (pass `consumer-fusion`).
 //!
 //! Rules, each turning `let ys = map(w, f, xs)` and a later consumer of `ys` in the same body
 //! into one fused SOAC ([`Soac::Screma`]) at the consumer's place, so the mapped arrays are
@@ -14,7 +14,10 @@
 //! * `map-into-screma`: a map whose results a fused SOAC reads as inputs (and nothing else
 //!   reads) becomes part of the fused SOAC's map, as in `map-map` fusion (a map read twice,
 //!   by the index and the value maps of a histogram, meets them only after they have been
-//!   fused horizontally and into the histogram).
+//!   fused horizontally and into the histogram);
+//! * `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width that
+//!   share an input become one `redomap` computing both (a mean and a variance, a sum and a
+//!   maximum: one traversal); the second must not depend on the statements between them.
 //!
 //! A consumer input that the map does not compute becomes an input of the fused map, whose
 //! lambda passes its row on. Conditions: the map's results are read by nothing but the
@@ -55,9 +58,28 @@ fn fuse_body(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body) {
     let counts = use_counts(names, body);
     let mut consumed = HashSet::new();
     consumed_in_body(body, &mut consumed);
+    // Reductions of the same array pair up first (a map read by two of them can then fuse
+    // into the pair), and again once maps have fused into them, until nothing changes.
+    loop {
+        let before = ctx.changes();
+        horizontal(names, ctx, body, &consumed);
+        vertical(names, ctx, body, &counts, &consumed);
+        if ctx.changes() == before {
+            break;
+        }
+    }
+}
+
+fn vertical(
+    names: &mut NameTable,
+    ctx: &mut Ctx,
+    body: &mut Body,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) {
     let mut c = 0;
     while c < body.stms.len() {
-        if let Some((p, exp, rule)) = fuse(names, body, c, &counts, &consumed) {
+        if let Some((p, exp, rule)) = fuse(names, body, c, counts, consumed) {
             body.stms[c].exp = exp;
             body.stms.remove(p);
             ctx.fire(rule);
@@ -66,6 +88,179 @@ fn fuse_body(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body) {
         } else {
             c += 1;
         }
+    }
+}
+
+/// A reduction of scalars as a `redomap`: width, map, inputs, operator, neutral elements,
+/// commutativity (a plain `reduce` gets a map returning its rows).
+type Redomap = (SubExp, Lambda, Vec<Var>, Lambda, Vec<SubExp>, bool);
+
+fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
+    let scalar = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+    match &stm.exp {
+        Exp::Soac(Soac::Reduce {
+            w,
+            lam,
+            neutral,
+            arrays,
+            commutative,
+        }) if scalar(lam) => {
+            let rows: Vec<Type> = arrays.iter().map(|a| names.ty(*a).row()).collect();
+            let params: Vec<Var> = rows.iter().map(|t| names.fresh("row", t.clone())).collect();
+            let map = Lambda {
+                body: Body {
+                    stms: Vec::new(),
+                    result: params.iter().map(|p| SubExp::Var(*p)).collect(),
+                },
+                params,
+                ret: rows,
+            };
+            Some((
+                *w,
+                map,
+                arrays.clone(),
+                lam.clone(),
+                neutral.clone(),
+                *commutative,
+            ))
+        }
+        Exp::Soac(Soac::Screma {
+            w,
+            map,
+            arrays,
+            form,
+        }) => match &**form {
+            ScremaForm::Reduce {
+                lam,
+                neutral,
+                commutative,
+            } if scalar(lam) => Some((
+                *w,
+                map.clone(),
+                arrays.clone(),
+                lam.clone(),
+                neutral.clone(),
+                *commutative,
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn reduces_scalars(stm: &Stm) -> bool {
+    let scalar = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+    match &stm.exp {
+        Exp::Soac(Soac::Reduce { lam, .. }) => scalar(lam),
+        Exp::Soac(Soac::Screma { form, .. }) => {
+            matches!(&**form, ScremaForm::Reduce { lam, .. } if scalar(lam))
+        }
+        _ => false,
+    }
+}
+
+/// Rule `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width
+/// that share an input, the later one independent of the statements between them, become
+/// one `redomap` whose map and operator compute both (one traversal). Conditions as for
+/// `map-horizontal`, plus operators that cannot fail (they now run interleaved).
+fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &HashSet<Var>) {
+    let is_acc =
+        |names: &NameTable, vs: &[Var]| vs.iter().any(|v| matches!(names.ty(*v), Type::Acc { .. }));
+    let mut p = 0;
+    while p < body.stms.len() {
+        if !reduces_scalars(&body.stms[p]) {
+            p += 1;
+            continue;
+        }
+        let (pw, pinputs) = match &body.stms[p].exp {
+            Exp::Soac(Soac::Reduce { w, arrays, .. } | Soac::Screma { w, arrays, .. }) => {
+                (*w, arrays.clone())
+            }
+            _ => unreachable!("reduces_scalars accepts only these"),
+        };
+        let mut bound_between: HashSet<Var> = body.stms[p].pat.iter().copied().collect();
+        let mut partner = None;
+        for q in p + 1..body.stms.len() {
+            let stm = &body.stms[q];
+            if reduces_scalars(stm)
+                && let Exp::Soac(Soac::Reduce { w, arrays, .. } | Soac::Screma { w, arrays, .. }) =
+                    &stm.exp
+                && *w == pw
+                && arrays.iter().any(|a| pinputs.contains(a))
+                && !is_acc(names, arrays)
+                && !is_acc(names, &pinputs)
+                && !arrays.iter().any(|a| consumed.contains(a))
+            {
+                let free = free_in_exp(names, &stm.exp);
+                let mut tys = HashSet::new();
+                for v in &stm.pat {
+                    tys.extend(super::util::type_vars(names.ty(*v)));
+                }
+                if free.is_disjoint(&bound_between) && tys.is_disjoint(&bound_between) {
+                    partner = Some(q);
+                    break;
+                }
+            }
+            bound_between.extend(stm.pat.iter().copied());
+        }
+        let Some(q) = partner else {
+            p += 1;
+            continue;
+        };
+        let (Some(a), Some(b)) = (
+            as_redomap(names, &body.stms[p]),
+            as_redomap(names, &body.stms[q]),
+        ) else {
+            p += 1;
+            continue;
+        };
+        let safe = |op: &Lambda| body_is_safe(&op.body, &Ranges::default(), names);
+        if !safe(&a.3) || !safe(&b.3) {
+            p += 1;
+            continue;
+        }
+        let (w, amap, mut arrays, aop, mut neutral, acomm) = a;
+        let (_, bmap, barrays, bop, bneutral, bcomm) = b;
+        // The second SOAC's lambdas get fresh names: both may be copies of one source.
+        let (bmap_params, bmap_body) = super::util::fresh_copy(names, &bmap.params, &bmap.body);
+        let (bop_params, bop_body) = super::util::fresh_copy(names, &bop.params, &bop.body);
+        let mut map = amap;
+        map.params.extend(bmap_params);
+        map.body.stms.extend(bmap_body.stms);
+        map.body.result.extend(bmap_body.result);
+        map.ret.extend(bmap.ret);
+        arrays.extend(barrays);
+        neutral.extend(bneutral);
+        let (ka, kb) = (aop.ret.len(), bop.ret.len());
+        let mut params = aop.params[..ka].to_vec();
+        params.extend_from_slice(&bop_params[..kb]);
+        params.extend_from_slice(&aop.params[ka..]);
+        params.extend_from_slice(&bop_params[kb..]);
+        let mut op_body = aop.body;
+        op_body.stms.extend(bop_body.stms);
+        op_body.result.extend(bop_body.result);
+        let mut ret = aop.ret;
+        ret.extend(bop.ret);
+        let op = Lambda {
+            params,
+            body: op_body,
+            ret,
+        };
+        let qstm = body.stms.remove(q);
+        let pstm = &mut body.stms[p];
+        pstm.pat.extend(qstm.pat);
+        pstm.exp = Exp::Soac(Soac::Screma {
+            w,
+            map,
+            arrays,
+            form: Box::new(ScremaForm::Reduce {
+                lam: op,
+                neutral,
+                commutative: acomm && bcomm,
+            }),
+        });
+        ctx.fire("reduce-horizontal");
+        // The merged statement may meet a third reduction.
     }
 }
 

@@ -21,7 +21,7 @@
 //! | `map-fission`  | [`mapfission`] | maps split so that invariant parts can be hoisted           |
 //! | `loop-norm`    | [`loops`]      | zero- and one-trip loops, short constant loops unrolled     |
 //! | `acc-reduce`   | [`accred`]     | whole-array accumulator updates in maps become reductions   |
-//! | `consumer-fusion` | [`consumer`] | a map fused into the reduce/scan/hist/scatter consuming it  |
+//! | `consumer-fusion` | [`consumer`] | a map fused into the reduce/scan/hist/scatter consuming it; reductions of one array paired |
 //!
 //! # Float policy
 //!
@@ -94,7 +94,7 @@ pub const PASSES: &[(&str, &str)] = &[
     ),
     (
         "consumer-fusion",
-        "maps fused into the reduce, scan, hist or scatter consuming them",
+        "maps fused into the reduce, scan, hist or scatter consuming them; reductions of one array fused",
     ),
 ];
 
