@@ -148,14 +148,17 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
     }
 }
 
-fn reduces_scalars(stm: &Stm) -> bool {
+/// Width and inputs of a reduction of scalars, plain or fused.
+fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var])> {
     let scalar = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
     match &stm.exp {
-        Exp::Soac(Soac::Reduce { lam, .. }) => scalar(lam),
-        Exp::Soac(Soac::Screma { form, .. }) => {
-            matches!(&**form, ScremaForm::Reduce { lam, .. } if scalar(lam))
+        Exp::Soac(Soac::Reduce { w, lam, arrays, .. }) if scalar(lam) => Some((*w, arrays)),
+        Exp::Soac(Soac::Screma {
+            w, arrays, form, ..
+        }) if matches!(&**form, ScremaForm::Reduce { lam, .. } if scalar(lam)) => {
+            Some((*w, arrays))
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -168,24 +171,17 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
         |names: &NameTable, vs: &[Var]| vs.iter().any(|v| matches!(names.ty(*v), Type::Acc { .. }));
     let mut p = 0;
     while p < body.stms.len() {
-        if !reduces_scalars(&body.stms[p]) {
+        let Some((pw, pinputs)) = scalar_reduction(&body.stms[p]).map(|(w, a)| (w, a.to_vec()))
+        else {
             p += 1;
             continue;
-        }
-        let (pw, pinputs) = match &body.stms[p].exp {
-            Exp::Soac(Soac::Reduce { w, arrays, .. } | Soac::Screma { w, arrays, .. }) => {
-                (*w, arrays.clone())
-            }
-            _ => unreachable!("reduces_scalars accepts only these"),
         };
         let mut bound_between: HashSet<Var> = body.stms[p].pat.iter().copied().collect();
         let mut partner = None;
         for q in p + 1..body.stms.len() {
             let stm = &body.stms[q];
-            if reduces_scalars(stm)
-                && let Exp::Soac(Soac::Reduce { w, arrays, .. } | Soac::Screma { w, arrays, .. }) =
-                    &stm.exp
-                && *w == pw
+            if let Some((w, arrays)) = scalar_reduction(stm)
+                && w == pw
                 && arrays.iter().any(|a| pinputs.contains(a))
                 && !is_acc(names, arrays)
                 && !is_acc(names, &pinputs)

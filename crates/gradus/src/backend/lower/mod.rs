@@ -2200,25 +2200,7 @@ impl<'a> Lw<'a> {
                           write_part: bool|
          -> R<Vec<I>> {
             let mut b = Vec::new();
-            let lo = s.fresh("lo");
-            let hi = s.fresh("hi");
-            let chunk_bound = |c: Ex| {
-                // c * w / CHUNKS, without overflow for any realistic w.
-                Ex::Prim(
-                    PrimOp::Bin(BinOp::Quot, PrimType::I64),
-                    vec![Ex::times(c, w.clone()), Ex::int(CHUNKS)],
-                )
-            };
-            b.push(I::Decl {
-                ty: Ty::Prim(PrimType::I64),
-                name: lo.clone(),
-                init: Some(chunk_bound(Ex::var(c))),
-            });
-            b.push(I::Decl {
-                ty: Ty::Prim(PrimType::I64),
-                name: hi.clone(),
-                init: Some(chunk_bound(Ex::plus(Ex::var(c), Ex::int(1)))),
-            });
+            let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
             let accs: Vec<(String, Type)> = tys
                 .iter()
                 .map(|t| (s.fresh("acc"), Type::Prim(*t)))
@@ -2230,31 +2212,23 @@ impl<'a> Lw<'a> {
                     init: Some(init(s, j)),
                 });
             }
-            let n = s.fresh("n");
-            let i = s.fresh("i");
-            let mut inner = vec![I::Decl {
-                ty: Ty::Prim(PrimType::I64),
-                name: i.clone(),
-                init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
-            }];
-            let mut args = accs.clone();
-            args.extend(s.elems(pre, arrays, &Ex::var(&i), &mut inner)?);
-            s.apply(lam, &args, &accs, &mut inner)?;
-            if write {
-                for (p, (a, _)) in pat.iter().zip(&accs) {
-                    inner.push(I::Store {
-                        elem: s.ty(*p).elem(),
-                        arr: s.name(*p),
-                        idx: Ex::var(&i),
-                        val: Ex::var(a),
-                    });
+            let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                let mut args = accs.clone();
+                args.extend(s.elems(pre, arrays, i, inner)?);
+                s.apply(lam, &args, &accs, inner)?;
+                if write {
+                    for (p, (a, _)) in pat.iter().zip(&accs) {
+                        inner.push(I::Store {
+                            elem: s.ty(*p).elem(),
+                            arr: s.name(*p),
+                            idx: i.clone(),
+                            val: Ex::var(a),
+                        });
+                    }
                 }
-            }
-            b.push(I::For {
-                var: n,
-                bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
-                body: inner,
-            });
+                Ok(())
+            })?;
+            b.push(items);
             if write_part {
                 for (p, (a, t)) in parts.iter().zip(&accs) {
                     b.push(I::Store {
@@ -2299,19 +2273,8 @@ impl<'a> Lw<'a> {
         let c2 = self.fresh("c");
         let mut body2 = Vec::new();
         let mut args = accs.clone();
-        for (p, t) in parts.iter().zip(&tys) {
-            let n = self.fresh("pv");
-            body2.push(I::Decl {
-                ty: Ty::Prim(*t),
-                name: n.clone(),
-                init: Some(Ex::Load {
-                    elem: *t,
-                    arr: p.clone(),
-                    idx: Box::new(Ex::var(&c2)),
-                }),
-            });
-            args.push((n, Type::Prim(*t)));
-        }
+        let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
+        args.extend(self.load_scalars("pv", &part_arrays, &Ex::var(&c2), &mut body2));
         if scan {
             for ((p, t), (a, _)) in parts.iter().zip(&tys).zip(&accs) {
                 body2.push(I::Store {
@@ -2332,74 +2295,33 @@ impl<'a> Lw<'a> {
             // Phase 3: each chunk but the first combines its prefix with its results.
             let c3 = self.fresh("c");
             let body3 = self.in_parallel(true, |s| -> R<Vec<I>> {
-                let (lo, hi, n, i) = (s.fresh("lo"), s.fresh("hi"), s.fresh("n"), s.fresh("i"));
                 let mut b = Vec::new();
-                for (name, c) in [
-                    (&lo, Ex::var(&c3)),
-                    (&hi, Ex::plus(Ex::var(&c3), Ex::int(1))),
-                ] {
-                    b.push(I::Decl {
-                        ty: Ty::Prim(PrimType::I64),
-                        name: name.clone(),
-                        init: Some(Ex::Prim(
-                            PrimOp::Bin(BinOp::Quot, PrimType::I64),
-                            vec![Ex::times(c, w.clone()), Ex::int(CHUNKS)],
-                        )),
-                    });
-                }
-                let mut args = Vec::new();
-                for (p, t) in parts.iter().zip(&tys) {
-                    let v = s.fresh("pre");
-                    b.push(I::Decl {
-                        ty: Ty::Prim(*t),
-                        name: v.clone(),
-                        init: Some(Ex::Load {
+                let (lo, hi) = s.chunk_range(&Ex::var(&c3), w, &mut b);
+                let prefix = s.load_scalars("pre", &part_arrays, &Ex::var(&c3), &mut b);
+                let results: Vec<(String, PrimType)> =
+                    pat.iter().map(|p| (s.name(*p), s.ty(*p).elem())).collect();
+                let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                    let mut args = prefix.clone();
+                    args.extend(s.load_scalars("x", &results, i, inner));
+                    let combined: Vec<(String, Type)> = results
+                        .iter()
+                        .map(|(_, t)| (s.fresh("r"), Type::Prim(*t)))
+                        .collect();
+                    for (r, t) in &combined {
+                        s.decl_named(r, t, inner);
+                    }
+                    s.apply(lam, &args, &combined, inner)?;
+                    for ((arr, t), (r, _)) in results.iter().zip(&combined) {
+                        inner.push(I::Store {
                             elem: *t,
-                            arr: p.clone(),
-                            idx: Box::new(Ex::var(&c3)),
-                        }),
-                    });
-                    args.push((v, Type::Prim(*t)));
-                }
-                let mut inner = vec![I::Decl {
-                    ty: Ty::Prim(PrimType::I64),
-                    name: i.clone(),
-                    init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
-                }];
-                let mut results = Vec::new();
-                for (p, t) in pat.iter().zip(&tys) {
-                    let (x, r) = (s.fresh("x"), s.fresh("r"));
-                    inner.push(I::Decl {
-                        ty: Ty::Prim(*t),
-                        name: x.clone(),
-                        init: Some(Ex::Load {
-                            elem: *t,
-                            arr: s.name(*p),
-                            idx: Box::new(Ex::var(&i)),
-                        }),
-                    });
-                    inner.push(I::Decl {
-                        ty: Ty::Prim(*t),
-                        name: r.clone(),
-                        init: None,
-                    });
-                    args.push((x, Type::Prim(*t)));
-                    results.push((r, Type::Prim(*t)));
-                }
-                s.apply(lam, &args, &results, &mut inner)?;
-                for (p, (r, t)) in pat.iter().zip(&results) {
-                    inner.push(I::Store {
-                        elem: t.elem(),
-                        arr: s.name(*p),
-                        idx: Ex::var(&i),
-                        val: Ex::var(r),
-                    });
-                }
-                b.push(I::For {
-                    var: n,
-                    bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
-                    body: inner,
-                });
+                            arr: arr.clone(),
+                            idx: i.clone(),
+                            val: Ex::var(r),
+                        });
+                    }
+                    Ok(())
+                })?;
+                b.push(items);
                 Ok(vec![I::If {
                     cond: lt(Ex::int(0), Ex::var(&c3)),
                     then: b,
@@ -2552,6 +2474,72 @@ impl<'a> Lw<'a> {
             });
         }
         Ok(())
+    }
+
+    /// Declares `lo` and `hi`, the bounds of chunk `c` of [`CHUNKS`] near-equal chunks of `n`
+    /// items (`c * n / CHUNKS`: no overflow for any realistic `n`).
+    fn chunk_range(&mut self, c: &Ex, n: &Ex, out: &mut Vec<I>) -> (String, String) {
+        let bound = |c: Ex| {
+            Ex::Prim(
+                PrimOp::Bin(BinOp::Quot, PrimType::I64),
+                vec![Ex::times(c, n.clone()), Ex::int(CHUNKS)],
+            )
+        };
+        let (lo, hi) = (self.fresh("lo"), self.fresh("hi"));
+        for (name, c) in [(&lo, c.clone()), (&hi, Ex::plus(c.clone(), Ex::int(1)))] {
+            out.push(I::Decl {
+                ty: Ty::Prim(PrimType::I64),
+                name: name.clone(),
+                init: Some(bound(c)),
+            });
+        }
+        (lo, hi)
+    }
+
+    /// A loop over the items `lo..hi`; `item` writes the body for item `i`.
+    fn chunk_for(
+        &mut self,
+        lo: &str,
+        hi: &str,
+        item: impl FnOnce(&mut Self, &Ex, &mut Vec<I>) -> R<()>,
+    ) -> R<I> {
+        let (n, i) = (self.fresh("n"), self.fresh("i"));
+        let mut body = vec![I::Decl {
+            ty: Ty::Prim(PrimType::I64),
+            name: i.clone(),
+            init: Some(Ex::plus(Ex::var(lo), Ex::var(&n))),
+        }];
+        item(self, &Ex::var(&i), &mut body)?;
+        Ok(I::For {
+            var: n,
+            bound: Ex::idx(IdxOp::Sub, Ex::var(hi), Ex::var(lo)),
+            body,
+        })
+    }
+
+    /// Declares one scalar per array of `arrays` (name and element type): its element `idx`.
+    fn load_scalars(
+        &mut self,
+        hint: &str,
+        arrays: &[(String, PrimType)],
+        idx: &Ex,
+        out: &mut Vec<I>,
+    ) -> Vec<(String, Type)> {
+        let mut vars = Vec::new();
+        for (arr, t) in arrays {
+            let v = self.fresh(hint);
+            out.push(I::Decl {
+                ty: Ty::Prim(*t),
+                name: v.clone(),
+                init: Some(Ex::Load {
+                    elem: *t,
+                    arr: arr.clone(),
+                    idx: Box::new(idx.clone()),
+                }),
+            });
+            vars.push((v, Type::Prim(*t)));
+        }
+        vars
     }
 
     /// Element `iv` of a `hist`: its bin, and when the bin is in range, the operator applied
@@ -2710,13 +2698,6 @@ impl<'a> Lw<'a> {
             });
         }
         let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
-        // `c * n / CHUNKS`, the first of chunk `c`'s `n` items.
-        let chunk_bound = |c: Ex, n: &Ex| {
-            Ex::Prim(
-                PrimOp::Bin(BinOp::Quot, PrimType::I64),
-                vec![Ex::times(c, n.clone()), Ex::int(CHUNKS)],
-            )
-        };
         let c = self.fresh("c");
         let body1 = self.in_parallel(true, |s| -> R<Vec<I>> {
             let mut b = Vec::new();
@@ -2734,27 +2715,13 @@ impl<'a> Lw<'a> {
                     }],
                 });
             }
-            let (lo, hi, n, i) = (s.fresh("lo"), s.fresh("hi"), s.fresh("n"), s.fresh("i"));
-            for (name, c) in [(&lo, Ex::var(&c)), (&hi, Ex::plus(Ex::var(&c), Ex::int(1)))] {
-                b.push(I::Decl {
-                    ty: Ty::Prim(PrimType::I64),
-                    name: name.clone(),
-                    init: Some(chunk_bound(c, w)),
-                });
-            }
-            let mut inner = vec![I::Decl {
-                ty: Ty::Prim(PrimType::I64),
-                name: i.clone(),
-                init: Some(Ex::plus(Ex::var(&lo), Ex::var(&n))),
-            }];
+            let (lo, hi) = s.chunk_range(&Ex::var(&c), w, &mut b);
             let targets: Vec<(String, Ex)> =
                 subs.iter().map(|sub| (sub.clone(), base.clone())).collect();
-            s.hist_element(&Ex::var(&i), dests, &targets, lam, src, &mut inner)?;
-            b.push(I::For {
-                var: n,
-                bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
-                body: inner,
-            });
+            let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                s.hist_element(i, dests, &targets, lam, src, inner)
+            })?;
+            b.push(items);
             Ok(b)
         })?;
         out.push(I::ParFor {
@@ -2768,72 +2735,35 @@ impl<'a> Lw<'a> {
         let c = self.fresh("c");
         let body2 = self.in_parallel(true, |s| -> R<Vec<I>> {
             let mut b = Vec::new();
-            let (lo, hi, m, bin) = (s.fresh("lo"), s.fresh("hi"), s.fresh("m"), s.fresh("b"));
-            for (name, c) in [(&lo, Ex::var(&c)), (&hi, Ex::plus(Ex::var(&c), Ex::int(1)))] {
-                b.push(I::Decl {
-                    ty: Ty::Prim(PrimType::I64),
-                    name: name.clone(),
-                    init: Some(chunk_bound(c, &nbins)),
+            let (lo, hi) = s.chunk_range(&Ex::var(&c), &nbins, &mut b);
+            let sub_arrays: Vec<(String, PrimType)> =
+                subs.iter().cloned().zip(elems.clone()).collect();
+            let dest_arrays: Vec<(String, PrimType)> =
+                dn.iter().cloned().zip(elems.clone()).collect();
+            let bins = s.chunk_for(&lo, &hi, |s, bin, per_bin| {
+                let accs = s.load_scalars("acc", &dest_arrays, bin, per_bin);
+                let k = s.fresh("k");
+                let mut fold = Vec::new();
+                let mut args = accs.clone();
+                let at = Ex::plus(Ex::times(Ex::var(&k), nbins.clone()), bin.clone());
+                args.extend(s.load_scalars("pv", &sub_arrays, &at, &mut fold));
+                s.apply(lam, &args, &accs, &mut fold)?;
+                per_bin.push(I::For {
+                    var: k,
+                    bound: Ex::int(CHUNKS),
+                    body: fold,
                 });
-            }
-            let mut per_bin = vec![I::Decl {
-                ty: Ty::Prim(PrimType::I64),
-                name: bin.clone(),
-                init: Some(Ex::plus(Ex::var(&lo), Ex::var(&m))),
-            }];
-            let accs: Vec<(String, Type)> = elems
-                .iter()
-                .map(|t| (s.fresh("acc"), Type::Prim(*t)))
-                .collect();
-            for (((a, _), t), d) in accs.iter().zip(&elems).zip(dn) {
-                per_bin.push(I::Decl {
-                    ty: Ty::Prim(*t),
-                    name: a.clone(),
-                    init: Some(Ex::Load {
+                for ((a, _), (d, t)) in accs.iter().zip(&dest_arrays) {
+                    per_bin.push(I::Store {
                         elem: *t,
                         arr: d.clone(),
-                        idx: Box::new(Ex::var(&bin)),
-                    }),
-                });
-            }
-            let k = s.fresh("k");
-            let mut fold = Vec::new();
-            let mut args = accs.clone();
-            for (sub, t) in subs.iter().zip(&elems) {
-                let v = s.fresh("pv");
-                fold.push(I::Decl {
-                    ty: Ty::Prim(*t),
-                    name: v.clone(),
-                    init: Some(Ex::Load {
-                        elem: *t,
-                        arr: sub.clone(),
-                        idx: Box::new(Ex::plus(
-                            Ex::times(Ex::var(&k), nbins.clone()),
-                            Ex::var(&bin),
-                        )),
-                    }),
-                });
-                args.push((v, Type::Prim(*t)));
-            }
-            s.apply(lam, &args, &accs, &mut fold)?;
-            per_bin.push(I::For {
-                var: k,
-                bound: Ex::int(CHUNKS),
-                body: fold,
-            });
-            for (((a, _), t), d) in accs.iter().zip(&elems).zip(dn) {
-                per_bin.push(I::Store {
-                    elem: *t,
-                    arr: d.clone(),
-                    idx: Ex::var(&bin),
-                    val: Ex::var(a),
-                });
-            }
-            b.push(I::For {
-                var: m,
-                bound: Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo)),
-                body: per_bin,
-            });
+                        idx: bin.clone(),
+                        val: Ex::var(a),
+                    });
+                }
+                Ok(())
+            })?;
+            b.push(bins);
             Ok(b)
         })?;
         out.push(I::ParFor {
