@@ -54,17 +54,7 @@ fn count(body: &Body) -> usize {
     let mut n = 0;
     for s in &body.stms {
         n += usize::from(fused(&s.exp));
-        let nested: Vec<&Body> = match &s.exp {
-            Exp::Soac(soac) => soac.lambdas().into_iter().map(|l| &l.body).collect(),
-            Exp::WithAcc { lam, .. } => vec![&lam.body],
-            Exp::Loop { body, .. } => vec![body],
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => vec![then_body, else_body],
-            _ => vec![],
-        };
+        let nested = s.exp.bodies();
         n += nested.iter().map(|b| count(b)).sum::<usize>();
     }
     n

@@ -29,22 +29,7 @@ fn count(body: &Body, f: &impl Fn(&Exp) -> bool) -> usize {
         if f(&s.exp) {
             n += 1;
         }
-        let nested: Vec<&Body> = match &s.exp {
-            Exp::Soac(
-                Soac::Map { lam, .. }
-                | Soac::Reduce { lam, .. }
-                | Soac::Scan { lam, .. }
-                | Soac::Hist { lam, .. },
-            )
-            | Exp::WithAcc { lam, .. } => vec![&lam.body],
-            Exp::Loop { body, .. } => vec![body],
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => vec![then_body, else_body],
-            _ => vec![],
-        };
+        let nested = s.exp.bodies();
         n += nested.iter().map(|b| count(b, f)).sum::<usize>();
     }
     n

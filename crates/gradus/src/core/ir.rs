@@ -543,6 +543,23 @@ impl ScremaForm {
     }
 }
 
+impl Exp {
+    /// The bodies nested directly in this expression (branches, loop body, lambdas).
+    pub fn bodies(&self) -> Vec<&Body> {
+        match self {
+            Exp::BasicOp(_) | Exp::Apply { .. } => vec![],
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => vec![then_body, else_body],
+            Exp::Loop { body, .. } => vec![body],
+            Exp::Soac(soac) => soac.lambdas().into_iter().map(|l| &l.body).collect(),
+            Exp::WithAcc { lam, .. } => vec![&lam.body],
+        }
+    }
+}
+
 impl Soac {
     /// Every lambda of the SOAC: the function applied per row first, then the operator.
     pub fn lambdas(&self) -> Vec<&Lambda> {

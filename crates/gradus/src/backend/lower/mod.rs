@@ -152,17 +152,7 @@ fn virtual_iotas(names: &crate::core::ir::NameTable, body: &Body) -> HashSet<Var
             for a in arrays {
                 *inputs.entry(*a).or_default() += 1;
             }
-            let nested: Vec<&Body> = match &s.exp {
-                Exp::Soac(soac) => soac.lambdas().into_iter().map(|l| &l.body).collect(),
-                Exp::WithAcc { lam, .. } => vec![&lam.body],
-                Exp::Loop { body, .. } => vec![body],
-                Exp::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => vec![then_body, else_body],
-                _ => vec![],
-            };
+            let nested = s.exp.bodies();
             for b in nested {
                 walk(b, iotas, inputs);
             }
