@@ -23,8 +23,16 @@
 //!   do not depend on it) reduced in parallel into per-chunk partial results that are then
 //!   combined in order; accumulator updates inside parallel loops are atomic, or go to
 //!   per-thread copies summed in thread order when the accumulators are small next to the
-//!   loop's work (see [`imp::Stm::ParFor`]). Everything nested inside a parallel loop is
-//!   sequential. Without `parallel` everything runs left to right like the interpreter;
+//!   loop's work (see [`imp::Stm::ParFor`]); a `hist` with scalar bins, few against its
+//!   width, fills one private histogram per chunk, merged bin by bin in chunk order; a scan
+//!   with a fused map scans each chunk, then adds the chunk prefixes (the map runs once per
+//!   element). Everything nested inside a parallel loop is sequential. Without `parallel`
+//!   everything runs left to right like the interpreter, except:
+//! * a sequential map of reductions that read a column of a matrix (a `map` over `j` whose
+//!   lambda is a `redomap` reading `xs[i][j]`) runs with its loops interchanged, rows
+//!   outside (`Lw::column_reduction`): every result folds the same values in the same
+//!   order, but when two elements fail, another one may be reported first;
+//! * an `iota` read only as an input of SOACs is never stored: its rows are computed;
 //! * a `reduce_comm` adding up the rows a `map` computes (what `acc-reduce` makes of a matrix
 //!   product's adjoint) is first rewritten into an accumulator the map adds each row into
 //!   ([`row_sums`]), so the rows are never stored and a parallel map keeps its parallelism;
@@ -163,6 +171,76 @@ fn virtual_iotas(names: &crate::core::ir::NameTable, body: &Body) -> HashSet<Var
     let uses = crate::opt::util::use_counts(names, body);
     iotas.retain(|v| uses.get(v).is_some_and(|n| inputs.get(v) == Some(n)));
     iotas
+}
+
+/// The reduction of a map lowered by [`Lw::column_reduction`].
+struct ColumnReduction<'l> {
+    w: &'l SubExp,
+    map: &'l Lambda,
+    arrays: &'l [Var],
+    op: &'l Lambda,
+    neutral: &'l [SubExp],
+    aux: &'l Aux,
+}
+
+/// `map(n, \js -> redomap(m, f, op, ne, xs), ys)` whose lambda is only a reduction of
+/// scalars over arrays bound outside it, where `f` reads an element of a row of `xs` at an
+/// index the map's parameters give (a column of `xs`): loops interchanged, the rows of `xs`
+/// are read along their length.
+fn column_reduction<'l>(
+    lam: &'l Lambda,
+    arrays: &[Var],
+    pat: &[Var],
+    ty: impl Fn(Var) -> &'l Type,
+) -> Option<ColumnReduction<'l>> {
+    let [stm] = &lam.body.stms[..] else {
+        return None;
+    };
+    let Exp::Soac(Soac::Screma {
+        w,
+        map,
+        arrays: xs,
+        form,
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let ScremaForm::Reduce {
+        lam: op, neutral, ..
+    } = &**form
+    else {
+        return None;
+    };
+    let outer: HashSet<Var> = lam.params.iter().copied().collect();
+    let is_outer = |e: &SubExp| matches!(e, SubExp::Var(v) if outer.contains(v));
+    let results_direct = lam.body.result.len() == stm.pat.len()
+        && lam
+            .body
+            .result
+            .iter()
+            .zip(&stm.pat)
+            .all(|(r, p)| *r == SubExp::Var(*p));
+    let scalar_rows = pat
+        .iter()
+        .all(|p| matches!(ty(*p), Type::Array { dims, .. } if dims.len() == 1))
+        && op.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+    let reads_column = map.body.stms.iter().any(|s| {
+        matches!(&s.exp, Exp::BasicOp(BasicOp::Index { array, slice })
+            if map.params.contains(array)
+                && matches!(slice.last(), Some(DimIndex::Fix(j)) if is_outer(j)))
+    });
+    let independent = !is_outer(w)
+        && !neutral.iter().any(is_outer)
+        && !xs.iter().any(|x| outer.contains(x))
+        && !arrays.iter().any(|a| matches!(ty(*a), Type::Acc { .. }));
+    (results_direct && scalar_rows && reads_column && independent).then_some(ColumnReduction {
+        w,
+        map,
+        arrays: xs,
+        op,
+        neutral,
+        aux: &stm.aux,
+    })
 }
 
 struct Lw<'a> {
@@ -1874,6 +1952,9 @@ impl<'a> Lw<'a> {
             return Err("internal error: map lambda does not fit its inputs".into());
         }
         let par = self.opts.parallel && !self.in_par;
+        if !par && let Some(red) = column_reduction(lam, arrays, pat, |v| self.ty(v)) {
+            return self.column_reduction(pat, &w, lam, arrays, red, out);
+        }
         let i = self.fresh("i");
         let iv = Ex::var(&i);
         let body = self.in_parallel(par, |s| -> R<Vec<I>> {
@@ -1913,6 +1994,89 @@ impl<'a> Lw<'a> {
                 body,
             });
         }
+        Ok(())
+    }
+
+    /// A sequential `map(n, \j -> redomap(m, f, op, ne, xs))` found by [`column_reduction`],
+    /// with the loops interchanged: the results start as `ne`, and for each row `i` of `xs`,
+    /// for each `j`, `res[j] = op(res[j], f(xs[i], j))`. Every result folds the same values in
+    /// the same order as the map of reductions, but `f` reads `xs[i][j]` along rows instead
+    /// of down columns (a column read touches one page per row).
+    fn column_reduction(
+        &mut self,
+        pat: &[Var],
+        n: &Ex,
+        lam: &Lambda,
+        arrays: &[Var],
+        red: ColumnReduction<'_>,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let m = self.ix(red.w);
+        for a in red.arrays {
+            self.width_check(*a, &m, red.aux, out);
+        }
+        let results: Vec<(String, PrimType)> = pat
+            .iter()
+            .map(|p| (self.name(*p), self.ty(*p).elem()))
+            .collect();
+        let start: Vec<Ex> = red.neutral.iter().map(|ne| self.se(ne)).collect();
+        for ((arr, t), ne) in results.iter().zip(&start) {
+            let j = self.fresh("j");
+            out.push(I::For {
+                var: j.clone(),
+                bound: n.clone(),
+                body: vec![I::Store {
+                    elem: *t,
+                    arr: arr.clone(),
+                    idx: Ex::var(&j),
+                    val: ne.clone(),
+                }],
+            });
+        }
+        let (i, j) = (self.fresh("i"), self.fresh("j"));
+        let mut row = Vec::new();
+        for (p, a) in red.map.params.iter().zip(red.arrays) {
+            self.bind_row(*p, *a, &Ex::var(&i), &mut row);
+        }
+        let mut item = Vec::new();
+        for (p, a) in lam.params.iter().zip(arrays) {
+            self.bind_row(*p, *a, &Ex::var(&j), &mut item);
+        }
+        self.stms(&red.map.body, &mut item)?;
+        let mut args = self.load_scalars("acc", &results, &Ex::var(&j), &mut item);
+        for (r, t) in red.map.body.result.iter().zip(&red.map.ret) {
+            let v = self.fresh("mapped");
+            self.decl_named(&v, t, &mut item);
+            self.assign_named(&v, t, r, &mut item);
+            args.push((v, t.clone()));
+        }
+        self.end_scope(&red.map.body, &mut item);
+        let next: Vec<(String, Type)> = results
+            .iter()
+            .map(|(_, t)| (self.fresh("nx"), Type::Prim(*t)))
+            .collect();
+        for (v, t) in &next {
+            self.decl_named(v, t, &mut item);
+        }
+        self.apply(red.op, &args, &next, &mut item)?;
+        for ((arr, t), (v, _)) in results.iter().zip(&next) {
+            item.push(I::Store {
+                elem: *t,
+                arr: arr.clone(),
+                idx: Ex::var(&j),
+                val: Ex::var(v),
+            });
+        }
+        row.push(I::For {
+            var: j,
+            bound: n.clone(),
+            body: item,
+        });
+        out.push(I::For {
+            var: i,
+            bound: m,
+            body: row,
+        });
         Ok(())
     }
 

@@ -1,0 +1,89 @@
+//! The backend lowers a sequential map of reductions that read a column of a matrix
+//! (`map (\j -> sum (map (\r -> r[j]) xss)) (iota n)`, what one jvp per entry of a matrix
+//! makes of the NNMF gradient) with its loops interchanged, reading rows along their length:
+//! the rewrite fires, every backend gives the interpreter's results to the bit (each result
+//! folds the same values in the same order), and an index error names the same place.
+
+use gradus::backend::c::NativeOptions;
+use gradus::program::{Backend, CallError, Program};
+use gradus::value::{Array, Buffer, Scalar, Value};
+
+const SRC: &str = r#"
+entry col_sums [m] [n] (xss: [m][n]f64) : [n]f64 =
+  map (\j -> f64.sum (map (\r -> r[j] * r[j] + 1) xss)) (iota n)
+
+entry col_max_nested [m] [n] (xss: [m][n]f64) (ws: [m]f64) (k: i64) : [k][n]f64 =
+  map (\q -> map (\j -> f64.maximum (map2 (\r w -> r[j] * w + f64.i64 q) xss ws)) (iota n))
+      (iota k)
+
+entry col_out_of_bounds [m] [n] (xss: [m][n]f64) : [n]f64 =
+  map (\j -> f64.sum (map (\r -> r[j + 1]) xss)) (iota n)
+"#;
+
+fn matrix(m: usize, n: usize, seed: u64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    Value::Array(Array::new(vec![m, n], Buffer::F64(rng.vector(m * n, -1.0, 1.0))).unwrap())
+}
+
+fn vector(n: usize, seed: u64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    Value::Array(Array::new(vec![n], Buffer::F64(rng.vector(n, 0.5, 1.5))).unwrap())
+}
+
+fn backends() -> Vec<(&'static str, Program)> {
+    let native = |multicore| {
+        Program::from_source("columns.fut", SRC)
+            .unwrap()
+            .with_backend(Backend::Native(NativeOptions {
+                multicore,
+                threads: Some(2),
+                ..Default::default()
+            }))
+            .unwrap()
+    };
+    vec![("c", native(false)), ("multicore", native(true))]
+}
+
+#[test]
+fn the_interchanged_loops_give_the_interpreters_results_to_the_bit() {
+    let lowered = gradus::pipeline::dump_stage("columns.fut", SRC, gradus::pipeline::Stage::Lower)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let nested = lowered
+        .split("entry ")
+        .find(|e| e.starts_with("col_max_nested"))
+        .unwrap();
+    assert!(nested.contains("for j_t"), "not interchanged:\n{nested}");
+    let interp = Program::from_source("columns.fut", SRC).unwrap();
+    let cases = [
+        ("col_sums", vec![matrix(70, 90, 1)]),
+        (
+            "col_max_nested",
+            vec![
+                matrix(70, 90, 2),
+                vector(70, 3),
+                Value::Scalar(Scalar::I64(5)),
+            ],
+        ),
+    ];
+    for (name, p) in backends() {
+        for (entry, args) in &cases {
+            let want = interp.call(entry, args.clone()).unwrap();
+            let got = p.call(entry, args.clone()).unwrap();
+            assert_eq!(got, want, "{entry} on {name}");
+        }
+    }
+}
+
+#[test]
+fn an_index_error_in_the_interchanged_loops_names_the_same_place() {
+    let interp = Program::from_source("columns.fut", SRC).unwrap();
+    let err = |p: &Program| match p.call("col_out_of_bounds", vec![matrix(4, 6, 4)]) {
+        Err(CallError::Runtime(e)) => e.to_string(),
+        other => panic!("expected an index error, got {other:?}"),
+    };
+    let want = err(&interp);
+    assert!(want.contains("columns.fut:"), "{want}");
+    for (name, p) in backends() {
+        assert_eq!(err(&p), want, "{name}");
+    }
+}
