@@ -28,10 +28,11 @@
 //!   with a fused map scans each chunk, then adds the chunk prefixes (the map runs once per
 //!   element). Everything nested inside a parallel loop is sequential. Without `parallel`
 //!   everything runs left to right like the interpreter, except:
-//! * a sequential map of reductions that read a column of a matrix (a `map` over `j` whose
-//!   lambda is a `redomap` reading `xs[i][j]`) runs with its loops interchanged, rows
-//!   outside (`Lw::column_reduction`): every result folds the same values in the same
-//!   order, but when two elements fail, another one may be reported first;
+//! * a map of reductions that read a column of a matrix (a `map` over `j` whose lambda is a
+//!   `redomap` reading `xs[i][j]`) runs with its loops interchanged, rows outside, in
+//!   parallel blocks of `j` where the map is parallel (`Lw::column_reduction`): every result
+//!   folds the same values in the same order, but when two elements fail, another one may
+//!   be reported first;
 //! * an `iota` read only as an input of SOACs is never stored: its rows are computed;
 //! * a `reduce_comm` adding up the rows a `map` computes (what `acc-reduce` makes of a matrix
 //!   product's adjoint) is first rewritten into an accumulator the map adds each row into
@@ -1952,8 +1953,8 @@ impl<'a> Lw<'a> {
             return Err("internal error: map lambda does not fit its inputs".into());
         }
         let par = self.opts.parallel && !self.in_par;
-        if !par && let Some(red) = column_reduction(lam, arrays, pat, |v| self.ty(v)) {
-            return self.column_reduction(pat, &w, lam, arrays, red, out);
+        if let Some(red) = column_reduction(lam, arrays, pat, |v| self.ty(v)) {
+            return self.column_reduction(pat, &w, lam, arrays, red, par, out);
         }
         let i = self.fresh("i");
         let iv = Ex::var(&i);
@@ -1997,11 +1998,13 @@ impl<'a> Lw<'a> {
         Ok(())
     }
 
-    /// A sequential `map(n, \j -> redomap(m, f, op, ne, xs))` found by [`column_reduction`],
-    /// with the loops interchanged: the results start as `ne`, and for each row `i` of `xs`,
-    /// for each `j`, `res[j] = op(res[j], f(xs[i], j))`. Every result folds the same values in
-    /// the same order as the map of reductions, but `f` reads `xs[i][j]` along rows instead
-    /// of down columns (a column read touches one page per row).
+    /// `map(n, \j -> redomap(m, f, op, ne, xs))` found by [`column_reduction`], with the loops
+    /// interchanged: the results start as `ne`, and for each row `i` of `xs`, for each `j`,
+    /// `res[j] = op(res[j], f(xs[i], j))`. Every result folds the same values in the same
+    /// order as the map of reductions, but `f` reads `xs[i][j]` along rows instead of down
+    /// columns (a column read touches one page per row). With `par`, [`CHUNKS`] blocks of
+    /// `j` run in parallel, each reading the rows of `xs` for its block.
+    #[allow(clippy::too_many_arguments)]
     fn column_reduction(
         &mut self,
         pat: &[Var],
@@ -2009,6 +2012,7 @@ impl<'a> Lw<'a> {
         lam: &Lambda,
         arrays: &[Var],
         red: ColumnReduction<'_>,
+        par: bool,
         out: &mut Vec<I>,
     ) -> R<()> {
         let m = self.ix(red.w);
@@ -2020,63 +2024,95 @@ impl<'a> Lw<'a> {
             .map(|p| (self.name(*p), self.ty(*p).elem()))
             .collect();
         let start: Vec<Ex> = red.neutral.iter().map(|ne| self.se(ne)).collect();
-        for ((arr, t), ne) in results.iter().zip(&start) {
-            let j = self.fresh("j");
-            out.push(I::For {
-                var: j.clone(),
-                bound: n.clone(),
-                body: vec![I::Store {
-                    elem: *t,
-                    arr: arr.clone(),
-                    idx: Ex::var(&j),
-                    val: ne.clone(),
-                }],
+        out.push(I::Comment(
+            "map of column reductions, loops interchanged".into(),
+        ));
+        // The block of results `lo..hi`, all rows of `xs`.
+        let block = |s: &mut Self, lo: &str, hi: &str| -> R<Vec<I>> {
+            let mut b = Vec::new();
+            for ((arr, t), ne) in results.iter().zip(&start) {
+                b.push(s.chunk_for(lo, hi, |_, j, init| {
+                    init.push(I::Store {
+                        elem: *t,
+                        arr: arr.clone(),
+                        idx: j.clone(),
+                        val: ne.clone(),
+                    });
+                    Ok(())
+                })?);
+            }
+            let i = s.fresh("i");
+            let mut row = Vec::new();
+            for (p, a) in red.map.params.iter().zip(red.arrays) {
+                s.bind_row(*p, *a, &Ex::var(&i), &mut row);
+            }
+            let items = s.chunk_for(lo, hi, |s, j, item| {
+                for (p, a) in lam.params.iter().zip(arrays) {
+                    s.bind_row(*p, *a, j, item);
+                }
+                s.stms(&red.map.body, item)?;
+                let mut args = s.load_scalars("acc", &results, j, item);
+                for (r, t) in red.map.body.result.iter().zip(&red.map.ret) {
+                    let v = s.fresh("mapped");
+                    s.decl_named(&v, t, item);
+                    s.assign_named(&v, t, r, item);
+                    args.push((v, t.clone()));
+                }
+                s.end_scope(&red.map.body, item);
+                let next: Vec<(String, Type)> = results
+                    .iter()
+                    .map(|(_, t)| (s.fresh("nx"), Type::Prim(*t)))
+                    .collect();
+                for (v, t) in &next {
+                    s.decl_named(v, t, item);
+                }
+                s.apply(red.op, &args, &next, item)?;
+                for ((arr, t), (v, _)) in results.iter().zip(&next) {
+                    item.push(I::Store {
+                        elem: *t,
+                        arr: arr.clone(),
+                        idx: j.clone(),
+                        val: Ex::var(v),
+                    });
+                }
+                Ok(())
+            })?;
+            row.push(items);
+            b.push(I::For {
+                var: i,
+                bound: m.clone(),
+                body: row,
             });
-        }
-        let (i, j) = (self.fresh("i"), self.fresh("j"));
-        let mut row = Vec::new();
-        for (p, a) in red.map.params.iter().zip(red.arrays) {
-            self.bind_row(*p, *a, &Ex::var(&i), &mut row);
-        }
-        let mut item = Vec::new();
-        for (p, a) in lam.params.iter().zip(arrays) {
-            self.bind_row(*p, *a, &Ex::var(&j), &mut item);
-        }
-        self.stms(&red.map.body, &mut item)?;
-        let mut args = self.load_scalars("acc", &results, &Ex::var(&j), &mut item);
-        for (r, t) in red.map.body.result.iter().zip(&red.map.ret) {
-            let v = self.fresh("mapped");
-            self.decl_named(&v, t, &mut item);
-            self.assign_named(&v, t, r, &mut item);
-            args.push((v, t.clone()));
-        }
-        self.end_scope(&red.map.body, &mut item);
-        let next: Vec<(String, Type)> = results
-            .iter()
-            .map(|(_, t)| (self.fresh("nx"), Type::Prim(*t)))
-            .collect();
-        for (v, t) in &next {
-            self.decl_named(v, t, &mut item);
-        }
-        self.apply(red.op, &args, &next, &mut item)?;
-        for ((arr, t), (v, _)) in results.iter().zip(&next) {
-            item.push(I::Store {
-                elem: *t,
-                arr: arr.clone(),
-                idx: Ex::var(&j),
-                val: Ex::var(v),
+            Ok(b)
+        };
+        if par {
+            let c = self.fresh("c");
+            let body = self.in_parallel(true, |s| -> R<Vec<I>> {
+                let mut b = Vec::new();
+                let (lo, hi) = s.chunk_range(&Ex::var(&c), n, &mut b);
+                b.extend(block(s, &lo, &hi)?);
+                Ok(b)
+            })?;
+            let cost = Self::cost(&red.map.body) + Self::cost(&red.op.body);
+            out.push(I::ParFor {
+                var: c,
+                bound: Ex::int(CHUNKS),
+                work: Ex::times(Ex::times(n.clone(), m.clone()), Ex::int(cost)),
+                body,
+                private: Vec::new(),
+                private_body: Vec::new(),
             });
+        } else {
+            let (lo, hi) = (self.fresh("lo"), self.fresh("hi"));
+            for (name, v) in [(&lo, Ex::int(0)), (&hi, n.clone())] {
+                out.push(I::Decl {
+                    ty: Ty::Prim(PrimType::I64),
+                    name: name.clone(),
+                    init: Some(v),
+                });
+            }
+            out.extend(block(self, &lo, &hi)?);
         }
-        row.push(I::For {
-            var: j,
-            bound: n.clone(),
-            body: item,
-        });
-        out.push(I::For {
-            var: i,
-            bound: m,
-            body: row,
-        });
         Ok(())
     }
 
