@@ -2655,7 +2655,13 @@ impl<'a> Lw<'a> {
         } else {
             out.extend(seq);
         }
-        for (p, n) in pat.iter().zip(&dn) {
+        self.move_results(pat, &dn, out);
+        Ok(())
+    }
+
+    /// Moves the arrays `names` (updated in place) into the results `pat`.
+    fn move_results(&self, pat: &[Var], names: &[String], out: &mut Vec<I>) {
+        for (p, n) in pat.iter().zip(names) {
             out.push(I::SetArr {
                 dst: self.name(*p),
                 src: n.clone(),
@@ -2663,7 +2669,6 @@ impl<'a> Lw<'a> {
                 share: Share::Move,
             });
         }
-        Ok(())
     }
 
     /// Declares `lo` and `hi`, the bounds of chunk `c` of [`CHUNKS`] near-equal chunks of `n`
@@ -3114,14 +3119,7 @@ impl<'a> Lw<'a> {
             bound: w,
             body,
         });
-        for (p, n) in pat.iter().zip(dn) {
-            out.push(I::SetArr {
-                dst: self.name(*p),
-                src: n,
-                offset: Ex::int(0),
-                share: Share::Move,
-            });
-        }
+        self.move_results(pat, &dn, out);
         Ok(())
     }
 
@@ -3173,14 +3171,7 @@ impl<'a> Lw<'a> {
             self.assign(*d, r, out);
         }
         self.end_scope(&lam.body, out);
-        for (p, n) in pat.iter().zip(&owned) {
-            out.push(I::SetArr {
-                dst: self.name(*p),
-                src: n.clone(),
-                offset: Ex::int(0),
-                share: Share::Move,
-            });
-        }
+        self.move_results(pat, &owned, out);
         Ok(())
     }
 }
