@@ -32,9 +32,9 @@ pub struct BenchArgs {
     backend: BackendArgs,
     #[command(flatten)]
     opt: crate::optargs::OptArgs,
-    /// Only benchmark this entry point.
+    /// Only benchmark this entry point (repeatable).
     #[arg(short = 'e', long = "entry-point", value_name = "NAME")]
-    entry: Option<String>,
+    entry: Vec<String>,
     /// Skip programs and cases carrying TAG (repeatable).
     #[arg(long, value_name = "TAG")]
     exclude: Vec<String>,
@@ -178,7 +178,7 @@ pub fn bench(a: BenchArgs) -> u8 {
         let eps = program.entry_points();
         for b in &spec.blocks {
             for entry in &b.entries {
-                if a.entry.as_ref().is_some_and(|e| e != entry) {
+                if !a.entry.is_empty() && !a.entry.contains(entry) {
                     continue;
                 }
                 let Some(ep) = eps.iter().find(|e| &e.name == entry) else {

@@ -1,6 +1,6 @@
-//! Command-line behaviour that does not depend on the compiler: usage errors (exit 2),
-//! unreadable input (exit 3), help texts, report format of `gradus test` for files that
-//! cannot be tested.
+//! Command-line behaviour: usage errors (exit 2), unreadable input (exit 3), help texts,
+//! report format of `gradus test` for files that cannot be tested, entry points chosen for
+//! `gradus bench`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -189,4 +189,34 @@ fn the_help_names_every_optimiser_pass() {
             "`--disable-pass` help does not name {pass}"
         );
     }
+}
+
+#[test]
+fn bench_times_each_entry_point_named() {
+    let prog = scratch("bench_entries.fut");
+    std::fs::write(
+        &prog,
+        "-- ==\n-- entry: a b c\n-- input { 2 }\nentry a (x: i32) : i32 = x + 1\nentry b (x: i32) : i32 = x * 2\nentry c (x: i32) : i32 = x - 3\n",
+    )
+    .unwrap();
+    let o = gradus(
+        &[
+            "bench",
+            "--backend",
+            "interp",
+            "--runs",
+            "1",
+            "-e",
+            "a",
+            "-e",
+            "c",
+            prog.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("bench_entries.fut:a "), "{out}");
+    assert!(out.contains("bench_entries.fut:c "), "{out}");
+    assert!(!out.contains("bench_entries.fut:b "), "{out}");
 }
