@@ -91,10 +91,18 @@ fn vertical(
     }
 }
 
-/// A reduction of scalars as a `redomap`: width, map, inputs, operator, neutral elements,
-/// commutativity (a plain `reduce` gets a map returning its rows).
-type Redomap = (SubExp, Lambda, Vec<Var>, Lambda, Vec<SubExp>, bool);
+/// A reduction of scalars as the parts of a `redomap`.
+struct Redomap {
+    w: SubExp,
+    map: Lambda,
+    arrays: Vec<Var>,
+    op: Lambda,
+    neutral: Vec<SubExp>,
+    commutative: bool,
+}
 
+/// The reduction of scalars `stm` as a `redomap` (a plain `reduce` gets a map returning its
+/// rows).
 fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
     let scalar = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
     match &stm.exp {
@@ -115,14 +123,14 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
                 params,
                 ret: rows,
             };
-            Some((
-                *w,
+            Some(Redomap {
+                w: *w,
                 map,
-                arrays.clone(),
-                lam.clone(),
-                neutral.clone(),
-                *commutative,
-            ))
+                arrays: arrays.clone(),
+                op: lam.clone(),
+                neutral: neutral.clone(),
+                commutative: *commutative,
+            })
         }
         Exp::Soac(Soac::Screma {
             w,
@@ -134,32 +142,34 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
                 lam,
                 neutral,
                 commutative,
-            } if scalar(lam) => Some((
-                *w,
-                map.clone(),
-                arrays.clone(),
-                lam.clone(),
-                neutral.clone(),
-                *commutative,
-            )),
+            } if scalar(lam) => Some(Redomap {
+                w: *w,
+                map: map.clone(),
+                arrays: arrays.clone(),
+                op: lam.clone(),
+                neutral: neutral.clone(),
+                commutative: *commutative,
+            }),
             _ => None,
         },
         _ => None,
     }
 }
 
-/// Width and inputs of a reduction of scalars, plain or fused.
-fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var])> {
-    let scalar = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
-    match &stm.exp {
-        Exp::Soac(Soac::Reduce { w, lam, arrays, .. }) if scalar(lam) => Some((*w, arrays)),
+/// Width, inputs and operator of a reduction of scalars, plain or fused.
+fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var], &Lambda)> {
+    let (w, arrays, op) = match &stm.exp {
+        Exp::Soac(Soac::Reduce { w, lam, arrays, .. }) => (w, arrays, lam),
         Exp::Soac(Soac::Screma {
             w, arrays, form, ..
-        }) if matches!(&**form, ScremaForm::Reduce { lam, .. } if scalar(lam)) => {
-            Some((*w, arrays))
-        }
-        _ => None,
-    }
+        }) => match &**form {
+            ScremaForm::Reduce { lam, .. } => (w, arrays, lam),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let scalar = op.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+    scalar.then_some((*w, arrays.as_slice(), op))
 }
 
 /// Rule `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width
@@ -171,7 +181,9 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
         |names: &NameTable, vs: &[Var]| vs.iter().any(|v| matches!(names.ty(*v), Type::Acc { .. }));
     let mut p = 0;
     while p < body.stms.len() {
-        let Some((pw, pinputs)) = scalar_reduction(&body.stms[p]).map(|(w, a)| (w, a.to_vec()))
+        let Some((pw, pinputs)) = scalar_reduction(&body.stms[p])
+            .map(|(w, a, _)| (w, a.to_vec()))
+            .filter(|(_, a)| !is_acc(names, a))
         else {
             p += 1;
             continue;
@@ -180,11 +192,10 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
         let mut partner = None;
         for q in p + 1..body.stms.len() {
             let stm = &body.stms[q];
-            if let Some((w, arrays)) = scalar_reduction(stm)
+            if let Some((w, arrays, _)) = scalar_reduction(stm)
                 && w == pw
                 && arrays.iter().any(|a| pinputs.contains(a))
                 && !is_acc(names, arrays)
-                && !is_acc(names, &pinputs)
                 && !arrays.iter().any(|a| consumed.contains(a))
             {
                 let free = free_in_exp(names, &stm.exp);
@@ -199,7 +210,11 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             }
             bound_between.extend(stm.pat.iter().copied());
         }
-        let Some(q) = partner else {
+        let safe = |k: usize| {
+            scalar_reduction(&body.stms[k])
+                .is_some_and(|(_, _, op)| body_is_safe(&op.body, &Ranges::default(), names))
+        };
+        let Some(q) = partner.filter(|q| safe(p) && safe(*q)) else {
             p += 1;
             continue;
         };
@@ -210,13 +225,22 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             p += 1;
             continue;
         };
-        let safe = |op: &Lambda| body_is_safe(&op.body, &Ranges::default(), names);
-        if !safe(&a.3) || !safe(&b.3) {
-            p += 1;
-            continue;
-        }
-        let (w, amap, mut arrays, aop, mut neutral, acomm) = a;
-        let (_, bmap, barrays, bop, bneutral, bcomm) = b;
+        let Redomap {
+            w,
+            map: amap,
+            mut arrays,
+            op: aop,
+            mut neutral,
+            commutative: acomm,
+        } = a;
+        let Redomap {
+            map: bmap,
+            arrays: barrays,
+            op: bop,
+            neutral: bneutral,
+            commutative: bcomm,
+            ..
+        } = b;
         // The second SOAC's lambdas get fresh names: both may be copies of one source.
         let (bmap_params, bmap_body) = super::util::fresh_copy(names, &bmap.params, &bmap.body);
         let (bop_params, bop_body) = super::util::fresh_copy(names, &bop.params, &bop.body);
