@@ -2368,19 +2368,7 @@ impl<'a> Lw<'a> {
         out: &mut Vec<I>,
     ) -> R<()> {
         let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
-        let parts: Vec<String> = tys.iter().map(|_| self.fresh("part")).collect();
-        for (p, t) in parts.iter().zip(&tys) {
-            out.push(I::Decl {
-                ty: Ty::Array(*t),
-                name: p.clone(),
-                init: None,
-            });
-            out.push(I::Alloc {
-                arr: p.clone(),
-                elem: *t,
-                count: Ex::int(CHUNKS),
-            });
-        }
+        let parts = self.alloc_scratch("part", &tys, &Ex::int(CHUNKS), out);
         let cost = Self::cost(&lam.body) + pre.map_or(0, |m| Self::cost(&m.body));
         // Phase 1: each chunk reduced from the neutral element into its partial result.
         let chunk_loop = |s: &mut Self,
@@ -2659,6 +2647,33 @@ impl<'a> Lw<'a> {
         Ok(())
     }
 
+    /// Declares and allocates one array of `count` elements per type of `tys`, named after
+    /// `hint`, for partial results (the caller releases them).
+    fn alloc_scratch(
+        &mut self,
+        hint: &str,
+        tys: &[PrimType],
+        count: &Ex,
+        out: &mut Vec<I>,
+    ) -> Vec<String> {
+        let mut names = Vec::new();
+        for t in tys {
+            let n = self.fresh(hint);
+            out.push(I::Decl {
+                ty: Ty::Array(*t),
+                name: n.clone(),
+                init: None,
+            });
+            out.push(I::Alloc {
+                arr: n.clone(),
+                elem: *t,
+                count: count.clone(),
+            });
+            names.push(n);
+        }
+        names
+    }
+
     /// Moves the arrays `names` (updated in place) into the results `pat`.
     fn move_results(&self, pat: &[Var], names: &[String], out: &mut Vec<I>) {
         for (p, n) in pat.iter().zip(names) {
@@ -2878,20 +2893,9 @@ impl<'a> Lw<'a> {
         out: &mut Vec<I>,
     ) -> R<()> {
         let elems: Vec<PrimType> = dests.iter().map(|d| self.ty(*d).elem()).collect();
-        let subs: Vec<String> = dests.iter().map(|_| self.fresh("sub")).collect();
         let nbins = bins[0].clone();
-        for (s, t) in subs.iter().zip(&elems) {
-            out.push(I::Decl {
-                ty: Ty::Array(*t),
-                name: s.clone(),
-                init: None,
-            });
-            out.push(I::Alloc {
-                arr: s.clone(),
-                elem: *t,
-                count: Ex::times(Ex::int(CHUNKS), nbins.clone()),
-            });
-        }
+        let count = Ex::times(Ex::int(CHUNKS), nbins.clone());
+        let subs = self.alloc_scratch("sub", &elems, &count, out);
         let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
         let c = self.fresh("c");
         let body1 = self.in_parallel(true, |s| -> R<Vec<I>> {
