@@ -124,8 +124,8 @@ fn fused_soacs_compute_what_the_unfused_ones_do() {
     if gradus::backend::c::build::find_compiler().is_none() {
         panic!("NO C COMPILER FOUND: the native backend cannot be tested");
     }
-    let native = |multicore| {
-        Program::from_source("fused.fut", SRC)
+    let native = |opts: &OptOptions, multicore| {
+        Program::from_source_with("fused.fut", SRC, opts)
             .unwrap()
             .with_backend(Backend::Native(NativeOptions {
                 multicore,
@@ -134,18 +134,10 @@ fn fused_soacs_compute_what_the_unfused_ones_do() {
             }))
             .unwrap()
     };
+    let on = OptOptions::default();
+    let (c, mc) = (native(&on, false), native(&on, true));
     // Unfused hists and scans take the multicore backend's other parallel code paths.
-    let mc_unfused = {
-        Program::from_source_with("fused.fut", SRC, &off)
-            .unwrap()
-            .with_backend(Backend::Native(NativeOptions {
-                multicore: true,
-                threads: Some(2),
-                ..Default::default()
-            }))
-            .unwrap()
-    };
-    let (c, mc) = (native(false), native(true));
+    let mc_unfused = native(&off, true);
     for (entry, args) in cases() {
         let want = flat(&unfused.call(entry, args.clone()).unwrap());
         let got = flat(&opt.call(entry, args.clone()).unwrap());
