@@ -254,3 +254,24 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// A run-time error in a user program (LANGUAGE.md 8.5).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeError {
+    /// The message, e.g. `Index [5] out of bounds for array of shape [4].`
+    pub message: String,
+    /// Locations `PATH:LINE:COL-LINE:COL`, innermost first.
+    pub locations: Vec<String>,
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error: {}", self.message)?;
+        for l in &self.locations {
+            write!(f, "\n  at {l}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RuntimeError {}

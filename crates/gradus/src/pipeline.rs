@@ -12,84 +12,16 @@
 use crate::core::ir::Prog;
 use crate::diag::{Diagnostic, Diagnostics, SourceMap};
 use crate::opt::OptOptions;
-use crate::program::{CallError, EntryPoint, ExternalType, Program};
 use crate::syntax::ast::{Dec, NodeIdGen};
 use crate::types::TypedProgram;
-use crate::value::Value;
 
-/// A program after every compile-time stage, ready to run.
+/// A program after every compile-time stage, ready to run: what [`crate::program::Program`]
+/// wraps.
 pub struct Compiled {
+    /// The sources its spans point into (the prelude and the program).
+    pub sources: SourceMap,
     /// The core IR of the entry points.
     pub prog: Prog,
-    /// Counts the primitive operations the interpreter executes.
-    pub counter: crate::backend::interp::OpCounter,
-}
-
-impl Compiled {
-    pub(crate) fn entry_points(&self) -> Vec<EntryPoint> {
-        self.prog
-            .funs
-            .iter()
-            .filter_map(|f| f.entry.as_ref())
-            .map(|e| EntryPoint {
-                name: e.name.clone(),
-                params: e.params.iter().map(|(t, _)| t.clone()).collect(),
-                results: e.results.iter().map(|(t, _)| t.clone()).collect(),
-            })
-            .collect()
-    }
-
-    pub(crate) fn call(
-        &self,
-        sources: &SourceMap,
-        entry: &str,
-        args: Vec<Value>,
-    ) -> Result<Vec<Value>, CallError> {
-        let fun = self.check_args(entry, &args)?;
-        crate::backend::interp::run_function(&self.prog, sources, fun, args, &self.counter)
-            .map_err(CallError::Runtime)
-    }
-
-    /// The entry point `entry`, if `args` fit its parameters in number, element type and rank.
-    pub(crate) fn check_args(
-        &self,
-        entry: &str,
-        args: &[Value],
-    ) -> Result<&crate::core::ir::FunDef, CallError> {
-        let fun = self
-            .prog
-            .entry(entry)
-            .ok_or_else(|| CallError::UnknownEntry(entry.to_string()))?;
-        let info = fun
-            .entry
-            .as_ref()
-            .ok_or_else(|| CallError::UnknownEntry(entry.to_string()))?;
-        if args.len() != info.params.len() {
-            return Err(CallError::BadInput(format!(
-                "entry point \"{entry}\" expects {} argument(s), but {} were given",
-                info.params.len(),
-                args.len()
-            )));
-        }
-        for (k, ((ext, _), v)) in info.params.iter().zip(args).enumerate() {
-            match ext {
-                ExternalType::Value { elem, rank, text } => {
-                    if v.elem_type() != *elem || v.rank() != *rank {
-                        return Err(CallError::BadInput(format!(
-                            "argument #{k} of entry point \"{entry}\" has type {text}, but the value given has type {}",
-                            v.type_name()
-                        )));
-                    }
-                }
-                ExternalType::Opaque(text) => {
-                    return Err(CallError::BadInput(format!(
-                        "argument #{k} of entry point \"{entry}\" has opaque type {text}, which cannot be given as a value"
-                    )));
-                }
-            }
-        }
-        Ok(fun)
-    }
 }
 
 /// The parsed prelude and program, sharing one node-id counter.
@@ -164,12 +96,12 @@ fn optimise(parsed: &Parsed, prog: Prog, opts: &OptOptions) -> Result<Prog, Diag
 const COMPILE_STACK_BYTES: usize = 512 << 20;
 
 /// Runs every stage on `source`, the optimiser with its default options.
-pub fn compile(path: &str, source: &str) -> Result<Program, Diagnostics> {
+pub fn compile(path: &str, source: &str) -> Result<Compiled, Diagnostics> {
     compile_with(path, source, &OptOptions::default())
 }
 
 /// Runs every stage on `source`, the optimiser with options `opts`.
-pub fn compile_with(path: &str, source: &str, opts: &OptOptions) -> Result<Program, Diagnostics> {
+pub fn compile_with(path: &str, source: &str, opts: &OptOptions) -> Result<Compiled, Diagnostics> {
     let run = || compile_here(path, source, opts);
     std::thread::scope(|s| {
         match std::thread::Builder::new()
@@ -187,18 +119,14 @@ pub fn compile_with(path: &str, source: &str, opts: &OptOptions) -> Result<Progr
     })
 }
 
-fn compile_here(path: &str, source: &str, opts: &OptOptions) -> Result<Program, Diagnostics> {
+fn compile_here(path: &str, source: &str, opts: &OptOptions) -> Result<Compiled, Diagnostics> {
     let parsed = parse(path, source)?;
     let typed = check(&parsed)?;
     let prog = internalise(&parsed, &typed)?;
     let prog = optimise(&parsed, prog, opts)?;
-    Ok(Program {
+    Ok(Compiled {
         sources: parsed.sources,
-        compiled: Compiled {
-            prog,
-            counter: Default::default(),
-        },
-        native: None,
+        prog,
     })
 }
 

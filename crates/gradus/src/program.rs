@@ -8,90 +8,11 @@
 //! assert_eq!(out, vec![Value::Scalar(Scalar::F64(9.0))]);
 //! ```
 
+pub use crate::core::external::{CallError, EntryPoint, ExternalType};
+pub use crate::diag::RuntimeError;
 use crate::diag::{Diagnostics, SourceMap};
-use crate::value::{PrimType, Value};
-use std::fmt;
+use crate::value::Value;
 use std::path::Path;
-
-/// The type of an entry-point parameter or result as seen from outside.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ExternalType {
-    /// A primitive or a regular array of primitives: exchangeable in the value formats.
-    Value {
-        /// Element type.
-        elem: PrimType,
-        /// Number of dimensions (0 for a scalar).
-        rank: usize,
-        /// The type as written in source, with sizes, e.g. `[n][3]f64`.
-        text: String,
-    },
-    /// Anything else (tuples, records, arrays of tuples): cannot be given in the value formats.
-    Opaque(String),
-}
-
-impl fmt::Display for ExternalType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExternalType::Value { text, .. } | ExternalType::Opaque(text) => f.write_str(text),
-        }
-    }
-}
-
-/// The signature of an entry point.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EntryPoint {
-    /// Its name.
-    pub name: String,
-    /// Parameter types, in order.
-    pub params: Vec<ExternalType>,
-    /// Result types: the components of a top-level tuple, in order; empty for `()`.
-    pub results: Vec<ExternalType>,
-}
-
-/// A run-time error in a user program (LANGUAGE.md 8.5).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RuntimeError {
-    /// The message, e.g. `Index [5] out of bounds for array of shape [4].`
-    pub message: String,
-    /// Locations `PATH:LINE:COL-LINE:COL`, innermost first.
-    pub locations: Vec<String>,
-}
-
-impl fmt::Display for RuntimeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Error: {}", self.message)?;
-        for l in &self.locations {
-            write!(f, "\n  at {l}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for RuntimeError {}
-
-/// Why a call failed.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CallError {
-    /// No entry point of this name.
-    UnknownEntry(String),
-    /// The arguments do not fit the parameters (count, element type or rank); the message
-    /// names the expected and the given types.
-    BadInput(String),
-    /// The program failed while running.
-    Runtime(RuntimeError),
-}
-
-impl fmt::Display for CallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CallError::UnknownEntry(n) => write!(f, "no entry point named \"{n}\""),
-            CallError::BadInput(m) => f.write_str(m),
-            CallError::Runtime(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for CallError {}
 
 /// Which backend runs a program's calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +26,9 @@ pub enum Backend {
 /// A compiled program.
 pub struct Program {
     pub(crate) sources: SourceMap,
-    pub(crate) compiled: crate::pipeline::Compiled,
+    pub(crate) prog: crate::core::ir::Prog,
+    /// Counts the primitive operations the interpreter executes.
+    pub(crate) counter: crate::backend::interp::OpCounter,
     /// The loaded native code, when the program runs on the native backend.
     pub(crate) native: Option<crate::backend::c::Native>,
 }
@@ -114,7 +37,7 @@ impl Program {
     /// Compiles a program from source text; `path` names it in diagnostics and is the base
     /// for relative paths.
     pub fn from_source(path: &str, source: &str) -> Result<Program, Diagnostics> {
-        crate::pipeline::compile(path, source)
+        crate::pipeline::compile(path, source).map(Program::wrap)
     }
 
     /// Compiles a program from source text with the given optimiser options
@@ -124,7 +47,16 @@ impl Program {
         source: &str,
         opts: &crate::opt::OptOptions,
     ) -> Result<Program, Diagnostics> {
-        crate::pipeline::compile_with(path, source, opts)
+        crate::pipeline::compile_with(path, source, opts).map(Program::wrap)
+    }
+
+    fn wrap(compiled: crate::pipeline::Compiled) -> Program {
+        Program {
+            sources: compiled.sources,
+            prog: compiled.prog,
+            counter: Default::default(),
+            native: None,
+        }
     }
 
     /// Reads and compiles a program file with the given optimiser options.
@@ -162,20 +94,24 @@ impl Program {
 
     /// The entry points, in declaration order.
     pub fn entry_points(&self) -> Vec<EntryPoint> {
-        self.compiled.entry_points()
+        crate::core::external::entry_points(&self.prog)
     }
 
     /// Calls an entry point with values; returns its results (a top-level tuple as its
     /// components).
     pub fn call(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
+        let fun = crate::core::external::check_args(self.prog.entry(entry), entry, &args)?;
         match &self.native {
-            None => self.compiled.call(&self.sources, entry, args),
-            Some(n) => {
-                self.compiled.check_args(entry, &args)?;
-                n.call(&self.compiled.prog, &self.sources, entry, args)
-                    .map_err(CallError::Runtime)
-            }
+            None => crate::backend::interp::run_function(
+                &self.prog,
+                &self.sources,
+                fun,
+                args,
+                &self.counter,
+            ),
+            Some(n) => n.call(&self.prog, &self.sources, entry, args),
         }
+        .map_err(CallError::Runtime)
     }
 
     /// This program, running its calls on `backend`: for the native backend, generates C,
@@ -185,7 +121,7 @@ impl Program {
         self.native = match backend {
             Backend::Interpreter => None,
             Backend::Native(opts) => Some(crate::backend::c::Native::compile(
-                &self.compiled.prog,
+                &self.prog,
                 &self.sources,
                 opts,
             )?),
@@ -201,12 +137,12 @@ impl Program {
     /// The interpreter's count of the work done by calls so far (LANGUAGE.md's programs are
     /// run by the reference interpreter). Tests use it to check the cost of derivatives.
     pub fn counter(&self) -> &crate::backend::interp::OpCounter {
-        &self.compiled.counter
+        &self.counter
     }
 
     /// The core IR the program was compiled to.
     pub fn core(&self) -> &crate::core::ir::Prog {
-        &self.compiled.prog
+        &self.prog
     }
 
     /// The sources this program was compiled from.

@@ -651,10 +651,10 @@ pub struct EntryInfo {
     /// The source-level name.
     pub name: String,
     /// Per source-level parameter: its external type and the core parameters it became.
-    pub params: Vec<(crate::program::ExternalType, Vec<Var>)>,
+    pub params: Vec<(crate::core::external::ExternalType, Vec<Var>)>,
     /// Per source-level result component: its external type and how many core results it
     /// became.
-    pub results: Vec<(crate::program::ExternalType, usize)>,
+    pub results: Vec<(crate::core::external::ExternalType, usize)>,
 }
 
 /// A function.

@@ -2,6 +2,7 @@
 //! works on. See [`ir`] for the node types and their meaning.
 
 pub mod builder;
+pub mod external;
 pub mod ir;
 pub mod parse;
 pub mod prim;

@@ -17,13 +17,13 @@
 //! This is a syntax reader, not a checker: a program that parses may still fail
 //! [`crate::core::verify`] (a variable bound twice keeps the type of its first binding).
 
+use crate::core::external::ExternalType;
 use crate::core::ir::{
     Aux, BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog,
     ScremaForm, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::PrimOp;
 use crate::diag::{Diagnostic, FileId, Span};
-use crate::program::ExternalType;
 use crate::value::{PrimType, Scalar};
 use std::collections::{BTreeMap, HashMap};
 

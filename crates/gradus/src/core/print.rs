@@ -50,11 +50,11 @@
 //!
 //! A body with at most one basic-operation statement prints on one line; others are indented.
 
+use crate::core::external::ExternalType;
 use crate::core::ir::{
     BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm,
     Soac, Stm, SubExp, Type, Var,
 };
-use crate::program::ExternalType;
 use crate::value::{PrimType, Scalar};
 use std::fmt::Write;
 

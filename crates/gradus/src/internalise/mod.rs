@@ -25,12 +25,12 @@ pub mod intrinsics;
 pub mod sizes;
 pub mod value;
 
+use crate::core::external::ExternalType;
 use crate::core::ir::{
     Aux, BasicOp, DimIndex, EntryInfo, Exp, FunDef, LoopForm, Prog, Soac, SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::diag::{Diagnostic, SourceMap, Span};
-use crate::program::ExternalType;
 use crate::syntax::ast::{self, Dec, DecKind, ExpKind, Pat, PatKind, ValueDec};
 use crate::types::ty::{BindingId, Size, Ty};
 use crate::types::{EntrySig, Resolved, TypedProgram};

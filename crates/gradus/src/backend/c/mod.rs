@@ -32,8 +32,8 @@ pub mod print;
 
 use crate::backend::lower::{self, imp};
 use crate::core::ir::{FunDef, Prog, SubExp, Type};
+use crate::diag::RuntimeError;
 use crate::diag::SourceMap;
-use crate::program::RuntimeError;
 use crate::value::{Array, Buffer, PrimType, Scalar, Value};
 use std::ffi::c_void;
 

@@ -76,8 +76,8 @@ mod val;
 mod tests;
 
 use crate::core::ir::{Aux, Body, Exp, FunDef, LoopForm, Prog, Stm, SubExp, Type, Var};
+use crate::diag::RuntimeError;
 use crate::diag::SourceMap;
-use crate::program::RuntimeError;
 use crate::value::{Scalar, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
