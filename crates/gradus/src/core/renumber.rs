@@ -10,10 +10,8 @@
 //! [`map_vars_prog`] and friends, which apply a renaming to every occurrence of a variable
 //! (bindings, uses, and dimensions inside types), are public for passes that need them.
 
-use crate::core::ir::{
-    BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm,
-    Soac, Stm, SubExp, Type, Var,
-};
+use crate::core::ir::{Body, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, Type, Var};
+use crate::core::walk::{Rename, walk_body, walk_fun, walk_prog, walk_type};
 use std::collections::HashMap;
 
 /// A copy of `prog` with variables numbered densely in order of first binding.
@@ -136,286 +134,22 @@ fn exp_binders(exp: &Exp, out: &mut Vec<Var>) {
 /// Applies `f` to every variable of a function (bindings, uses, dimensions in types, entry
 /// information), in printed order.
 pub fn map_vars_fun(fun: &mut FunDef, f: &mut impl FnMut(Var) -> Var) {
-    for v in fun.size_params.iter_mut().chain(fun.params.iter_mut()) {
-        *v = f(*v);
-    }
-    for t in &mut fun.ret {
-        map_vars_type(t, f);
-    }
-    if let Some(EntryInfo { params, .. }) = &mut fun.entry {
-        for (_, vs) in params {
-            for v in vs {
-                *v = f(*v);
-            }
-        }
-    }
-    map_vars_body(&mut fun.body, f);
+    walk_fun(fun, &mut Rename(f));
 }
 
 /// Applies `f` to every variable of a program's functions (not to the name table).
 pub fn map_vars_prog(prog: &mut Prog, f: &mut impl FnMut(Var) -> Var) {
-    for fun in &mut prog.funs {
-        map_vars_fun(fun, f);
-    }
+    walk_prog(prog, &mut Rename(f));
 }
 
 /// Applies `f` to every variable of a body.
 pub fn map_vars_body(body: &mut Body, f: &mut impl FnMut(Var) -> Var) {
-    for stm in &mut body.stms {
-        map_vars_stm(stm, f);
-    }
-    for r in &mut body.result {
-        map_se(r, f);
-    }
-}
-
-fn map_vars_stm(stm: &mut Stm, f: &mut impl FnMut(Var) -> Var) {
-    for v in &mut stm.pat {
-        *v = f(*v);
-    }
-    map_vars_exp(&mut stm.exp, f);
-}
-
-fn map_se(se: &mut SubExp, f: &mut impl FnMut(Var) -> Var) {
-    if let SubExp::Var(v) = se {
-        *v = f(*v);
-    }
-}
-
-fn map_ses(ses: &mut [SubExp], f: &mut impl FnMut(Var) -> Var) {
-    for se in ses {
-        map_se(se, f);
-    }
-}
-
-fn map_vs(vs: &mut [Var], f: &mut impl FnMut(Var) -> Var) {
-    for v in vs {
-        *v = f(*v);
-    }
+    walk_body(body, &mut Rename(f));
 }
 
 /// Applies `f` to the variables in a type's dimensions.
 pub fn map_vars_type(t: &mut Type, f: &mut impl FnMut(Var) -> Var) {
-    match t {
-        Type::Prim(_) => {}
-        Type::Array { dims, .. } => map_ses(dims, f),
-        Type::Acc { shape, .. } => map_ses(shape, f),
-    }
-}
-
-fn map_vars_lambda(lam: &mut Lambda, f: &mut impl FnMut(Var) -> Var) {
-    map_vs(&mut lam.params, f);
-    for t in &mut lam.ret {
-        map_vars_type(t, f);
-    }
-    map_vars_body(&mut lam.body, f);
-}
-
-fn map_slice(slice: &mut [DimIndex], f: &mut impl FnMut(Var) -> Var) {
-    for d in slice {
-        match d {
-            DimIndex::Fix(i) => map_se(i, f),
-            DimIndex::Slice {
-                start,
-                count,
-                stride,
-            } => {
-                map_se(start, f);
-                map_se(count, f);
-                map_se(stride, f);
-            }
-        }
-    }
-}
-
-fn map_vars_exp(exp: &mut Exp, f: &mut impl FnMut(Var) -> Var) {
-    match exp {
-        Exp::BasicOp(op) => map_vars_basic_op(op, f),
-        Exp::If {
-            cond,
-            then_body,
-            else_body,
-            ret,
-        } => {
-            map_se(cond, f);
-            map_vars_body(then_body, f);
-            map_vars_body(else_body, f);
-            for t in ret {
-                map_vars_type(t, f);
-            }
-        }
-        Exp::Loop { params, form, body } => {
-            for (p, init) in params.iter_mut() {
-                *p = f(*p);
-                map_se(init, f);
-            }
-            match form {
-                LoopForm::For { i, bound } => {
-                    *i = f(*i);
-                    map_se(bound, f);
-                }
-                LoopForm::While { cond } => *cond = f(*cond),
-            }
-            map_vars_body(body, f);
-        }
-        Exp::Apply { args, ret, .. } => {
-            map_ses(args, f);
-            for t in ret {
-                map_vars_type(t, f);
-            }
-        }
-        Exp::Soac(soac) => match soac {
-            Soac::Map { w, lam, arrays } => {
-                map_se(w, f);
-                map_vars_lambda(lam, f);
-                map_vs(arrays, f);
-            }
-            Soac::Reduce {
-                w,
-                lam,
-                neutral,
-                arrays,
-                ..
-            }
-            | Soac::Scan {
-                w,
-                lam,
-                neutral,
-                arrays,
-            } => {
-                map_se(w, f);
-                map_vars_lambda(lam, f);
-                map_ses(neutral, f);
-                map_vs(arrays, f);
-            }
-            Soac::Hist {
-                w,
-                dests,
-                lam,
-                neutral,
-                indices,
-                values,
-            } => {
-                map_se(w, f);
-                map_vs(dests, f);
-                map_vars_lambda(lam, f);
-                map_ses(neutral, f);
-                *indices = f(*indices);
-                map_vs(values, f);
-            }
-            Soac::Scatter {
-                w,
-                dests,
-                indices,
-                values,
-            } => {
-                map_se(w, f);
-                map_vs(dests, f);
-                *indices = f(*indices);
-                map_vs(values, f);
-            }
-            Soac::Screma {
-                w,
-                map,
-                arrays,
-                form,
-            } => {
-                map_se(w, f);
-                match &mut **form {
-                    ScremaForm::Reduce { lam, neutral, .. } | ScremaForm::Scan { lam, neutral } => {
-                        map_vars_lambda(map, f);
-                        map_vars_lambda(lam, f);
-                        map_ses(neutral, f);
-                    }
-                    ScremaForm::Hist {
-                        dests,
-                        lam,
-                        neutral,
-                    } => {
-                        map_vs(dests, f);
-                        map_vars_lambda(map, f);
-                        map_vars_lambda(lam, f);
-                        map_ses(neutral, f);
-                    }
-                    ScremaForm::Scatter { dests } => {
-                        map_vs(dests, f);
-                        map_vars_lambda(map, f);
-                    }
-                }
-                map_vs(arrays, f);
-            }
-        },
-        Exp::WithAcc { inputs, lam } => {
-            for (shape, arrays) in inputs.iter_mut() {
-                map_ses(shape, f);
-                map_vs(arrays, f);
-            }
-            map_vars_lambda(lam, f);
-        }
-    }
-}
-
-fn map_vars_basic_op(op: &mut BasicOp, f: &mut impl FnMut(Var) -> Var) {
-    match op {
-        BasicOp::SubExp(se) => map_se(se, f),
-        BasicOp::Prim(_, args) => map_ses(args, f),
-        BasicOp::Index { array, slice } => {
-            *array = f(*array);
-            map_slice(slice, f);
-        }
-        BasicOp::Update {
-            array,
-            slice,
-            value,
-        } => {
-            *array = f(*array);
-            map_slice(slice, f);
-            map_se(value, f);
-        }
-        BasicOp::Iota {
-            n, start, stride, ..
-        } => {
-            map_se(n, f);
-            map_se(start, f);
-            map_se(stride, f);
-        }
-        BasicOp::Replicate { shape, value } => {
-            map_ses(shape, f);
-            map_se(value, f);
-        }
-        BasicOp::Scratch { shape, .. } => map_ses(shape, f),
-        BasicOp::ArrayLit { elems, row } => {
-            map_ses(elems, f);
-            map_vars_type(row, f);
-        }
-        BasicOp::Concat { arrays, size } => {
-            map_se(size, f);
-            map_vs(arrays, f);
-        }
-        BasicOp::Copy(v) => *v = f(*v),
-        BasicOp::Reshape { array, shape } | BasicOp::Coerce { array, shape, .. } => {
-            map_ses(shape, f);
-            *array = f(*array);
-        }
-        BasicOp::Rearrange { array, .. } => *array = f(*array),
-        BasicOp::Rotate { array, amount } => {
-            map_se(amount, f);
-            *array = f(*array);
-        }
-        BasicOp::Assert { cond, args, .. } => {
-            map_se(cond, f);
-            map_ses(args, f);
-        }
-        BasicOp::UpdateAcc {
-            acc,
-            indices,
-            values,
-        } => {
-            *acc = f(*acc);
-            map_ses(indices, f);
-            map_ses(values, f);
-        }
-    }
+    walk_type(t, &mut Rename(f));
 }
 
 /// Applies `f` to the [`crate::core::ir::Aux`] of every statement of a body, at any depth.

@@ -9,7 +9,8 @@
 //! Takes the internalised program; gives the same program with those statements moved.
 
 use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, Var};
-use crate::opt::util::{free_in_exp, prim_can_fail, type_vars, walk_bodies_mut};
+use crate::core::safety::prim_can_fail;
+use crate::core::visit::{free_in_exp, type_vars, walk_bodies_mut};
 use std::collections::HashSet;
 
 /// Moves the size computations out of every lambda of `prog` whose result type needs them.

@@ -27,9 +27,10 @@
 //! Takes verified IR and gives verified IR.
 
 use super::Ctx;
-use super::util::{is_int_const, is_zero, visit_body, walk_bodies_mut};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::recognise::{is_int_const, is_zero};
+use crate::core::visit::{visit_body, walk_bodies_mut};
 use crate::value::PrimType;
 use std::collections::HashMap;
 
@@ -283,7 +284,7 @@ fn rewrite(
                     pat: vec![z],
                     exp: Exp::BasicOp(BasicOp::Replicate {
                         shape: dims.clone(),
-                        value: super::util::zero_of(elem),
+                        value: crate::core::recognise::zero_of(elem),
                     }),
                     aux: aux.clone(),
                 });

@@ -35,12 +35,12 @@
 //! Takes verified IR and gives verified IR.
 
 use super::Ctx;
-use super::util::{
-    Ranges, body_is_safe, consumed_in_body, free_in_exp, subst_body, use_counts, walk_bodies_mut,
-};
 use crate::core::ir::{
     BasicOp, Body, Exp, Lambda, NameTable, Prog, ScremaForm, Soac, Stm, SubExp, Type, Var,
 };
+use crate::core::safety::{Ranges, body_is_safe};
+use crate::core::subst::subst_body;
+use crate::core::visit::{consumed_in_body, free_in_exp, use_counts, walk_bodies_mut};
 use std::collections::{HashMap, HashSet};
 
 /// Runs the pass on every body of `prog`, innermost first.
@@ -201,7 +201,7 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
                 let free = free_in_exp(names, &stm.exp);
                 let mut tys = HashSet::new();
                 for v in &stm.pat {
-                    tys.extend(super::util::type_vars(names.ty(*v)));
+                    tys.extend(crate::core::visit::type_vars(names.ty(*v)));
                 }
                 if free.is_disjoint(&bound_between) && tys.is_disjoint(&bound_between) {
                     partner = Some(q);
@@ -242,8 +242,9 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             ..
         } = b;
         // The second SOAC's lambdas get fresh names: both may be copies of one source.
-        let (bmap_params, bmap_body) = super::util::fresh_copy(names, &bmap.params, &bmap.body);
-        let (bop_params, bop_body) = super::util::fresh_copy(names, &bop.params, &bop.body);
+        let (bmap_params, bmap_body) =
+            crate::core::subst::fresh_copy(names, &bmap.params, &bmap.body);
+        let (bop_params, bop_body) = crate::core::subst::fresh_copy(names, &bop.params, &bop.body);
         let mut map = amap;
         map.params.extend(bmap_params);
         map.body.stms.extend(bmap_body.stms);

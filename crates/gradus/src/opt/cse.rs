@@ -7,9 +7,9 @@
 //! are consumed are never merged, so no consumed array gains an alias.
 
 use super::simplify::Engine;
-use super::util::{consumed_in_body, exp_binders, type_vars};
 use crate::core::ir::{BasicOp, Body, Exp, Stm, Type, Var};
 use crate::core::renumber::map_vars_body;
+use crate::core::visit::{consumed_in_body, exp_binders, type_vars};
 use std::collections::{HashMap, HashSet};
 
 /// The canonical key of a statement's expression, if it may be merged with an equal one.

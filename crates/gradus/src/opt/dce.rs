@@ -7,8 +7,8 @@
 //! Rule `dce`. Takes verified IR, gives verified IR.
 
 use super::Ctx;
-use super::util::{free_in_exp, type_vars};
 use crate::core::ir::{BasicOp, Body, Exp, NameTable, Prog, Soac};
+use crate::core::visit::{free_in_exp, type_vars};
 use std::collections::HashSet;
 
 /// Runs dead-code elimination (and projection elimination) on every function.

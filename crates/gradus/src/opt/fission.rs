@@ -17,10 +17,10 @@
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite};
-use super::util::{deps_in, prune};
 use crate::core::builder::Builder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{CmpOp, PrimOp, TernOp};
+use crate::core::subst::{deps_in, prune};
 use crate::value::{PrimType, Scalar};
 use std::collections::HashSet;
 
@@ -170,8 +170,8 @@ pub fn freshen_lambda(eng: &mut Engine, lam: &Lambda) -> Lambda {
         params.push(q);
     }
     let mut body = lam.body.clone();
-    super::util::subst_body(&mut body, &map);
-    let body = super::util::freshen_body(eng.names, &body);
+    crate::core::subst::subst_body(&mut body, &map);
+    let body = crate::core::subst::freshen_body(eng.names, &body);
     Lambda {
         params,
         body,

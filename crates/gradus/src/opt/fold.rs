@@ -31,9 +31,9 @@
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
-use super::util::{is_one, is_zero, zero_of};
 use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Stm, SubExp};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::core::recognise::{is_one, is_zero, zero_of};
 use crate::value::{PrimType, Scalar};
 
 /// The `fold` rules.
@@ -296,7 +296,9 @@ fn index(
                 return None;
             }
             ctx.fire("index-iota");
-            if super::util::is_int_const(start, 0) && super::util::is_int_const(stride, 1) {
+            if crate::core::recognise::is_int_const(start, 0)
+                && crate::core::recognise::is_int_const(stride, 1)
+            {
                 return Some(Rewrite::Subst(vec![*i]));
             }
             let mut b = crate::core::builder::Builder::new(eng.names);
@@ -382,7 +384,7 @@ fn index(
             }
             let r = b.prim(
                 PrimOp::Tern(TernOp::Select, t),
-                vec![all?.into(), *value, super::util::zero_of(t)],
+                vec![all?.into(), *value, crate::core::recognise::zero_of(t)],
                 "onehot",
             );
             ctx.fire("index-one-hot");

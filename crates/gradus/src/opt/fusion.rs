@@ -40,8 +40,9 @@
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
-use super::util::{consumed_in_body, free_in_exp, subst_body, use_counts, walk_bodies_mut};
 use crate::core::ir::{DimIndex, Exp, Lambda, Prog, Soac, Stm, SubExp, Type, Var};
+use crate::core::subst::subst_body;
+use crate::core::visit::{consumed_in_body, free_in_exp, use_counts, walk_bodies_mut};
 use std::collections::{HashMap, HashSet};
 
 /// The `index-of-map` rule.
@@ -185,7 +186,7 @@ fn replicate_inputs(
                     arrays.remove(k);
                     let map = HashMap::from([(p, *x)]);
                     subst_body(&mut lam.body, &map);
-                    super::util::subst_names(names, &map);
+                    crate::core::subst::subst_names(names, &map);
                     ctx.fire("map-of-replicate");
                 }
                 _ => k += 1,
@@ -356,7 +357,7 @@ fn horizontal(
                     let free = free_in_exp(names, &body.stms[q].exp);
                     let mut tys = HashSet::new();
                     for v in &body.stms[q].pat {
-                        tys.extend(super::util::type_vars(names.ty(*v)));
+                        tys.extend(crate::core::visit::type_vars(names.ty(*v)));
                     }
                     if free.is_disjoint(&bound_between)
                         && tys.is_disjoint(&bound_between)
@@ -478,7 +479,7 @@ pub fn invariant_results(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<R
     }
     let mut bound: HashSet<Var> = lam.params.iter().copied().collect();
     for s in &lam.body.stms {
-        bound.extend(super::util::exp_binders(&s.exp));
+        bound.extend(crate::core::visit::exp_binders(&s.exp));
         bound.extend(s.pat.iter().copied());
     }
     let invariant: Vec<bool> = lam
@@ -580,8 +581,8 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
         return None;
     };
     let dest_ty = eng.names.ty(*dest).clone();
-    if !super::util::is_zero(ne)
-        || !super::singlepoint::is_plus(lam)
+    if !crate::core::recognise::is_zero(ne)
+        || !crate::core::recognise::is_plus(lam)
         || dest_ty.rank() != 1
         || !dest_ty.elem().is_float()
     {
@@ -625,7 +626,7 @@ pub fn map_into_hist(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) 
     };
     let names = &mut *eng.names;
     // A fresh copy of the map's lambda (the map stays until dead-code elimination).
-    let (mut params, body) = super::util::fresh_copy(names, &ml.params, &ml.body);
+    let (mut params, body) = crate::core::subst::fresh_copy(names, &ml.params, &ml.body);
     let mut arrays = ma.clone();
     // The index and the value of a row: from the map's body, or a row of the input array.
     let mut row_of = |v: &Var, o: Option<usize>, hint: &str| match o {

@@ -4,7 +4,7 @@
 //! out of several levels in one run.
 //!
 //! Rule `hoist`. Only statements that can neither fail nor have an effect
-//! ([`super::util::is_safe`], with range facts of the enclosing scopes) move, since the lambda
+//! ([`crate::core::safety::is_safe`], with range facts of the enclosing scopes) move, since the lambda
 //! may run zero times; statements that consume or bind accumulators never move; nothing moves
 //! out of `if` branches or `with_acc`. A `map` or `for` loop that is not invariant as a whole
 //! may be split by [`super::mapfission`] (pass `map-fission`) into an invariant part, which
@@ -13,8 +13,10 @@
 //! Takes verified IR, gives verified IR.
 
 use super::Ctx;
-use super::util::{Ranges, free_in_exp, is_int_const, is_safe, type_vars};
 use crate::core::ir::{BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, Type, Var};
+use crate::core::recognise::is_int_const;
+use crate::core::safety::{Ranges, is_safe};
+use crate::core::visit::{free_in_exp, type_vars};
 use std::collections::HashSet;
 
 /// Runs code motion on every function.
@@ -164,7 +166,7 @@ fn extract(
     let mut kept = Vec::with_capacity(b.stms.len());
     let mut ranges = outer.clone();
     let mut consumed = HashSet::new();
-    super::util::consumed_in_body(b, &mut consumed);
+    crate::core::visit::consumed_in_body(b, &mut consumed);
     for stm in std::mem::take(&mut b.stms) {
         if movable(names, &stm, &local, &consumed, &ranges) {
             ctx.fire("hoist");

@@ -14,9 +14,9 @@
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite};
-use super::util::Ranges;
 use crate::core::ir::{BasicOp, Exp, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::core::safety::Ranges;
 use crate::value::{PrimType, Scalar};
 
 /// The `if-simp` rules.
@@ -109,7 +109,7 @@ fn to_logic(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<Rewrite> {
         return None;
     }
     let safe = body.stms.iter().all(|s| match &s.exp {
-        Exp::BasicOp(BasicOp::Prim(p, _)) => !super::util::prim_can_fail(*p),
+        Exp::BasicOp(BasicOp::Prim(p, _)) => !crate::core::safety::prim_can_fail(*p),
         Exp::BasicOp(BasicOp::SubExp(_)) => true,
         _ => false,
     });

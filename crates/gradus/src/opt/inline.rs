@@ -6,8 +6,9 @@
 //! Rule `inline`. Takes verified IR, gives verified IR; the callee stays in the program.
 
 use super::Ctx;
-use super::util::{freshen_body, subst_body, walk_bodies_mut};
 use crate::core::ir::{BasicOp, Body, Exp, FunDef, Prog, Stm, SubExp, Var};
+use crate::core::subst::{freshen_body, subst_body};
+use crate::core::visit::walk_bodies_mut;
 use std::collections::HashMap;
 
 /// Runs inlining on every function.

@@ -15,10 +15,11 @@
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
 use super::singlepoint::{Region, Sparse, cond_point, sparse};
-use super::util::{exp_binders, instantiate_lambda};
 use crate::core::builder::Builder;
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::core::subst::instantiate_lambda;
+use crate::core::visit::exp_binders;
 use crate::value::{PrimType, Scalar};
 use std::collections::HashSet;
 
@@ -38,7 +39,7 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
     // Loops whose parameters' types mention other parameters (existential sizes) are left.
     let pvars: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
     for (p, _) in params {
-        if super::util::type_vars(eng.names.ty(*p))
+        if crate::core::visit::type_vars(eng.names.ty(*p))
             .iter()
             .any(|d| pvars.contains(d))
         {
@@ -80,7 +81,7 @@ fn small(body: &Body) -> bool {
 
 fn consumes(body: &Body) -> bool {
     let mut c = HashSet::new();
-    super::util::consumed_in_body(body, &mut c);
+    crate::core::visit::consumed_in_body(body, &mut c);
     !c.is_empty()
 }
 
@@ -153,7 +154,7 @@ fn single_point(
                 None
             };
             if let Some(t) = t {
-                let reads = super::util::deps_in(eng.names, body, &t, &pvars);
+                let reads = crate::core::subst::deps_in(eng.names, body, &t, &pvars);
                 if reads.is_empty()
                     && let Some(Sparse::At(_, c)) = sparse(eng, &t, &region, 0)
                     && agree(c)

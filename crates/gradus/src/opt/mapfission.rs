@@ -19,8 +19,9 @@
 //!
 //! Takes verified IR and gives verified IR.
 
-use super::util::{consumed_in_body, deps_in, free_in_exp, fresh_copy, prune, type_vars};
 use crate::core::ir::{Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
+use crate::core::subst::{deps_in, fresh_copy, prune};
+use crate::core::visit::{consumed_in_body, free_in_exp, type_vars};
 use std::collections::HashSet;
 
 /// Splits the `map` statement `stm` into a map of the part of its lambda that reads nothing

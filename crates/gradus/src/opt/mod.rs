@@ -58,7 +58,6 @@ pub mod pipeline;
 pub mod simplify;
 pub mod singlepoint;
 pub mod tuple;
-pub mod util;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -11,8 +11,10 @@
 //! by sub-expressions, or replaces it by statements that are simplified in turn.
 
 use super::Ctx;
-use super::util::{Ranges, consumed_in_body, subst_body, subst_names};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
+use crate::core::safety::Ranges;
+use crate::core::subst::{subst_body, subst_names};
+use crate::core::visit::consumed_in_body;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// What a rule does with a statement.
@@ -84,7 +86,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
     for f in funs.iter_mut() {
         let mut consumed = HashSet::new();
         consumed_in_body(&f.body, &mut consumed);
-        let uses = super::util::use_counts(names, &f.body);
+        let uses = crate::core::visit::use_counts(names, &f.body);
         let mut eng = Engine {
             names,
             defs: HashMap::new(),
@@ -104,7 +106,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
         subst_names(names, &all);
         let mut ret = std::mem::take(&mut f.ret);
         for t in &mut ret {
-            *t = super::util::subst_type(t, &all);
+            *t = crate::core::subst::subst_type(t, &all);
         }
         f.ret = ret;
     }
@@ -127,7 +129,7 @@ impl<'n> Engine<'n> {
             result: vec![],
         };
         let mut local = HashMap::new();
-        super::util::visit_body(&b, &mut |v| {
+        crate::core::visit::visit_body(&b, &mut |v| {
             if self.subst.contains_key(&v) {
                 local.insert(v, self.resolve(SubExp::Var(v)));
             }
@@ -225,8 +227,8 @@ impl<'n> Engine<'n> {
             }),
             [v],
         ) = (&stm.exp, stm.pat.as_slice())
-            && super::util::is_int_const(start, 0)
-            && super::util::is_int_const(stride, 1)
+            && crate::core::recognise::is_int_const(start, 0)
+            && crate::core::recognise::is_int_const(stride, 1)
         {
             scope.ranges.iotas.insert(*v, *n);
         }

@@ -20,10 +20,12 @@
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
-use super::util::{exp_binders, instantiate_lambda, is_zero, zero_of};
 use crate::core::builder::Builder;
 use crate::core::ir::{Aux, BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::core::recognise::{is_plus, is_zero, zero_of};
+use crate::core::subst::instantiate_lambda;
+use crate::core::visit::exp_binders;
 use crate::value::PrimType;
 use std::collections::HashSet;
 
@@ -134,25 +136,6 @@ pub fn sparse(eng: &Engine, se: &SubExp, r: &Region, depth: usize) -> Option<Spa
             None
         }
         _ => None,
-    }
-}
-
-/// Whether `lam` is `\a b -> a + b` (or `b + a`) on one numeric scalar.
-pub fn is_plus(lam: &Lambda) -> bool {
-    let ([a, b], [res]) = (lam.params.as_slice(), lam.body.result.as_slice()) else {
-        return false;
-    };
-    let ([stm], SubExp::Var(rv)) = (lam.body.stms.as_slice(), res) else {
-        return false;
-    };
-    if stm.pat != [*rv] {
-        return false;
-    }
-    match &stm.exp {
-        Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, _), args)) => {
-            args == &[(*a).into(), (*b).into()] || args == &[(*b).into(), (*a).into()]
-        }
-        _ => false,
     }
 }
 

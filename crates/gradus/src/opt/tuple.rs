@@ -13,8 +13,9 @@
 //! Takes verified IR and the set of live variables after the statement; gives verified IR.
 
 use super::Ctx;
-use super::util::{deps_in, free_in_body, type_vars};
 use crate::core::ir::{Exp, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
+use crate::core::subst::deps_in;
+use crate::core::visit::{free_in_body, type_vars};
 use std::collections::HashSet;
 
 /// Removes the results of `stm` that are not live (before its nested bodies are cleaned).

@@ -19,9 +19,10 @@
 //! iteration's accumulator stands for the same adjoint) and is checkpointed like any loop
 //! for the rest.
 
-use super::{R, Vjp, free_vars, limitation};
+use super::{R, Vjp, limitation};
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::visit::stm_free_vars;
 use crate::diag::Diagnostic;
 use crate::value::PrimType;
 use std::collections::HashMap;
@@ -39,7 +40,7 @@ impl Vjp<'_> {
     /// Whether the statement uses a virtual accumulator (one that only exists in the primal
     /// code, during the return sweep of its `with_acc`).
     pub(super) fn touches_virtual(&self, s: &Stm) -> bool {
-        !self.virt.is_empty() && free_vars(s).iter().any(|v| self.virt.contains(v))
+        !self.virt.is_empty() && stm_free_vars(s).iter().any(|v| self.virt.contains(v))
     }
 
     /// A fresh virtual accumulator standing for `of` (a parameter of a re-executed lambda)

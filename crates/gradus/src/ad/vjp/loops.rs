@@ -27,9 +27,10 @@
 //!   iterations each (`i = o·s + j`), so that the checkpoints take about `k · n^(1/k)`
 //!   memory at the price of `k + 1` executions of the body instead of two.
 
-use super::{Adj, Diagnostic, Extra, R, Vjp, lambda_free_vars, limitation};
+use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::visit::lambda_free_vars;
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 

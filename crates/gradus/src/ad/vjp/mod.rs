@@ -60,6 +60,8 @@ use crate::core::ir::{
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
 use crate::core::screma::{is_fused, unfuse_stms};
+use crate::core::subst::rename_in_stm;
+use crate::core::visit::{stm_consumed_vars, stm_free_vars};
 use crate::diag::{Diagnostic, Span};
 use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
@@ -149,128 +151,6 @@ struct Vjp<'a> {
 
 fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::limitation(span, msg.into())
-}
-
-/// The variables a statement uses but does not bind (at any depth).
-fn free_vars(stm: &Stm) -> Vec<Var> {
-    let body = Body {
-        stms: vec![stm.clone()],
-        result: vec![],
-    };
-    let mut bound = Vec::new();
-    body_binders(&body, &mut bound);
-    let bound: HashSet<Var> = bound.into_iter().collect();
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut probe = body;
-    map_vars_body(&mut probe, &mut |v| {
-        if !bound.contains(&v) && seen.insert(v) {
-            out.push(v);
-        }
-        v
-    });
-    out
-}
-
-/// The variables a lambda uses but does not bind.
-fn lambda_free_vars(lam: &Lambda) -> Vec<Var> {
-    let stm = Stm {
-        pat: vec![],
-        exp: Exp::If {
-            cond: SubExp::Const(Scalar::Bool(true)),
-            then_body: lam.body.clone(),
-            else_body: Body::default(),
-            ret: vec![],
-        },
-        aux: Aux::default(),
-    };
-    let params: HashSet<Var> = lam.params.iter().copied().collect();
-    free_vars(&stm)
-        .into_iter()
-        .filter(|v| !params.contains(v))
-        .collect()
-}
-
-/// Replaces the free variable `from` by `to` in a statement.
-fn subst_stm(stm: &mut Stm, from: Var, to: Var) {
-    let mut body = Body {
-        stms: vec![std::mem::replace(
-            stm,
-            Stm {
-                pat: vec![],
-                exp: Exp::BasicOp(BasicOp::SubExp(SubExp::i64(0))),
-                aux: Aux::default(),
-            },
-        )],
-        result: vec![],
-    };
-    map_vars_body(&mut body, &mut |v| if v == from { to } else { v });
-    if let Some(s) = body.stms.pop() {
-        *stm = s;
-    }
-}
-
-/// The variables bound outside `stm` that it consumes (at any depth): update targets, `hist`
-/// and `scatter` destinations, `with_acc` inputs, accumulators, and the initial values of loop
-/// parameters that the loop body consumes.
-fn consumed_vars(stm: &Stm) -> Vec<Var> {
-    fn body(b: &Body, out: &mut Vec<Var>) {
-        for s in &b.stms {
-            exp(&s.exp, out);
-        }
-    }
-    fn exp(e: &Exp, out: &mut Vec<Var>) {
-        match e {
-            Exp::BasicOp(BasicOp::Update { array, .. }) => out.push(*array),
-            Exp::BasicOp(BasicOp::UpdateAcc { acc, .. }) => out.push(*acc),
-            Exp::BasicOp(_) | Exp::Apply { .. } => {}
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                body(then_body, out);
-                body(else_body, out);
-            }
-            Exp::Loop {
-                params, body: b, ..
-            } => {
-                let mut inner = Vec::new();
-                body(b, &mut inner);
-                for (p, init) in params {
-                    if inner.contains(p)
-                        && let SubExp::Var(i) = init
-                    {
-                        out.push(*i);
-                    }
-                }
-                out.extend(inner);
-            }
-            Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => {
-                out.extend(dests.iter().copied());
-            }
-            Exp::Soac(Soac::Map { lam, .. }) => body(&lam.body, out),
-            Exp::Soac(_) => {}
-            Exp::WithAcc { inputs, lam } => {
-                out.extend(inputs.iter().flat_map(|(_, a)| a.iter().copied()));
-                body(&lam.body, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    exp(&stm.exp, &mut out);
-    let mut bound = Vec::new();
-    body_binders(
-        &Body {
-            stms: vec![stm.clone()],
-            result: vec![],
-        },
-        &mut bound,
-    );
-    let bound: HashSet<Var> = bound.into_iter().collect();
-    let mut seen = HashSet::new();
-    out.retain(|v| !bound.contains(v) && seen.insert(*v));
-    out
 }
 
 impl<'a> Vjp<'a> {
@@ -657,7 +537,7 @@ impl<'a> Vjp<'a> {
             bound.extend(s.pat.iter().copied());
             let mut n = HashSet::new();
             if !matches!(s.exp, Exp::BasicOp(_)) {
-                n.extend(free_vars(s));
+                n.extend(stm_free_vars(s));
             }
             if matches!(s.exp, Exp::Loop { .. }) {
                 n.extend(s.pat.iter().copied());
@@ -668,7 +548,7 @@ impl<'a> Vjp<'a> {
         for (k, s0) in stms.iter().enumerate() {
             self.e.aux = s0.aux.clone();
             let mut s = s0.clone();
-            for x in consumed_vars(&s) {
+            for x in stm_consumed_vars(&s) {
                 let needed = needs
                     .iter()
                     .enumerate()
@@ -693,14 +573,14 @@ impl<'a> Vjp<'a> {
                         stm: copy,
                         extra: Extra::None,
                     });
-                    subst_stm(&mut s, x, c);
+                    rename_in_stm(&mut s, x, c);
                 }
             }
             if matches!(s.exp, Exp::Loop { .. }) && self.touches_virtual(&s) {
                 // Checkpointed like any loop, without the accumulators it passes on.
                 s = self.drop_acc_params(&s);
             }
-            let active = free_vars(&s).iter().any(|v| self.active.contains(v));
+            let active = stm_free_vars(&s).iter().any(|v| self.active.contains(v));
             if self.touches_virtual(&s) && !matches!(s.exp, Exp::Loop { .. }) {
                 // Only the primal part runs; the return sweep sees the whole statement.
                 if let Some(stripped) = self.strip_virtual(&s)? {
@@ -861,7 +741,7 @@ impl<'a> Vjp<'a> {
 
     /// The active free variables of a statement, except accumulators.
     fn active_free(&self, s: &Stm) -> Vec<Var> {
-        free_vars(s)
+        stm_free_vars(s)
             .into_iter()
             .filter(|v| self.active.contains(v) && !matches!(self.e.names.ty(*v), Type::Acc { .. }))
             .collect()

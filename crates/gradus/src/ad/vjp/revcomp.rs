@@ -49,9 +49,10 @@
 //! `#[checkpoint]` on a loop turns reverse computing off for it (checkpoints as before,
 //! bit-for-bit the same iterates as the forward sweep).
 
-use super::{Diagnostic, Extra, R, Vjp, free_vars};
+use super::{Diagnostic, Extra, R, Vjp};
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::visit::stm_free_vars;
 use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
@@ -251,12 +252,12 @@ impl Solver<'_> {
         }
         self.memo.insert(v, false);
         let st = &self.body.stms[k];
-        let ok = super::consumed_vars(st).is_empty()
+        let ok = crate::core::visit::stm_consumed_vars(st).is_empty()
             && st
                 .pat
                 .iter()
                 .all(|p| !matches!(self.names.ty(*p), Type::Acc { .. }))
-            && free_vars(st).into_iter().all(|f| self.known(f));
+            && stm_free_vars(st).into_iter().all(|f| self.known(f));
         self.memo.insert(v, ok);
         ok
     }
@@ -1018,7 +1019,7 @@ impl Vjp<'_> {
             return Ok(());
         };
         let st = &body.stms[k];
-        for f in free_vars(st) {
+        for f in stm_free_vars(st) {
             self.rc_ensure(f, map, def, body, params)?;
         }
         let (stms, _) = self.rename(std::slice::from_ref(st), &[], map.clone());

@@ -25,10 +25,11 @@
 //!   `vs̄[j]` and zeroes it, so only the winning (last) write of a position gets the adjoint and
 //!   the destination gets `ȳ` with every written position zeroed; `O(w)`.
 
-use super::{Adj, Diagnostic, Extra, R, Vjp, lambda_free_vars, limitation};
+use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::ir::{BasicOp, DimIndex, Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::type_of::{acc_type, map_param_type};
+use crate::core::visit::lambda_free_vars;
 use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 

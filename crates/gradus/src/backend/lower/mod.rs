@@ -52,8 +52,8 @@ use crate::core::ir::{
     SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
+use crate::core::visit::free_in_exp;
 use crate::diag::SourceMap;
-use crate::opt::util::free_in_exp;
 use crate::value::{PrimType, Scalar};
 use imp::{Ex, IdxOp, Share, Site, SiteKind, Stm as I, Ty};
 use std::collections::{HashMap, HashSet};
@@ -169,7 +169,7 @@ fn virtual_iotas(names: &crate::core::ir::NameTable, body: &Body) -> HashSet<Var
     }
     let (mut iotas, mut inputs) = (HashSet::new(), HashMap::new());
     walk(body, &mut iotas, &mut inputs);
-    let uses = crate::opt::util::use_counts(names, body);
+    let uses = crate::core::visit::use_counts(names, body);
     iotas.retain(|v| uses.get(v).is_some_and(|n| inputs.get(v) == Some(n)));
     iotas
 }
@@ -1776,7 +1776,7 @@ impl<'a> Lw<'a> {
     /// every accumulator reaches the lambda as an input, and all accumulate floats of a known
     /// size. Accumulators created inside an iteration belong to it and need no atomics either.
     fn privatisable(&self, lam: &Lambda, arrays: &[Var]) -> Vec<imp::Private> {
-        let free_acc = crate::opt::util::free_in_body(&self.prog.names, &lam.body)
+        let free_acc = crate::core::visit::free_in_body(&self.prog.names, &lam.body)
             .iter()
             .any(|v| !lam.params.contains(v) && matches!(self.ty(*v), Type::Acc { .. }));
         if free_acc {
@@ -2604,9 +2604,9 @@ impl<'a> Lw<'a> {
         let scalar_bins = dests.iter().all(|d| self.ty(*d).dims().len() == 1);
         // The merge applies the operator to pairs the sequential order never forms (a bin's
         // neutral element with another's), so an operator that can fail stays sequential.
-        let safe_op = crate::opt::util::body_is_safe(
+        let safe_op = crate::core::safety::body_is_safe(
             &lam.body,
-            &crate::opt::util::Ranges::default(),
+            &crate::core::safety::Ranges::default(),
             &self.prog.names,
         );
         if self.opts.parallel

@@ -29,7 +29,8 @@
 //! Takes a verified program; gives a verified program.
 
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
-use crate::opt::util::{free_in_exp, is_zero, walk_bodies_mut};
+use crate::core::recognise::is_zero;
+use crate::core::visit::{free_in_exp, walk_bodies_mut};
 use std::collections::HashSet;
 
 /// Applies the rewrite to every body of every function.
@@ -134,7 +135,7 @@ fn candidate(names: &NameTable, b: &Body, q: usize, zero_arrays: &HashSet<Var>) 
 /// an addition of the parameters; the caller checks the element type).
 fn elementwise_add(lam: &Lambda, rank: usize) -> bool {
     if rank == 0 {
-        return crate::opt::singlepoint::is_plus(lam);
+        return crate::core::recognise::is_plus(lam);
     }
     let ([x, y], [stm], [SubExp::Var(r)]) = (
         lam.params.as_slice(),
@@ -184,7 +185,7 @@ fn rewrite(names: &mut NameTable, map: Stm, sum: Stm) -> Vec<Stm> {
         vec![zeros],
         Exp::BasicOp(BasicOp::Replicate {
             shape: row_ty.dims().to_vec(),
-            value: crate::opt::util::zero_of(elem),
+            value: crate::core::recognise::zero_of(elem),
         }),
     ));
     let iota = names.fresh(

@@ -1,0 +1,169 @@
+//! Which expressions cannot fail and have no effect, given range facts about integer
+//! variables: such a statement may be removed when unused, and moved where it runs more
+//! often (the optimiser), or run speculatively (the backends).
+
+use crate::core::ir::{
+    BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, ScremaForm, Soac, SubExp, Type, Var,
+};
+use crate::core::prim::{BinOp, PrimOp};
+use crate::core::recognise::is_int_const;
+use crate::value::Scalar;
+use std::collections::HashMap;
+
+/// Whether a primitive operation can fail at run time (integer division by zero).
+pub fn prim_can_fail(op: PrimOp) -> bool {
+    match op {
+        PrimOp::Bin(b, t) => {
+            t.is_int()
+                && matches!(
+                    b,
+                    BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem | BinOp::Pow
+                )
+        }
+        _ => false,
+    }
+}
+
+/// Facts `lo <= v < hi` about integer variables, from `iota` rows, loop counters and
+/// branch conditions.
+#[derive(Clone, Debug, Default)]
+pub struct Ranges {
+    facts: HashMap<Var, (i64, SubExp)>,
+    /// Variables bound to `iota(n, 0, 1)`, with their `n`.
+    pub iotas: HashMap<Var, SubExp>,
+}
+
+impl Ranges {
+    /// Records `lo <= v < hi`.
+    pub fn insert(&mut self, v: Var, lo: i64, hi: SubExp) {
+        self.facts.insert(v, (lo, hi));
+    }
+    /// The fact about `v`.
+    pub fn get(&self, v: Var) -> Option<(i64, SubExp)> {
+        self.facts.get(&v).copied()
+    }
+    /// Whether `0 <= i < n` is known.
+    pub fn in_bounds(&self, i: &SubExp, n: &SubExp) -> bool {
+        match i {
+            SubExp::Const(Scalar::I64(c)) => match n {
+                SubExp::Const(Scalar::I64(m)) => *c >= 0 && c < m,
+                _ => false,
+            },
+            SubExp::Var(v) => match self.facts.get(v) {
+                Some((lo, hi)) => *lo >= 0 && hi == n,
+                None => false,
+            },
+            _ => false,
+        }
+    }
+    /// Records the facts a lambda's parameters get from the SOAC's inputs: a parameter bound
+    /// to the rows of `iota(w, 0, 1)` lies in `[0, w)`.
+    pub fn from_inputs(&mut self, params: &[Var], arrays: &[Var]) {
+        for (p, a) in params.iter().zip(arrays) {
+            if let Some(n) = self.iotas.get(a).copied() {
+                self.insert(*p, 0, n);
+            }
+        }
+    }
+}
+
+/// Whether evaluating `exp` can neither fail nor have an effect, given the range facts: such
+/// a statement may be removed when unused, and moved where it runs more often.
+pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
+    match exp {
+        Exp::BasicOp(op) => match op {
+            BasicOp::SubExp(_)
+            | BasicOp::Rearrange { .. }
+            | BasicOp::Copy(_)
+            | BasicOp::Rotate { .. } => true,
+            BasicOp::Prim(p, _) => !prim_can_fail(*p),
+            BasicOp::Iota { n, .. } => nonneg(n),
+            // Rows whose types are the row type have its sizes (a mismatch is the only
+            // failure).
+            BasicOp::ArrayLit { elems, row } => elems.iter().all(|e| match e {
+                SubExp::Var(v) => names.ty(*v) == row,
+                SubExp::Const(c) => *row == Type::Prim(c.prim_type()),
+            }),
+            BasicOp::Replicate { shape, .. } | BasicOp::Scratch { shape, .. } => {
+                shape.iter().all(nonneg)
+            }
+            BasicOp::Index { array, slice } => {
+                let dims = names.ty(*array).dims().to_vec();
+                slice.iter().zip(&dims).all(|(d, n)| match d {
+                    DimIndex::Fix(i) => ranges.in_bounds(i, n),
+                    DimIndex::Slice { .. } => false,
+                })
+            }
+            _ => false,
+        },
+        Exp::Soac(Soac::Map { lam, arrays, .. }) => {
+            let mut r = ranges.clone();
+            r.from_inputs(&lam.params, arrays);
+            body_is_safe(&lam.body, &r, names)
+        }
+        Exp::Soac(Soac::Reduce { lam, .. }) | Exp::Soac(Soac::Scan { lam, .. }) => {
+            body_is_safe(&lam.body, ranges, names)
+        }
+        Exp::Soac(Soac::Screma {
+            map, arrays, form, ..
+        }) if matches!(**form, ScremaForm::Reduce { .. } | ScremaForm::Scan { .. }) => {
+            let mut r = ranges.clone();
+            r.from_inputs(&map.params, arrays);
+            body_is_safe(&map.body, &r, names)
+                && form
+                    .op()
+                    .is_some_and(|op| body_is_safe(&op.body, ranges, names))
+        }
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => body_is_safe(then_body, ranges, names) && body_is_safe(else_body, ranges, names),
+        Exp::Loop {
+            form: LoopForm::For { i, bound },
+            body,
+            ..
+        } => {
+            let mut r = ranges.clone();
+            if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+                r.insert(*i, 0, *bound);
+            }
+            body_is_safe(body, &r, names)
+        }
+        _ => false,
+    }
+}
+
+/// Whether every statement of `body` is [`is_safe`]; lambda parameters of nested maps over
+/// `iota` rows count as in range.
+pub fn body_is_safe(body: &Body, ranges: &Ranges, names: &NameTable) -> bool {
+    let mut ranges = ranges.clone();
+    for stm in &body.stms {
+        if let Exp::Soac(Soac::Map { lam, arrays, .. }) = &stm.exp {
+            ranges.from_inputs(&lam.params, arrays);
+        }
+        if !is_safe(&stm.exp, &ranges, names) {
+            return false;
+        }
+        if let (
+            Exp::BasicOp(BasicOp::Iota {
+                n, start, stride, ..
+            }),
+            [v],
+        ) = (&stm.exp, stm.pat.as_slice())
+            && is_int_const(start, 0)
+            && is_int_const(stride, 1)
+        {
+            ranges.iotas.insert(*v, *n);
+        }
+    }
+    true
+}
+
+fn nonneg(se: &SubExp) -> bool {
+    // Sizes in types are non-negative by construction; constants are checked.
+    match se {
+        SubExp::Const(c) => c.to_f64() >= 0.0,
+        SubExp::Var(_) => true,
+    }
+}
