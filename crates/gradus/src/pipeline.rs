@@ -70,6 +70,13 @@ fn internalise(parsed: &Parsed, typed: &TypedProgram) -> Result<Prog, Diagnostic
     Ok(prog)
 }
 
+/// Expands the AD operators ([`crate::ad::run`]).
+fn differentiate(parsed: &Parsed, mut prog: Prog) -> Result<Prog, Diagnostics> {
+    crate::ad::run(&mut prog).map_err(|d| fail(&parsed.sources, d))?;
+    verify(&prog, "ad").map_err(|d| fail(&parsed.sources, d))?;
+    Ok(prog)
+}
+
 /// Runs the core IR verifier (in debug builds and tests), blaming `pass` for a failure.
 fn verify(prog: &Prog, pass: &str) -> Result<(), Diagnostic> {
     if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
@@ -123,6 +130,7 @@ fn compile_here(path: &str, source: &str, opts: &OptOptions) -> Result<Compiled,
     let parsed = parse(path, source)?;
     let typed = check(&parsed)?;
     let prog = internalise(&parsed, &typed)?;
+    let prog = differentiate(&parsed, prog)?;
     let prog = optimise(&parsed, prog, opts)?;
     Ok(Compiled {
         sources: parsed.sources,
@@ -137,11 +145,10 @@ pub enum Stage {
     Parse,
     /// The AST with inferred types.
     Typed,
-    /// Core IR after internalisation.
+    /// Core IR after internalisation: AD operators are still [`crate::core::ir::Exp::Ad`]
+    /// statements.
     Core,
-    /// Core IR with every AD operator differentiated. The AD operators are expanded while
-    /// internalising (innermost first), so this is the same IR as [`Stage::Core`]; the stage
-    /// name exists so that tools can ask for differentiated IR explicitly.
+    /// Core IR with every AD operator expanded ([`crate::ad::run`]).
     Ad,
     /// Core IR after the optimiser (`crate::opt`).
     Opt,
@@ -200,8 +207,9 @@ pub fn dump_stage_with(
     }
     let prog = internalise(&parsed, &typed)?;
     let prog = match stage {
-        Stage::Core | Stage::Ad => prog,
-        _ => optimise(&parsed, prog, opts)?,
+        Stage::Core => prog,
+        Stage::Ad => differentiate(&parsed, prog)?,
+        _ => optimise(&parsed, differentiate(&parsed, prog)?, opts)?,
     };
     let native = crate::backend::c::NativeOptions {
         multicore: true,

@@ -210,6 +210,10 @@ impl Jvp<'_> {
                 "forward-mode AD of function calls (functions are inlined before AD)",
             )),
             Exp::WithAcc { inputs, lam } => self.with_acc(s, inputs, lam),
+            Exp::Ad { mode, .. } => Err(Diagnostic::bug(format!(
+                "jvp reached an unexpanded {} (the AD pass expands innermost first)",
+                mode.name()
+            ))),
         }
     }
 

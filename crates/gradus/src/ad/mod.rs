@@ -9,12 +9,130 @@
 //! Naming scheme (STYLE.md item 10): the tangent of `x` is named `x_tan`; Rust code says
 //! `tangent_of`.
 //!
-//! The AD operators of the language are expanded while internalising, innermost first: when
-//! the internaliser reaches `jvp f x dx`, it has already expanded every AD operator inside
-//! `f`, builds `f`'s body on fresh parameters and hands those statements to
-//! [`jvp::differentiate`]. Every variable is bound once, so nested operators cannot confuse
-//! their perturbations.
+//! # The AD pass ([`run`])
+//!
+//! **Takes** a verified core program in which internalisation left the language's AD
+//! operators as [`Exp::Ad`] statements (`jvp` and `vjp` of a lambda at a point; `jmp` and
+//! `mjp` are a `map` of them over the seeds).
+//!
+//! **Guarantees** the same program with every [`Exp::Ad`] expanded, innermost first: the
+//! lambda's parameters are bound to the arguments, followed by the statements
+//! [`jvp::differentiate`] or [`vjp::differentiate`] make of its body, and the statement's
+//! pattern is bound to the results and their tangents (or the parameters' adjoints).
+//! Expanding the innermost operators first means a `jvp` of a function that calls `vjp`
+//! differentiates the already expanded reverse sweep (a Hessian-vector product). Every
+//! variable is bound once, so nested operators cannot confuse their perturbations.
 
 pub mod derivatives;
 pub mod jvp;
 pub mod vjp;
+
+use crate::core::ir::{AdMode, BasicOp, Body, Exp, NameTable, Prog, Stm, SubExp, Var};
+use crate::diag::Diagnostic;
+use std::collections::HashMap;
+
+/// Expands every [`Exp::Ad`] of `prog`, innermost first (see the module documentation).
+pub fn run(prog: &mut Prog) -> Result<(), Diagnostic> {
+    let Prog { names, funs } = prog;
+    for f in funs.iter_mut() {
+        expand_body(names, &mut f.body)?;
+    }
+    Ok(())
+}
+
+/// Expands the AD statements of `body` and of every body nested in it.
+fn expand_body(names: &mut NameTable, body: &mut Body) -> Result<(), Diagnostic> {
+    if !contains_ad(body) {
+        return Ok(());
+    }
+    let stms = std::mem::take(&mut body.stms);
+    let mut out = Vec::with_capacity(stms.len());
+    for mut stm in stms {
+        for inner in stm.exp.bodies_mut() {
+            expand_body(names, inner)?;
+        }
+        if matches!(stm.exp, Exp::Ad { .. }) {
+            out.extend(expand(names, stm)?);
+        } else {
+            out.push(stm);
+        }
+    }
+    body.stms = out;
+    Ok(())
+}
+
+fn contains_ad(body: &Body) -> bool {
+    body.stms
+        .iter()
+        .any(|s| matches!(s.exp, Exp::Ad { .. }) || s.exp.bodies().into_iter().any(contains_ad))
+}
+
+/// The statements replacing one [`Exp::Ad`] statement whose lambda has no AD statements left.
+fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
+    let Stm { pat, exp, aux } = stm;
+    let Exp::Ad {
+        mode,
+        lam,
+        args,
+        seeds,
+    } = exp
+    else {
+        return Ok(vec![Stm { pat, exp, aux }]);
+    };
+    let bind = |v: Var, se: SubExp| Stm {
+        pat: vec![v],
+        exp: Exp::BasicOp(BasicOp::SubExp(se)),
+        aux: aux.clone(),
+    };
+    let mut out: Vec<Stm> = lam
+        .params
+        .iter()
+        .zip(&args)
+        .map(|(p, a)| bind(*p, *a))
+        .collect();
+    let results = &lam.body.result;
+    let derivative: Vec<SubExp> = match mode {
+        AdMode::Jvp => {
+            let seeds: HashMap<Var, SubExp> = lam.params.iter().copied().zip(seeds).collect();
+            let d = jvp::differentiate(names, &lam.body.stms, seeds)?;
+            out.extend(d.stms);
+            let mut zeros = derivatives::Emit {
+                names,
+                stms: Vec::new(),
+                aux: aux.clone(),
+                available: HashMap::new(),
+            };
+            // A result without a tangent (a constant, or independent of the parameters)
+            // has a zero one, materialised here.
+            let tangents = results
+                .iter()
+                .map(|r| match r.as_var().and_then(|v| d.tangents.get(&v)) {
+                    Some(t) => *t,
+                    None => {
+                        let ty = zeros.ty(r);
+                        jvp::zero_of(&mut zeros, &ty)
+                    }
+                })
+                .collect();
+            out.extend(zeros.stms);
+            tangents
+        }
+        AdMode::Vjp => {
+            let d = vjp::differentiate(names, &lam.body.stms, &lam.params, results, &seeds)?;
+            out.extend(d.stms);
+            d.adjoints
+        }
+    };
+    if pat.len() != results.len() + derivative.len() {
+        return Err(Diagnostic::bug(format!(
+            "{} binds {} variables, expected {}",
+            mode.name(),
+            pat.len(),
+            results.len() + derivative.len()
+        )));
+    }
+    for (v, se) in pat.into_iter().zip(results.iter().chain(&derivative)) {
+        out.push(bind(v, *se));
+    }
+    Ok(out)
+}

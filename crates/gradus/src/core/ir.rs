@@ -555,7 +555,26 @@ impl Exp {
             } => vec![then_body, else_body],
             Exp::Loop { body, .. } => vec![body],
             Exp::Soac(soac) => soac.lambdas().into_iter().map(|l| &l.body).collect(),
-            Exp::WithAcc { lam, .. } => vec![&lam.body],
+            Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => vec![&lam.body],
+        }
+    }
+    /// The bodies nested in the expression (not recursively), mutably, in the order of
+    /// [`Exp::bodies`].
+    pub fn bodies_mut(&mut self) -> Vec<&mut Body> {
+        match self {
+            Exp::BasicOp(_) | Exp::Apply { .. } => vec![],
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => vec![then_body, else_body],
+            Exp::Loop { body, .. } => vec![body],
+            Exp::Soac(soac) => soac
+                .lambdas_mut()
+                .into_iter()
+                .map(|l| &mut l.body)
+                .collect(),
+            Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => vec![&mut lam.body],
         }
     }
 }
@@ -643,6 +662,43 @@ pub enum Exp {
         /// Takes one accumulator per input and returns them (updated) first.
         lam: Lambda,
     },
+    /// `jvp` or `vjp` of a lambda at a point, as internalisation emits them. The AD pass
+    /// ([`crate::ad::run`]) expands every one of them, innermost first; no later stage sees
+    /// them.
+    ///
+    /// The lambda takes `args` (one per parameter); its result types mention only variables
+    /// in scope outside it. The statement binds its results, then the derivative: for
+    /// [`AdMode::Jvp`] the tangent of each result given the parameters' tangents `seeds`; for
+    /// [`AdMode::Vjp`] the adjoint of each parameter given the results' adjoints `seeds`.
+    Ad {
+        /// Forward or reverse.
+        mode: AdMode,
+        /// The differentiated function.
+        lam: Lambda,
+        /// The point: one argument per parameter.
+        args: Vec<SubExp>,
+        /// Tangents of the parameters (jvp) or adjoints of the results (vjp).
+        seeds: Vec<SubExp>,
+    },
+}
+
+/// The direction of an [`Exp::Ad`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdMode {
+    /// Forward mode: tangents of the results.
+    Jvp,
+    /// Reverse mode: adjoints of the parameters.
+    Vjp,
+}
+
+impl AdMode {
+    /// The name in the IR's text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            AdMode::Jvp => "jvp",
+            AdMode::Vjp => "vjp",
+        }
+    }
 }
 
 /// Information that makes a function an entry point.

@@ -19,8 +19,8 @@
 
 use crate::core::external::ExternalType;
 use crate::core::ir::{
-    Aux, BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog,
-    ScremaForm, Soac, Stm, SubExp, Type, Var,
+    AdMode, Aux, BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable,
+    Prog, ScremaForm, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::PrimOp;
 use crate::diag::{Diagnostic, FileId, Span};
@@ -1114,6 +1114,21 @@ impl Parser {
                     arrays,
                     form: Box::new(form),
                 }))
+            }
+            "jvp" | "vjp" => {
+                let lam = self.lambda()?;
+                self.punct(",")?;
+                let args = self.paren_subexps()?;
+                self.punct(",")?;
+                let seeds = self.paren_subexps()?;
+                self.punct(")")?;
+                let mode = if w == "jvp" { AdMode::Jvp } else { AdMode::Vjp };
+                Ok(Exp::Ad {
+                    mode,
+                    lam,
+                    args,
+                    seeds,
+                })
             }
             "with_acc" => {
                 let mut inputs = Vec::new();

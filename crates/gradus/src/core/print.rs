@@ -542,6 +542,21 @@ impl<'a> Printer<'a> {
                 self.lambda(lam);
                 self.s(")");
             }
+            Exp::Ad {
+                mode,
+                lam,
+                args,
+                seeds,
+            } => {
+                self.s(mode.name());
+                self.s("(");
+                self.lambda(lam);
+                self.s(", ");
+                self.paren_ses(args);
+                self.s(", ");
+                self.paren_ses(seeds);
+                self.s(")");
+            }
         }
     }
 

@@ -127,7 +127,7 @@ fn exp_binders(exp: &Exp, out: &mut Vec<Var>) {
                 lambda_binders(lam, out);
             }
         }
-        Exp::WithAcc { lam, .. } => lambda_binders(lam, out),
+        Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => lambda_binders(lam, out),
     }
 }
 
@@ -172,7 +172,7 @@ pub fn map_aux_body(body: &mut Body, f: &mut impl FnMut(&mut crate::core::ir::Au
                     map_aux_body(&mut lam.body, f);
                 }
             }
-            Exp::WithAcc { lam, .. } => map_aux_body(&mut lam.body, f),
+            Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => map_aux_body(&mut lam.body, f),
         }
     }
 }

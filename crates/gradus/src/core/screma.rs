@@ -124,7 +124,7 @@ fn unfuse_nested(names: &mut NameTable, exp: &mut Exp, split: &impl Fn(&Soac) ->
                 unfuse_body(names, &mut lam.body, split);
             }
         }
-        Exp::WithAcc { lam, .. } => unfuse_body(names, &mut lam.body, split),
+        Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => unfuse_body(names, &mut lam.body, split),
     }
 }
 

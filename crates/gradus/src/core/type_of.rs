@@ -7,7 +7,9 @@
 //! input: a malformed operation gets a best-effort type, which the verifier then rejects.
 //! Variables must be in the name table.
 
-use crate::core::ir::{BasicOp, DimIndex, Exp, NameTable, ScremaForm, Soac, SubExp, Type, Var};
+use crate::core::ir::{
+    AdMode, BasicOp, DimIndex, Exp, NameTable, ScremaForm, Soac, SubExp, Type, Var,
+};
 
 /// The types bound by a basic operation, one per pattern variable (none for `Assert`).
 ///
@@ -118,6 +120,13 @@ pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
                 .collect();
             out.extend(lam.ret.iter().skip(inputs.len()).cloned());
             out
+        }
+        Exp::Ad { mode, lam, .. } => {
+            let derivative: Vec<Type> = match mode {
+                AdMode::Jvp => lam.ret.clone(),
+                AdMode::Vjp => lam.params.iter().map(|p| names.ty(*p).clone()).collect(),
+            };
+            lam.ret.iter().cloned().chain(derivative).collect()
         }
     }
 }

@@ -92,8 +92,8 @@
 //! bounds, equal shapes of array literal rows and concatenated arrays).
 
 use crate::core::ir::{
-    BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm, Soac, Stm,
-    SubExp, Type, Var,
+    AdMode, BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm,
+    Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::PrimOp;
 use crate::core::print::{print_stm, print_type, print_var};
@@ -715,6 +715,45 @@ impl<'a> Verifier<'a> {
                 let tys = type_of_exp(self.names, &stm.exp);
                 self.expect_pattern(stm, &tys)?;
                 Ok(consumed)
+            }
+            Exp::Ad {
+                mode,
+                lam,
+                args,
+                seeds,
+            } => {
+                let what = format!("the lambda of {}", mode.name());
+                let arg_tys = self.use_ses(args)?;
+                // The differentiated function runs once, in place of the statement.
+                self.lambda_runs_once = true;
+                self.lambda(lam, &arg_tys, &what)?;
+                let seed_tys = self.use_ses(seeds)?;
+                let (expected, of) = match mode {
+                    AdMode::Jvp => (arg_tys, "parameter"),
+                    AdMode::Vjp => (lam.ret.clone(), "result"),
+                };
+                if seed_tys.len() != expected.len() {
+                    return self.fail(format!(
+                        "{} has {} seeds, expected one per {of} ({})",
+                        mode.name(),
+                        seed_tys.len(),
+                        expected.len()
+                    ));
+                }
+                // Sizes of seeds are checked when the AD pass expands the statement.
+                for (k, (s, e)) in seed_tys.iter().zip(&expected).enumerate() {
+                    if s.elem() != e.elem() || s.rank() != e.rank() {
+                        return self.fail(format!(
+                            "seed #{k} of {} has type {}, expected the type of its {of}, {}",
+                            mode.name(),
+                            self.show_ty(s),
+                            self.show_ty(e)
+                        ));
+                    }
+                }
+                let tys = type_of_exp(self.names, &stm.exp);
+                self.expect_pattern(stm, &tys)?;
+                Ok(Vec::new())
             }
         }
     }

@@ -174,6 +174,7 @@ fn consumed_in_exp(exp: &Exp, out: &mut Vec<Var>) {
             }
             consumed_in_body_ordered(&lam.body, out);
         }
+        Exp::Ad { lam, .. } => consumed_in_body_ordered(&lam.body, out),
     }
 }
 
@@ -266,6 +267,6 @@ pub fn walk_exp_bodies_mut(exp: &mut Exp, f: &mut impl FnMut(&mut Body)) {
                 walk_bodies_mut(&mut lam.body, f);
             }
         }
-        Exp::WithAcc { lam, .. } => walk_bodies_mut(&mut lam.body, f),
+        Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => walk_bodies_mut(&mut lam.body, f),
     }
 }

@@ -260,6 +260,13 @@ pub fn walk_exp(exp: &mut Exp, f: &mut impl Visitor) {
             }
             walk_lambda(lam, f);
         }
+        Exp::Ad {
+            lam, args, seeds, ..
+        } => {
+            walk_lambda(lam, f);
+            operands(args, f);
+            operands(seeds, f);
+        }
     }
 }
 

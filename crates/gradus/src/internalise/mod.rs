@@ -15,10 +15,10 @@
 //! * **checked**: slices, ranges, size coercions, `zip`, and `assert` emit the run-time checks
 //!   of LANGUAGE.md 8.5, with the source location of the expression.
 //!
-//! It does not optimise (that is the optimiser's job) and it does not differentiate: `jvp`,
-//! `vjp` and the other AD operators are reported as not supported yet until the AD passes
-//! exist. Recursive functions (T2) are reported as not supported: inlining cannot terminate
-//! for them.
+//! It does not optimise (that is the optimiser's job) and it does not differentiate: `jvp`
+//! and `vjp` become [`Exp::Ad`] statements (and `jmp`, `mjp` a `map` of them over the seeds)
+//! that the AD pass ([`crate::ad::run`]) expands. Recursive functions (T2) are reported as
+//! not supported: inlining cannot terminate for them.
 
 pub mod emit;
 pub mod intrinsics;
@@ -27,7 +27,8 @@ pub mod value;
 
 use crate::core::external::ExternalType;
 use crate::core::ir::{
-    Aux, BasicOp, DimIndex, EntryInfo, Exp, FunDef, LoopForm, Prog, Soac, SubExp, Type, Var,
+    AdMode, Aux, BasicOp, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, Prog, Soac, SubExp,
+    Type, Var,
 };
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::diag::{Diagnostic, SourceMap, Span};
@@ -2337,91 +2338,88 @@ impl<'a> Internaliser<'a> {
         }
     }
 
-    /// `jvp f x x_tan`: builds `f`'s body on fresh parameters bound to `x`, differentiates
-    /// it with the parameters' tangents seeded by `x_tan` (whose shapes must match `x`'s), and
-    /// returns the value and the tangent.
+    /// `jvp f x x_tan`: builds `f`'s body as a lambda on fresh parameters and emits it as an
+    /// [`Exp::Ad`] at the point `x` with the parameters' tangents `x_tan` (whose shapes must
+    /// match `x`'s); returns the value and the tangent. The AD pass expands it.
     fn jvp(&mut self, f: IVal, x: IVal, x_tan: IVal, span: Span) -> R<(IVal, IVal)> {
         let xl = x.leaves();
         let tl = x_tan.leaves();
         if xl.len() != tl.len() {
             return Err(bug(span, "tangent and point have different structures"));
         }
-        let mut params = Vec::new();
-        let mut seeds = HashMap::new();
+        let mut seeds = Vec::new();
         for (xv, tv) in xl.iter().zip(&tl) {
-            let t = self.em.ty(xv);
-            let p = self.em.basic("jvp_x", t.clone(), BasicOp::SubExp(*xv));
+            let dims = self.em.ty(xv).dims().to_vec();
             // The tangent must have exactly the point's shape (LANGUAGE.md 10.1).
-            let tv = match (t.dims(), *tv) {
-                (dims, SubExp::Var(tvar)) if !dims.is_empty() && self.em.dims(tv) != dims => {
-                    self.checked_coerce(tvar, dims.to_vec())
+            seeds.push(match *tv {
+                SubExp::Var(tvar) if !dims.is_empty() && self.em.dims(tv) != dims => {
+                    self.checked_coerce(tvar, dims)
                 }
                 _ => *tv,
-            };
-            if let SubExp::Var(pv) = p {
-                seeds.insert(pv, tv);
-            }
-            params.push(p);
-        }
-        self.em.open_body();
-        let y = self.apply(f, vec![x.rebuild(&mut params.into_iter())], span);
-        let y = match y {
-            Ok(y) => y,
-            Err(e) => {
-                self.em.close_body(vec![]);
-                return Err(e);
-            }
-        };
-        let body = self.em.close_body(y.leaves());
-        let d = crate::ad::jvp::differentiate(&mut self.em.names, &body.stms, seeds)?;
-        for s in d.stms {
-            self.em.push_stm(s);
-        }
-        let mut tans = Vec::new();
-        for r in &body.result {
-            let t = match r {
-                SubExp::Var(v) => d.tangents.get(v).copied(),
-                SubExp::Const(_) => None,
-            };
-            tans.push(match t {
-                Some(t) => t,
-                None => {
-                    let ty = self.em.ty(r);
-                    let mut e = crate::ad::derivatives::Emit {
-                        names: &mut self.em.names,
-                        stms: Vec::new(),
-                        aux: self.em.aux.clone(),
-                        available: HashMap::new(),
-                    };
-                    let z = crate::ad::jvp::zero_of(&mut e, &ty);
-                    let stms = e.stms;
-                    for s in stms {
-                        self.em.push_stm(s);
-                    }
-                    z
-                }
             });
         }
-        let y_tan = y.rebuild(&mut tans.into_iter());
+        let (y, lam) = self.ad_lambda(f, &x, "jvp_x", span)?;
+        let mut tys = lam.ret.clone();
+        tys.extend(lam.ret.clone());
+        let out = self.em.bind(
+            "jvp_res",
+            tys,
+            Exp::Ad {
+                mode: AdMode::Jvp,
+                lam,
+                args: xl,
+                seeds,
+            },
+        );
+        let mut out = out.into_iter().map(SubExp::Var);
+        let y = y.rebuild(&mut out);
+        let y_tan = y.rebuild(&mut out);
         Ok((y, y_tan))
     }
 
-    /// `vjp f x ybar`: builds `f`'s body on fresh parameters bound to `x`, differentiates it
-    /// in reverse mode with the results' adjoints seeded by `ybar` (whose shapes must match
-    /// the results', checked at run time), and returns the value and the adjoint of `x`.
+    /// `vjp f x ybar`: builds `f`'s body as a lambda on fresh parameters and emits it as an
+    /// [`Exp::Ad`] at the point `x` with the results' adjoints `ybar` (whose shapes must match
+    /// the results', checked at run time); returns the value and the adjoint of `x`. The AD
+    /// pass expands it.
     fn vjp(&mut self, f: IVal, x: IVal, ybar: IVal, span: Span) -> R<(IVal, IVal)> {
-        let mut params = Vec::new();
-        let mut param_vars = Vec::new();
-        for xv in x.leaves() {
-            let t = self.em.ty(&xv);
-            let p = self.em.basic("vjp_x", t, BasicOp::SubExp(xv));
-            let pv = self.em.as_var(p);
-            param_vars.push(pv);
-            params.push(SubExp::Var(pv));
+        let xl = x.leaves();
+        let (y, lam) = self.ad_lambda(f, &x, "vjp_x", span)?;
+        let seeds = ybar.leaves();
+        if seeds.len() != lam.ret.len() {
+            return Err(bug(span, "cotangent and result have different structures"));
         }
+        let mut tys = lam.ret.clone();
+        tys.extend(xl.iter().map(|a| self.em.ty(a)));
+        let out = self.em.bind(
+            "vjp_res",
+            tys,
+            Exp::Ad {
+                mode: AdMode::Vjp,
+                lam,
+                args: xl,
+                seeds,
+            },
+        );
+        let mut out = out.into_iter().map(SubExp::Var);
+        let y = y.rebuild(&mut out);
+        let x_adj = x.rebuild(&mut out);
+        Ok((y, x_adj))
+    }
+
+    /// `f` applied to fresh parameters shaped like `x`, as a lambda, and the structure of its
+    /// result.
+    fn ad_lambda(&mut self, f: IVal, x: &IVal, hint: &str, span: Span) -> R<(IVal, Lambda)> {
+        let params: Vec<Var> = x
+            .leaves()
+            .iter()
+            .map(|xv| {
+                let t = self.em.ty(xv);
+                self.em.names.fresh(hint, t)
+            })
+            .collect();
         self.em.open_body();
-        let y = self.apply(f, vec![x.rebuild(&mut params.into_iter())], span);
-        let y = match y {
+        let arg = x.rebuild(&mut params.iter().map(|p| SubExp::Var(*p)));
+        let y = match self.apply(f, vec![arg], span) {
             Ok(y) => y,
             Err(e) => {
                 self.em.close_body(vec![]);
@@ -2429,22 +2427,8 @@ impl<'a> Internaliser<'a> {
             }
         };
         let body = self.em.close_body(y.leaves());
-        let seeds = ybar.leaves();
-        if seeds.len() != body.result.len() {
-            return Err(bug(span, "cotangent and result have different structures"));
-        }
-        let d = crate::ad::vjp::differentiate(
-            &mut self.em.names,
-            &body.stms,
-            &param_vars,
-            &body.result,
-            &seeds,
-        )?;
-        for s in d.stms {
-            self.em.push_stm(s);
-        }
-        let x_adj = x.rebuild(&mut d.adjoints.into_iter());
-        Ok((y, x_adj))
+        let ret = body.result.iter().map(|r| self.em.ty(r)).collect();
+        Ok((y, Lambda { params, body, ret }))
     }
 
     /// Checks that every array leaf of `v` has outer size `n` (`zip`, `map2`).

@@ -1,4 +1,5 @@
-//! Sizes of lambda results computed inside the lambda (pass of internalisation).
+//! Sizes of lambda results computed inside the lambda (pass of internalisation): lambdas of
+//! SOACs and of the AD operators.
 //!
 //! A lambda whose result has a size the lambda computes itself from outer values (for
 //! example `flatten` of an `[n][3]` array inside a `map`: the result has `n * 3` elements)
@@ -21,12 +22,15 @@ pub fn hoist_result_sizes(prog: &mut Prog) {
             let stms = std::mem::take(&mut b.stms);
             let mut out = Vec::with_capacity(stms.len());
             for mut stm in stms {
-                if let Exp::Soac(soac) = &mut stm.exp {
-                    for lam in soac.lambdas_mut() {
-                        let wanted: HashSet<Var> = lam.ret.iter().flat_map(type_vars).collect();
-                        let moved = take_sizes(names, &mut lam.body, &lam.params, &wanted);
-                        out.extend(moved);
-                    }
+                let lambdas = match &mut stm.exp {
+                    Exp::Soac(soac) => soac.lambdas_mut(),
+                    Exp::Ad { lam, .. } => vec![lam],
+                    _ => vec![],
+                };
+                for lam in lambdas {
+                    let wanted: HashSet<Var> = lam.ret.iter().flat_map(type_vars).collect();
+                    let moved = take_sizes(names, &mut lam.body, &lam.params, &wanted);
+                    out.extend(moved);
                 }
                 out.push(stm);
             }

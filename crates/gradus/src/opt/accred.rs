@@ -67,7 +67,7 @@ fn collect_defs(body: &Body, defs: &mut HashMap<Var, Exp>) {
         }
         let mut inner = |b: &Body| collect_defs(b, defs);
         match &stm.exp {
-            Exp::BasicOp(_) | Exp::Apply { .. } => {}
+            Exp::BasicOp(_) | Exp::Apply { .. } | Exp::Ad { .. } => {}
             Exp::If {
                 then_body,
                 else_body,

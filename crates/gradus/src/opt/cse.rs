@@ -30,7 +30,7 @@ pub fn key(eng: &Engine, stm: &Stm) -> Option<String> {
             | BasicOp::Assert { .. } => return None,
             _ => {}
         },
-        Exp::Apply { .. } | Exp::WithAcc { .. } => return None,
+        Exp::Apply { .. } | Exp::WithAcc { .. } | Exp::Ad { .. } => return None,
         Exp::If { .. } | Exp::Loop { .. } | Exp::Soac(_) => {
             let mut c = HashSet::new();
             consumed_in_body(

@@ -60,7 +60,8 @@ fn body(names: &NameTable, ctx: &mut Ctx, b: &mut Body, live: &mut HashSet<crate
 
 fn nested(names: &NameTable, ctx: &mut Ctx, e: &mut Exp, live: &mut HashSet<crate::core::ir::Var>) {
     match e {
-        Exp::BasicOp(_) | Exp::Apply { .. } => {}
+        // The AD pass has expanded every `Exp::Ad` before the optimiser runs.
+        Exp::BasicOp(_) | Exp::Apply { .. } | Exp::Ad { .. } => {}
         Exp::If {
             then_body,
             else_body,

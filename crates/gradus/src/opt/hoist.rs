@@ -65,7 +65,7 @@ fn note_iota(stm: &Stm, ranges: &mut Ranges) {
 /// Cleans the nested bodies of `stm` and returns the statements that leave it.
 fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) -> Vec<Stm> {
     match &mut stm.exp {
-        Exp::BasicOp(_) | Exp::Apply { .. } => vec![],
+        Exp::BasicOp(_) | Exp::Apply { .. } | Exp::Ad { .. } => vec![],
         Exp::If {
             then_body,
             else_body,

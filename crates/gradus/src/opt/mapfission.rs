@@ -226,7 +226,7 @@ fn reduces(exp: &Exp) -> bool {
             .iter()
             .chain(&else_body.stms)
             .any(|s| reduces(&s.exp)),
-        Exp::WithAcc { .. } | Exp::BasicOp(_) => false,
+        Exp::WithAcc { .. } | Exp::BasicOp(_) | Exp::Ad { .. } => false,
     }
 }
 

@@ -241,7 +241,7 @@ impl<'n> Engine<'n> {
 
     fn nested(&mut self, ctx: &mut Ctx, stm: &mut Stm, scope: &Scope) {
         match &mut stm.exp {
-            Exp::BasicOp(_) | Exp::Apply { .. } => {}
+            Exp::BasicOp(_) | Exp::Apply { .. } | Exp::Ad { .. } => {}
             Exp::If {
                 cond,
                 then_body,

@@ -672,6 +672,10 @@ impl<'a> Vjp<'a> {
                 values,
             }) => self.rev_update_acc(*acc, indices, values),
             Exp::WithAcc { inputs, lam } => self.rev_with_acc(s, inputs, lam, &vals),
+            Exp::Ad { mode, .. } => Err(Diagnostic::bug(format!(
+                "vjp reached an unexpanded {} (the AD pass expands innermost first)",
+                mode.name()
+            ))),
             Exp::BasicOp(op) => self.rev_basic(s, op, &vals),
             Exp::If {
                 cond,

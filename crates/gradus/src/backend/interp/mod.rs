@@ -350,6 +350,10 @@ fn collect_body(body: &Body, out: &mut Vec<Var>) {
         out.extend_from_slice(&stm.pat);
         match &stm.exp {
             Exp::BasicOp(_) | Exp::Apply { .. } => {}
+            Exp::Ad { lam, .. } => {
+                out.extend_from_slice(&lam.params);
+                collect_body(&lam.body, out);
+            }
             Exp::If {
                 then_body,
                 else_body,
@@ -769,6 +773,10 @@ impl Machine<'_> {
                 let vals = self.eval_with_acc(frame, inputs, lam)?;
                 self.bind_all(frame, &stm.pat, vals)
             }
+            Exp::Ad { mode, .. } => internal(format!(
+                "an unexpanded {} (the AD pass did not run)",
+                mode.name()
+            )),
         }
     }
 

@@ -773,6 +773,10 @@ impl<'a> Lw<'a> {
             Exp::Apply { fun, .. } => Err(format!(
                 "the C backend cannot call functions (a call of {fun} was not inlined)"
             )),
+            Exp::Ad { mode, .. } => Err(format!(
+                "the C backend cannot lower an unexpanded {} (the AD pass did not run)",
+                mode.name()
+            )),
             Exp::Soac(soac) => self.soac(&stm.pat, soac, aux, out),
             Exp::WithAcc { inputs, lam } => self.with_acc(&stm.pat, inputs, lam, aux, out),
         }
@@ -1757,7 +1761,7 @@ impl<'a> Lw<'a> {
                     .map(|l| Self::cost(&l.body))
                     .fold(1, i64::saturating_add)
                     .saturating_mul(16),
-                Exp::WithAcc { lam, .. } => Self::cost(&lam.body),
+                Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => Self::cost(&lam.body),
             });
         }
         c
