@@ -5,7 +5,7 @@
 //! entry `jvp (\(a0, ..) -> f a0 ..) (x0, ..) (t0, ..)`, and for each floating-point input
 //! separately draws a random direction, computes the derivative with gradus and with central
 //! finite differences (step scaled to the input's magnitude, extrapolated from steps h and h/2,
-//! [`gradus_check::fd_jvp_extrapolated`]), and
+//! [`gradus_check::fd::jvp_extrapolated`]), and
 //! records the worst error of every floating-point output. Integer and boolean inputs are not
 //! perturbed (their derivatives are exact by construction and finite differences do not apply
 //! to them).
@@ -288,7 +288,7 @@ pub fn check_entry_with(
                 .map(|(a, b)| (a - b) / (2.0 * h))
                 .collect()
         } else {
-            gradus_check::fd_jvp_extrapolated(flat, &base, &dir)
+            gradus_check::fd::jvp_extrapolated(&base, &dir, flat)
         };
         let mut offset = 0;
         for (j, out) in ad.iter().enumerate().take(outputs) {
