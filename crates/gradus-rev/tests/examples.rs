@@ -28,7 +28,7 @@ mod qr;
 mod ba;
 
 use gradus_check::{SplitMix64, Tolerance, compare, fd};
-use gradus_num::gradient_fwd;
+use gradus_num::grad_fwd;
 use gradus_rev::prelude::*;
 
 #[test]
@@ -53,7 +53,7 @@ fn petersen_anchors_and_round_trip() {
         assert_eq!((lu, &gu), (loss, &g));
         assert!((g[2] - g02).abs() < 1e-6, "k={k}: {}", g[2]);
         // Independent references: forward mode on the native program, finite differences.
-        let (_, gf) = gradient_fwd(&x0, |x| petersen::petersen_native(x, k));
+        let (_, gf) = grad_fwd(&x0, |x| petersen::petersen_native(x, k));
         compare(&g, &gf, Tolerance::new(1e-10, 1e-10)).unwrap();
         let fd = fd::grad(&x0, |x| petersen::petersen_native(x, k));
         compare(&g, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
@@ -355,7 +355,7 @@ fn unchecked_adjoint_keeps_its_uncompute() {
     let mut wl = GVar::with_grad(loss, 1.0);
     let mut wx: Vec<GVar<f64>> = x.iter().map(|&v| GVar::new(v)).collect();
     petersen::petersen_unchecked_inv(&mut wl, &mut wx, k).unwrap();
-    let (_, gf) = gradient_fwd(&x0, |x| petersen::petersen_native(x, k));
+    let (_, gf) = grad_fwd(&x0, |x| petersen::petersen_native(x, k));
     let g: Vec<f64> = wx.iter().map(|v| v.g).collect();
     compare(&g, &gf, Tolerance::new(1e-10, 1e-10)).unwrap();
     petersen::petersen_unchecked(&mut wl, &mut wx, k).unwrap();

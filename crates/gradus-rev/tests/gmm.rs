@@ -188,7 +188,7 @@ fn synthetic_instance_against_references_tape_forward_mode_and_fd() {
         gmm_native(v, &inp.x, inp.d, inp.k, inp.gamma, inp.m)
     });
     compare(&g, &gt, Tolerance::new(1e-10, 1e-10)).unwrap();
-    let (_, gf) = gradus_num::gradient_fwd(&p, |v| {
+    let (_, gf) = gradus_num::grad_fwd(&p, |v| {
         gmm_native(v, &inp.x, inp.d, inp.k, inp.gamma, inp.m)
     });
     compare(&g, &gf, Tolerance::new(1e-10, 1e-10)).unwrap();
