@@ -64,12 +64,8 @@ fn petersen_anchors_and_round_trip() {
 fn petersen_hessian_forward_over_reverse() {
     let k = 2;
     let x0 = petersen::anchor_input(k);
-    let h = gradus_rev::hessian_columns(x0.len(), |seed| {
-        let mut x: Vec<Dual<f64>> = x0
-            .iter()
-            .zip(seed)
-            .map(|(&v, &s)| Dual::new(v, s))
-            .collect();
+    let h = gradus_rev::hessian(&x0, |x| {
+        let mut x = x.to_vec();
         let mut loss = Dual::constant(0.0);
         petersen::petersen_grad(&mut loss, &mut x, k).unwrap().1
     });
