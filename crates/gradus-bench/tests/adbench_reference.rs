@@ -11,7 +11,7 @@ use gradus::program::Program;
 use gradus::value::{Array, Buffer, Scalar, Value};
 use gradus_bench::adbench::{BA_BLOCK, Ba, BaJacobian, Gmm, Hand, Lstm, f64_array};
 use gradus_bench::generate;
-use gradus_check::{SplitMix64, Tolerance, fd_gradient, fd_jvp};
+use gradus_check::{SplitMix64, Tolerance, fd};
 use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
@@ -195,7 +195,7 @@ fn gmm_test_file() {
 
     // Finite differences of the objective, coordinate by coordinate.
     let x0 = gmm_flat_params(&g);
-    let fd = fd_gradient(|x| scalar(&call(&p, "objective", &gmm_with(&g, x))), &x0);
+    let fd = fd::grad(&x0, |x| scalar(&call(&p, "objective", &gmm_with(&g, x))));
     assert_fd("gmm/test.txt gradient", &rev, &fd);
 
     // Transposition identity: <gradient, v> equals the jvp along v.
@@ -505,7 +505,7 @@ fn ba_block_against_finite_differences() {
         let (reproj, _) = ba_residuals(&p, &b.to_values());
         reproj[2 * obs..2 * obs + 2].to_vec()
     };
-    let fd = gradus_check::fd_jacobian(f, &x0);
+    let fd = gradus_check::fd::jacobian(&x0, f);
     let block = &floats(&fwd[0])[obs * 30..obs * 30 + 30];
     assert_fd("BA block", block, &fd.concat());
 }
@@ -727,7 +727,7 @@ fn hand_simple_test_file() {
     };
     for _ in 0..2 {
         let v = random_direction(&mut rng, 26);
-        let fd = fd_jvp(theta_at, &h.theta, &v);
+        let fd = fd::jvp(&h.theta, &v, theta_at);
         assert_fd("hand simple J·v", &mat_vec(&j, 26, &v), &fd);
     }
     // Transposition identity with the reverse-mode product.
@@ -770,7 +770,7 @@ fn hand_complicated_test_file() {
     };
     for c in 0..2 {
         let dir: Vec<f64> = (0..2 * h.n()).map(|t| f64::from(t % 2 == c)).collect();
-        let fd = fd_jvp(us_at, &us, &dir);
+        let fd = fd::jvp(&us, &dir, us_at);
         let col: Vec<f64> = j.chunks(28).map(|r| r[c]).collect();
         assert_fd("hand complicated us column", &col, &fd);
     }
@@ -1047,7 +1047,7 @@ fn lstm_l2_c1024() {
         assert_fd(
             "LSTM directional derivative",
             &[jv],
-            &fd_jvp(loss_at, &x0, &v),
+            &fd::jvp(&x0, &v, loss_at),
         );
     }
     // One forward-mode entry of the gradient pinned to the reference.
@@ -1098,16 +1098,13 @@ fn kmeans_small_instances() {
         assert_agrees(e, &floats(&call(&p, e, &args)[0]), &hess_ref);
     }
     let c0 = floats(&args[1]);
-    let fd = fd_gradient(
-        |c| {
-            scalar(&call(
-                &p,
-                "objective",
-                &[args[0].clone(), reshape_like(&args[1], c.to_vec())],
-            ))
-        },
-        &c0,
-    );
+    let fd = fd::grad(&c0, |c| {
+        scalar(&call(
+            &p,
+            "objective",
+            &[args[0].clone(), reshape_like(&args[1], c.to_vec())],
+        ))
+    });
     assert_fd("k-means gradient", &grad, &fd);
 
     let args = generate::kmeans(5, 1000, 4).unwrap();
@@ -1163,17 +1160,14 @@ fn nnmf_small_instances() {
         assert_agrees(e, &floats(&call(&p, e, &args)[0]), &reference);
     }
     let h0 = floats(&args[2]);
-    let fd = fd_gradient(
-        |h| {
-            let a = [
-                args[0].clone(),
-                args[1].clone(),
-                reshape_like(&args[2], h.to_vec()),
-            ];
-            scalar(&call(&p, "objective", &a))
-        },
-        &h0,
-    );
+    let fd = fd::grad(&h0, |h| {
+        let a = [
+            args[0].clone(),
+            args[1].clone(),
+            reshape_like(&args[2], h.to_vec()),
+        ];
+        scalar(&call(&p, "objective", &a))
+    });
     assert_fd(
         "NNMF gradient",
         &floats(&call(&p, "gradient", &args)[0]),
@@ -1328,18 +1322,15 @@ fn project_jacobian() {
         if n == 10 {
             assert_agrees("row 19", &fwd[19 * 11..], &row19);
             let cam = floats(&args[0]);
-            let fd = gradus_check::fd_jacobian(
-                |c| {
-                    floats(
-                        &call(
-                            &p,
-                            "objective",
-                            &[f64_array(&[11], c.to_vec()), args[1].clone()],
-                        )[0],
-                    )
-                },
-                &cam,
-            );
+            let fd = gradus_check::fd::jacobian(&cam, |c| {
+                floats(
+                    &call(
+                        &p,
+                        "objective",
+                        &[f64_array(&[11], c.to_vec()), args[1].clone()],
+                    )[0],
+                )
+            });
             assert_fd("project Jacobian", &fwd, &fd.concat());
         }
     }

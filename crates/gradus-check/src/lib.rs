@@ -3,8 +3,8 @@
 //! Every derivative gradus computes — by the compiler, the reversible eDSL or the tape — is
 //! tested two independent ways on random inputs:
 //!
-//! * against **central finite differences** ([`fd_jvp`], [`fd_gradient`], [`fd_jacobian`]),
-//!   with a step scaled to the magnitude of each coordinate so that large and small inputs are
+//! * against **central finite differences** ([`fd::jvp`], [`fd::vjp`], [`fd::grad`],
+//!   [`fd::jacobian`]), with a step scaled to the magnitude of each coordinate so that large and small inputs are
 //!   perturbed by a comparable relative amount;
 //! * by the **transposition identity** `<vjp f x ybar, xdot> = <ybar, jvp f x xdot>`
 //!   ([`check_transposition`]), which catches errors finite differences miss (for example a
@@ -14,7 +14,9 @@
 //! Comparisons use a mixed tolerance ([`Tolerance`]): `|a - b| <= abs + rel * max(|a|, |b|)`.
 //!
 //! The functions work on flat `f64` vectors: an engine flattens its structured inputs and
-//! outputs (arrays, tuples, records) into leaves first.
+//! outputs (arrays, tuples, records) into leaves first. They follow the vocabulary shared by
+//! the engines (`docs/vocabulary.md`): the point `x` first, then the direction `xdot` or the
+//! cotangent `ybar`, the function last — `fd::jvp(x, xdot, f)`, `fd::grad(x, f)`.
 
 #![deny(missing_docs)]
 
@@ -94,116 +96,186 @@ pub fn step_for(x: f64) -> f64 {
     xp - x
 }
 
-/// [`fd_jvp`] with Richardson extrapolation: `(4 D(h/2) - D(h)) / 3` from central differences
-/// with steps `h` and `h/2`, which cancels the `h²` term of the truncation error. Four
-/// evaluations instead of two; for functions whose third derivative is large relative to
-/// the first (long integrations differentiated with respect to their step size), where the
-/// plain central difference is off in the third or fourth digit.
+/// Deprecated spelling of [`fd::jvp_extrapolated`], with the function first.
+#[deprecated(note = "use fd::jvp_extrapolated(x, xdot, f): point first, function last")]
 pub fn fd_jvp_extrapolated<F>(f: F, x: &[f64], dx: &[f64]) -> Vec<f64>
 where
     F: Fn(&[f64]) -> Vec<f64>,
 {
-    let h = jvp_step(x, dx);
-    let coarse = central_difference(&f, x, dx, h);
-    let fine = central_difference(&f, x, dx, h / 2.0);
-    coarse
-        .iter()
-        .zip(&fine)
-        .map(|(c, f)| (4.0 * f - c) / 3.0)
-        .collect()
+    fd::jvp_extrapolated(x, dx, f)
 }
 
-/// Central finite-difference directional derivative of `f` at `x` in direction `dx`:
-/// `(f(x + h dx) - f(x - h dx)) / 2h`, with `h` scaled to the largest `|x_i|` touched by `dx`.
+/// Deprecated spelling of [`fd::jvp`], with the function first.
+#[deprecated(note = "use fd::jvp(x, xdot, f): point first, function last")]
 pub fn fd_jvp<F>(f: F, x: &[f64], dx: &[f64]) -> Vec<f64>
 where
     F: Fn(&[f64]) -> Vec<f64>,
 {
-    central_difference(&f, x, dx, jvp_step(x, dx))
+    fd::jvp(x, dx, f)
 }
 
-/// The step of a directional difference: [`RELATIVE_STEP`] scaled to the largest `|x_i|`
-/// touched by `dx`, over the largest `|dx_i|`.
-fn jvp_step(x: &[f64], dx: &[f64]) -> f64 {
-    assert_eq!(x.len(), dx.len(), "fd_jvp: x and dx differ in length");
-    let scale = x
-        .iter()
-        .zip(dx)
-        .filter(|(_, d)| **d != 0.0)
-        .map(|(x, _)| x.abs())
-        .fold(1.0f64, f64::max);
-    let dx_norm = dx
-        .iter()
-        .fold(0.0f64, |m, d| m.max(d.abs()))
-        .max(f64::MIN_POSITIVE);
-    RELATIVE_STEP * scale / dx_norm
-}
-
-/// `(f(x + h dx) - f(x - h dx)) / 2h`.
-fn central_difference<F>(f: &F, x: &[f64], dx: &[f64], h: f64) -> Vec<f64>
-where
-    F: Fn(&[f64]) -> Vec<f64>,
-{
-    let plus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x + h * d).collect();
-    let minus: Vec<f64> = x.iter().zip(dx).map(|(x, d)| x - h * d).collect();
-    let fp = f(&plus);
-    let fm = f(&minus);
-    assert_eq!(
-        fp.len(),
-        fm.len(),
-        "fd_jvp: output length changed between evaluations"
-    );
-    fp.iter()
-        .zip(&fm)
-        .map(|(a, b)| (a - b) / (2.0 * h))
-        .collect()
-}
-
-/// Central finite-difference gradient of a scalar function, one coordinate at a time.
+/// Deprecated spelling of [`fd::grad`], with the function first.
+#[deprecated(note = "use fd::grad(x, f): point first, function last")]
 pub fn fd_gradient<F>(f: F, x: &[f64]) -> Vec<f64>
 where
     F: Fn(&[f64]) -> f64,
 {
-    let mut probe = x.to_vec();
-    (0..x.len())
-        .map(|i| {
+    fd::grad(x, f)
+}
+
+/// Deprecated spelling of [`fd::jacobian`], with the function first.
+#[deprecated(note = "use fd::jacobian(x, f): point first, function last")]
+pub fn fd_jacobian<F>(f: F, x: &[f64]) -> Vec<Vec<f64>>
+where
+    F: Fn(&[f64]) -> Vec<f64>,
+{
+    fd::jacobian(x, f)
+}
+
+/// Central finite differences, in the vocabulary of the engines: the point `x` first, then
+/// the direction (`xdot`) or the output cotangent (`ybar`), the function last.
+pub mod fd {
+    use crate::{RELATIVE_STEP, dot, step_for};
+
+    /// Central finite-difference directional derivative of `f` at `x` in direction `xdot`:
+    /// `(f(x + h xdot) - f(x - h xdot)) / 2h`, with `h` scaled to the largest `|x_i|` touched
+    /// by `xdot`. The finite-difference counterpart of a `jvp`.
+    ///
+    /// ```
+    /// let ydot = gradus_check::fd::jvp(&[1.0, 2.0], &[1.0, 0.0], |x| vec![x[0] * x[1]]);
+    /// assert!((ydot[0] - 2.0).abs() < 1e-9);
+    /// ```
+    pub fn jvp<F>(x: &[f64], xdot: &[f64], f: F) -> Vec<f64>
+    where
+        F: Fn(&[f64]) -> Vec<f64>,
+    {
+        central_difference(&f, x, xdot, jvp_step(x, xdot))
+    }
+
+    /// [`jvp`] with Richardson extrapolation: `(4 D(h/2) - D(h)) / 3` from central
+    /// differences with steps `h` and `h/2`, which cancels the `h²` term of the truncation
+    /// error. Four evaluations instead of two; for functions whose third derivative is large
+    /// relative to the first (long integrations differentiated with respect to their step
+    /// size), where the plain central difference is off in the third or fourth digit.
+    pub fn jvp_extrapolated<F>(x: &[f64], xdot: &[f64], f: F) -> Vec<f64>
+    where
+        F: Fn(&[f64]) -> Vec<f64>,
+    {
+        let h = jvp_step(x, xdot);
+        let coarse = central_difference(&f, x, xdot, h);
+        let fine = central_difference(&f, x, xdot, h / 2.0);
+        coarse
+            .iter()
+            .zip(&fine)
+            .map(|(c, f)| (4.0 * f - c) / 3.0)
+            .collect()
+    }
+
+    /// The finite-difference counterpart of a `vjp`: the input cotangent `ybarᵀ Df(x)`, as the
+    /// central-difference gradient ([`grad`]) of `x ↦ ⟨ybar, f(x)⟩`, one coordinate at a time.
+    ///
+    /// # Panics
+    /// If `f`'s output length differs from `ybar`'s.
+    ///
+    /// ```
+    /// let xbar = gradus_check::fd::vjp(&[1.0, 2.0], &[1.0, 3.0], |x| vec![x[0] * x[1], x[1]]);
+    /// assert!((xbar[0] - 2.0).abs() < 1e-9 && (xbar[1] - 4.0).abs() < 1e-9);
+    /// ```
+    pub fn vjp<F>(x: &[f64], ybar: &[f64], f: F) -> Vec<f64>
+    where
+        F: Fn(&[f64]) -> Vec<f64>,
+    {
+        grad(x, |x| dot(ybar, &f(x)))
+    }
+
+    /// The step of a directional difference: [`RELATIVE_STEP`] scaled to the largest `|x_i|`
+    /// touched by `xdot`, over the largest `|xdot_i|`.
+    fn jvp_step(x: &[f64], xdot: &[f64]) -> f64 {
+        assert_eq!(x.len(), xdot.len(), "fd::jvp: x and xdot differ in length");
+        let scale = x
+            .iter()
+            .zip(xdot)
+            .filter(|(_, d)| **d != 0.0)
+            .map(|(x, _)| x.abs())
+            .fold(1.0f64, f64::max);
+        let xdot_norm = xdot
+            .iter()
+            .fold(0.0f64, |m, d| m.max(d.abs()))
+            .max(f64::MIN_POSITIVE);
+        RELATIVE_STEP * scale / xdot_norm
+    }
+
+    /// `(f(x + h xdot) - f(x - h xdot)) / 2h`.
+    fn central_difference<F>(f: &F, x: &[f64], xdot: &[f64], h: f64) -> Vec<f64>
+    where
+        F: Fn(&[f64]) -> Vec<f64>,
+    {
+        let plus: Vec<f64> = x.iter().zip(xdot).map(|(x, d)| x + h * d).collect();
+        let minus: Vec<f64> = x.iter().zip(xdot).map(|(x, d)| x - h * d).collect();
+        let fp = f(&plus);
+        let fm = f(&minus);
+        assert_eq!(
+            fp.len(),
+            fm.len(),
+            "fd::jvp: output length changed between evaluations"
+        );
+        fp.iter()
+            .zip(&fm)
+            .map(|(a, b)| (a - b) / (2.0 * h))
+            .collect()
+    }
+
+    /// Central finite-difference gradient of a scalar function, one coordinate at a time.
+    ///
+    /// ```
+    /// let g = gradus_check::fd::grad(&[3.0, 4.0], |x| x[0] * x[1]);
+    /// assert!((g[0] - 4.0).abs() < 1e-9 && (g[1] - 3.0).abs() < 1e-9);
+    /// ```
+    pub fn grad<F>(x: &[f64], f: F) -> Vec<f64>
+    where
+        F: Fn(&[f64]) -> f64,
+    {
+        let mut probe = x.to_vec();
+        (0..x.len())
+            .map(|i| {
+                let h = step_for(x[i]);
+                probe[i] = x[i] + h;
+                let fp = f(&probe);
+                probe[i] = x[i] - h;
+                let fm = f(&probe);
+                probe[i] = x[i];
+                (fp - fm) / (2.0 * h)
+            })
+            .collect()
+    }
+
+    /// Central finite-difference Jacobian, row-major `m × n` where `m` is the output length.
+    pub fn jacobian<F>(x: &[f64], f: F) -> Vec<Vec<f64>>
+    where
+        F: Fn(&[f64]) -> Vec<f64>,
+    {
+        let n = x.len();
+        let mut columns = Vec::with_capacity(n);
+        let mut probe = x.to_vec();
+        for i in 0..n {
             let h = step_for(x[i]);
             probe[i] = x[i] + h;
             let fp = f(&probe);
             probe[i] = x[i] - h;
             let fm = f(&probe);
             probe[i] = x[i];
-            (fp - fm) / (2.0 * h)
-        })
-        .collect()
-}
-
-/// Central finite-difference Jacobian, row-major `m × n` where `m` is the output length.
-pub fn fd_jacobian<F>(f: F, x: &[f64]) -> Vec<Vec<f64>>
-where
-    F: Fn(&[f64]) -> Vec<f64>,
-{
-    let n = x.len();
-    let mut columns = Vec::with_capacity(n);
-    let mut probe = x.to_vec();
-    for i in 0..n {
-        let h = step_for(x[i]);
-        probe[i] = x[i] + h;
-        let fp = f(&probe);
-        probe[i] = x[i] - h;
-        let fm = f(&probe);
-        probe[i] = x[i];
-        columns.push(
-            fp.iter()
-                .zip(&fm)
-                .map(|(a, b)| (a - b) / (2.0 * h))
-                .collect::<Vec<_>>(),
-        );
+            columns.push(
+                fp.iter()
+                    .zip(&fm)
+                    .map(|(a, b)| (a - b) / (2.0 * h))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let m = columns.first().map_or(0, Vec::len);
+        (0..m)
+            .map(|r| columns.iter().map(|c| c[r]).collect())
+            .collect()
     }
-    let m = columns.first().map_or(0, Vec::len);
-    (0..m)
-        .map(|r| columns.iter().map(|c| c[r]).collect())
-        .collect()
 }
 
 /// The inner product `<u, v>` of two flat vectors, summed in order.
@@ -267,29 +339,25 @@ pub fn compare(actual: &[f64], expected: &[f64], tol: Tolerance) -> Result<(), M
     }
 }
 
-/// Checks `<vjp(ybar), xdot> == <ybar, jvp(xdot)>` for one pair of directions and returns the
-/// two sides. The comparison tolerance is relative to the sum of the absolute products, so that
-/// cancellation inside the inner product does not make the check fail spuriously.
+/// Checks `<xbar, xdot> == <ybar, ydot>` for one pair of directions, where `xbar` is the
+/// `vjp` of `ybar` and `ydot` the `jvp` of `xdot`, and returns the two sides. The comparison
+/// tolerance is relative to the sum of the absolute products, so that cancellation inside the
+/// inner product does not make the check fail spuriously.
 pub fn check_transposition(
-    vjp_of_ybar: &[f64],
+    xbar: &[f64],
     xdot: &[f64],
     ybar: &[f64],
-    jvp_of_xdot: &[f64],
+    ydot: &[f64],
     tol: Tolerance,
 ) -> Result<(f64, f64), String> {
-    let lhs = dot(vjp_of_ybar, xdot);
-    let rhs = dot(ybar, jvp_of_xdot);
-    let magnitude: f64 = vjp_of_ybar
+    let lhs = dot(xbar, xdot);
+    let rhs = dot(ybar, ydot);
+    let magnitude: f64 = xbar
         .iter()
         .zip(xdot)
         .map(|(a, b)| (a * b).abs())
         .sum::<f64>()
-        .max(
-            ybar.iter()
-                .zip(jvp_of_xdot)
-                .map(|(a, b)| (a * b).abs())
-                .sum(),
-        );
+        .max(ybar.iter().zip(ydot).map(|(a, b)| (a * b).abs()).sum());
     if (lhs - rhs).abs() <= tol.abs + tol.rel * magnitude {
         Ok((lhs, rhs))
     } else {
@@ -369,14 +437,20 @@ mod tests {
         let mut rng = SplitMix64::new(7);
         for _ in 0..20 {
             let x = rng.vector(2, -3.0, 3.0);
-            let fd = fd_jacobian(f, &x);
+            let fd = fd::jacobian(&x, f);
             for (row, exact) in fd.iter().zip(jac(&x)) {
                 compare(row, &exact, Tolerance::FINITE_DIFFERENCE).unwrap();
             }
-            let dx = rng.vector(2, -1.0, 1.0);
-            let jv = fd_jvp(f, &x, &dx);
-            let exact: Vec<f64> = jac(&x).iter().map(|r| dot(r, &dx)).collect();
+            let xdot = rng.vector(2, -1.0, 1.0);
+            let jv = fd::jvp(&x, &xdot, f);
+            let exact: Vec<f64> = jac(&x).iter().map(|r| dot(r, &xdot)).collect();
             compare(&jv, &exact, Tolerance::FINITE_DIFFERENCE).unwrap();
+            let ybar = rng.vector(2, -1.0, 1.0);
+            let vj = fd::vjp(&x, &ybar, f);
+            let exact: Vec<f64> = (0..2)
+                .map(|c| jac(&x).iter().zip(&ybar).map(|(r, yb)| r[c] * yb).sum())
+                .collect();
+            compare(&vj, &exact, Tolerance::FINITE_DIFFERENCE).unwrap();
         }
     }
 
@@ -384,7 +458,7 @@ mod tests {
     fn gradient_of_large_inputs_uses_scaled_steps() {
         // Each coordinate's step follows its own magnitude: a large one and a small one.
         let x = [1.0e6, -2.0e-3];
-        let g = fd_gradient(|x| x[0] * x[0] * 1e-6 + x[1].cos(), &x);
+        let g = fd::grad(&x, |x| x[0] * x[0] * 1e-6 + x[1].cos());
         compare(&g, &[2.0, (2.0e-3f64).sin()], Tolerance::FINITE_DIFFERENCE).unwrap();
     }
 
@@ -401,6 +475,34 @@ mod tests {
         assert!(check_transposition(&vj, &xdot, &ybar, &jv, Tolerance::ROUNDING).is_ok());
         let wrong = [vj[0] + 1e-3, vj[1]];
         assert!(check_transposition(&wrong, &xdot, &ybar, &jv, Tolerance::ROUNDING).is_err());
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn deprecated_spellings_agree_with_fd() {
+        let mut rng = SplitMix64::new(3);
+        let g = |x: &[f64]| x[0].exp() * x[1] + x[1].sin();
+        for _ in 0..10 {
+            let x = rng.vector(2, -3.0, 3.0);
+            let xdot = rng.vector(2, -1.0, 1.0);
+            assert_eq!(fd_jvp(f, &x, &xdot), fd::jvp(&x, &xdot, f));
+            assert_eq!(
+                fd_jvp_extrapolated(f, &x, &xdot),
+                fd::jvp_extrapolated(&x, &xdot, f)
+            );
+            assert_eq!(fd_gradient(g, &x), fd::grad(&x, g));
+            assert_eq!(fd_jacobian(f, &x), fd::jacobian(&x, f));
+        }
+    }
+
+    #[test]
+    fn extrapolated_jvp_matches_the_analytic_derivative() {
+        let x = [0.7, -0.4];
+        let xdot = [0.3, 0.9];
+        let exact: Vec<f64> = jac(&x).iter().map(|r| dot(r, &xdot)).collect();
+        let tight = Tolerance::new(1e-9, 1e-9);
+        compare(&fd::jvp_extrapolated(&x, &xdot, f), &exact, tight).unwrap();
+        compare(&fd::jvp(&x, &xdot, f), &exact, Tolerance::FINITE_DIFFERENCE).unwrap();
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::common::{catch_panic, check_inputs};
 use clap::Args;
-use gradus::check::{CheckOptions, check_entry_vjp_with, check_entry_with};
+use gradus::check::{CheckOptions, check_jvp_with, check_vjp_with};
 use gradus::data::{Reader, decompress};
 use gradus::program::ExternalType;
 use gradus::value::{Array, Buffer, PrimType, Scalar, Value};
@@ -143,7 +143,7 @@ pub fn check(a: CheckArgs) -> u8 {
         values
     };
     let forward = match catch_panic(|| {
-        check_entry_with(&path, &source, &a.entry, &args, a.seed, &options)
+        check_jvp_with(&path, &source, &a.entry, &args, a.seed, &options)
     }) {
         Ok(Ok(report)) => {
             print!("{report}");
@@ -173,30 +173,29 @@ pub fn check(a: CheckArgs) -> u8 {
             return 4;
         }
     };
-    let reverse = match catch_panic(|| {
-        check_entry_vjp_with(&path, &source, &a.entry, &args, a.seed, &options)
-    }) {
-        Ok(Ok(report)) => {
-            print!("vjp {report}");
-            if report.passes(a.tolerance, a.tolerance * 100.0) {
-                println!("gradus check: vjp within tolerance {:e}", a.tolerance);
-                0
-            } else {
-                println!(
-                    "gradus check: vjp differs from jvp or finite differences (tolerance {:e})",
-                    a.tolerance
-                );
+    let reverse =
+        match catch_panic(|| check_vjp_with(&path, &source, &a.entry, &args, a.seed, &options)) {
+            Ok(Ok(report)) => {
+                print!("vjp {report}");
+                if report.passes(a.tolerance, a.tolerance * 100.0) {
+                    println!("gradus check: vjp within tolerance {:e}", a.tolerance);
+                    0
+                } else {
+                    println!(
+                        "gradus check: vjp differs from jvp or finite differences (tolerance {:e})",
+                        a.tolerance
+                    );
+                    1
+                }
+            }
+            Ok(Err(e)) => {
+                eprintln!("Error: vjp not checked: {e}");
                 1
             }
-        }
-        Ok(Err(e)) => {
-            eprintln!("Error: vjp not checked: {e}");
-            1
-        }
-        Err(p) => {
-            eprintln!("internal error: gradus panicked while checking the vjp: {p}");
-            return 4;
-        }
-    };
+            Err(p) => {
+                eprintln!("internal error: gradus panicked while checking the vjp: {p}");
+                return 4;
+            }
+        };
     forward.max(reverse)
 }

@@ -48,9 +48,15 @@ where
     (y.v, y.d)
 }
 
-/// The gradient of a scalar function by forward mode, one pass per input (`O(n)` passes;
-/// use reverse mode for many inputs).
-pub fn gradient_fwd<F>(x: &[f64], f: F) -> (f64, Vec<f64>)
+/// The gradient of a scalar function by forward mode: `(f(x), ∇f(x))`, one pass per input
+/// (`O(n)` passes; use reverse mode for many inputs).
+///
+/// ```
+/// use gradus_num::{Real, grad_fwd};
+/// let (y, g) = grad_fwd(&[3.0, 4.0], |x| x[0] * x[1]);
+/// assert_eq!((y, g), (12.0, vec![4.0, 3.0]));
+/// ```
+pub fn grad_fwd<F>(x: &[f64], f: F) -> (f64, Vec<f64>)
 where
     F: Fn(&[Dual<f64>]) -> Dual<f64>,
 {
@@ -65,6 +71,91 @@ where
         xs[i].d = 0.0;
     }
     (value, g)
+}
+
+/// Value, gradient and Hessian-vector product `H(x) xdot` of a scalar function by forward
+/// over forward mode: `f` runs on nested duals `Dual<Dual<f64>>`, one pass per input. Pass
+/// `i` perturbs input `i` on the inner level and every input along `xdot` on the outer level,
+/// so the output's mixed part is `eᵢᵀ H xdot` and its inner tangent is `∂f/∂xᵢ`.
+///
+/// `O(n)` passes; for many inputs reverse over forward (`gradus_tape::hvp`) costs one.
+///
+/// # Panics
+/// If `x` and `xdot` differ in length.
+///
+/// ```
+/// use gradus_num::{Real, hvp_fwd};
+/// fn f<S: Real>(x: &[S]) -> S {
+///     x[0] * x[0] * x[1] + x[1].sin()
+/// }
+/// let (y, g, hv) = hvp_fwd(&[1.0, 2.0], &[1.0, 0.0], |x| f(x));
+/// assert_eq!(y, 2.0 + 2f64.sin());
+/// assert_eq!(g, vec![4.0, 1.0 + 2f64.cos()]);
+/// // H = [[2 x1, 2 x0], [2 x0, -sin x1]]; H (1, 0) = (4, 2).
+/// assert_eq!(hv, vec![4.0, 2.0]);
+/// ```
+pub fn hvp_fwd<F>(x: &[f64], xdot: &[f64], f: F) -> (f64, Vec<f64>, Vec<f64>)
+where
+    F: Fn(&[Dual<Dual<f64>>]) -> Dual<Dual<f64>>,
+{
+    assert_eq!(
+        x.len(),
+        xdot.len(),
+        "hvp_fwd: x has length {} but xdot has length {}",
+        x.len(),
+        xdot.len()
+    );
+    let mut xs: Vec<Dual<Dual<f64>>> = x
+        .iter()
+        .zip(xdot)
+        .map(|(&v, &d)| Dual::new(Dual::constant(v), Dual::constant(d)))
+        .collect();
+    let mut value = f(&xs).v.v;
+    let mut g = Vec::with_capacity(x.len());
+    let mut hv = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        xs[i].v.d = 1.0;
+        let y = f(&xs);
+        value = y.v.v;
+        g.push(y.v.d);
+        hv.push(y.d.d);
+        xs[i].v.d = 0.0;
+    }
+    (value, g, hv)
+}
+
+/// The Hessian of a scalar function by forward over forward mode, as rows: `f` runs on nested
+/// duals `Dual<Dual<f64>>` once per pair `i ≤ j` (`n(n + 1)/2` passes), perturbing input `i`
+/// on the inner level and input `j` on the outer level; the mixed part of the output is
+/// `∂²f/∂xᵢ∂xⱼ`, written to both `(i, j)` and `(j, i)`, so the result is exactly symmetric.
+///
+/// ```
+/// use gradus_num::{Real, hessian_fwd};
+/// let h = hessian_fwd(&[1.0, 2.0], |x| x[0].powi(3) * x[1]);
+/// assert_eq!(h, vec![vec![12.0, 3.0], vec![3.0, 0.0]]);
+/// ```
+pub fn hessian_fwd<F>(x: &[f64], f: F) -> Vec<Vec<f64>>
+where
+    F: Fn(&[Dual<Dual<f64>>]) -> Dual<Dual<f64>>,
+{
+    let n = x.len();
+    let mut xs: Vec<Dual<Dual<f64>>> = x
+        .iter()
+        .map(|&v| Dual::constant(Dual::constant(v)))
+        .collect();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        xs[i].v.d = 1.0;
+        for j in i..n {
+            xs[j].d.v = 1.0;
+            let hij = f(&xs).d.d;
+            h[i][j] = hij;
+            h[j][i] = hij;
+            xs[j].d.v = 0.0;
+        }
+        xs[i].v.d = 0.0;
+    }
+    h
 }
 
 /// The Jacobian by forward mode, `N` columns per pass with [`DualN`]. Returns the outputs and

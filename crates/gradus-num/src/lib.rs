@@ -9,8 +9,11 @@
 //! * [`rules`] is the one table of partial derivatives of the elementary functions (LANGUAGE.md
 //!   §10.4, REVERSIBLE.md §7.3), including the conventions at kinks; every engine that
 //!   differentiates an elementary function takes its partials from there.
-//! * [`jvp`], [`derivative`], [`gradient_fwd`] and [`jacobian_fwd`] are the forward-mode
-//!   drivers.
+//! * [`jvp`], [`derivative`], [`grad_fwd`], [`jacobian_fwd`], [`hvp_fwd`] and
+//!   [`hessian_fwd`] are the forward-mode drivers. They follow the vocabulary shared by the
+//!   engines (`docs/vocabulary.md`): the point `x` first, then the tangent `xdot`, the function
+//!   last. The `_fwd` suffix marks drivers whose cost grows with the number of inputs, where a
+//!   reverse-mode engine offers the same name without it (`gradus_tape::grad`).
 //!
 //! ```
 //! use gradus_num::{Dual, Real, jvp};
@@ -38,6 +41,15 @@ pub mod rules;
 mod special;
 
 pub use dual::{Dual, DualN};
-pub use forward::{derivative, gradient_fwd, jacobian_fwd, jvp};
+pub use forward::{derivative, grad_fwd, hessian_fwd, hvp_fwd, jacobian_fwd, jvp};
 pub use real::Real;
 pub use special::{digamma, trigamma};
+
+/// Deprecated name of [`grad_fwd`].
+#[deprecated(note = "use grad_fwd")]
+pub fn gradient_fwd<F>(x: &[f64], f: F) -> (f64, Vec<f64>)
+where
+    F: Fn(&[Dual<f64>]) -> Dual<f64>,
+{
+    grad_fwd(x, f)
+}

@@ -1,6 +1,6 @@
 //! Forward mode against the rule table, finite differences and known values.
 
-use gradus_check::{SplitMix64, Tolerance, compare, fd_gradient, fd_jacobian};
+use gradus_check::{SplitMix64, Tolerance, compare, fd};
 use gradus_num::rules::{BINARY, UNARY, apply_binary, apply_unary};
 use gradus_num::{Dual, DualN, Real, derivative, digamma, jacobian_fwd, jvp, trigamma};
 
@@ -10,7 +10,7 @@ fn unary_rules_match_finite_differences_and_dual() {
     for rule in UNARY {
         for x in rng.vector_avoiding(20, rule.domain.0, rule.domain.1, rule.kinks, 0.05) {
             let (v, p) = (rule.rule)(x);
-            let fd = fd_gradient(|x| apply_unary(rule.name, x[0]).unwrap(), &[x]);
+            let fd = fd::grad(&[x], |x| apply_unary(rule.name, x[0]).unwrap());
             compare(&[p], &fd, Tolerance::new(1e-6, 1e-5))
                 .unwrap_or_else(|m| panic!("{} at {x}: {m}", rule.name));
             assert_eq!(
@@ -35,7 +35,7 @@ fn binary_rules_match_finite_differences_and_dual() {
             let x = rng.uniform(rule.domain_x.0, rule.domain_x.1);
             let y = rng.uniform(rule.domain_y.0, rule.domain_y.1);
             let (v, px, py) = (rule.rule)(x, y);
-            let fd = fd_gradient(|a| apply_binary(rule.name, a[0], a[1]).unwrap(), &[x, y]);
+            let fd = fd::grad(&[x, y], |a| apply_binary(rule.name, a[0], a[1]).unwrap());
             compare(&[px, py], &fd, Tolerance::new(1e-6, 1e-5))
                 .unwrap_or_else(|m| panic!("{} at ({x}, {y}): {m}", rule.name));
             let f = apply_binary(rule.name, Dual::variable(x), Dual::constant(y)).unwrap();
@@ -75,9 +75,9 @@ fn special_functions_agree_with_libm_derivatives() {
         if (x - x.round()).abs() < 0.05 && x < 0.5 {
             continue;
         }
-        let fd = fd_gradient(|t| t[0].lgamma(), &[x]);
+        let fd = fd::grad(&[x], |t| t[0].lgamma());
         compare(&[digamma(x)], &fd, Tolerance::new(1e-6, 1e-5)).unwrap();
-        let fd2 = fd_gradient(|t| digamma(t[0]), &[x]);
+        let fd2 = fd::grad(&[x], |t| digamma(t[0]));
         compare(&[trigamma(x)], &fd2, Tolerance::new(1e-5, 1e-5)).unwrap();
     }
     // ψ(1/2) = −γ − 2 ln 2.
@@ -110,7 +110,7 @@ fn jacobians_forward_match_finite_differences() {
     let mut rng = SplitMix64::new(5);
     for _ in 0..10 {
         let x = rng.vector(4, 0.5, 2.0);
-        let fd = fd_jacobian(program::<f64>, &x);
+        let fd = fd::jacobian(&x, program::<f64>);
         let (y, j) = jacobian_fwd::<3, _>(&x, program);
         assert_eq!(y, program(&x));
         for (r, e) in j.iter().zip(&fd) {

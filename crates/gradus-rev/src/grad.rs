@@ -1,5 +1,9 @@
 //! Argument wrapping for `*_grad` (REVERSIBLE.md §7.2) and the Jacobian and Hessian drivers
 //! (§7.5, §7.6).
+//!
+//! The drivers follow the vocabulary shared by the gradus engines (`docs/vocabulary.md`): the
+//! point `x` first, then the tangent `xdot`, the function last. Here the function is a closure
+//! around a generated `f_inv::<GVar<_>>` or `f_grad`, which the drivers call with seeds.
 
 use crate::complex::Complex;
 use crate::gvar::GVar;
@@ -99,20 +103,52 @@ pub fn seed_loss<S: GradScalar>(w: &mut GVar<S>) {
     w.g = <S as RevReal>::one();
 }
 
-/// Repeated reverse (§7.5): row `i` of an `m`-output Jacobian is the gradient obtained by
-/// seeding output `i`; `row(i)` runs one backward sweep and returns it.
-pub fn jacobian_rows<F>(m: usize, mut row: F) -> Vec<Vec<f64>>
+/// Repeated reverse (§7.5): the `m × n` Jacobian of a function with `m` outputs, as rows. Row
+/// `i` is the input cotangent of `ybar = eᵢ`: `f(ybar)` runs one backward sweep — typically
+/// `f_inv` on `GVar`s whose output gradients are `ybar` — and returns the input gradients.
+///
+/// ```
+/// use gradus_rev::prelude::*;
+///
+/// /// (y0, y1) += (a·b, a + b)
+/// #[reversible]
+/// fn pair<T: RevReal>(y: &mut [T; 2], a: &mut T, b: &mut T) {
+///     y[0] += a * b;
+///     y[1] += a + b;
+/// }
+///
+/// let (mut y, mut a, mut b) = ([0.0; 2], 2.0, 3.0);
+/// pair(&mut y, &mut a, &mut b).unwrap();
+/// let j = gradus_rev::jacobian(2, |ybar| {
+///     let mut wy = [GVar::with_grad(y[0], ybar[0]), GVar::with_grad(y[1], ybar[1])];
+///     let (mut wa, mut wb) = (GVar::new(a), GVar::new(b));
+///     pair_inv(&mut wy, &mut wa, &mut wb).unwrap();
+///     vec![wa.grad(), wb.grad()]
+/// });
+/// assert_eq!(j, vec![vec![3.0, 2.0], vec![1.0, 1.0]]);
+/// ```
+pub fn jacobian<F>(m: usize, mut f: F) -> Vec<Vec<f64>>
 where
-    F: FnMut(usize) -> Vec<f64>,
+    F: FnMut(&[f64]) -> Vec<f64>,
 {
-    (0..m).map(&mut row).collect()
+    let mut ybar = vec![0.0; m];
+    (0..m)
+        .map(|i| {
+            ybar[i] = 1.0;
+            let row = f(&ybar);
+            ybar[i] = 0.0;
+            row
+        })
+        .collect()
 }
 
-/// Forward over reverse (§7.6): the `n × n` Hessian, column by column. `column(seed)` gets
-/// the unit tangent `seed = e_j` (length `n`), runs the gradient on dual numbers whose
-/// tangents are `seed` (typically `f_grad::<Dual<f64>>` on `Dual::new(x[i], seed[i])`) and
-/// returns that gradient; its tangent parts are column `j` (`H e_j`). Returns the matrix as
-/// rows. Panics if a returned gradient does not have length `n`.
+/// Forward over reverse (§7.6): the gradient and the Hessian-vector product `H(x) xdot` of a
+/// scalar function in one gradient evaluation on dual numbers. `f` gets the inputs
+/// `x + xdot ε` as [`Dual`]s, runs the gradient on them (typically `f_grad::<Dual<f64>>`) and
+/// returns it; its values are the gradient and its tangents `H xdot`.
+///
+/// # Panics
+/// If `x` and `xdot` differ in length, or the returned gradient does not have `x`'s length.
 ///
 /// ```
 /// use gradus_rev::prelude::*;
@@ -122,14 +158,73 @@ where
 ///     y += powi(x, 3);
 /// }
 ///
-/// let x = 2.0;
-/// let h = gradus_rev::hessian_columns(1, |seed| {
-///     let (mut y, mut xd) = (Dual::constant(0.0), Dual::new(x, seed[0]));
+/// let (g, hv) = gradus_rev::hvp(&[2.0], &[0.5], |x| {
+///     let (mut y, mut xd) = (Dual::constant(0.0), x[0]);
+///     vec![cube_grad(&mut y, &mut xd).unwrap().1]
+/// });
+/// assert_eq!((g, hv), (vec![12.0], vec![6.0]));
+/// ```
+pub fn hvp<F>(x: &[f64], xdot: &[f64], f: F) -> (Vec<f64>, Vec<f64>)
+where
+    F: FnOnce(&[Dual<f64>]) -> Vec<Dual<f64>>,
+{
+    assert_eq!(
+        x.len(),
+        xdot.len(),
+        "hvp: x has length {} but xdot has length {}",
+        x.len(),
+        xdot.len()
+    );
+    let xs: Vec<Dual<f64>> = x.iter().zip(xdot).map(|(&v, &d)| Dual::new(v, d)).collect();
+    let g = f(&xs);
+    assert_eq!(
+        g.len(),
+        x.len(),
+        "hvp: gradient length differs from input length"
+    );
+    (
+        g.iter().map(|d| d.v).collect(),
+        g.iter().map(|d| d.d).collect(),
+    )
+}
+
+/// Forward over reverse (§7.6): the `n × n` Hessian of a scalar function, column by column.
+/// `f` gets the inputs `x + eⱼ ε` as [`Dual`]s, runs the gradient on them (typically
+/// `f_grad::<Dual<f64>>`) and returns it; its tangent parts are column `j` (`H eⱼ`). Returns
+/// the matrix as rows.
+///
+/// # Panics
+/// If a returned gradient does not have `x`'s length.
+///
+/// ```
+/// use gradus_rev::prelude::*;
+///
+/// #[reversible(loss = y)]
+/// fn cube<T: RevReal>(y: &mut T, x: &mut T) {
+///     y += powi(x, 3);
+/// }
+///
+/// let h = gradus_rev::hessian(&[2.0], |x| {
+///     let (mut y, mut xd) = (Dual::constant(0.0), x[0]);
 ///     vec![cube_grad(&mut y, &mut xd).unwrap().1]
 /// });
 /// assert_eq!(h, vec![vec![12.0]]);
 /// ```
-pub fn hessian_columns<F>(n: usize, mut column: F) -> Vec<Vec<f64>>
+pub fn hessian<F>(x: &[f64], mut f: F) -> Vec<Vec<f64>>
+where
+    F: FnMut(&[Dual<f64>]) -> Vec<Dual<f64>>,
+{
+    let mut xs: Vec<Dual<f64>> = x.iter().map(|&v| Dual::constant(v)).collect();
+    hessian_by_columns(x.len(), |seed| {
+        for (xi, &s) in xs.iter_mut().zip(seed) {
+            xi.d = s;
+        }
+        f(&xs)
+    })
+}
+
+/// The Hessian from `column(eⱼ)`, the gradient on duals with tangents `eⱼ`, for each `j`.
+fn hessian_by_columns<F>(n: usize, mut column: F) -> Vec<Vec<f64>>
 where
     F: FnMut(&[f64]) -> Vec<Dual<f64>>,
 {
@@ -142,13 +237,41 @@ where
         assert_eq!(
             g.len(),
             n,
-            "hessian_columns: gradient length differs from input length"
+            "hessian: gradient length differs from input length"
         );
         for (i, gi) in g.iter().enumerate() {
             h[i][j] = gi.d;
         }
     }
     h
+}
+
+pub use self::deprecated::*;
+
+/// The previous names of the drivers, kept for one release. (A glob re-exports them, here and
+/// at the crate root, because naming a deprecated item in a `use` is itself a deprecation
+/// warning.)
+pub(crate) mod deprecated {
+    use gradus_num::Dual;
+
+    /// Repeated reverse with the output index instead of the cotangent: row `i` is `row(i)`.
+    #[deprecated(note = "use jacobian(m, f), whose f gets the cotangent ybar = e_i")]
+    pub fn jacobian_rows<F>(m: usize, row: F) -> Vec<Vec<f64>>
+    where
+        F: FnMut(usize) -> Vec<f64>,
+    {
+        (0..m).map(row).collect()
+    }
+
+    /// The Hessian from `column(seed)`, the gradient on duals whose tangents are the unit
+    /// vector `seed`.
+    #[deprecated(note = "use hessian(x, f), whose f gets the inputs x + e_j ε as duals")]
+    pub fn hessian_columns<F>(n: usize, column: F) -> Vec<Vec<f64>>
+    where
+        F: FnMut(&[f64]) -> Vec<Dual<f64>>,
+    {
+        super::hessian_by_columns(n, column)
+    }
 }
 
 /// Gradient read-back helper: the `f64` values of a slice of plain scalars.

@@ -25,8 +25,9 @@
 //!
 //! The runtime is organised by concern: [`scalar`] (the scalar trait [`RevReal`] and argument
 //! wrappers), [`instr`] (the instruction set), [`gvar`], [`complex`], [`ulog`], [`fixed`],
-//! [`mat`], [`error`], [`grad`] (gradient wrapping, Jacobian and Hessian drivers) and
-//! [`stdlib`].
+//! [`mat`], [`error`], [`grad`] (gradient wrapping, and the drivers [`jacobian`], [`hvp`]
+//! and [`hessian`]) and [`stdlib`]. Forward mode is the generated function run on [`Dual`]s;
+//! [`jvp`] and [`jacobian_fwd`] (from `gradus-num`) drive it.
 //!
 //! A call of a function that is not `#[reversible]` shows up as rustc's "cannot find
 //! function `g_inv`": that message means "`g` is not `#[reversible]`".
@@ -49,8 +50,9 @@ pub mod ulog;
 pub use complex::Complex;
 pub use error::{Direction, InvertibilityError, InvertibilityErrorKind};
 pub use fixed::I21F43;
-pub use grad::{GradParam, hessian_columns, jacobian_rows, seed_loss};
-pub use gradus_num::{Dual, DualN, Real};
+pub use grad::deprecated::*;
+pub use grad::{GradParam, hessian, hvp, jacobian, seed_loss};
+pub use gradus_num::{Dual, DualN, Real, jacobian_fwd, jvp};
 pub use gradus_rev_macros::{GradParam, reversible};
 pub use gvar::{GVar, GradField};
 pub use instr::prim::{Primitive1, Primitive2};

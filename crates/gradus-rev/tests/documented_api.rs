@@ -1,14 +1,15 @@
 #![allow(clippy::needless_range_loop, clippy::result_large_err)]
 //! Programs written only against the API as REVERSIBLE.md documents it (§2, §3, §5.2, §7,
 //! §8): the prelude, `#[reversible]` with its attribute arguments, `f`/`f_inv`/`f_grad`,
-//! `GVar`, `Mat`, `#[derive(GradParam)]`, `Primitive1<T>`, `stdlib`, `jacobian_rows`,
-//! `hessian_columns` and the fields of `InvertibilityError`. None of these functions is one
+//! `GVar`, `Mat`, `#[derive(GradParam)]`, `Primitive1<T>`, `stdlib`, the drivers `jacobian`
+//! and `hessian` (REVERSIBLE.md's `jacobian_rows` and `hessian_columns`, renamed to the shared
+//! vocabulary) and the fields of `InvertibilityError`. None of these functions is one
 //! of the crate's examples; their gradients are checked against finite differences and the
 //! tape (`gradus-tape`) on native versions.
 
-use gradus_check::{Tolerance, compare, fd_gradient, fd_jacobian};
+use gradus_check::{Tolerance, compare, fd};
 use gradus_rev::prelude::*;
-use gradus_rev::{GradParam, Mat, Real, hessian_columns, jacobian_rows, stdlib};
+use gradus_rev::{GradParam, Mat, Real, hessian, jacobian, stdlib};
 
 /// y ← y + Σᵢ (1 − xᵢ)² + 100 (xᵢ₊₁ − xᵢ²)².
 #[reversible(loss = y)]
@@ -58,17 +59,13 @@ fn rosenbrock_gradient_hessian_and_round_trip() -> Result<(), InvertibilityError
     compare(&g, &gt, Tolerance::new(1e-12, 1e-12)).unwrap();
     compare(
         &g,
-        &fd_gradient(rosenbrock_native, &x0),
+        &fd::grad(&x0, rosenbrock_native),
         Tolerance::FINITE_DIFFERENCE,
     )
     .unwrap();
     // Forward over reverse, one column per unit seed.
-    let h = hessian_columns(x0.len(), |seed| {
-        let mut xd: Vec<Dual<f64>> = x0
-            .iter()
-            .zip(seed)
-            .map(|(&v, &s)| Dual::new(v, s))
-            .collect();
+    let h = hessian(&x0, |xd| {
+        let mut xd = xd.to_vec();
         let mut yd = Dual::constant(0.0);
         rosenbrock_grad(&mut yd, &mut xd).unwrap().1
     });
@@ -138,7 +135,7 @@ fn struct_parameters_through_derive_grad_param() {
     let flat: Vec<f64> = [wv, bv].concat();
     assert!((loss - layer_native(&flat, &x, rows, 1)).abs() < 1e-12);
     let g: Vec<f64> = [gp.w.as_slice(), &gp.b[..]].concat();
-    let fd = fd_gradient(|v| layer_native(v, &x, rows, 1), &flat);
+    let fd = fd::grad(&flat, |v| layer_native(v, &x, rows, 1));
     compare(&g, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
     let (_, gt) = gradus_tape::grad(&flat, |v| layer_native(v, &x, rows, 1));
     compare(&g, &gt, Tolerance::new(1e-12, 1e-12)).unwrap();
@@ -166,10 +163,12 @@ fn jacobian_by_repeated_reverse_and_batched_gradient_field() {
     let (r0, th0) = (1.5, 0.7);
     let (mut xy, mut r, mut th) = ([0.0; 2], r0, th0);
     polar(&mut xy, &mut r, &mut th).unwrap();
-    let fd = fd_jacobian(|v| vec![v[0] * v[1].cos(), v[0] * v[1].sin()], &[r0, th0]);
-    let rows = jacobian_rows(2, |i| {
-        let mut wxy = [GVar::new(xy[0]), GVar::new(xy[1])];
-        wxy[i] = GVar::with_grad(xy[i], 1.0);
+    let fd = fd::jacobian(&[r0, th0], |v| vec![v[0] * v[1].cos(), v[0] * v[1].sin()]);
+    let rows = jacobian(2, |ybar| {
+        let mut wxy = [
+            GVar::with_grad(xy[0], ybar[0]),
+            GVar::with_grad(xy[1], ybar[1]),
+        ];
         let (mut wr, mut wth) = (GVar::new(r0), GVar::new(th0));
         polar_inv(&mut wxy, &mut wr, &mut wth).unwrap();
         vec![wr.grad(), wth.grad()]
@@ -301,6 +300,6 @@ fn attribute_arguments_calls_and_escapes() {
     .unwrap();
     let (dy, da, db, dth) = mixer_grad(&mut y, &mut a, &mut b, &mut th, 3).unwrap();
     assert_eq!(dy, 1.0);
-    let fd = fd_gradient(|v| mixer_native(v, 3)[0], &v0);
+    let fd = fd::grad(&v0, |v| mixer_native(v, 3)[0]);
     compare(&[da, db, dth], &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
 }

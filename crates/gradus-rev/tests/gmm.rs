@@ -7,7 +7,7 @@
 mod gmm;
 
 use gmm::{GmmInput, adbench_dir, gmm_native, gmm_objective, gmm_objective_inv, read_gmm};
-use gradus_check::{Tolerance, compare, fd_gradient};
+use gradus_check::{Tolerance, compare, fd};
 
 fn load(rel: &str) -> GmmInput {
     read_gmm(&adbench_dir().join(rel)).unwrap_or_else(|e| panic!("{e}"))
@@ -188,11 +188,11 @@ fn synthetic_instance_against_references_tape_forward_mode_and_fd() {
         gmm_native(v, &inp.x, inp.d, inp.k, inp.gamma, inp.m)
     });
     compare(&g, &gt, Tolerance::new(1e-10, 1e-10)).unwrap();
-    let (_, gf) = gradus_num::gradient_fwd(&p, |v| {
+    let (_, gf) = gradus_num::grad_fwd(&p, |v| {
         gmm_native(v, &inp.x, inp.d, inp.k, inp.gamma, inp.m)
     });
     compare(&g, &gf, Tolerance::new(1e-10, 1e-10)).unwrap();
-    compare(&g, &fd_gradient(f, &p), Tolerance::FINITE_DIFFERENCE).unwrap();
+    compare(&g, &fd::grad(&p, f), Tolerance::FINITE_DIFFERENCE).unwrap();
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! restores its arguments — bit for bit on integers and fixed point, within rounding on
 //! floats — and every primitive's `GVar` rule matches central finite differences.
 
-use gradus_check::{SplitMix64, Tolerance, fd_gradient};
+use gradus_check::{SplitMix64, Tolerance, fd};
 use gradus_rev::instr::prim::*;
 use gradus_rev::instr::{Acc1, Acc2, NegInstr, irot, rot};
 use gradus_rev::prelude::*;
@@ -93,7 +93,7 @@ fn check1<P: Builtin1>(name: &str, lo: f64, hi: f64, kinks: &[f64]) {
         let mut y = GVar::with_grad(0.0, 1.0);
         let mut ga = GVar::new(a);
         <P as Acc1<_, _>>::sub(&mut y, &mut ga);
-        let fd = fd_gradient(|x| P::eval(x[0]), &[a]);
+        let fd = fd::grad(&[a], |x| P::eval(x[0]));
         assert!(
             Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]),
             "{name} at {a}: {} vs {}",
@@ -117,7 +117,7 @@ fn check2<P: Builtin2>(name: &str, lo: f64, hi: f64) {
         let mut y = GVar::with_grad(0.0, 1.0);
         let (mut ga, mut gb) = (GVar::new(a), GVar::new(b));
         <P as Acc2<_, _, _>>::sub(&mut y, &mut ga, &mut gb);
-        let fd = fd_gradient(|x| P::eval(x[0], x[1]), &[a, b]);
+        let fd = fd::grad(&[a, b], |x| P::eval(x[0], x[1]));
         assert!(
             Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]),
             "{name} ∂a at ({a}, {b})"
@@ -190,7 +190,7 @@ fn rotation_gradient_matches_finite_differences() {
     rot(&mut a, &mut b, &mut t);
     let (mut ga, mut gb, mut gt) = (GVar::with_grad(a, w1), GVar::with_grad(b, w2), GVar::new(t));
     irot(&mut ga, &mut gb, &mut gt);
-    let fd = fd_gradient(f, &x);
+    let fd = fd::grad(&x, f);
     assert!(Tolerance::FINITE_DIFFERENCE.agrees(ga.g, fd[0]));
     assert!(Tolerance::FINITE_DIFFERENCE.agrees(gb.g, fd[1]));
     assert!(Tolerance::FINITE_DIFFERENCE.agrees(gt.g, fd[2]));

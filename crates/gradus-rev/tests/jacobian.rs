@@ -1,7 +1,7 @@
-//! Jacobians (REVERSIBLE.md §7.5): repeated reverse with `jacobian_rows`, and a batched
+//! Jacobians (REVERSIBLE.md §7.5): repeated reverse with `jacobian`, and a batched
 //! gradient field `GVar<T, [T; M]>` that yields the whole Jacobian in one backward sweep.
 
-use gradus_check::{Tolerance, compare, fd_jacobian};
+use gradus_check::{Tolerance, compare, fd};
 use gradus_rev::prelude::*;
 
 /// Two outputs of three inputs: y0 += a·b + sin(c), y1 += exp(a) − b/c.
@@ -34,7 +34,7 @@ fn batched_and_repeated_jacobians_agree_with_finite_differences() {
         .collect();
     let mut wx: Vec<GVar<f64, [f64; 2]>> = x.iter().map(|&v| GVar::new(v)).collect();
     two_outputs_inv(&mut wy, &mut wx).unwrap();
-    let fd = fd_jacobian(native, &x0);
+    let fd = fd::jacobian(&x0, native);
     for (i, row) in fd.iter().enumerate() {
         let got: Vec<f64> = wx.iter().map(|v| v.g[i]).collect();
         compare(&got, row, Tolerance::FINITE_DIFFERENCE).unwrap();
@@ -43,11 +43,11 @@ fn batched_and_repeated_jacobians_agree_with_finite_differences() {
         assert!((v.x - v0).abs() < 1e-15);
     }
     // Repeated reverse.
-    let rows = gradus_rev::jacobian_rows(2, |i| {
+    let rows = gradus_rev::jacobian(2, |ybar| {
         let mut wy: Vec<GVar<f64>> = y
             .iter()
-            .enumerate()
-            .map(|(j, &v)| GVar::with_grad(v, if i == j { 1.0 } else { 0.0 }))
+            .zip(ybar)
+            .map(|(&v, &yb)| GVar::with_grad(v, yb))
             .collect();
         let mut wx: Vec<GVar<f64>> = x.iter().map(|&v| GVar::new(v)).collect();
         two_outputs_inv(&mut wy, &mut wx).unwrap();

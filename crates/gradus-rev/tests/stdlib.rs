@@ -1,6 +1,6 @@
 //! The reversible standard library against native Rust: values, round trips, gradients.
 
-use gradus_check::{SplitMix64, Tolerance, compare, fd_gradient};
+use gradus_check::{SplitMix64, Tolerance, compare, fd};
 use gradus_rev::stdlib;
 
 #[test]
@@ -22,7 +22,7 @@ fn stdlib_values_round_trips_and_gradients() {
     let (_, gx) = stdlib::norm2_grad(&mut y, &mut x).unwrap();
     let n = a0.iter().map(|v| v * v).sum::<f64>().sqrt();
     assert!((y - n).abs() < 1e-14);
-    let fd = fd_gradient(|x| x.iter().map(|v| v * v).sum::<f64>().sqrt(), &a0);
+    let fd = fd::grad(&a0, |x| x.iter().map(|v| v * v).sum::<f64>().sqrt());
     compare(&gx, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
 
     let (mut y, mut x) = (1.0, a0.clone());
@@ -77,7 +77,7 @@ fn logsumexp_and_softmax_cross_entropy() {
     let (mut loss, mut x) = (0.0, x0.clone());
     let (_, gx) = stdlib::softmax_cross_entropy_grad(&mut loss, &mut x, 2).unwrap();
     assert!((loss - (lse(&x0) - x0[2])).abs() < 1e-14);
-    let fd = fd_gradient(|x| lse(x) - x[2], &x0);
+    let fd = fd::grad(&x0, |x| lse(x) - x[2]);
     compare(&gx, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
 }
 
@@ -100,13 +100,10 @@ fn mean_var_and_matmul_acc() {
     let mut wx: Vec<GVar<f64>> = x.iter().map(|&t| GVar::new(t)).collect();
     stdlib::mean_var_inv(&mut wm, &mut wv, &mut wx).unwrap();
     let g: Vec<f64> = wx.iter().map(|t| t.g).collect();
-    let fd = fd_gradient(
-        |x| {
-            let mu = x.iter().sum::<f64>() / 7.0;
-            x.iter().map(|t| (t - mu) * (t - mu)).sum::<f64>() / 6.0
-        },
-        &x0,
-    );
+    let fd = fd::grad(&x0, |x| {
+        let mu = x.iter().sum::<f64>() / 7.0;
+        x.iter().map(|t| (t - mu) * (t - mu)).sum::<f64>() / 6.0
+    });
     compare(&g, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();
 
     let (p, q, r) = (2, 3, 4);

@@ -1,7 +1,7 @@
 //! A user primitive (REVERSIBLE.md §7.8): a unit struct implementing `Primitive1<T>` for every `T: Real` gets `+=`
 //! and `-=` instructions on every scalar type, `GVar` included.
 
-use gradus_check::{Tolerance, fd_gradient};
+use gradus_check::{Tolerance, fd};
 use gradus_rev::Real;
 use gradus_rev::prelude::*;
 
@@ -30,7 +30,7 @@ fn user_primitive_value_inverse_and_gradient() {
     soft_inv(&mut y, &mut x).unwrap();
     assert!((y - 0.5).abs() < 1e-15);
     let (_, dx) = soft_grad(&mut y, &mut x).unwrap();
-    let fd = fd_gradient(|v| v[0].exp().ln_1p(), &[0.3]);
+    let fd = fd::grad(&[0.3], |v| v[0].exp().ln_1p());
     assert!(Tolerance::FINITE_DIFFERENCE.agrees(dx, fd[0]));
 }
 
@@ -61,7 +61,7 @@ fn user_primitive2_gradient_and_exact_fixed_point_round_trip() {
     let (mut y, mut a, mut b) = (0.1f64, 0.7, -1.3);
     let (_, da, db) = asinb_grad(&mut y, &mut a, &mut b).unwrap();
     assert!((y - (0.1 + 0.7 * (-1.3f64).sin())).abs() < 1e-15);
-    let fd = fd_gradient(|v| v[0] * v[1].sin(), &[0.7, -1.3]);
+    let fd = fd::grad(&[0.7, -1.3], |v| v[0] * v[1].sin());
     assert!(Tolerance::FINITE_DIFFERENCE.agrees(da, fd[0]));
     assert!(Tolerance::FINITE_DIFFERENCE.agrees(db, fd[1]));
     let y0 = I21F43::from_num(0.3);

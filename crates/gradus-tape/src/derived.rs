@@ -37,18 +37,18 @@ where
     (rec.outputs().to_vec(), rows)
 }
 
-/// Value, gradient and Hessian-vector product `H(x) v` of a scalar function, exactly, in one
-/// recording and two pullbacks.
+/// Value, gradient and Hessian-vector product `H(x) xdot` of a scalar function, exactly, in
+/// one recording and two pullbacks.
 ///
 /// `f` runs on dual numbers whose values and tangents are tape variables
-/// (`Dual<Var>`): the inputs are `x + v ε`, so the output's tangent is the directional
-/// derivative `∇f(x) · v` as a recorded expression, and pulling it back gives
-/// `∇(∇f · v) = H v` (reverse mode over forward mode). Write `f` generically over
+/// (`Dual<Var>`): the inputs are `x + xdot ε`, so the output's tangent is the directional
+/// derivative `∇f(x) · xdot` as a recorded expression, and pulling it back gives
+/// `∇(∇f · xdot) = H xdot` (reverse mode over forward mode). Write `f` generically over
 /// [`gradus_num::Real`] and pass the `Dual<Var>` instance. Costs a constant times the cost of
 /// `f`.
 ///
 /// # Panics
-/// If `x` and `v` differ in length.
+/// If `x` and `xdot` differ in length.
 ///
 /// ```
 /// use gradus_num::Real;
@@ -61,21 +61,21 @@ where
 /// // H = [[2 x1, 2 x0], [2 x0, -sin x1]]; H (1, 0) = (4, 2).
 /// assert_eq!(hv, vec![4.0, 2.0]);
 /// ```
-pub fn hvp<F>(x: &[f64], v: &[f64], f: F) -> (f64, Vec<f64>, Vec<f64>)
+pub fn hvp<F>(x: &[f64], xdot: &[f64], f: F) -> (f64, Vec<f64>, Vec<f64>)
 where
     F: for<'r> FnOnce(&[Dual<Var<'r>>]) -> Dual<Var<'r>>,
 {
     assert_eq!(
         x.len(),
-        v.len(),
-        "hvp: x has length {} but v has length {}",
+        xdot.len(),
+        "hvp: x has length {} but xdot has length {}",
         x.len(),
-        v.len()
+        xdot.len()
     );
     let rec = record_raw(x, Buffers::default(), |xs, values, ids| {
         let duals: Vec<Dual<Var<'_>>> = xs
             .iter()
-            .zip(v)
+            .zip(xdot)
             .map(|(&x, &d)| Dual::new(x, Var::constant(d)))
             .collect();
         let y = f(&duals);

@@ -5,7 +5,7 @@
 //!
 //! # Overview
 //!
-//! * [`grad`] and [`record`] run a closure on [`Var`]s; each operation appends a node — the
+//! * [`grad`], [`vjp`] and [`record`] run a closure on [`Var`]s; each operation appends a node — the
 //!   operand IDs and partial derivatives — to the *job* running on the current thread. Nodes are
 //!   stored in arrays (one segment per job), never one heap object per operation.
 //! * [`join`] and [`par_map`] fork the program into parallel tasks. Each fork ends the running
@@ -19,6 +19,9 @@
 //! * [`jacobian`] pulls one recording back once per output; [`hvp`] and [`hessian`] give exact
 //!   second derivatives by running the program on `Dual<Var>` (reverse mode over forward mode);
 //!   [`jvp`] and [`jacobian_fwd`] are forward mode (from `gradus-num`).
+//! * Every driver follows the vocabulary shared by the gradus engines (`docs/vocabulary.md`):
+//!   the point `x` first, then the tangent `xdot` or the cotangent `ybar`, the function last;
+//!   `_into` variants take their output buffer after the function.
 //! * [`grad_of`] takes structured parameters ([`Scalars`]: `f64`, arrays, `Vec`s, tuples) and
 //!   returns the gradient in the same shape.
 //! * [`Tape`] keeps every buffer between recordings: with a reused tape, a program without
@@ -78,7 +81,7 @@ pub use derived::{hessian, hvp, jacobian};
 pub use fork::{default_chunks, join, par_map, par_map_chunks};
 pub use gradus_num::{Dual, DualN, Real, jacobian_fwd, jvp};
 pub use id::{JobId, NodeId};
-pub use record::{Tape, grad, record};
+pub use record::{Tape, grad, record, vjp};
 pub use reverse::{
     Adjoints, JobGraphView, LengthMismatch, PullbackCounts, Recording, ReverseMode, ReverseOptions,
     TapeStats,

@@ -312,6 +312,27 @@ where
     Tape::new().grad(x, f)
 }
 
+/// Vector–Jacobian product of a vector function: returns `(f(x), ybarᵀ Df(x))`, the outputs
+/// and the input cotangent `xbar`, by one recording and one pullback seeded with `ybar`.
+///
+/// With one output and `ybar = [1.0]` this is [`grad`]. To pull back several cotangents
+/// through one recording, use [`record`] and [`Recording::pullback`].
+///
+/// # Panics
+/// If `ybar.len()` differs from the number of outputs.
+///
+/// ```
+/// let (y, xbar) = gradus_tape::vjp(&[2.0, 3.0], &[1.0, 10.0], |x| vec![x[0] * x[1], x[0] - x[1]]);
+/// assert_eq!(y, vec![6.0, -1.0]);
+/// assert_eq!(xbar, vec![3.0 + 10.0, 2.0 - 10.0]);
+/// ```
+pub fn vjp<F>(x: &[f64], ybar: &[f64], f: F) -> (Vec<f64>, Vec<f64>)
+where
+    F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
+{
+    Tape::new().vjp(x, ybar, f)
+}
+
 /// Records a vector function once, for any number of pullbacks.
 ///
 /// ```
@@ -374,21 +395,41 @@ impl Tape {
         (y, g)
     }
 
-    /// Writes `∇f(x)` into `gradient` and returns `f(x)`.
+    /// Writes `∇f(x)` into `xbar` and returns `f(x)`. Like every `_into` driver, it takes the
+    /// output buffer last, after the function.
     ///
     /// # Panics
-    /// If `gradient.len() != x.len()`.
-    pub fn grad_into<F>(&mut self, x: &[f64], f: F, gradient: &mut [f64]) -> f64
+    /// If `xbar.len() != x.len()`.
+    pub fn grad_into<F>(&mut self, x: &[f64], f: F, xbar: &mut [f64]) -> f64
     where
         F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
     {
         let rec = self.record_scalar(x, f);
         let y = rec.outputs()[0];
-        if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, gradient) {
+        if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, xbar) {
             panic!("gradus-tape: grad_into: {e}");
         }
         self.recycle(rec);
         y
+    }
+
+    /// Like [`vjp`](crate::vjp): returns `(f(x), ybarᵀ Df(x))`, reusing this tape's buffers and
+    /// pulling back with its options.
+    ///
+    /// # Panics
+    /// If `ybar.len()` differs from the number of outputs.
+    pub fn vjp<F>(&mut self, x: &[f64], ybar: &[f64], f: F) -> (Vec<f64>, Vec<f64>)
+    where
+        F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
+    {
+        let rec = self.record(x, f);
+        let mut xbar = vec![0.0; x.len()];
+        if let Err(e) = rec.pullback_into(ybar, &self.options, &mut self.adjoints, &mut xbar) {
+            panic!("gradus-tape: vjp: {e}");
+        }
+        let y = rec.outputs().to_vec();
+        self.recycle(rec);
+        (y, xbar)
     }
 
     /// Like [`record`], reusing this tape's buffers.

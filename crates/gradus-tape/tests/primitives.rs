@@ -1,7 +1,7 @@
 //! Every elementary function's partials on the tape, walked from the shared rule table, against
 //! the rule itself, forward mode and central finite differences (away from kinks).
 
-use gradus_check::{SplitMix64, Tolerance, compare, fd_gradient};
+use gradus_check::{SplitMix64, Tolerance, compare, fd};
 use gradus_num::Real;
 use gradus_num::rules::{BINARY, UNARY, apply_binary, apply_unary};
 use gradus_tape::{Var, grad};
@@ -21,7 +21,7 @@ fn unary_partials_on_the_tape() {
                 rule.name
             );
             assert_eq!(g[0], p, "{} partial against the table", rule.name);
-            let fd = fd_gradient(|t| apply_unary(rule.name, t[0]).unwrap(), &[x]);
+            let fd = fd::grad(&[x], |t| apply_unary(rule.name, t[0]).unwrap());
             compare(&g, &fd, Tolerance::new(1e-6, 1e-5))
                 .unwrap_or_else(|m| panic!("{} at {x}: {m}", rule.name));
         }
@@ -39,7 +39,7 @@ fn binary_partials_on_the_tape() {
             let (out, g) = grad(&[x, y], |t| apply_binary(rule.name, t[0], t[1]).unwrap());
             assert_eq!(out, v, "{} value", rule.name);
             assert_eq!(g, vec![px, py], "{} partials", rule.name);
-            let fd = fd_gradient(|t| apply_binary(rule.name, t[0], t[1]).unwrap(), &[x, y]);
+            let fd = fd::grad(&[x, y], |t| apply_binary(rule.name, t[0], t[1]).unwrap());
             compare(&g, &fd, Tolerance::new(1e-6, 1e-5))
                 .unwrap_or_else(|m| panic!("{} at ({x}, {y}): {m}", rule.name));
             // Mixed with constants on either side.

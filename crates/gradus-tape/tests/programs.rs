@@ -2,7 +2,7 @@
 //! finite differences, forward mode (transposition identity), and parallel against
 //! sequential reverse passes.
 
-use gradus_check::{SplitMix64, Tolerance, check_transposition, compare, fd_gradient, fd_jvp};
+use gradus_check::{SplitMix64, Tolerance, check_transposition, compare, fd};
 use gradus_num::{Dual, jvp};
 use gradus_tape::programs::*;
 use gradus_tape::{Adjoints, ReverseOptions, Var, grad, jacobian, record};
@@ -21,7 +21,7 @@ fn check_scalar_program(
         let xdot = rng.vector(x.len(), -1.0, 1.0);
         let (_, ydot) = jvp(x, &xdot, |d| vec![dual_fn(d)]);
         check_transposition(g, &xdot, &[1.0], &ydot, Tolerance::ROUNDING).unwrap();
-        let fd = fd_jvp(|x| vec![f64_fn(x)], x, &xdot);
+        let fd = fd::jvp(x, &xdot, |x| vec![f64_fn(x)]);
         compare(&[gradus_check::dot(g, &xdot)], &fd, fd_tol).unwrap();
     }
 }
@@ -187,7 +187,7 @@ fn fparticles_anchor_values() {
         &g,
         Tolerance::new(1e-9, 1e-6),
     );
-    let fd = fd_gradient(fparticles::<f64>, &x);
+    let fd = fd::grad(&x, fparticles::<f64>);
     compare(&g, &fd, Tolerance::new(1e-9, 1e-5)).unwrap();
 }
 

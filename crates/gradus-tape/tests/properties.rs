@@ -1,7 +1,7 @@
 //! Property tests: random expression DAGs with sharing, and random fork-join programs, against
 //! finite differences, forward mode, and the sequential reverse pass under several pool sizes.
 
-use gradus_check::{SplitMix64, Tolerance, check_transposition, compare, fd_gradient};
+use gradus_check::{SplitMix64, Tolerance, check_transposition, compare, fd};
 use gradus_num::{Dual, Real, jvp};
 use gradus_tape::{Adjoints, ReverseOptions, Var, join, par_map, record};
 use proptest::prelude::*;
@@ -141,7 +141,7 @@ proptest! {
         prop_assert_eq!(rec.outputs(), primal.as_slice());
         let g = rec.pullback(&ybar);
         // Finite differences of <ybar, f>.
-        let fd = fd_gradient(|x| gradus_check::dot(&ybar, &program(&steps, x)), &x);
+        let fd = fd::grad(&x, |x| gradus_check::dot(&ybar, &program(&steps, x)));
         prop_assert!(compare(&g, &fd, Tolerance::new(1e-5, 1e-5)).is_ok(),
             "reverse {:?} vs finite differences {:?}", g, fd);
         // Forward mode by the transposition identity, along two directions.
@@ -205,15 +205,12 @@ fn shared_input_written_by_many_tasks() {
             compare(&par, &seq, Tolerance::new(1e-12, 1e-12)).unwrap();
         }
     }
-    let fd = fd_gradient(
-        |x| {
-            (0..64)
-                .flat_map(|i| (0..200).map(move |k| (i + k) as f64))
-                .map(|c| (x[0] * c).sin() * x[1])
-                .sum()
-        },
-        &x,
-    );
+    let fd = fd::grad(&x, |x| {
+        (0..64)
+            .flat_map(|i| (0..200).map(move |k| (i + k) as f64))
+            .map(|c| (x[0] * c).sin() * x[1])
+            .sum()
+    });
     compare(&seq, &fd, Tolerance::new(1e-5, 1e-6)).unwrap();
 }
 

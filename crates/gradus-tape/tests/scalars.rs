@@ -1,6 +1,6 @@
 //! Structured parameters: gradients come back in the shape of the input.
 
-use gradus_check::{Tolerance, compare, fd_gradient};
+use gradus_check::{Tolerance, compare, fd};
 use gradus_tape::{Scalars, Tape, Var, grad_of, par_map};
 
 /// A user struct implementing `Scalars` by delegating to a tuple of its fields.
@@ -59,7 +59,7 @@ fn gradients_in_the_shape_of_the_parameters() {
     let mut flat = Vec::new();
     params.flatten(&mut flat);
     assert!((y - primal(&flat)).abs() < 1e-12);
-    let fd = fd_gradient(primal, &flat);
+    let fd = fd::grad(&flat, primal);
     let mut g_flat = Vec::new();
     g.flatten(&mut g_flat);
     compare(&g_flat, &fd, Tolerance::FINITE_DIFFERENCE).unwrap();

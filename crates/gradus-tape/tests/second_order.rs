@@ -3,7 +3,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use gradus_check::{SplitMix64, Tolerance, compare, fd_jacobian};
+use gradus_check::{SplitMix64, Tolerance, compare, fd};
 use gradus_num::{Dual, Real};
 use gradus_tape::programs::{fparticles_steps, particles_inputs};
 use gradus_tape::{grad, hessian, hvp, join};
@@ -31,7 +31,7 @@ fn hvp_matches_finite_differences_of_the_gradient() {
         let (y2, g2) = grad(&x, |t| rosenbrock_ish(t));
         assert_eq!(y, y2);
         compare(&g, &g2, Tolerance::ROUNDING).unwrap();
-        let h = fd_jacobian(|t| grad(t, |s| rosenbrock_ish(s)).1, &x);
+        let h = fd::jacobian(&x, |t| grad(t, |s| rosenbrock_ish(s)).1);
         let expected: Vec<f64> = h.iter().map(|r| gradus_check::dot(r, &v)).collect();
         compare(&hv, &expected, Tolerance::new(1e-5, 1e-5)).unwrap();
     }
@@ -68,7 +68,7 @@ fn hvp_through_parallel_particles() {
     let mut v = vec![0.0; 16];
     v[1] = 1.0;
     let (_, _, hv) = hvp(&x, &v, |d| fparticles_steps(d, 100));
-    let h = fd_jacobian(|t| grad(t, |s| fparticles_steps(s, 100)).1, &x);
+    let h = fd::jacobian(&x, |t| grad(t, |s| fparticles_steps(s, 100)).1);
     let expected: Vec<f64> = h.iter().map(|r| r[1]).collect();
     compare(&hv, &expected, Tolerance::new(1e-8, 1e-5)).unwrap();
 }

@@ -157,16 +157,13 @@ fn fork_inside_a_loop() {
     });
     assert_eq!(rec.stats().jobs, 1 + 3 * 3);
     let g = rec.pullback(&[1.0]);
-    let fd = gradus_check::fd_gradient(
-        |x| {
-            let mut y = x[0];
-            for _ in 0..3 {
-                y = y.sin() + y * y;
-            }
-            y
-        },
-        &[0.5],
-    );
+    let fd = gradus_check::fd::grad(&[0.5], |x| {
+        let mut y = x[0];
+        for _ in 0..3 {
+            y = y.sin() + y * y;
+        }
+        y
+    });
     gradus_check::compare(&g, &fd, gradus_check::Tolerance::FINITE_DIFFERENCE).unwrap();
 }
 

@@ -1,22 +1,26 @@
 //! Derivative checking: an entry point's forward derivatives against central finite
 //! differences (`gradus check`).
 //!
-//! For an entry point `f` of a program, [`check_entry`] compiles the program with an extra
+//! For an entry point `f` of a program, [`check_jvp`] compiles the program with an extra
 //! entry `jvp (\(a0, ..) -> f a0 ..) (x0, ..) (t0, ..)`, and for each floating-point input
 //! separately draws a random direction, computes the derivative with gradus and with central
 //! finite differences (step scaled to the input's magnitude, extrapolated from steps h and h/2,
-//! [`gradus_check::fd_jvp_extrapolated`]), and
+//! [`gradus_check::fd::jvp_extrapolated`]), and
 //! records the worst error of every floating-point output. Integer and boolean inputs are not
 //! perturbed (their derivatives are exact by construction and finite differences do not apply
 //! to them).
 //!
 //! The error of a pair is `|ad - fd| / max(1, |fd|)` per element, the worst element counting.
 //!
-//! [`check_entry_vjp`] checks reverse mode: it adds entries for `vjp` and `jvp` of `f`, draws
+//! [`check_vjp`] checks reverse mode: it adds entries for `vjp` and `jvp` of `f`, draws
 //! a random direction `xdot` for all floating-point inputs and a random adjoint `ybar` for all
 //! floating-point outputs, and compares `⟨vjp f x ybar, xdot⟩` with `⟨ybar, jvp f x xdot⟩`
 //! (the transposition identity) and with `⟨ybar, fd(xdot)⟩` (finite differences). Integer and
 //! boolean leaves get zero directions and adjoints.
+//!
+//! Both come in a `_with` form taking [`CheckOptions`]. The names before the shared
+//! vocabulary (`docs/vocabulary.md`), `check_entry`, `check_entry_with`, `check_entry_vjp`,
+//! `check_entry_vjp_with` and `CheckReport`, are deprecated aliases.
 
 use crate::diag::Diagnostics;
 use crate::program::{CallError, ExternalType, Program};
@@ -38,16 +42,20 @@ pub struct PairError {
     pub single_precision: bool,
 }
 
-/// The outcome of checking one entry point at one point.
+/// The outcome of checking one entry point's forward derivative at one point.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CheckReport {
+pub struct JvpReport {
     /// The entry point.
     pub entry: String,
     /// One line per (floating-point input, floating-point output) pair.
     pub pairs: Vec<PairError>,
 }
 
-impl CheckReport {
+/// Deprecated name of [`JvpReport`].
+#[deprecated(note = "use JvpReport")]
+pub type CheckReport = JvpReport;
+
+impl JvpReport {
     /// The worst error over all pairs (0 when there is nothing to check).
     pub fn worst(&self) -> f64 {
         self.pairs.iter().map(|p| p.error).fold(0.0, f64::max)
@@ -66,7 +74,7 @@ impl CheckReport {
     }
 }
 
-impl fmt::Display for CheckReport {
+impl fmt::Display for JvpReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for p in &self.pairs {
             writeln!(
@@ -201,17 +209,30 @@ fn zero_like(v: &Value) -> Value {
 }
 
 /// Checks the forward derivatives of `entry` at `args` against finite differences.
+pub fn check_jvp(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+) -> Result<JvpReport, CheckError> {
+    check_jvp_with(path, source, entry, args, seed, &CheckOptions::default())
+}
+
+/// Deprecated name of [`check_jvp`].
+#[deprecated(note = "use check_jvp")]
 pub fn check_entry(
     path: &str,
     source: &str,
     entry: &str,
     args: &[Value],
     seed: u64,
-) -> Result<CheckReport, CheckError> {
-    check_entry_with(path, source, entry, args, seed, &CheckOptions::default())
+) -> Result<JvpReport, CheckError> {
+    check_jvp(path, source, entry, args, seed)
 }
 
-/// [`check_entry`] compiled and run under `opts`.
+/// Deprecated name of [`check_jvp_with`].
+#[deprecated(note = "use check_jvp_with")]
 pub fn check_entry_with(
     path: &str,
     source: &str,
@@ -219,7 +240,19 @@ pub fn check_entry_with(
     args: &[Value],
     seed: u64,
     opts: &CheckOptions,
-) -> Result<CheckReport, CheckError> {
+) -> Result<JvpReport, CheckError> {
+    check_jvp_with(path, source, entry, args, seed, opts)
+}
+
+/// [`check_jvp`] compiled and run under `opts`.
+pub fn check_jvp_with(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+    opts: &CheckOptions,
+) -> Result<JvpReport, CheckError> {
     let plain = build(path, source, opts)?;
     let ep = plain
         .entry_points()
@@ -236,7 +269,7 @@ pub fn check_entry_with(
             "entry point \"{entry}\" has an opaque parameter or result type {t}"
         )));
     }
-    let mut report = CheckReport {
+    let mut report = JvpReport {
         entry: entry.to_string(),
         pairs: Vec::new(),
     };
@@ -288,7 +321,7 @@ pub fn check_entry_with(
                 .map(|(a, b)| (a - b) / (2.0 * h))
                 .collect()
         } else {
-            gradus_check::fd_jvp_extrapolated(flat, &base, &dir)
+            gradus_check::fd::jvp_extrapolated(&base, &dir, flat)
         };
         let mut offset = 0;
         for (j, out) in ad.iter().enumerate().take(outputs) {
@@ -417,6 +450,18 @@ fn random_like(v: &Value, rng: &mut SplitMix64) -> Value {
 
 /// Checks the reverse derivative of `entry` at `args` against its forward derivative
 /// (transposition identity) and finite differences, in one random direction.
+pub fn check_vjp(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+) -> Result<VjpReport, CheckError> {
+    check_vjp_with(path, source, entry, args, seed, &CheckOptions::default())
+}
+
+/// Deprecated name of [`check_vjp`].
+#[deprecated(note = "use check_vjp")]
 pub fn check_entry_vjp(
     path: &str,
     source: &str,
@@ -424,11 +469,24 @@ pub fn check_entry_vjp(
     args: &[Value],
     seed: u64,
 ) -> Result<VjpReport, CheckError> {
-    check_entry_vjp_with(path, source, entry, args, seed, &CheckOptions::default())
+    check_vjp(path, source, entry, args, seed)
 }
 
-/// [`check_entry_vjp`] compiled and run under `opts`.
+/// Deprecated name of [`check_vjp_with`].
+#[deprecated(note = "use check_vjp_with")]
 pub fn check_entry_vjp_with(
+    path: &str,
+    source: &str,
+    entry: &str,
+    args: &[Value],
+    seed: u64,
+    opts: &CheckOptions,
+) -> Result<VjpReport, CheckError> {
+    check_vjp_with(path, source, entry, args, seed, opts)
+}
+
+/// [`check_vjp`] compiled and run under `opts`.
+pub fn check_vjp_with(
     path: &str,
     source: &str,
     entry: &str,
@@ -531,7 +589,7 @@ mod tests {
     fn smooth_functions_pass() {
         let src =
             "entry f [n] (xs: [n]f64) (y: f64) = (f64.sum (map (\\x -> f64.sin x * y) xs), y * y)";
-        let r = check_entry(
+        let r = check_jvp(
             "t.fut",
             src,
             "f",
@@ -548,14 +606,14 @@ mod tests {
         // Rounding has derivative 0 (LANGUAGE.md 10.4), but finite differences across the
         // jumps of `round (x * 1e7)` are huge: the check must notice.
         let src = "entry f (x: f64) = f64.round (x * 1e7)";
-        let r = check_entry("t.fut", src, "f", &[Value::Scalar(Scalar::F64(0.3))], 1).unwrap();
+        let r = check_jvp("t.fut", src, "f", &[Value::Scalar(Scalar::F64(0.3))], 1).unwrap();
         assert!(r.worst() > 0.5, "{r}");
     }
 
     #[test]
     fn integer_inputs_are_not_perturbed() {
         let src = "entry f (x: f64) (k: i32) = x * f64.i32 k";
-        let r = check_entry(
+        let r = check_jvp(
             "t.fut",
             src,
             "f",
@@ -568,5 +626,31 @@ mod tests {
         .unwrap();
         assert_eq!(r.pairs.len(), 1);
         assert!(r.worst() < 1e-6);
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn deprecated_names_agree_with_check_jvp_and_check_vjp() {
+        let src = "entry f (x: f64) (y: f64) = (x * f64.sin y, f64.exp x - y)";
+        let args = [
+            Value::Scalar(Scalar::F64(0.4)),
+            Value::Scalar(Scalar::F64(-1.1)),
+        ];
+        let jvp = check_jvp("t.fut", src, "f", &args, 5).unwrap();
+        assert!(jvp.worst() < 1e-6, "{jvp}");
+        let old: CheckReport = check_entry("t.fut", src, "f", &args, 5).unwrap();
+        assert_eq!(old, jvp);
+        let opts = CheckOptions::default();
+        assert_eq!(
+            check_entry_with("t.fut", src, "f", &args, 5, &opts).unwrap(),
+            jvp
+        );
+        let vjp = check_vjp("t.fut", src, "f", &args, 5).unwrap();
+        assert!(vjp.passes(1e-6, 1e-3), "{vjp}");
+        assert_eq!(check_entry_vjp("t.fut", src, "f", &args, 5).unwrap(), vjp);
+        assert_eq!(
+            check_entry_vjp_with("t.fut", src, "f", &args, 5, &opts).unwrap(),
+            vjp
+        );
     }
 }

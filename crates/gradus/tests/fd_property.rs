@@ -4,9 +4,9 @@
 //! central differences (`gradus::check`). Every entry of every AD test program (forward,
 //! reverse, Hessians) is also differentiated in reverse mode at its first test input and
 //! checked by the transposition identity `<vjp f x ybar, xdot> = <ybar, jvp f x xdot>` and
-//! against finite differences (`gradus::check::check_entry_vjp`).
+//! against finite differences (`gradus::check::check_vjp`).
 
-use gradus::check::{check_entry, check_entry_vjp};
+use gradus::check::{check_jvp, check_vjp};
 use gradus::testspec::{Expected, Input, parse_test_file};
 use gradus::value::{Array, Buffer, Value};
 use gradus_check::SplitMix64;
@@ -114,7 +114,7 @@ fn forward_derivatives_match_finite_differences() {
                 }
                 let args: Vec<Value> = values.iter().map(|v| perturb(v, &mut rng)).collect();
                 for entry in &block.entries {
-                    match check_entry(&name, &source, entry, &args, 7) {
+                    match check_jvp(&name, &source, entry, &args, 7) {
                         Ok(report) => {
                             checked += 1;
                             if !report.passes(TOLERANCE, TOLERANCE_F32) {
@@ -172,7 +172,7 @@ fn reverse_derivatives_match_forward_ones_and_finite_differences() {
             };
             let args: Vec<Value> = values.iter().map(|v| perturb(v, &mut rng)).collect();
             for entry in &block.entries {
-                match check_entry_vjp(&name, &source, entry, &args, 11) {
+                match check_vjp(&name, &source, entry, &args, 11) {
                     Ok(report) => {
                         checked += 1;
                         if !report.passes(TOLERANCE, TOLERANCE_F32) {

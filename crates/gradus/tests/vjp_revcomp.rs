@@ -6,7 +6,7 @@
 //! gradient (`#[checkpoint]`) and a closed form, and by the transposition identity and finite
 //! differences.
 
-use gradus::check::check_entry_vjp;
+use gradus::check::check_vjp;
 use gradus::pipeline::{Stage, dump_stage};
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Scalar, Value};
@@ -196,7 +196,7 @@ fn reverse_computed_gradients_pass_transposition_and_finite_differences() {
             vec![s(0.7), f64s(vec![1.5, 0.0, 0.5, -1.0, 2.0])],
         ),
     ] {
-        let r = check_entry_vjp("revcomp.fut", PROGRAMS, entry, &args, 3)
+        let r = check_vjp("revcomp.fut", PROGRAMS, entry, &args, 3)
             .unwrap_or_else(|e| panic!("{entry}: {e}"));
         assert!(r.passes(1e-6, 1e-3), "{r}");
     }

@@ -2,7 +2,7 @@
 //! `jvp` (transposition identity) and against finite differences at random points, and a few
 //! values are compared with LANGUAGE.md 10's examples.
 
-use gradus::check::check_entry_vjp;
+use gradus::check::check_vjp;
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Scalar, Value};
 use gradus_check::SplitMix64;
@@ -32,8 +32,8 @@ fn mat(n: usize, m: usize, seed: u64) -> Value {
 /// Checks `entry` of `src` at `args` with three random directions.
 fn check(src: &str, entry: &str, args: &[Value]) {
     for seed in 1..=3 {
-        let r = check_entry_vjp("t.fut", src, entry, args, seed)
-            .unwrap_or_else(|e| panic!("{entry}: {e}"));
+        let r =
+            check_vjp("t.fut", src, entry, args, seed).unwrap_or_else(|e| panic!("{entry}: {e}"));
         assert!(r.passes(1e-6, 1e-2), "{r}");
     }
 }
@@ -220,7 +220,7 @@ entry withif [n] (xs: [n]f64) = loop s = 0 for i < n do if xs[i] > 1 then s + xs
 /// Checks the forward derivative of `entry` (which may contain `vjp`) against finite
 /// differences.
 fn check_fwd(src: &str, entry: &str, args: &[Value]) {
-    let r = gradus::check::check_entry("t.fut", src, entry, args, 7)
+    let r = gradus::check::check_jvp("t.fut", src, entry, args, 7)
         .unwrap_or_else(|e| panic!("{entry}: {e}"));
     assert!(r.passes(1e-5, 1e-2), "{r}");
 }
