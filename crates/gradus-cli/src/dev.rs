@@ -10,10 +10,17 @@ use std::path::PathBuf;
 pub struct DevArgs {
     /// The stage whose output to print: parse (the AST), typed (the AST with inferred types),
     /// core (core IR after internalisation), or any later stage of the pipeline.
-    #[arg(long, value_parser = parse_stage)]
-    stage: Stage,
+    #[arg(long, value_parser = parse_stage, required_unless_present = "list_passes")]
+    stage: Option<Stage>,
+    /// Print the IR after every pass to standard error (verified, as in debug builds).
+    #[arg(long)]
+    trace_passes: bool,
+    /// Print the registry of the compiler's passes (name, phase, what it does) and exit.
+    #[arg(long)]
+    list_passes: bool,
     /// The program.
-    program: PathBuf,
+    #[arg(required_unless_present = "list_passes")]
+    program: Option<PathBuf>,
     #[command(flatten)]
     opt: crate::optargs::OptArgs,
 }
@@ -34,9 +41,21 @@ fn parse_stage(s: &str) -> Result<Stage, String> {
 
 /// Runs `gradus dev`; returns the exit code.
 pub fn dev(a: DevArgs) -> u8 {
-    let stage = a.stage;
-    let path = a.program.display().to_string();
-    let source = match std::fs::read_to_string(&a.program) {
+    if a.list_passes {
+        print!("{}", gradus::pipeline::passes::pass_table());
+        return 0;
+    }
+    let (Some(stage), Some(program)) = (a.stage, a.program) else {
+        eprintln!("Error: gradus dev needs --stage and a program");
+        return 2;
+    };
+    if a.trace_passes {
+        // SAFETY: set before any thread of this process reads the environment.
+        unsafe { std::env::set_var("GRADUS_TRACE_PASSES", "1") };
+        unsafe { std::env::set_var("GRADUS_VERIFY", "1") };
+    }
+    let path = program.display().to_string();
+    let source = match std::fs::read_to_string(&program) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("Error: cannot read {path}: {e}");

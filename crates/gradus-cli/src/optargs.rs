@@ -1,5 +1,6 @@
 //! The optimiser options shared by `run`, `test`, `check` and `dev`: `--no-opt` and
-//! `--disable-pass NAME` (repeatable; the names are those of `gradus::opt::PASSES`).
+//! `--disable-pass NAME` (repeatable; the names are those of the optimiser's passes in the
+//! registry, `gradus::pipeline::passes`).
 
 use clap::Args;
 use gradus::opt::OptOptions;
@@ -10,11 +11,20 @@ pub struct OptArgs {
     /// Compile without the optimiser.
     #[arg(long = "no-opt")]
     pub no_opt: bool,
-    /// Do not run this optimiser pass (repeatable): fold, copy-prop, cse, if-simp, dce,
-    /// tuple-elim, inline, hoist, fusion, single-point, fission, map-fission, loop-norm,
-    /// acc-reduce, consumer-fusion.
-    #[arg(long = "disable-pass", value_name = "PASS", value_parser = parse_pass)]
+    /// Do not run this optimiser pass (repeatable; the help lists the passes).
+    #[arg(long = "disable-pass", value_name = "PASS", value_parser = parse_pass, help = disable_pass_help())]
     pub disable_pass: Vec<String>,
+}
+
+/// The help of `--disable-pass`, naming every optimiser pass of the registry.
+fn disable_pass_help() -> String {
+    let names: Vec<_> = gradus::pipeline::passes::optimiser_passes()
+        .map(|p| p.name)
+        .collect();
+    format!(
+        "Do not run this optimiser pass (repeatable): {}",
+        names.join(", ")
+    )
 }
 
 fn parse_pass(s: &str) -> Result<String, String> {

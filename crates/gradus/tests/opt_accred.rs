@@ -7,7 +7,9 @@ use gradus::core::parse::parse_prog;
 use gradus::core::print::print_prog;
 use gradus::core::renumber::renumber;
 use gradus::core::verify::verify;
-use gradus::opt::{OptOptions, PASSES, optimise};
+use gradus::opt::OptOptions;
+use gradus::pipeline::optimise;
+use gradus::pipeline::passes::optimiser_passes;
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Value};
 
@@ -15,8 +17,8 @@ fn only(text: &str, passes: &[&str], rule: &str) -> String {
     let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
     verify(&prog).unwrap();
     let mut opts = OptOptions::default();
-    for (p, _) in PASSES {
-        if !passes.contains(p) && *p != "dce" {
+    for p in optimiser_passes().map(|p| p.name) {
+        if !passes.contains(&p) && p != "dce" && p != "simplify" {
             opts.disable(p).unwrap();
         }
     }

@@ -7,14 +7,16 @@ use gradus::core::parse::parse_prog;
 use gradus::core::print::print_prog;
 use gradus::core::renumber::renumber;
 use gradus::core::verify::verify;
-use gradus::opt::{OptOptions, PASSES, optimise};
+use gradus::opt::OptOptions;
+use gradus::pipeline::optimise;
+use gradus::pipeline::passes::optimiser_passes;
 
 fn run(text: &str, passes: &[&str], rule: &str) -> String {
     let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
     verify(&prog).unwrap();
     let mut opts = OptOptions::default();
-    for (p, _) in PASSES {
-        if !passes.contains(p) && *p != "dce" {
+    for p in optimiser_passes().map(|p| p.name) {
+        if !passes.contains(&p) && p != "dce" && p != "simplify" {
             opts.disable(p).unwrap();
         }
     }
@@ -519,8 +521,8 @@ fn a_map_reading_the_scatter_destination_stays_apart() {
 }"#;
     let prog = parse_prog(text).unwrap();
     let mut opts = OptOptions::default();
-    for (p, _) in PASSES {
-        if *p != "consumer-fusion" {
+    for p in optimiser_passes().map(|p| p.name) {
+        if p != "consumer-fusion" {
             opts.disable(p).unwrap();
         }
     }

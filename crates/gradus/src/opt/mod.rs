@@ -3,25 +3,14 @@
 //!
 //! Takes a program that passes the core IR verifier and returns one that passes it too and
 //! computes the same results, under the float policy below. Every pass is a module with named
-//! rewrite rules; [`pipeline`] runs them to a bounded fixed point under a documented schedule.
+//! rewrite rules. The passes, their names and what each does are listed once, in the registry
+//! [`crate::pipeline::passes`] (`gradus dev --list-passes` prints it); the schedule that runs
+//! them to a bounded fixed point is [`crate::pipeline::schedule`].
 //!
-//! | pass           | module         | what it does                                                |
-//! |----------------|----------------|-------------------------------------------------------------|
-//! | `fold`         | [`fold`]       | constant folding, ring laws, index and rearrange rules      |
-//! | `copy-prop`    | [`copyprop`]   | `let y = x` replaced by `x`                                 |
-//! | `cse`          | [`cse`]        | common subexpressions (up to renaming of inner binders)    |
-//! | `if-simp`      | [`ifsimp`]     | constant conditions, equal branches, scalar `if` to select |
-//! | `dce`          | [`dce`]        | unused, effect-free statements removed                      |
-//! | `tuple-elim`   | [`tuple`]      | unused results of `map`/`reduce`/`scan`/`if`/`loop` removed |
-//! | `inline`       | [`inline`]     | calls of non-entry functions inlined                         |
-//! | `hoist`        | [`hoist`]      | loop- and lambda-invariant statements moved out             |
-//! | `fusion`       | [`fusion`]     | map–map and map-into-`+`-hist fusion, replicated inputs, identity maps, index of a map |
-//! | `single-point` | [`singlepoint`]| a sum whose terms are zero but at one index becomes a term  |
-//! | `fission`      | [`fission`]    | reductions split so that invariant parts can be hoisted     |
-//! | `map-fission`  | [`mapfission`] | maps split so that invariant parts can be hoisted           |
-//! | `loop-norm`    | [`loops`]      | zero- and one-trip loops, short constant loops unrolled     |
-//! | `acc-reduce`   | [`accred`]     | whole-array accumulator updates in maps become reductions   |
-//! | `consumer-fusion` | [`consumer`] | a map fused into the reduce/scan/hist/scatter consuming it; reductions of one array paired |
+//! Modules: [`inline`], [`accred`] (`acc-reduce`), [`simplify`] (the driver of the local rules
+//! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`] and [`cse`],
+//! and fusion's index-of-map rules), [`dce`] with [`tuple`] (`tuple-elim`), [`hoist`] with
+//! [`mapfission`], [`fusion`], [`consumer`] (`consumer-fusion`).
 //!
 //! # Float policy
 //!
@@ -54,55 +43,18 @@ pub mod ifsimp;
 pub mod inline;
 pub mod loops;
 pub mod mapfission;
-pub mod pipeline;
 pub mod simplify;
 pub mod singlepoint;
 pub mod tuple;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use pipeline::optimise;
-
-/// Every pass's name (for `--disable-pass`) and a one-line description.
-pub const PASSES: &[(&str, &str)] = &[
-    ("fold", "constant folding and ring-law simplification"),
-    ("copy-prop", "copy propagation"),
-    ("cse", "common-subexpression elimination"),
-    ("if-simp", "if simplification"),
-    ("dce", "dead-code elimination"),
-    (
-        "tuple-elim",
-        "removal of unused results of SOACs, ifs and loops",
-    ),
-    ("inline", "inlining of function calls"),
-    ("hoist", "loop- and lambda-invariant code motion"),
-    ("fusion", "SOAC fusion"),
-    (
-        "single-point",
-        "sums that are zero but at one index become that term",
-    ),
-    ("fission", "reduction fission"),
-    (
-        "map-fission",
-        "maps split so that their invariant part can be hoisted",
-    ),
-    ("loop-norm", "loop normalisation and unrolling"),
-    (
-        "acc-reduce",
-        "accumulator updates of whole arrays in maps become reductions",
-    ),
-    (
-        "consumer-fusion",
-        "maps fused into the reduce, scan, hist or scatter consuming them; reductions of one array fused",
-    ),
-];
-
 /// Options of the optimiser.
 #[derive(Clone, Debug)]
 pub struct OptOptions {
     /// Whether to optimise at all.
     pub enabled: bool,
-    /// Passes not to run (names from [`PASSES`]).
+    /// Passes not to run (names of [`crate::pipeline::passes::optimiser_passes`]).
     pub disabled: BTreeSet<String>,
     /// Keep floating-point results bit-exact under IEEE semantics (see the float policy).
     pub strict_float: bool,
@@ -131,11 +83,14 @@ impl OptOptions {
     }
     /// Disables a pass; an error names the known passes if `name` is not one.
     pub fn disable(&mut self, name: &str) -> Result<(), String> {
-        if PASSES.iter().any(|(n, _)| *n == name) {
+        let mut passes = crate::pipeline::passes::optimiser_passes();
+        if passes.any(|p| p.name == name) {
             self.disabled.insert(name.to_string());
             Ok(())
         } else {
-            let names: Vec<_> = PASSES.iter().map(|(n, _)| *n).collect();
+            let names: Vec<_> = crate::pipeline::passes::optimiser_passes()
+                .map(|p| p.name)
+                .collect();
             Err(format!(
                 "unknown optimiser pass `{name}` (expected one of: {})",
                 names.join(", ")
@@ -181,7 +136,7 @@ impl<'a> Ctx<'a> {
     }
     /// Records that `rule` was applied once.
     pub fn fire(&mut self, rule: &'static str) {
-        if std::env::var_os("GRADUS_OPT_TRACE").is_some() {
+        if crate::pipeline::passes::tracing() {
             eprintln!("rule {rule}");
         }
         *self.stats.rules.entry(rule).or_default() += 1;

@@ -12,8 +12,14 @@
 use crate::core::ir::Prog;
 use crate::diag::{Diagnostic, Diagnostics, SourceMap};
 use crate::opt::OptOptions;
+
+pub mod passes;
+pub mod schedule;
+
 use crate::syntax::ast::{Dec, NodeIdGen};
 use crate::types::TypedProgram;
+use passes::Run;
+pub use schedule::optimise;
 
 /// A program after every compile-time stage, ready to run: what [`crate::program::Program`]
 /// wraps.
@@ -66,34 +72,29 @@ fn internalise(parsed: &Parsed, typed: &TypedProgram) -> Result<Prog, Diagnostic
     let prog =
         crate::internalise::internalise(&parsed.prelude, &parsed.program, typed, &parsed.sources)
             .map_err(|d| fail(&parsed.sources, d))?;
-    verify(&prog, "internalise").map_err(|d| fail(&parsed.sources, d))?;
+    verify(&prog, passes::INTERNALISE.name).map_err(|d| fail(&parsed.sources, d))?;
     Ok(prog)
 }
 
 /// Expands the AD operators ([`crate::ad::run`]).
 fn differentiate(parsed: &Parsed, mut prog: Prog) -> Result<Prog, Diagnostics> {
-    crate::ad::run(&mut prog).map_err(|d| fail(&parsed.sources, d))?;
-    verify(&prog, "ad").map_err(|d| fail(&parsed.sources, d))?;
+    let Run::Core(run) = passes::AD.run else {
+        return Ok(prog);
+    };
+    run(&mut prog).map_err(|d| fail(&parsed.sources, d))?;
+    verify(&prog, passes::AD.name).map_err(|d| fail(&parsed.sources, d))?;
     Ok(prog)
 }
 
-/// Runs the core IR verifier (in debug builds and tests), blaming `pass` for a failure.
+/// [`passes::after_pass`] as a diagnostic.
 fn verify(prog: &Prog, pass: &str) -> Result<(), Diagnostic> {
-    if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
-        crate::core::verify::verify(prog).map_err(|e| {
-            Diagnostic::bug(format!(
-                "core IR verification failed after pass `{pass}`: {e}"
-            ))
-            .with_note(crate::core::print::print_prog(prog))
-        })?;
-    }
-    Ok(())
+    passes::after_pass(prog, pass).map_err(Diagnostic::bug)
 }
 
-/// Runs the optimiser (`crate::opt`); a failure of the IR verifier after one of its passes
-/// is reported as a compiler bug.
-fn optimise(parsed: &Parsed, prog: Prog, opts: &OptOptions) -> Result<Prog, Diagnostics> {
-    crate::opt::optimise(prog, opts)
+/// Runs the optimiser ([`schedule::optimise`]); a failure of the IR verifier after one of its
+/// passes is reported as a compiler bug.
+fn optimise_program(parsed: &Parsed, prog: Prog, opts: &OptOptions) -> Result<Prog, Diagnostics> {
+    schedule::optimise(prog, opts)
         .map(|(p, _)| p)
         .map_err(|m| fail(&parsed.sources, Diagnostic::bug(m)))
 }
@@ -131,7 +132,7 @@ fn compile_here(path: &str, source: &str, opts: &OptOptions) -> Result<Compiled,
     let typed = check(&parsed)?;
     let prog = internalise(&parsed, &typed)?;
     let prog = differentiate(&parsed, prog)?;
-    let prog = optimise(&parsed, prog, opts)?;
+    let prog = optimise_program(&parsed, prog, opts)?;
     Ok(Compiled {
         sources: parsed.sources,
         prog,
@@ -209,7 +210,7 @@ pub fn dump_stage_with(
     let prog = match stage {
         Stage::Core => prog,
         Stage::Ad => differentiate(&parsed, prog)?,
-        _ => optimise(&parsed, differentiate(&parsed, prog)?, opts)?,
+        _ => optimise_program(&parsed, differentiate(&parsed, prog)?, opts)?,
     };
     let native = crate::backend::c::NativeOptions {
         multicore: true,
