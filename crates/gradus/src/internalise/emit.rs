@@ -156,6 +156,17 @@ impl Emitter {
         SubExp::Var(self.bind1(hint, ty, Exp::BasicOp(op)))
     }
 
+    /// The array `se` reshaped to `shape` (which has the same number of elements).
+    pub fn reshape(&mut self, hint: &str, se: SubExp, shape: Vec<SubExp>) -> SubExp {
+        let elem = self.ty(&se).elem();
+        let array = self.as_var(se);
+        self.basic(
+            hint,
+            Type::array(elem, shape.clone()),
+            BasicOp::Reshape { array, shape },
+        )
+    }
+
     /// Copies `se` to a fresh variable (so it can be consumed or returned under a new name).
     pub fn copy(&mut self, se: SubExp) -> SubExp {
         match se {

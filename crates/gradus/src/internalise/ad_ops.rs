@@ -1,0 +1,134 @@
+//! The AD operators `jvp`, `vjp`, `jmp`, `mjp` and their `2` forms.
+//!
+//! Takes the function, the point and the seed(s). The function's body is built as a lambda on
+//! fresh parameters and emitted as an [`Exp::Ad`] statement (`jvp(lam, (x..), (seeds..))`),
+//! which the AD pass ([`crate::ad::run`]) expands after internalisation. `jmp` and `mjp` emit
+//! one such statement per seed, inside a `map` over the seeds.
+
+use super::value::IVal;
+use super::{Internaliser, R, bug};
+use crate::core::ir::{AdMode, Exp, Lambda, SubExp, Var};
+use crate::diag::Span;
+
+impl<'a> Internaliser<'a> {
+    /// A call of the AD operator `name` (`jvp`, `vjp`, `jmp`, `mjp` and their `2` forms) with
+    /// the arguments `f`, `x` and the seed(s).
+    pub(super) fn ad_operator(&mut self, name: &str, args: &[IVal], span: Span) -> R<IVal> {
+        let arg = |k: usize| args.get(k).cloned().unwrap_or_else(IVal::unit);
+        type Diff<'a> = fn(&mut Internaliser<'a>, IVal, IVal, IVal, Span) -> R<(IVal, IVal)>;
+        let with_value = name.ends_with('2');
+        let (diff, per_seed): (Diff<'a>, bool) = match name.trim_end_matches('2') {
+            "jvp" => (Self::jvp, false),
+            "vjp" => (Self::vjp, false),
+            "jmp" => (Self::jvp, true),
+            "mjp" => (Self::vjp, true),
+            _ => return Err(bug(span, format!("unknown AD operator {name}"))),
+        };
+        if !per_seed {
+            let (y, d) = diff(self, arg(0), arg(1), arg(2), span)?;
+            return Ok(if with_value {
+                IVal::tuple(vec![y, d])
+            } else {
+                d
+            });
+        }
+        // One derivative per seed, mapped over the seeds. The primal is computed inside the
+        // map; hoisting it out is the optimiser's job.
+        let (f, x) = (arg(0), arg(1));
+        let ds = self.map_with(vec![arg(2)], span, |s, rows| {
+            let seed = rows.into_iter().next().unwrap_or_else(IVal::unit);
+            Ok(diff(s, f.clone(), x.clone(), seed, span)?.1)
+        })?;
+        if with_value {
+            let y = self.apply(arg(0), vec![arg(1)], span)?;
+            Ok(IVal::tuple(vec![y, ds]))
+        } else {
+            Ok(ds)
+        }
+    }
+
+    /// `jvp f x x_tan`: builds `f`'s body as a lambda on fresh parameters and emits it as an
+    /// [`Exp::Ad`] at the point `x` with the parameters' tangents `x_tan` (whose shapes must
+    /// match `x`'s); returns the value and the tangent. The AD pass expands it.
+    pub(super) fn jvp(&mut self, f: IVal, x: IVal, x_tan: IVal, span: Span) -> R<(IVal, IVal)> {
+        let xl = x.leaves();
+        let tl = x_tan.leaves();
+        if xl.len() != tl.len() {
+            return Err(bug(span, "tangent and point have different structures"));
+        }
+        let mut seeds = Vec::new();
+        for (xv, tv) in xl.iter().zip(&tl) {
+            let dims = self.em.ty(xv).dims().to_vec();
+            // The tangent must have exactly the point's shape (LANGUAGE.md 10.1).
+            seeds.push(match *tv {
+                SubExp::Var(tvar) if !dims.is_empty() && self.em.dims(tv) != dims => {
+                    self.checked_coerce(tvar, dims)
+                }
+                _ => *tv,
+            });
+        }
+        let (y, lam) = self.ad_lambda(f, &x, "jvp_x", span)?;
+        let mut tys = lam.ret.clone();
+        tys.extend(lam.ret.clone());
+        let exp = Exp::Ad {
+            mode: AdMode::Jvp,
+            lam,
+            args: xl,
+            seeds,
+        };
+        let mut out = self
+            .em
+            .bind("jvp_res", tys, exp)
+            .into_iter()
+            .map(SubExp::Var);
+        let y = y.rebuild(&mut out);
+        let y_tan = y.rebuild(&mut out);
+        Ok((y, y_tan))
+    }
+
+    /// `vjp f x ybar`: builds `f`'s body as a lambda on fresh parameters and emits it as an
+    /// [`Exp::Ad`] at the point `x` with the results' adjoints `ybar` (whose shapes must match
+    /// the results', checked at run time); returns the value and the adjoint of `x`. The AD
+    /// pass expands it.
+    pub(super) fn vjp(&mut self, f: IVal, x: IVal, ybar: IVal, span: Span) -> R<(IVal, IVal)> {
+        let xl = x.leaves();
+        let (y, lam) = self.ad_lambda(f, &x, "vjp_x", span)?;
+        let seeds = ybar.leaves();
+        if seeds.len() != lam.ret.len() {
+            return Err(bug(span, "cotangent and result have different structures"));
+        }
+        let mut tys = lam.ret.clone();
+        tys.extend(xl.iter().map(|a| self.em.ty(a)));
+        let exp = Exp::Ad {
+            mode: AdMode::Vjp,
+            lam,
+            args: xl,
+            seeds,
+        };
+        let mut out = self
+            .em
+            .bind("vjp_res", tys, exp)
+            .into_iter()
+            .map(SubExp::Var);
+        let y = y.rebuild(&mut out);
+        let x_adj = x.rebuild(&mut out);
+        Ok((y, x_adj))
+    }
+
+    /// `f` applied to fresh parameters shaped like `x`, as a lambda, and the structure of its
+    /// result.
+    fn ad_lambda(&mut self, f: IVal, x: &IVal, hint: &str, span: Span) -> R<(IVal, Lambda)> {
+        let params: Vec<Var> = x
+            .leaves()
+            .iter()
+            .map(|xv| {
+                let t = self.em.ty(xv);
+                self.em.names.fresh(hint, t)
+            })
+            .collect();
+        let arg = x.rebuild(&mut params.iter().map(|p| SubExp::Var(*p)));
+        let (y, body) = self.body_of(|s| s.apply(f, vec![arg], span))?;
+        let ret = body.result.iter().map(|r| self.em.ty(r)).collect();
+        Ok((y, Lambda { params, body, ret }))
+    }
+}

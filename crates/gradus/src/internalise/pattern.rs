@@ -1,0 +1,139 @@
+//! Patterns: binding values to the names a pattern declares.
+//!
+//! Takes a source pattern and an internalised value of its type and extends the environment;
+//! tuples and records are taken apart field by field, so no run-time code is emitted. Sizes that
+//! a `let [n] (p: [n]t)` pattern names are bound from the value's dimensions.
+
+use super::value::{Env, IVal};
+use super::{Internaliser, R, bug, limitation};
+use crate::diag::Span;
+use crate::syntax::ast::{self, ExpKind, Pat, PatKind};
+use crate::types::Resolved;
+use crate::types::ty::BindingId;
+use std::rc::Rc;
+
+impl<'a> Internaliser<'a> {
+    /// Binds the sizes of `let [n] (p: [n]t) = e` from the dimensions of the value at the
+    /// positions where the pattern's type ascriptions name them.
+    pub(super) fn bind_let_sizes(&mut self, p: &Pat, v: &IVal, env: &mut Env) {
+        match &p.kind {
+            PatKind::Ascribe { pat, ty } => {
+                if let Some(first) = v.leaves().first() {
+                    let dims = self.em.dims(first);
+                    let mut t = ty;
+                    let mut k = 0;
+                    loop {
+                        match &t.kind {
+                            ast::TypeExpKind::Array { size, elem, .. } => {
+                                if let ast::SizeExp::Exp(se) = size
+                                    && let ExpKind::Var(_) = &se.kind
+                                    && let Some(Resolved::Local(b)) =
+                                        self.typed.resolved.get(&se.id)
+                                    && let Some(d) = dims.get(k)
+                                    && !env.contains_key(b)
+                                {
+                                    Rc::make_mut(env).insert(*b, IVal::Leaf(*d));
+                                }
+                                k += 1;
+                                t = elem;
+                            }
+                            ast::TypeExpKind::Unique(inner) => t = inner,
+                            _ => break,
+                        }
+                    }
+                }
+                self.bind_let_sizes(pat, v, env);
+            }
+            PatKind::Attr { pat, .. } => self.bind_let_sizes(pat, v, env),
+            PatKind::Tuple(ps) if ps.len() > 1 => {
+                for (i, sub) in ps.iter().enumerate() {
+                    if let Ok(f) = project(v, &i.to_string(), p.span) {
+                        self.bind_let_sizes(sub, &f, env);
+                    }
+                }
+            }
+            PatKind::Tuple(ps) if ps.len() == 1 => self.bind_let_sizes(&ps[0], v, env),
+            PatKind::Record(fps) => {
+                for fp in fps {
+                    if let Ok(f) = project(v, &fp.name, fp.name_span) {
+                        self.bind_let_sizes(&fp.pat, &f, env);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn bind_pat(&mut self, p: &Pat, v: IVal, env: &mut Env) -> R<()> {
+        match &p.kind {
+            PatKind::Name(_) => {
+                Rc::make_mut(env).insert(BindingId(p.id.0), v);
+                Ok(())
+            }
+            PatKind::Wildcard => Ok(()),
+            PatKind::Tuple(ps) => {
+                if ps.is_empty() {
+                    return Ok(());
+                }
+                if ps.len() == 1 {
+                    return self.bind_pat(&ps[0], v, env);
+                }
+                for (i, sub) in ps.iter().enumerate() {
+                    let f = project(&v, &i.to_string(), p.span)?;
+                    self.bind_pat(sub, f, env)?;
+                }
+                Ok(())
+            }
+            PatKind::Record(fps) => {
+                for fp in fps {
+                    let f = project(&v, &fp.name, fp.name_span)?;
+                    self.bind_pat(&fp.pat, f, env)?;
+                }
+                Ok(())
+            }
+            PatKind::Ascribe { pat, .. } | PatKind::Attr { pat, .. } => self.bind_pat(pat, v, env),
+            PatKind::Constructor { .. } | PatKind::Literal(_) => Err(limitation(
+                p.span,
+                "constructor and literal patterns (sum types)",
+            )),
+        }
+    }
+}
+
+pub(super) fn project(v: &IVal, field: &str, span: Span) -> R<IVal> {
+    match v {
+        IVal::Record(fields) => fields
+            .get(field)
+            .cloned()
+            .ok_or_else(|| bug(span, format!("no field {field}"))),
+        _ => Err(bug(
+            span,
+            format!("field {field} of a value that is not a record"),
+        )),
+    }
+}
+
+pub(super) fn record_update(target: IVal, path: &[&str], value: IVal, span: Span) -> R<IVal> {
+    let Some((first, rest)) = path.split_first() else {
+        return Ok(value);
+    };
+    match target {
+        IVal::Record(mut fields) => {
+            let old = fields
+                .remove(*first)
+                .ok_or_else(|| bug(span, format!("no field {first}")))?;
+            let new = record_update(old, rest, value, span)?;
+            fields.insert((*first).to_string(), new);
+            Ok(IVal::Record(fields))
+        }
+        _ => Err(bug(span, "record update of a value that is not a record")),
+    }
+}
+
+pub(super) fn pat_name(p: &Pat) -> Option<String> {
+    match &p.kind {
+        PatKind::Name(n) => Some(n.clone()),
+        PatKind::Ascribe { pat, .. } | PatKind::Attr { pat, .. } => pat_name(pat),
+        _ => None,
+    }
+}
