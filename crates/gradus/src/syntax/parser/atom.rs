@@ -4,7 +4,7 @@
 //! `f[i]` (no space) indexes and `f [i]` applies; `(e op)`, `(op e)`, `(op)`, `(.f)` and
 //! `(.[i])` are sections.
 
-use super::{PResult, Parser, split_qual};
+use super::{PResult, Paren, Parser, split_qual};
 use crate::diag::Span;
 use crate::syntax::ast::*;
 use crate::syntax::lexer::{Kw, Tok};
@@ -165,41 +165,17 @@ impl Parser<'_> {
     fn exp_atom_inner(&mut self) -> PResult<Exp> {
         let start = self.span();
         let kind = match self.peek().clone() {
-            Tok::Int(lit) => {
-                self.bump();
-                ExpKind::Int(lit)
-            }
-            Tok::Float(lit) => {
-                self.bump();
-                ExpKind::Float(lit)
-            }
-            Tok::Char(c) => {
-                self.bump();
-                ExpKind::Char(c)
-            }
-            Tok::Str(s) => {
-                self.bump();
-                ExpKind::String(s)
-            }
-            Tok::Kw(Kw::True) => {
-                self.bump();
-                ExpKind::Bool(true)
-            }
-            Tok::Kw(Kw::False) => {
-                self.bump();
-                ExpKind::Bool(false)
-            }
-            Tok::Hole => {
-                self.bump();
-                ExpKind::Hole
-            }
-            Tok::Constructor(name) => {
-                self.bump();
-                ExpKind::Constructor {
-                    name,
-                    args: Vec::new(),
-                }
-            }
+            Tok::Int(lit) => self.bumped(ExpKind::Int(lit)),
+            Tok::Float(lit) => self.bumped(ExpKind::Float(lit)),
+            Tok::Char(c) => self.bumped(ExpKind::Char(c)),
+            Tok::Str(s) => self.bumped(ExpKind::String(s)),
+            Tok::Kw(Kw::True) => self.bumped(ExpKind::Bool(true)),
+            Tok::Kw(Kw::False) => self.bumped(ExpKind::Bool(false)),
+            Tok::Hole => self.bumped(ExpKind::Hole),
+            Tok::Constructor(name) => self.bumped(ExpKind::Constructor {
+                name,
+                args: Vec::new(),
+            }),
             Tok::Ident(first) => {
                 self.bump();
                 let mut names = vec![first];
@@ -235,37 +211,13 @@ impl Parser<'_> {
             Tok::LParen => return self.paren(),
             Tok::LBracket => {
                 self.bump();
-                let mut elems = Vec::new();
-                while *self.peek() != Tok::RBracket {
-                    elems.push(self.exp()?);
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
-                }
+                let elems = self.comma_list(&Tok::RBracket, Self::exp)?;
                 self.expect_close(&Tok::RBracket, start, "[")?;
                 ExpKind::Array(elems)
             }
             Tok::LBrace => {
                 self.bump();
-                let mut fields = Vec::new();
-                while *self.peek() != Tok::RBrace {
-                    let (name, name_span) = self.field_name()?;
-                    let (value, punned) = if self.eat(&Tok::Equals) {
-                        (self.exp()?, false)
-                    } else {
-                        let v = self.mk(ExpKind::Var(QualName::unqualified(&name)), name_span);
-                        (v, true)
-                    };
-                    fields.push(FieldExp {
-                        name,
-                        name_span,
-                        value,
-                        punned,
-                    });
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
-                }
+                let fields = self.comma_list(&Tok::RBrace, Self::field_exp)?;
                 self.expect_close(&Tok::RBrace, start, "{")?;
                 ExpKind::Record(fields)
             }
@@ -327,10 +279,7 @@ impl Parser<'_> {
                 self.expect_close(&Tok::RParen, start, "(")?;
                 return Ok(self.mk(ExpKind::IndexSection { indices }, self.from(start)));
             }
-            let mut fields = vec![self.field_name()?];
-            while self.eat(&Tok::Dot) {
-                fields.push(self.field_name()?);
-            }
+            let fields = self.field_path()?;
             self.expect_close(&Tok::RParen, start, "(")?;
             return Ok(self.mk(ExpKind::ProjectSection { fields }, self.from(start)));
         }
@@ -350,18 +299,27 @@ impl Parser<'_> {
                 self.from(start),
             ));
         }
-        if *self.peek() == Tok::Comma {
-            let mut elems = vec![e];
-            while self.eat(&Tok::Comma) {
-                if *self.peek() == Tok::RParen {
-                    break;
-                }
-                elems.push(self.exp()?);
-            }
-            self.expect_close(&Tok::RParen, start, "(")?;
-            return Ok(self.mk(ExpKind::Tuple(elems), self.from(start)));
-        }
-        self.expect_close(&Tok::RParen, start, "(")?;
-        Ok(self.mk(ExpKind::Parens(Box::new(e)), self.from(start)))
+        let kind = match self.tuple_or_group(e, start, Self::exp)? {
+            Paren::Tuple(elems) => ExpKind::Tuple(elems),
+            Paren::Group(e) => ExpKind::Parens(Box::new(e)),
+        };
+        Ok(self.mk(kind, self.from(start)))
+    }
+
+    /// A field of a record expression: `f = e`, or `f` for the variable `f`.
+    fn field_exp(&mut self) -> PResult<FieldExp> {
+        let (name, name_span) = self.field_name()?;
+        let (value, punned) = if self.eat(&Tok::Equals) {
+            (self.exp()?, false)
+        } else {
+            let v = self.mk(ExpKind::Var(QualName::unqualified(&name)), name_span);
+            (v, true)
+        };
+        Ok(FieldExp {
+            name,
+            name_span,
+            value,
+            punned,
+        })
     }
 }

@@ -39,11 +39,7 @@ impl Parser<'_> {
             Tok::Kw(Kw::Loop) => {
                 self.bump();
                 let pat = self.pat()?;
-                let init = if self.eat(&Tok::Equals) {
-                    Some(Box::new(self.exp()?))
-                } else {
-                    None
-                };
+                let init = self.optional(&Tok::Equals, |p| p.exp().map(Box::new))?;
                 let form = match self.peek() {
                     Tok::Kw(Kw::For) => {
                         self.bump();
@@ -101,11 +97,7 @@ impl Parser<'_> {
                 if params.is_empty() {
                     return Err(self.expected("a parameter"));
                 }
-                let ret = if self.eat(&Tok::Colon) {
-                    Some(self.ty_term()?)
-                } else {
-                    None
-                };
+                let ret = self.optional(&Tok::Colon, Self::ty_term)?;
                 self.expect(&Tok::Arrow)?;
                 let body = self.exp()?;
                 Ok(self.mk(
@@ -227,34 +219,11 @@ impl Parser<'_> {
         let start = self.span();
         // `let [n] p = e`
         if *self.peek() == Tok::LBracket {
-            let mut sizes = Vec::new();
-            while *self.peek() == Tok::LBracket {
-                let s = self.span();
-                self.bump();
-                let (name, _) = self.ident("a size name")?;
-                self.expect_close(&Tok::RBracket, s, "[")?;
-                sizes.push(SizeBinder {
-                    name,
-                    span: self.from(s),
-                });
-            }
-            let pat = self.pat()?;
-            self.expect(&Tok::Equals)?;
-            let value = self.exp()?;
-            return Ok(LetBinding::Plain(sizes, pat, value));
+            let sizes = self.size_binders()?;
+            return self.let_plain(sizes);
         }
         // `let (op) params = e`
-        if *self.peek() == Tok::LParen
-            && matches!(self.peek_at(1), Tok::Op(_))
-            && *self.peek_at(2) == Tok::RParen
-        {
-            self.bump();
-            let name_span = self.span();
-            let name = match self.bump() {
-                Tok::Op(o) => o,
-                _ => String::new(),
-            };
-            self.bump();
+        if let Some((name, name_span)) = self.paren_op_name() {
             return self.let_fun(name, name_span);
         }
         if let Tok::Ident(name) = self.peek().clone() {
@@ -266,38 +235,26 @@ impl Parser<'_> {
                     let open = self.span();
                     self.bump();
                     let indices = self.indices(open)?;
-                    self.expect(&Tok::Equals)?;
-                    let value = self.exp()?;
-                    let target = self.mk(ExpKind::Var(QualName::unqualified(&name)), name_span);
-                    let upd = self.mk(
+                    return self.let_update(name, name_span, start, |target, value| {
                         ExpKind::Update {
-                            target: Box::new(target),
+                            target,
                             indices,
-                            value: Box::new(value),
-                        },
-                        self.from(start),
-                    );
-                    let pat = self.mk_pat(PatKind::Name(name), name_span);
-                    return Ok(LetBinding::Plain(Vec::new(), pat, upd));
+                            value,
+                        }
+                    });
                 }
                 // `let r.f.g = v`
                 Tok::Dot if self.adjacent_at(1) => {
                     self.bump();
                     self.bump();
                     let fields = self.field_path()?;
-                    self.expect(&Tok::Equals)?;
-                    let value = self.exp()?;
-                    let target = self.mk(ExpKind::Var(QualName::unqualified(&name)), name_span);
-                    let upd = self.mk(
+                    return self.let_update(name, name_span, start, |target, value| {
                         ExpKind::RecordUpdate {
-                            target: Box::new(target),
+                            target,
                             fields,
-                            value: Box::new(value),
-                        },
-                        self.from(start),
-                    );
-                    let pat = self.mk_pat(PatKind::Name(name), name_span);
-                    return Ok(LetBinding::Plain(Vec::new(), pat, upd));
+                            value,
+                        }
+                    });
                 }
                 Tok::Equals | Tok::Colon => {}
                 _ => {
@@ -306,28 +263,42 @@ impl Parser<'_> {
                 }
             }
         }
+        self.let_plain(Vec::new())
+    }
+
+    /// `p = e` after `let` and its size binders.
+    fn let_plain(&mut self, sizes: Vec<SizeBinder>) -> PResult<LetBinding> {
         let pat = self.pat()?;
         self.expect(&Tok::Equals)?;
         let value = self.exp()?;
-        Ok(LetBinding::Plain(Vec::new(), pat, value))
+        Ok(LetBinding::Plain(sizes, pat, value))
+    }
+
+    /// `= v` ending `let a[i] = v` or `let r.f = v` (which started at `start`), and the
+    /// binding `let a = a with [i] = v` or `let r = r with f = v` it stands for: `update`
+    /// builds the `with` from the target `a` or `r` and the value.
+    fn let_update(
+        &mut self,
+        name: String,
+        name_span: Span,
+        start: Span,
+        update: impl FnOnce(Box<Exp>, Box<Exp>) -> ExpKind,
+    ) -> PResult<LetBinding> {
+        self.expect(&Tok::Equals)?;
+        let value = self.exp()?;
+        let target = self.mk(ExpKind::Var(QualName::unqualified(&name)), name_span);
+        let upd = self.mk(update(Box::new(target), Box::new(value)), self.from(start));
+        let pat = self.mk_pat(PatKind::Name(name), name_span);
+        Ok(LetBinding::Plain(Vec::new(), pat, upd))
     }
 
     fn let_fun(&mut self, name: String, name_span: Span) -> PResult<LetBinding> {
         let type_params = self.type_params()?;
-        let mut params = Vec::new();
-        while self.can_start_param() {
-            params.push(self.pat_atom()?);
-        }
+        let params = self.params()?;
         if params.is_empty() {
             return Err(self.expected("a parameter or `=`"));
         }
-        let ret = if self.eat(&Tok::Colon) {
-            Some(self.ty()?)
-        } else {
-            None
-        };
-        self.expect(&Tok::Equals)?;
-        let value = self.exp()?;
+        let (ret, value) = self.ret_and_body()?;
         Ok(LetBinding::Fun(
             name,
             name_span,

@@ -26,13 +26,7 @@ impl Parser<'_> {
                     p.bump();
                     if p.eat(&Tok::LParen) {
                         let open = p.prev;
-                        let mut args = Vec::new();
-                        while *p.peek() != Tok::RParen {
-                            args.push(p.attr()?);
-                            if !p.eat(&Tok::Comma) {
-                                break;
-                            }
-                        }
+                        let args = p.comma_list(&Tok::RParen, Self::attr)?;
                         p.expect_close(&Tok::RParen, open, "(")?;
                         Ok(Attr {
                             span: p.from(start),
@@ -91,9 +85,7 @@ impl Parser<'_> {
             Tok::Kw(Kw::Def | Kw::Entry | Kw::Let) => DecKind::Value(self.value_dec()?),
             Tok::Kw(Kw::Type) => {
                 self.bump();
-                let lifted = self.liftedness();
-                let (name, name_span) = self.ident("a type name")?;
-                let params = self.type_params()?;
+                let (lifted, name, name_span, params) = self.type_head()?;
                 self.expect(&Tok::Equals)?;
                 let ty = self.ty()?;
                 DecKind::TypeAbbrev(TypeDec {
@@ -121,11 +113,7 @@ impl Parser<'_> {
                     while *self.peek() == Tok::LParen {
                         params.push(self.mod_param()?);
                     }
-                    let sig = if self.eat(&Tok::Colon) {
-                        Some(self.mod_type()?)
-                    } else {
-                        None
-                    };
+                    let sig = self.optional(&Tok::Colon, Self::mod_type)?;
                     self.expect(&Tok::Equals)?;
                     let body = self.mod_exp()?;
                     DecKind::Module(ModuleDec {
@@ -169,8 +157,17 @@ impl Parser<'_> {
         }
     }
 
+    /// After `type`: the liftedness, name and parameters of a type abbreviation or a type
+    /// specification.
+    pub(super) fn type_head(&mut self) -> PResult<(Lift, String, Span, Vec<TypeParam>)> {
+        let lifted = self.liftedness();
+        let (name, name_span) = self.ident("a type name")?;
+        let params = self.type_params()?;
+        Ok((lifted, name, name_span, params))
+    }
+
     /// `^` or `~` right after `type`.
-    pub(super) fn liftedness(&mut self) -> Lift {
+    fn liftedness(&mut self) -> Lift {
         match self.peek() {
             Tok::Op(o) if o == "^" && self.adjacent_at(0) => {
                 self.bump();
@@ -187,17 +184,7 @@ impl Parser<'_> {
     fn value_dec(&mut self) -> PResult<ValueDec> {
         let entry = self.bump() == Tok::Kw(Kw::Entry);
         // `def (op) ...`
-        if *self.peek() == Tok::LParen
-            && matches!(self.peek_at(1), Tok::Op(_))
-            && *self.peek_at(2) == Tok::RParen
-        {
-            self.bump();
-            let name_span = self.span();
-            let name = match self.bump() {
-                Tok::Op(o) => o,
-                _ => String::new(),
-            };
-            self.bump();
+        if let Some((name, name_span)) = self.paren_op_name() {
             return self.value_dec_rest(entry, name, name_span, true, Vec::new());
         }
         // `def a op b` and `def (a: t) op (b: t)`
@@ -219,13 +206,7 @@ impl Parser<'_> {
                 }
             };
             let rhs = self.pat_atom()?;
-            let ret = if self.eat(&Tok::Colon) {
-                Some(self.ty()?)
-            } else {
-                None
-            };
-            self.expect(&Tok::Equals)?;
-            let body = self.exp()?;
+            let (ret, body) = self.ret_and_body()?;
             return Ok(ValueDec {
                 entry,
                 name,
@@ -251,17 +232,8 @@ impl Parser<'_> {
         mut type_params: Vec<TypeParam>,
     ) -> PResult<ValueDec> {
         type_params.extend(self.type_params()?);
-        let mut params = Vec::new();
-        while self.can_start_param() {
-            params.push(self.pat_atom()?);
-        }
-        let ret = if self.eat(&Tok::Colon) {
-            Some(self.ty()?)
-        } else {
-            None
-        };
-        self.expect(&Tok::Equals)?;
-        let body = self.exp()?;
+        let params = self.params()?;
+        let (ret, body) = self.ret_and_body()?;
         Ok(ValueDec {
             entry,
             name,
@@ -272,6 +244,37 @@ impl Parser<'_> {
             ret,
             body,
         })
+    }
+
+    /// `(op)` naming an operator, as in `def (+) a b` and `let (+) a b`: the operator and its
+    /// span, or `None`, consuming nothing, where the next tokens are not that.
+    pub(super) fn paren_op_name(&mut self) -> Option<(String, Span)> {
+        if *self.peek() != Tok::LParen || *self.peek_at(2) != Tok::RParen {
+            return None;
+        }
+        let Tok::Op(name) = self.peek_at(1).clone() else {
+            return None;
+        };
+        self.bump();
+        let name_span = self.span();
+        self.advance(2);
+        Some((name, name_span))
+    }
+
+    /// The parameters of a function, as many as there are.
+    pub(super) fn params(&mut self) -> PResult<Vec<Pat>> {
+        let mut params = Vec::new();
+        while self.can_start_param() {
+            params.push(self.pat_atom()?);
+        }
+        Ok(params)
+    }
+
+    /// `: t = e` or `= e`, ending a function definition: the return type and the body.
+    pub(super) fn ret_and_body(&mut self) -> PResult<(Option<TypeExp>, Exp)> {
+        let ret = self.optional(&Tok::Colon, Self::ty)?;
+        self.expect(&Tok::Equals)?;
+        Ok((ret, self.exp()?))
     }
 
     pub(super) fn can_start_param(&self) -> bool {

@@ -89,18 +89,23 @@ impl Parser<'_> {
             self.chain(&mut n)?;
             self.advance(op.len);
             let rhs = self.exp_with()?;
-            lhs = self.mk(
-                ExpKind::BinOp {
-                    op: op.name,
-                    op_span: op.span,
-                    backtick: true,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-                self.from(start),
-            );
+            lhs = self.binop(op, lhs, rhs, start);
         }
         Ok(lhs)
+    }
+
+    /// `lhs op rhs`, which started at `start`.
+    fn binop(&mut self, op: OpAhead, lhs: Exp, rhs: Exp, start: Span) -> Exp {
+        self.mk(
+            ExpKind::BinOp {
+                op: op.name,
+                op_span: op.span,
+                backtick: op.backtick,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            self.from(start),
+        )
     }
 
     fn exp_with(&mut self) -> PResult<Exp> {
@@ -109,35 +114,36 @@ impl Parser<'_> {
         let mut n = 0;
         while self.eat_kw(Kw::With) {
             self.chain(&mut n)?;
-            if *self.peek() == Tok::LBracket {
+            let target = Box::new(e);
+            e = if *self.peek() == Tok::LBracket {
                 let open = self.span();
                 self.bump();
                 let indices = self.indices(open)?;
-                self.expect(&Tok::Equals)?;
-                let value = self.exp_binop(7)?;
-                e = self.mk(
-                    ExpKind::Update {
-                        target: Box::new(e),
-                        indices,
-                        value: Box::new(value),
-                    },
-                    self.from(start),
-                );
+                let value = self.with_value()?;
+                let kind = ExpKind::Update {
+                    target,
+                    indices,
+                    value,
+                };
+                self.mk(kind, self.from(start))
             } else {
                 let fields = self.field_path()?;
-                self.expect(&Tok::Equals)?;
-                let value = self.exp_binop(7)?;
-                e = self.mk(
-                    ExpKind::RecordUpdate {
-                        target: Box::new(e),
-                        fields,
-                        value: Box::new(value),
-                    },
-                    self.from(start),
-                );
-            }
+                let value = self.with_value()?;
+                let kind = ExpKind::RecordUpdate {
+                    target,
+                    fields,
+                    value,
+                };
+                self.mk(kind, self.from(start))
+            };
         }
         Ok(e)
+    }
+
+    /// `= v` at the end of `e with [i] = v` or `e with f = v`.
+    fn with_value(&mut self) -> PResult<Box<Exp>> {
+        self.expect(&Tok::Equals)?;
+        Ok(Box::new(self.exp_binop(7)?))
     }
 
     /// `f.g.h` in `r with f.g.h = v`.
@@ -236,16 +242,7 @@ impl Parser<'_> {
             self.advance(op.len);
             let next = if right_assoc(level) { level } else { level + 1 };
             let rhs = self.guarded(|p| p.exp_binop(next))?;
-            lhs = self.mk(
-                ExpKind::BinOp {
-                    op: op.name,
-                    op_span: op.span,
-                    backtick: op.backtick,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-                self.from(start),
-            );
+            lhs = self.binop(op, lhs, rhs, start);
         }
         Ok(lhs)
     }

@@ -326,6 +326,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Consumes the current token, which makes `node` on its own.
+    fn bumped<T>(&mut self, node: T) -> T {
+        self.bump();
+        node
+    }
+
     fn eat_kw(&mut self, k: Kw) -> bool {
         self.eat(&Tok::Kw(k))
     }
@@ -467,6 +473,66 @@ impl<'a> Parser<'a> {
             kind,
         }
     }
+
+    /// What `f` parses after `t`, if the next token is `t`.
+    fn optional<T>(
+        &mut self,
+        t: &Tok,
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<Option<T>> {
+        if self.eat(t) {
+            f(self).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Items separated by commas up to `close`, which is not consumed; a trailing comma is
+    /// allowed.
+    fn comma_list<T>(
+        &mut self,
+        close: &Tok,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut items = Vec::new();
+        while self.peek() != close {
+            items.push(item(self)?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    /// After `(` and a first element: the other elements of a tuple, if a comma follows (so
+    /// `(a,)` is a tuple), else the first element alone, a grouping; then the closing `)` of
+    /// the `(` at `open`. A trailing comma is allowed.
+    fn tuple_or_group<T>(
+        &mut self,
+        first: T,
+        open: Span,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Paren<T>> {
+        if *self.peek() != Tok::Comma {
+            self.expect_close(&Tok::RParen, open, "(")?;
+            return Ok(Paren::Group(first));
+        }
+        let mut items = vec![first];
+        while self.eat(&Tok::Comma) {
+            if *self.peek() == Tok::RParen {
+                break;
+            }
+            items.push(item(self)?);
+        }
+        self.expect_close(&Tok::RParen, open, "(")?;
+        Ok(Paren::Tuple(items))
+    }
+}
+
+/// What a parenthesised expression, pattern or type is (see [`Parser::tuple_or_group`]).
+enum Paren<T> {
+    Group(T),
+    Tuple(Vec<T>),
 }
 
 /// `["a", "b", "c"]` to `a.b.c`.

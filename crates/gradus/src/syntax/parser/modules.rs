@@ -38,11 +38,7 @@ impl Parser<'_> {
             let start = p.span();
             if p.eat(&Tok::Backslash) {
                 let param = p.mod_param()?;
-                let sig = if p.eat(&Tok::Colon) {
-                    Some(Box::new(p.mod_type_with()?))
-                } else {
-                    None
-                };
+                let sig = p.optional(&Tok::Colon, |p| p.mod_type_with().map(Box::new))?;
                 p.expect(&Tok::Arrow)?;
                 let body = p.mod_exp()?;
                 return Ok(ModExp {
@@ -79,15 +75,7 @@ impl Parser<'_> {
         let start = self.span();
         let kind = match self.peek() {
             Tok::Ident(_) => ModExpKind::Var(self.qual_name_any("a module")?),
-            Tok::LBrace => {
-                self.bump();
-                let mut decs = Vec::new();
-                while !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
-                    decs.push(self.dec()?);
-                }
-                self.expect_close(&Tok::RBrace, start, "{")?;
-                ModExpKind::Decs(decs)
-            }
+            Tok::LBrace => ModExpKind::Decs(self.braced(Self::dec)?),
             Tok::LParen => {
                 self.bump();
                 let m = self.mod_exp()?;
@@ -111,40 +99,18 @@ impl Parser<'_> {
 
     pub(super) fn mod_type(&mut self) -> PResult<ModTypeExp> {
         self.guarded(|p| {
-            let start = p.span();
-            if *p.peek() == Tok::LParen
-                && matches!(p.peek_at(1), Tok::Ident(_))
-                && *p.peek_at(2) == Tok::Colon
-            {
-                p.bump();
-                let (name, name_span) = p.ident("a name")?;
-                p.bump();
-                let param = p.mod_type()?;
-                p.expect_close(&Tok::RParen, start, "(")?;
-                p.expect(&Tok::Arrow)?;
-                let result = p.mod_type()?;
-                return Ok(ModTypeExp {
-                    span: p.from(start),
+            p.arrow(
+                Self::mod_type,
+                Self::mod_type_with,
+                |param_name, param, result, span| ModTypeExp {
+                    span,
                     kind: ModTypeExpKind::Arrow {
-                        param_name: Some((name, name_span)),
+                        param_name,
                         param: Box::new(param),
                         result: Box::new(result),
                     },
-                });
-            }
-            let t = p.mod_type_with()?;
-            if p.eat(&Tok::Arrow) {
-                let result = p.mod_type()?;
-                return Ok(ModTypeExp {
-                    span: p.from(start),
-                    kind: ModTypeExpKind::Arrow {
-                        param_name: None,
-                        param: Box::new(t),
-                        result: Box::new(result),
-                    },
-                });
-            }
-            Ok(t)
+                },
+            )
         })
     }
 
@@ -173,15 +139,7 @@ impl Parser<'_> {
         let start = self.span();
         let kind = match self.peek() {
             Tok::Ident(_) => ModTypeExpKind::Var(self.qual_name_any("a module type")?),
-            Tok::LBrace => {
-                self.bump();
-                let mut specs = Vec::new();
-                while !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
-                    specs.push(self.spec()?);
-                }
-                self.expect_close(&Tok::RBrace, start, "{")?;
-                ModTypeExpKind::Specs(specs)
-            }
+            Tok::LBrace => ModTypeExpKind::Specs(self.braced(Self::spec)?),
             Tok::LParen => {
                 self.bump();
                 let t = self.mod_type()?;
@@ -197,6 +155,17 @@ impl Parser<'_> {
             span: self.from(start),
             kind,
         })
+    }
+
+    /// `{`, then declarations or specifications (which `item` parses) up to the closing `}`.
+    fn braced<T>(&mut self, item: fn(&mut Self) -> PResult<T>) -> PResult<Vec<T>> {
+        let open = self.expect(&Tok::LBrace)?;
+        let mut items = Vec::new();
+        while !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
+            items.push(item(self)?);
+        }
+        self.expect_close(&Tok::RBrace, open, "{")?;
+        Ok(items)
     }
 
     fn spec(&mut self) -> PResult<Spec> {
@@ -233,14 +202,8 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::Type) => {
                 self.bump();
-                let lifted = self.liftedness();
-                let (name, name_span) = self.ident("a type name")?;
-                let params = self.type_params()?;
-                let ty = if self.eat(&Tok::Equals) {
-                    Some(self.ty()?)
-                } else {
-                    None
-                };
+                let (lifted, name, name_span, params) = self.type_head()?;
+                let ty = self.optional(&Tok::Equals, Self::ty)?;
                 SpecKind::Type {
                     name,
                     name_span,

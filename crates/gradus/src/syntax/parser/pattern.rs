@@ -3,36 +3,27 @@
 //!
 //! Every pattern node gets a fresh node id, in the order the nodes are finished.
 
-use super::{PResult, Parser};
+use super::{PResult, Paren, Parser};
 use crate::syntax::ast::*;
 use crate::syntax::lexer::{Kw, Tok};
 
 impl Parser<'_> {
     pub(super) fn pat(&mut self) -> PResult<Pat> {
-        self.guarded(|p| {
-            let start = p.span();
-            let pat = p.pat_app()?;
-            if p.eat(&Tok::Colon) {
-                let ty = p.ty()?;
-                return Ok(p.mk_pat(
-                    PatKind::Ascribe {
-                        pat: Box::new(pat),
-                        ty,
-                    },
-                    p.from(start),
-                ));
-            }
-            Ok(pat)
-        })
+        self.ascribed_pat(Self::ty)
     }
 
     /// A `case` pattern: its type annotation has no top-level arrow.
     pub(super) fn case_pat(&mut self) -> PResult<Pat> {
+        self.ascribed_pat(Self::ty_term)
+    }
+
+    /// A pattern with an optional type annotation, which `ty` parses.
+    fn ascribed_pat(&mut self, ty: fn(&mut Self) -> PResult<TypeExp>) -> PResult<Pat> {
         self.guarded(|p| {
             let start = p.span();
             let pat = p.pat_app()?;
             if p.eat(&Tok::Colon) {
-                let ty = p.ty_term()?;
+                let ty = ty(p)?;
                 return Ok(p.mk_pat(
                     PatKind::Ascribe {
                         pat: Box::new(pat),
@@ -81,61 +72,20 @@ impl Parser<'_> {
     fn pat_atom_inner(&mut self) -> PResult<Pat> {
         let start = self.span();
         let kind = match self.peek().clone() {
-            Tok::Ident(s) => {
-                self.bump();
-                PatKind::Name(s)
-            }
-            Tok::Underscore => {
-                self.bump();
-                PatKind::Wildcard
-            }
-            Tok::Kw(Kw::True) => {
-                self.bump();
-                PatKind::Literal(PatLit::Bool(true))
-            }
-            Tok::Kw(Kw::False) => {
-                self.bump();
-                PatKind::Literal(PatLit::Bool(false))
-            }
-            Tok::Int(lit) => {
-                self.bump();
-                PatKind::Literal(PatLit::Int {
-                    negative: false,
-                    lit,
-                })
-            }
-            Tok::Float(lit) => {
-                self.bump();
-                PatKind::Literal(PatLit::Float {
-                    negative: false,
-                    lit,
-                })
-            }
-            Tok::Char(c) => {
-                self.bump();
-                PatKind::Literal(PatLit::Char(c))
-            }
+            Tok::Ident(s) => self.bumped(PatKind::Name(s)),
+            Tok::Underscore => self.bumped(PatKind::Wildcard),
+            Tok::Kw(Kw::True) => self.bumped(PatKind::Literal(PatLit::Bool(true))),
+            Tok::Kw(Kw::False) => self.bumped(PatKind::Literal(PatLit::Bool(false))),
+            Tok::Int(_) | Tok::Float(_) => self.number_pat(false)?,
+            Tok::Char(c) => self.bumped(PatKind::Literal(PatLit::Char(c))),
             Tok::Op(o) if o == "-" && matches!(self.peek_at(1), Tok::Int(_) | Tok::Float(_)) => {
                 self.bump();
-                match self.bump() {
-                    Tok::Int(lit) => PatKind::Literal(PatLit::Int {
-                        negative: true,
-                        lit,
-                    }),
-                    Tok::Float(lit) => PatKind::Literal(PatLit::Float {
-                        negative: true,
-                        lit,
-                    }),
-                    _ => return Err(self.expected("a literal")),
-                }
+                self.number_pat(true)?
             }
-            Tok::Constructor(name) => {
-                self.bump();
-                PatKind::Constructor {
-                    name,
-                    args: Vec::new(),
-                }
-            }
+            Tok::Constructor(name) => self.bumped(PatKind::Constructor {
+                name,
+                args: Vec::new(),
+            }),
             Tok::HashBracket => {
                 self.bump();
                 let attr = self.attr_body()?;
@@ -151,66 +101,65 @@ impl Parser<'_> {
                     PatKind::Tuple(Vec::new())
                 } else {
                     let first = self.pat()?;
-                    if *self.peek() == Tok::Comma {
-                        let mut ps = vec![first];
-                        while self.eat(&Tok::Comma) {
-                            if *self.peek() == Tok::RParen {
-                                break;
-                            }
-                            ps.push(self.pat()?);
+                    match self.tuple_or_group(first, start, Self::pat)? {
+                        Paren::Tuple(ps) => PatKind::Tuple(ps),
+                        Paren::Group(mut first) => {
+                            first.span = self.from(start);
+                            return Ok(first);
                         }
-                        self.expect_close(&Tok::RParen, start, "(")?;
-                        PatKind::Tuple(ps)
-                    } else {
-                        self.expect_close(&Tok::RParen, start, "(")?;
-                        let mut first = first;
-                        first.span = self.from(start);
-                        return Ok(first);
                     }
                 }
             }
             Tok::LBrace => {
                 self.bump();
-                let mut fields = Vec::new();
-                while *self.peek() != Tok::RBrace {
-                    let (name, name_span) = self.field_name()?;
-                    let (pat, punned) = if self.eat(&Tok::Equals) {
-                        (self.pat()?, false)
-                    } else {
-                        let pk = PatKind::Name(name.clone());
-                        let p = self.mk_pat(pk, name_span);
-                        if self.eat(&Tok::Colon) {
-                            let ty = self.ty()?;
-                            let sp = self.from(name_span);
-                            (
-                                self.mk_pat(
-                                    PatKind::Ascribe {
-                                        pat: Box::new(p),
-                                        ty,
-                                    },
-                                    sp,
-                                ),
-                                true,
-                            )
-                        } else {
-                            (p, true)
-                        }
-                    };
-                    fields.push(FieldPat {
-                        name,
-                        name_span,
-                        pat,
-                        punned,
-                    });
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
-                }
+                let fields = self.comma_list(&Tok::RBrace, Self::field_pat)?;
                 self.expect_close(&Tok::RBrace, start, "{")?;
                 PatKind::Record(fields)
             }
             _ => return Err(self.expected("a pattern")),
         };
         Ok(self.mk_pat(kind, self.from(start)))
+    }
+
+    /// A number literal in a pattern, after its `-` if `negative`.
+    fn number_pat(&mut self, negative: bool) -> PResult<PatKind> {
+        match self.bump() {
+            Tok::Int(lit) => Ok(PatKind::Literal(PatLit::Int { negative, lit })),
+            Tok::Float(lit) => Ok(PatKind::Literal(PatLit::Float { negative, lit })),
+            _ => Err(self.expected("a literal")),
+        }
+    }
+
+    /// A field of a record pattern: `f = p`, or `f` and `f: t` binding a variable `f`.
+    fn field_pat(&mut self) -> PResult<FieldPat> {
+        let (name, name_span) = self.field_name()?;
+        let (pat, punned) = if self.eat(&Tok::Equals) {
+            (self.pat()?, false)
+        } else {
+            let pk = PatKind::Name(name.clone());
+            let p = self.mk_pat(pk, name_span);
+            if self.eat(&Tok::Colon) {
+                let ty = self.ty()?;
+                let sp = self.from(name_span);
+                (
+                    self.mk_pat(
+                        PatKind::Ascribe {
+                            pat: Box::new(p),
+                            ty,
+                        },
+                        sp,
+                    ),
+                    true,
+                )
+            } else {
+                (p, true)
+            }
+        };
+        Ok(FieldPat {
+            name,
+            name_span,
+            pat,
+            punned,
+        })
     }
 }

@@ -4,50 +4,66 @@
 //! In a type application `[d]` is always a size argument; an array's element type may itself
 //! be an application (see the module doc of [`super`]).
 
-use super::{PResult, Parser};
+use super::{PResult, Paren, Parser};
 use crate::diag::Span;
 use crate::syntax::ast::*;
 use crate::syntax::lexer::Tok;
 use crate::value::PrimType;
 
+/// Builds a function type (or functor type) from the parameter's name, the parameter and
+/// result types, and the span.
+type MkArrow<T> = fn(Option<(String, Span)>, T, T, Span) -> T;
+
 impl Parser<'_> {
     pub(super) fn ty(&mut self) -> PResult<TypeExp> {
         self.guarded(|p| {
-            let start = p.span();
-            if *p.peek() == Tok::LParen
-                && matches!(p.peek_at(1), Tok::Ident(_))
-                && *p.peek_at(2) == Tok::Colon
-            {
-                p.bump();
-                let (name, name_span) = p.ident("a name")?;
-                p.bump();
-                let param = p.ty()?;
-                p.expect_close(&Tok::RParen, start, "(")?;
-                p.expect(&Tok::Arrow)?;
-                let ret = p.ty()?;
-                return Ok(TypeExp {
-                    span: p.from(start),
+            p.arrow(Self::ty, Self::ty_term, |param_name, param, ret, span| {
+                TypeExp {
+                    span,
                     kind: TypeExpKind::Function {
-                        param_name: Some((name, name_span)),
+                        param_name,
                         param: Box::new(param),
                         ret: Box::new(ret),
                     },
-                });
-            }
-            let t = p.ty_term()?;
-            if p.eat(&Tok::Arrow) {
-                let ret = p.ty()?;
-                return Ok(TypeExp {
-                    span: p.from(start),
-                    kind: TypeExpKind::Function {
-                        param_name: None,
-                        param: Box::new(t),
-                        ret: Box::new(ret),
-                    },
-                });
-            }
-            Ok(t)
+                }
+            })
         })
+    }
+
+    /// A function type or functor type: `(x: a) -> b`, `a -> b` or just `a`. `whole` parses
+    /// the parameter and result types, `term` a type without a top-level arrow, and `arrow`
+    /// builds the function type from the parameter's name, parameter, result and span.
+    pub(super) fn arrow<T>(
+        &mut self,
+        whole: fn(&mut Self) -> PResult<T>,
+        term: fn(&mut Self) -> PResult<T>,
+        arrow: MkArrow<T>,
+    ) -> PResult<T> {
+        let start = self.span();
+        if *self.peek() == Tok::LParen
+            && matches!(self.peek_at(1), Tok::Ident(_))
+            && *self.peek_at(2) == Tok::Colon
+        {
+            self.bump();
+            let (name, name_span) = self.ident("a name")?;
+            self.bump();
+            let param = whole(self)?;
+            self.expect_close(&Tok::RParen, start, "(")?;
+            self.expect(&Tok::Arrow)?;
+            let result = whole(self)?;
+            return Ok(arrow(
+                Some((name, name_span)),
+                param,
+                result,
+                self.from(start),
+            ));
+        }
+        let t = term(self)?;
+        if self.eat(&Tok::Arrow) {
+            let result = whole(self)?;
+            return Ok(arrow(None, t, result, self.from(start)));
+        }
+        Ok(t)
     }
 
     /// A type without a top-level arrow.
@@ -65,17 +81,7 @@ impl Parser<'_> {
                 }
                 Tok::Question => {
                     p.bump();
-                    let mut sizes = Vec::new();
-                    while *p.peek() == Tok::LBracket {
-                        let s = p.span();
-                        p.bump();
-                        let (name, _) = p.ident("a size name")?;
-                        p.expect_close(&Tok::RBracket, s, "[")?;
-                        sizes.push(SizeBinder {
-                            name,
-                            span: p.from(s),
-                        });
-                    }
+                    let sizes = p.size_binders()?;
                     if sizes.is_empty() {
                         return Err(p.expected("`[`"));
                     }
@@ -214,41 +220,29 @@ impl Parser<'_> {
                         TypeExpKind::Tuple(Vec::new())
                     } else {
                         let t = p.ty()?;
-                        if *p.peek() == Tok::Comma {
-                            let mut ts = vec![t];
-                            while p.eat(&Tok::Comma) {
-                                if *p.peek() == Tok::RParen {
-                                    break;
-                                }
-                                ts.push(p.ty()?);
+                        match p.tuple_or_group(t, start, Self::ty)? {
+                            Paren::Tuple(ts) => TypeExpKind::Tuple(ts),
+                            Paren::Group(t) => {
+                                return Ok(TypeExp {
+                                    span: p.from(start),
+                                    kind: t.kind,
+                                });
                             }
-                            p.expect_close(&Tok::RParen, start, "(")?;
-                            TypeExpKind::Tuple(ts)
-                        } else {
-                            p.expect_close(&Tok::RParen, start, "(")?;
-                            return Ok(TypeExp {
-                                span: p.from(start),
-                                kind: t.kind,
-                            });
                         }
                     }
                 }
                 Tok::LBrace => {
                     p.bump();
-                    let mut fields = Vec::new();
-                    while *p.peek() != Tok::RBrace {
+                    let fields = p.comma_list(&Tok::RBrace, |p| {
                         let (name, name_span) = p.field_name()?;
                         p.expect(&Tok::Colon)?;
                         let ty = p.ty()?;
-                        fields.push(FieldType {
+                        Ok(FieldType {
                             name,
                             name_span,
                             ty,
-                        });
-                        if !p.eat(&Tok::Comma) {
-                            break;
-                        }
-                    }
+                        })
+                    })?;
                     p.expect_close(&Tok::RBrace, start, "{")?;
                     TypeExpKind::Record(fields)
                 }
@@ -263,19 +257,32 @@ impl Parser<'_> {
 
     /// A record field name: an identifier or a decimal number.
     pub(super) fn field_name(&mut self) -> PResult<(String, Span)> {
-        match self.peek().clone() {
-            Tok::Ident(s) => {
-                self.bump();
-                Ok((s, self.prev))
-            }
-            Tok::Int(IntLit {
-                value,
-                suffix: None,
-            }) => {
-                self.bump();
-                Ok((value.to_string(), self.prev))
-            }
-            _ => Err(self.expected("a field name")),
+        if let Tok::Int(IntLit {
+            value,
+            suffix: None,
+        }) = self.peek()
+        {
+            let name = value.to_string();
+            self.bump();
+            return Ok((name, self.prev));
         }
+        self.ident("a field name")
+    }
+
+    /// `[n][m]...`: the size names bound by an existential type or a `let`, as many as there
+    /// are.
+    pub(super) fn size_binders(&mut self) -> PResult<Vec<SizeBinder>> {
+        let mut sizes = Vec::new();
+        while *self.peek() == Tok::LBracket {
+            let s = self.span();
+            self.bump();
+            let (name, _) = self.ident("a size name")?;
+            self.expect_close(&Tok::RBracket, s, "[")?;
+            sizes.push(SizeBinder {
+                name,
+                span: self.from(s),
+            });
+        }
+        Ok(sizes)
     }
 }
