@@ -1,0 +1,460 @@
+//! The checker: scopes, declarations, expressions and patterns.
+//!
+//! One pass over the declarations, top to bottom (prelude first). Each value declaration is
+//! inferred at level 1 (local functions one level deeper); when it is finished, overloaded
+//! variables are defaulted, pending checks (literal ranges, field accesses on unknown types,
+//! statically needed sizes) run, and the remaining variables are generalised by binding them
+//! to [`Ty::Param`] / [`Size::Named`], so that the recorded node types of the body agree with
+//! the declaration's scheme. All recorded types are fully substituted at the very end.
+//!
+//! This file holds the entry point, the checker's state and the scope helpers; the rest is
+//! split by construct: [`decl`] (declarations and generalisation), [`types`] (type
+//! expressions), [`pattern`], [`names`] (name resolution and operators), [`apply`]
+//! (application and indexing), [`exp`], [`loops`], [`uniqueness`] (consumption and aliases)
+//! and [`typeops`] (functions on types that need no checker state).
+
+use super::infer::{PrimSet, UErr, Unifier};
+use super::ty::{BindingId, Size, Ty};
+use super::{DeclRef, FIRST_CHECKER_BINDING, Resolved, TypedProgram};
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+use typeops::{final_size, final_ty, rename_vars};
+
+mod apply;
+mod decl;
+mod exp;
+mod loops;
+mod names;
+mod pattern;
+mod typeops;
+mod types;
+mod uniqueness;
+
+type R<T> = Result<T, Box<Diagnostic>>;
+type SizeParams = Vec<(String, BindingId)>;
+type TypeParams = Vec<(String, bool)>;
+/// Parameter types, result type, size-dependent parameters, unique parameters.
+type FunctionParts = (Vec<Ty>, Ty, Vec<Option<BindingId>>, Vec<bool>);
+
+fn err(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::error(span, msg))
+}
+
+fn limitation(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::limitation(span, msg))
+}
+
+/// The stack size of the checker's own thread: the parser accepts left-nested chains of
+/// thousands of nodes, which the checker traverses recursively.
+const CHECKER_STACK: usize = 512 << 20;
+
+/// The deepest expression nesting the checker follows before reporting an error.
+const MAX_DEPTH: u32 = 20_000;
+
+/// Checks the prelude and then the main program (see the module doc of [`super`]).
+///
+/// Runs on a thread of its own with a large stack; if no thread can be started, on the
+/// caller's thread.
+pub fn check_program(prelude: &[Dec], program: &[Dec]) -> Result<TypedProgram, Vec<Diagnostic>> {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .stack_size(CHECKER_STACK)
+            .spawn_scoped(scope, || check_on_this_thread(prelude, program));
+        match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|_| Err(vec![Diagnostic::bug("the type checker panicked")])),
+            Err(_) => check_on_this_thread(prelude, program),
+        }
+    })
+}
+
+fn check_on_this_thread(prelude: &[Dec], program: &[Dec]) -> Result<TypedProgram, Vec<Diagnostic>> {
+    let mut c = Checker {
+        next_binding: FIRST_CHECKER_BINDING,
+        exports: vec![ModEnv::default()],
+        ..Checker::default()
+    };
+    let run = |c: &mut Checker| -> R<()> {
+        c.in_prelude = true;
+        c.check_decs(prelude)?;
+        c.in_prelude = false;
+        c.check_decs(program)?;
+        Ok(())
+    };
+    match run(&mut c) {
+        Ok(()) => Ok(c.finish()),
+        Err(d) => Err(vec![*d]),
+    }
+}
+
+/// A polymorphic type.
+#[derive(Clone, Debug)]
+struct Scheme {
+    name: String,
+    tparams: Vec<(String, bool)>,
+    sparams: Vec<(String, BindingId)>,
+    /// Per value parameter: the binding of an `i64` parameter that sizes depend on.
+    deps: Vec<Option<BindingId>>,
+    /// Per value parameter: declared unique.
+    consumes: Vec<bool>,
+    /// Size parameters that no parameter type determines (7.3 rule 4).
+    static_sizes: Vec<(String, BindingId)>,
+    ty: Ty,
+}
+
+#[derive(Clone, Debug)]
+enum ValEntry {
+    Local {
+        id: BindingId,
+        ty: Ty,
+    },
+    LocalFun {
+        id: BindingId,
+        scheme: Rc<Scheme>,
+    },
+    Decl {
+        dref: DeclRef,
+        scheme: Rc<Scheme>,
+    },
+    /// A top-level function inside its own body (monomorphic recursion).
+    RecDecl {
+        dref: DeclRef,
+        ty: Ty,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum AbbrParam {
+    Size(BindingId),
+    Type(String),
+}
+
+#[derive(Clone, Debug)]
+struct TypeAbbr {
+    params: Vec<AbbrParam>,
+    ty: Ty,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ModEnv {
+    vals: BTreeMap<String, ValEntry>,
+    types: BTreeMap<String, Rc<TypeAbbr>>,
+    mods: BTreeMap<String, Rc<ModEnv>>,
+}
+
+#[derive(Clone, Debug)]
+enum Item {
+    Val(ValEntry),
+    Type(Rc<TypeAbbr>),
+    Mod(Rc<ModEnv>),
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    name: String,
+    item: Item,
+}
+
+/// What anonymous sizes `[]` in a type expression become.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Anon {
+    Fresh,
+    Unknown,
+}
+
+struct Binder {
+    name: String,
+    id: BindingId,
+    ty: Ty,
+}
+
+/// Facts about a callee that application needs.
+#[derive(Default)]
+struct Callee {
+    name: String,
+    deps: Vec<Option<Size>>,
+    consumes: Vec<bool>,
+    operator: bool,
+}
+
+struct PendingStatic {
+    span: Span,
+    func: String,
+    size_name: String,
+    size: Size,
+}
+
+#[derive(Default)]
+struct Checker {
+    u: Unifier,
+    depth: u32,
+    /// Lambdas, loop bodies and local functions entered (see `consume`).
+    barrier: u32,
+    binding_depth: HashMap<BindingId, u32>,
+    /// For a `let`-bound name, the variables its value may share memory with.
+    aliases: HashMap<BindingId, Vec<BindingId>>,
+    level: u32,
+    scope: Vec<Entry>,
+    exports: Vec<ModEnv>,
+    local_depth: u32,
+    module_path: Vec<String>,
+    dec_path: Vec<usize>,
+    in_prelude: bool,
+    next_binding: u32,
+    param_counter: u32,
+    lifted: Vec<String>,
+    out: TypedProgram,
+    pending_static: Vec<PendingStatic>,
+    pending_lits: Vec<(Span, NodeId, u128)>,
+    negated_lits: HashSet<NodeId>,
+    consumed: HashMap<BindingId, Span>,
+    nonunique_params: HashSet<BindingId>,
+}
+
+fn strip(e: &Exp) -> &Exp {
+    match &e.kind {
+        ExpKind::Parens(i) => strip(i),
+        ExpKind::Attr { exp, .. } => strip(exp),
+        _ => e,
+    }
+}
+
+impl Checker {
+    fn fresh(&mut self) -> Ty {
+        self.u.fresh(self.level, None, false)
+    }
+    fn fresh_constrained(&mut self, set: PrimSet) -> Ty {
+        match set.single() {
+            Some(p) => Ty::Prim(p),
+            None => self.u.fresh(self.level, Some(set), false),
+        }
+    }
+    fn fresh_size(&mut self) -> Size {
+        self.u.fresh_size(self.level)
+    }
+    fn new_binding(&mut self) -> BindingId {
+        let b = BindingId(self.next_binding);
+        self.next_binding = self.next_binding.wrapping_add(1);
+        b
+    }
+    fn show(&self, t: &Ty) -> String {
+        self.show2(t, t).0
+    }
+
+    /// Two types for a message, with unification variables named `?a`, `?b`, ... in order of
+    /// appearance.
+    fn show2(&self, a: &Ty, b: &Ty) -> (String, String) {
+        let mut names = Vec::new();
+        let a = rename_vars(&self.u.resolve(a), &mut names);
+        let b = rename_vars(&self.u.resolve(b), &mut names);
+        (format!("`{a}`"), format!("`{b}`"))
+    }
+
+    fn record_exp(&mut self, e: &Exp, t: &Ty) {
+        self.out.exp_types.insert(e.id, t.clone());
+    }
+
+    /// Unifies `expected` with `found`; on failure reports `what` at `span`.
+    fn expect(&mut self, span: Span, what: &str, expected: &Ty, found: &Ty) -> R<()> {
+        match self.u.unify(expected, found) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.mismatch(span, what, expected, found, e)),
+        }
+    }
+
+    fn mismatch(
+        &self,
+        span: Span,
+        what: &str,
+        expected: &Ty,
+        found: &Ty,
+        e: UErr,
+    ) -> Box<Diagnostic> {
+        let (exp, fnd) = self.show2(expected, found);
+        let mut d = Diagnostic::error(span, what.to_string());
+        d = match &e {
+            UErr::NotIn(_, set) if matches!(self.u.resolve(found), Ty::Var(_)) => {
+                d.with_label(format!("expected {exp}, found {}", set.describe()))
+            }
+            UErr::NotIn(_, set) => {
+                d.with_label(format!("expected {}, found {fnd}", set.describe()))
+            }
+            _ => d.with_label(format!("expected {exp}, found {fnd}")),
+        };
+        if !matches!(e, UErr::NotIn(..)) {
+            d = d.with_note(format!("expected type {exp}\n   found type {fnd}"));
+        }
+        if let Some(note) = e.detail() {
+            d = d.with_note(note);
+        }
+        Box::new(d)
+    }
+
+    fn push_val(&mut self, name: &str, v: ValEntry) {
+        self.scope.push(Entry {
+            name: name.to_string(),
+            item: Item::Val(v),
+        });
+    }
+
+    fn push_binders(&mut self, bs: Vec<Binder>) {
+        for b in bs {
+            self.binding_depth.insert(b.id, self.barrier);
+            self.push_val(&b.name, ValEntry::Local { id: b.id, ty: b.ty });
+        }
+    }
+
+    /// Declares a module-level item: in scope, and exported unless `local`.
+    fn declare(&mut self, name: &str, item: Item) {
+        if self.local_depth == 0
+            && let Some(frame) = self.exports.last_mut()
+        {
+            match &item {
+                Item::Val(v) => {
+                    frame.vals.insert(name.to_string(), v.clone());
+                }
+                Item::Type(t) => {
+                    frame.types.insert(name.to_string(), t.clone());
+                }
+                Item::Mod(m) => {
+                    frame.mods.insert(name.to_string(), m.clone());
+                }
+            }
+        }
+        self.scope.push(Entry {
+            name: name.to_string(),
+            item,
+        });
+    }
+
+    fn lookup_val(&self, name: &str) -> Option<(usize, ValEntry)> {
+        self.scope
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, e)| match &e.item {
+                Item::Val(v) if e.name == name => Some((i, v.clone())),
+                _ => None,
+            })
+    }
+    fn lookup_type(&self, name: &str) -> Option<Rc<TypeAbbr>> {
+        self.scope.iter().rev().find_map(|e| match &e.item {
+            Item::Type(t) if e.name == name => Some(t.clone()),
+            _ => None,
+        })
+    }
+    fn lookup_mod(&self, name: &str) -> Option<(usize, Rc<ModEnv>)> {
+        self.scope
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, e)| match &e.item {
+                Item::Mod(m) if e.name == name => Some((i, m.clone())),
+                _ => None,
+            })
+    }
+
+    fn lookup_mod_path(&self, path: &[String], span: Span) -> R<Rc<ModEnv>> {
+        let Some(first) = path.first() else {
+            return Err(err(span, "empty module path"));
+        };
+        let mut m = self.lookup_mod(first).map(|(_, m)| m).ok_or_else(|| {
+            err(span, format!("unknown module `{first}`")).with_label_box("not found")
+        })?;
+        for (i, q) in path.iter().enumerate().skip(1) {
+            m = m.mods.get(q).cloned().ok_or_else(|| {
+                err(
+                    span,
+                    format!("module `{}` has no module `{q}`", path[..i].join(".")),
+                )
+            })?;
+        }
+        Ok(m)
+    }
+
+    fn open_module(&mut self, m: &ModEnv, export: bool) {
+        for (n, v) in &m.vals {
+            if export {
+                self.declare(n, Item::Val(v.clone()));
+            } else {
+                self.push_val(n, v.clone());
+            }
+        }
+        for (n, t) in &m.types {
+            let item = Item::Type(t.clone());
+            if export {
+                self.declare(n, item);
+            } else {
+                self.scope.push(Entry {
+                    name: n.clone(),
+                    item,
+                });
+            }
+        }
+        for (n, s) in &m.mods {
+            let item = Item::Mod(s.clone());
+            if export {
+                self.declare(n, item);
+            } else {
+                self.scope.push(Entry {
+                    name: n.clone(),
+                    item,
+                });
+            }
+        }
+    }
+
+    fn finish(mut self) -> TypedProgram {
+        let resolve = |u: &Unifier, t: &Ty| final_ty(&u.resolve(t));
+        for t in self.out.exp_types.values_mut() {
+            *t = resolve(&self.u, t);
+        }
+        for t in self.out.pat_types.values_mut() {
+            *t = resolve(&self.u, t);
+        }
+        for t in self.out.op_types.values_mut() {
+            *t = resolve(&self.u, t);
+        }
+        for r in self.out.resolved.values_mut() {
+            match r {
+                Resolved::Builtin { operand, .. } => *operand = resolve(&self.u, operand),
+                Resolved::Project { base_ty, .. } => *base_ty = resolve(&self.u, base_ty),
+                _ => {}
+            }
+        }
+        for i in self.out.instances.values_mut() {
+            for (_, t) in &mut i.types {
+                *t = resolve(&self.u, t);
+            }
+            for (_, s) in &mut i.sizes {
+                *s = final_size(&self.u.resolve_size(s));
+            }
+        }
+        for e in &mut self.out.entries {
+            for p in &mut e.params {
+                *p = resolve(&self.u, p);
+            }
+            e.ret = resolve(&self.u, &e.ret);
+        }
+        for d in &mut self.out.decls {
+            d.ty = resolve(&self.u, &d.ty);
+        }
+        for l in self.out.local_functions.values_mut() {
+            l.ty = resolve(&self.u, &l.ty);
+        }
+        self.out
+    }
+}
+
+trait LabelBox {
+    fn with_label_box(self, label: &str) -> Self;
+}
+
+impl LabelBox for Box<Diagnostic> {
+    fn with_label_box(self, label: &str) -> Self {
+        Box::new((*self).with_label(label))
+    }
+}

@@ -1,0 +1,107 @@
+//! Patterns: their types and the names they bind, and the initial value of the shorthand
+//! `loop p for ...`.
+//!
+//! Binders are returned, not pushed, so the caller decides when the names come into scope.
+
+use super::{Anon, Binder, Checker, R, err, limitation};
+use crate::diag::Diagnostic;
+use crate::syntax::ast::*;
+use crate::types::ty::{BindingId, Ty};
+use std::collections::BTreeMap;
+
+impl Checker {
+    pub(super) fn check_pat(&mut self, p: &Pat, anon: Anon, out: &mut Vec<Binder>) -> R<Ty> {
+        let t = match &p.kind {
+            PatKind::Name(n) => {
+                if out.iter().any(|b| b.name == *n) {
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            p.span,
+                            format!("`{n}` is bound twice in the same pattern"),
+                        )
+                        .with_label("bound again here"),
+                    ));
+                }
+                let t = self.fresh();
+                out.push(Binder {
+                    name: n.clone(),
+                    id: BindingId(p.id.0),
+                    ty: t.clone(),
+                });
+                t
+            }
+            PatKind::Wildcard => self.fresh(),
+            PatKind::Tuple(ps) => {
+                let mut v = Vec::new();
+                for q in ps {
+                    v.push(self.check_pat(q, anon, out)?);
+                }
+                Ty::tuple(v)
+            }
+            PatKind::Record(fs) => {
+                let mut m = BTreeMap::new();
+                for f in fs {
+                    let t = self.check_pat(&f.pat, anon, out)?;
+                    if m.insert(f.name.clone(), t).is_some() {
+                        return Err(err(
+                            f.name_span,
+                            format!("field `{}` appears twice", f.name),
+                        ));
+                    }
+                }
+                Ty::Record(m)
+            }
+            PatKind::Ascribe { pat, ty } => {
+                let at = self.resolve_type(ty, anon)?;
+                let it = self.check_pat(pat, anon, out)?;
+                self.expect(
+                    p.span,
+                    "the pattern does not match its type annotation",
+                    &at,
+                    &it,
+                )?;
+                at
+            }
+            PatKind::Constructor { .. } => {
+                return Err(limitation(p.span, "sum types and constructor patterns"));
+            }
+            PatKind::Literal(_) => {
+                return Err(Box::new(
+                    Diagnostic::error(
+                        p.span,
+                        "refutable pattern: literals may appear only in `case`",
+                    )
+                    .with_label("this pattern may fail to match"),
+                ));
+            }
+            PatKind::Attr { pat, .. } => self.check_pat(pat, anon, out)?,
+        };
+        self.out.pat_types.insert(p.id, t.clone());
+        Ok(t)
+    }
+
+    /// The initial value of `loop p for ...`: the variables named like the parameters.
+    pub(super) fn shorthand_init(&mut self, p: &Pat) -> R<Ty> {
+        match &p.kind {
+            PatKind::Name(n) => {
+                let q = QualName::unqualified(n.clone());
+                let (entry, name, _) = self.lookup_qual(&q, p.span)?;
+                let (t, res, _) = self.use_entry(&entry, &name, p.id, p.span)?;
+                self.out.resolved.insert(p.id, res);
+                Ok(t)
+            }
+            PatKind::Tuple(ps) => {
+                let mut v = Vec::new();
+                for q in ps {
+                    v.push(self.shorthand_init(q)?);
+                }
+                Ok(Ty::tuple(v))
+            }
+            PatKind::Ascribe { pat, .. } | PatKind::Attr { pat, .. } => self.shorthand_init(pat),
+            _ => Err(err(
+                p.span,
+                "the shorthand `loop p for ...` needs parameters that are names",
+            )),
+        }
+    }
+}
