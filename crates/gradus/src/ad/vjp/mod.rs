@@ -48,8 +48,13 @@
 
 mod accs;
 mod basic;
+mod hist;
 mod loops;
+mod map;
+mod reduce;
 mod revcomp;
+mod scan;
+mod scatter;
 mod soac;
 
 use super::derivatives::Emit;
