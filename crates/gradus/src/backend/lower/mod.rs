@@ -46,6 +46,7 @@
 
 pub mod imp;
 pub mod row_sums;
+pub mod unfuse;
 
 use crate::core::ir::{
     Aux, BasicOp, Body, DimIndex, Exp, FunDef, Lambda, LoopForm, Prog, ScremaForm, Soac, Stm,
@@ -85,16 +86,26 @@ impl Default for Options {
 
 type R<T> = Result<T, String>;
 
-/// Lowers every entry point of `prog`.
-pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program> {
-    let mut rewritten = row_sums::accumulate(prog.clone());
-    unfuse_non_scalar(&mut rewritten);
+/// The core-to-core rewrites the lowering relies on, in order: sums of rows become
+/// accumulators ([`row_sums`]), then fused maps returning arrays are split off their
+/// consumers ([`unfuse`]). The result is verified in debug builds and with `GRADUS_VERIFY`
+/// set, so that a broken rewrite is reported as such rather than as bad C.
+pub fn prepare(prog: &mut Prog) -> R<()> {
+    row_sums::run(prog);
+    unfuse::run(prog);
     if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
-        crate::core::verify::verify(&rewritten).map_err(|e| {
+        crate::core::verify::verify(prog).map_err(|e| {
             format!("internal error: core IR verification failed before lowering: {e}")
         })?;
     }
-    let prog = &rewritten;
+    Ok(())
+}
+
+/// Lowers every entry point of `prog` (after [`prepare`] on a copy of it).
+pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program> {
+    let mut prepared = prog.clone();
+    prepare(&mut prepared)?;
+    let prog = &prepared;
     let mut lw = Lw {
         prog,
         sources,
@@ -118,19 +129,6 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         sites: lw.sites,
         parallel: opts.parallel,
     })
-}
-
-/// Splits the fused SOACs whose map returns arrays into the map and its consumer:
-/// [`Lw::elems`] binds the values of a fused map as scalars only.
-fn unfuse_non_scalar(prog: &mut Prog) {
-    let split = |s: &Soac| {
-        matches!(s, Soac::Screma { map, .. }
-            if map.ret.iter().any(|t| !matches!(t, Type::Prim(_))))
-    };
-    let Prog { names, funs } = prog;
-    for f in funs {
-        crate::core::screma::unfuse_body(names, &mut f.body, &split);
-    }
 }
 
 /// Where a histogram's indices and values come from.
@@ -1878,7 +1876,7 @@ impl<'a> Lw<'a> {
     }
 
     /// Binds the values row `i` contributes to a consumer: the rows of `arrays` or, with a
-    /// fused map `pre`, its results on them (scalars: [`unfuse_non_scalar`] has split the
+    /// fused map `pre`, its results on them (scalars: [`unfuse`] has split the
     /// other fused SOACs before lowering).
     fn elems(
         &mut self,
