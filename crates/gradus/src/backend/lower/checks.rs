@@ -1,0 +1,146 @@
+//! Run-time checks: error sites and the `Check` statements for sizes, bounds and widths.
+//!
+//! Takes the operands of a check as index expressions and the statement's [`Aux`] (its
+//! locations). Guarantees that with `safe` every failing check reports the interpreter's
+//! message at the statement's locations (one [`Site`] per check), and that without it only
+//! the checks the caller emits unconditionally (negative counts) remain.
+
+use super::basic::Ix;
+use super::imp::{Ex, IdxOp, Site, SiteKind, Stm as I};
+use super::{Lw, and, bool_ex, eq, in_range, le};
+use crate::core::ir::{Aux, Type, Var};
+use crate::value::PrimType;
+
+impl<'a> Lw<'a> {
+    pub(super) fn site(&mut self, kind: SiteKind, aux: &Aux) -> usize {
+        let locations = std::iter::once(&aux.span)
+            .chain(&aux.callers)
+            .map(|s| self.sources.location(*s))
+            .collect();
+        self.sites.push(Site { kind, locations });
+        self.sites.len() - 1
+    }
+
+    /// A check that stays in unsafe mode only when `always`.
+    pub(super) fn check(
+        &mut self,
+        out: &mut Vec<I>,
+        cond: Ex,
+        kind: SiteKind,
+        args: Vec<Ex>,
+        aux: &Aux,
+    ) {
+        if !self.opts.safe || cond == bool_ex(true) {
+            return;
+        }
+        let site = self.site(kind, aux);
+        out.push(I::Check { cond, site, args });
+    }
+
+    /// A size check: `actual` must equal `required` (dimension by dimension).
+    pub(super) fn size_check(
+        &mut self,
+        out: &mut Vec<I>,
+        actual: &[Ex],
+        required: &[Ex],
+        elem: PrimType,
+        text: String,
+        aux: &Aux,
+    ) {
+        if actual.len() != required.len() {
+            return;
+        }
+        let cond = actual
+            .iter()
+            .zip(required)
+            .fold(bool_ex(true), |c, (a, r)| and(c, eq(a.clone(), r.clone())));
+        let mut args = actual.to_vec();
+        args.extend_from_slice(required);
+        self.check(
+            out,
+            cond,
+            SiteKind::Size {
+                actual: actual.len(),
+                required: required.len(),
+                elem,
+                text,
+            },
+            args,
+            aux,
+        );
+    }
+
+    /// The bounds check of an index or slice of an array with dimensions `dims`.
+    pub(super) fn index_check(&mut self, ixs: &[Ix], dims: &[Ex], aux: &Aux, out: &mut Vec<I>) {
+        let mut cond = bool_ex(true);
+        let mut args = Vec::new();
+        let mut fixes = Vec::new();
+        for (ix, d) in ixs.iter().zip(dims) {
+            match ix {
+                Ix::Fix(i) => {
+                    cond = and(cond, in_range(i.clone(), d.clone()));
+                    args.push(i.clone());
+                    fixes.push(true);
+                }
+                Ix::Slice {
+                    start,
+                    count,
+                    stride,
+                } => {
+                    let last = Ex::plus(
+                        start.clone(),
+                        Ex::times(
+                            Ex::idx(IdxOp::Sub, count.clone(), Ex::int(1)),
+                            stride.clone(),
+                        ),
+                    );
+                    let zero_stride_ok = Ex::idx(
+                        IdxOp::Or,
+                        Ex::idx(IdxOp::Ne, stride.clone(), Ex::int(0)),
+                        le(count.clone(), Ex::int(1)),
+                    );
+                    let empty_ok =
+                        and(le(Ex::int(-1), start.clone()), le(start.clone(), d.clone()));
+                    let full_ok = and(
+                        in_range(start.clone(), d.clone()),
+                        in_range(last, d.clone()),
+                    );
+                    let c = and(
+                        and(le(Ex::int(0), count.clone()), zero_stride_ok),
+                        Ex::idx(
+                            IdxOp::Or,
+                            and(eq(count.clone(), Ex::int(0)), empty_ok),
+                            and(Ex::idx(IdxOp::Ne, count.clone(), Ex::int(0)), full_ok),
+                        ),
+                    );
+                    cond = and(cond, c);
+                    args.extend([start.clone(), count.clone(), stride.clone()]);
+                    fixes.push(false);
+                }
+            }
+        }
+        args.extend(dims.iter().cloned());
+        self.check(
+            out,
+            cond,
+            SiteKind::Index {
+                fixes,
+                rank: dims.len(),
+            },
+            args,
+            aux,
+        );
+    }
+
+    /// Checks that input `a` has outer size `w`.
+    pub(super) fn width_check(&mut self, a: Var, w: &Ex, aux: &Aux, out: &mut Vec<I>) {
+        if !matches!(self.ty(a), Type::Array { .. }) {
+            return;
+        }
+        let dims = self.var_dims(a);
+        let mut want = vec![w.clone()];
+        want.extend(dims[1..].iter().cloned());
+        let elem = self.ty(a).elem();
+        self.size_check(out, &dims, &want, elem, String::new(), aux);
+    }
+}
