@@ -14,15 +14,6 @@ use crate::core::ir::{Aux, BasicOp, DimIndex, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::value::{PrimType, Scalar};
 
-/// Row-major strides (in elements) of dimensions `dims`.
-fn strides(dims: &[Ex]) -> Vec<Ex> {
-    let mut out = vec![Ex::int(1); dims.len()];
-    for j in (0..dims.len().saturating_sub(1)).rev() {
-        out[j] = Ex::times(out[j + 1].clone(), dims[j + 1].clone());
-    }
-    out
-}
-
 /// Emits the statements for one block of a slice: array offset, selection offset, block
 /// length, output.
 type BlockFn<'f> = dyn FnMut(Ex, Ex, Ex, &mut Vec<I>) + 'f;
@@ -32,6 +23,15 @@ type BlockFn<'f> = dyn FnMut(Ex, Ex, Ex, &mut Vec<I>) + 'f;
 pub(super) enum Ix {
     Fix(Ex),
     Slice { start: Ex, count: Ex, stride: Ex },
+}
+
+/// Row-major strides (in elements) of dimensions `dims`.
+fn strides(dims: &[Ex]) -> Vec<Ex> {
+    let mut out = vec![Ex::int(1); dims.len()];
+    for j in (0..dims.len().saturating_sub(1)).rev() {
+        out[j] = Ex::times(out[j + 1].clone(), dims[j + 1].clone());
+    }
+    out
 }
 
 impl<'a> Lw<'a> {

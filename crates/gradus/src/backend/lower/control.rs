@@ -8,7 +8,8 @@
 //! released its own arrays.
 
 use super::imp::{self, Ex, Share, Stm as I, Ty};
-use super::{Lw, R, virtual_iotas};
+use super::soac::virtual_iotas;
+use super::{Lw, R};
 use crate::core::ir::{Body, Exp, FunDef, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::PrimOp;
 use crate::value::PrimType;
