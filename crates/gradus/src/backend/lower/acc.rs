@@ -34,12 +34,7 @@ impl<'a> Lw<'a> {
                     want.extend(dims[sd.len()..].iter().cloned());
                     self.size_check(out, &dims, &want, elem, String::new(), aux);
                 }
-                let n = self.consume(*a, out);
-                out.push(I::MakeUnique {
-                    arr: n.clone(),
-                    elem,
-                    count: Ex::product(dims.clone()),
-                });
+                let n = self.consume_unique(*a, out);
                 if elem.is_float() {
                     self.acc_sizes
                         .insert(format!("{pn}_{j}"), (elem, Ex::product(dims)));

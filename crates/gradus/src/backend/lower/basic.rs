@@ -34,6 +34,31 @@ fn strides(dims: &[Ex]) -> Vec<Ex> {
     out
 }
 
+/// The flat offset of the first element `ixs` selects in an array of dimensions `dims`.
+fn offset(ixs: &[Ix], dims: &[Ex]) -> Ex {
+    let st = strides(dims);
+    ixs.iter().zip(&st).fold(Ex::int(0), |o, (ix, s)| {
+        let first = match ix {
+            Ix::Fix(i) => i,
+            Ix::Slice { start, .. } => start,
+        };
+        Ex::plus(o, Ex::times(first.clone(), s.clone()))
+    })
+}
+
+/// The dimensions of what `ixs` selects in an array of dimensions `dims`.
+fn selected_dims(ixs: &[Ix], dims: &[Ex]) -> Vec<Ex> {
+    let mut sel: Vec<Ex> = ixs
+        .iter()
+        .filter_map(|i| match i {
+            Ix::Slice { count, .. } => Some(count.clone()),
+            Ix::Fix(_) => None,
+        })
+        .collect();
+    sel.extend(dims[ixs.len()..].iter().cloned());
+    sel
+}
+
 impl<'a> Lw<'a> {
     fn resolve(&self, slice: &[DimIndex]) -> Vec<Ix> {
         slice
@@ -137,17 +162,12 @@ impl<'a> Lw<'a> {
                 let an = self.name(*array);
                 let all_fix = ixs.iter().all(|i| matches!(i, Ix::Fix(_)));
                 if all_fix && ixs.len() == dims.len() {
-                    let st = strides(&dims);
-                    let off = ixs.iter().zip(&st).fold(Ex::int(0), |o, (i, s)| match i {
-                        Ix::Fix(i) => Ex::plus(o, Ex::times(i.clone(), s.clone())),
-                        Ix::Slice { .. } => o,
-                    });
                     out.push(I::Set {
                         name: dname,
                         val: Ex::Load {
                             elem,
                             arr: an,
-                            idx: Box::new(off),
+                            idx: Box::new(offset(&ixs, &dims)),
                         },
                     });
                     return Ok(());
@@ -157,32 +177,19 @@ impl<'a> Lw<'a> {
                     Ix::Slice { stride, .. } => j + 1 == ixs.len() && stride.as_int() == Some(1),
                 });
                 if contiguous {
-                    let st = strides(&dims);
-                    let off = ixs.iter().zip(&st).fold(Ex::int(0), |o, (i, s)| match i {
-                        Ix::Fix(i) => Ex::plus(o, Ex::times(i.clone(), s.clone())),
-                        Ix::Slice { start, .. } => Ex::plus(o, Ex::times(start.clone(), s.clone())),
-                    });
                     let share = self.share_of(*array);
                     out.push(I::SetArr {
                         dst: dname,
                         src: an,
-                        offset: off,
+                        offset: offset(&ixs, &dims),
                         share,
                     });
                     return Ok(());
                 }
-                let mut rdims: Vec<Ex> = ixs
-                    .iter()
-                    .filter_map(|i| match i {
-                        Ix::Slice { count, .. } => Some(count.clone()),
-                        Ix::Fix(_) => None,
-                    })
-                    .collect();
-                rdims.extend(dims[ixs.len()..].iter().cloned());
                 out.push(I::Alloc {
                     arr: dname.clone(),
                     elem,
-                    count: Ex::product(rdims),
+                    count: Ex::product(selected_dims(&ixs, &dims)),
                 });
                 self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
                     b.push(I::Copy {
@@ -204,45 +211,24 @@ impl<'a> Lw<'a> {
                 let ixs = self.resolve(slice);
                 let elem = self.ty(*array).elem();
                 self.index_check(&ixs, &dims, aux, out);
-                let an = self.consume(*array, out);
-                out.push(I::MakeUnique {
-                    arr: an.clone(),
-                    elem,
-                    count: Ex::product(dims.clone()),
-                });
-                let st = strides(&dims);
+                let an = self.consume_unique(*array, out);
                 let vty = match value {
                     SubExp::Var(v) => self.ty(*v).clone(),
                     SubExp::Const(c) => Type::Prim(c.prim_type()),
                 };
                 match vty {
-                    Type::Prim(_) => {
-                        let off = ixs.iter().zip(&st).fold(Ex::int(0), |o, (i, s)| match i {
-                            Ix::Fix(i) => Ex::plus(o, Ex::times(i.clone(), s.clone())),
-                            Ix::Slice { start, .. } => {
-                                Ex::plus(o, Ex::times(start.clone(), s.clone()))
-                            }
-                        });
-                        out.push(I::Store {
-                            elem,
-                            arr: an.clone(),
-                            idx: off,
-                            val: self.se(value),
-                        });
-                    }
+                    Type::Prim(_) => out.push(I::Store {
+                        elem,
+                        arr: an.clone(),
+                        idx: offset(&ixs, &dims),
+                        val: self.se(value),
+                    }),
                     Type::Array { .. } => {
                         let SubExp::Var(vv) = value else {
                             return Err("internal error: array constant".into());
                         };
                         let vdims = self.var_dims(*vv);
-                        let mut want: Vec<Ex> = ixs
-                            .iter()
-                            .filter_map(|i| match i {
-                                Ix::Slice { count, .. } => Some(count.clone()),
-                                Ix::Fix(_) => None,
-                            })
-                            .collect();
-                        want.extend(dims[ixs.len()..].iter().cloned());
+                        let want = selected_dims(&ixs, &dims);
                         self.size_check(out, &vdims, &want, elem, String::new(), aux);
                         let vn = self.name(*vv);
                         self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {

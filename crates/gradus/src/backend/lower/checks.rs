@@ -8,7 +8,7 @@
 use super::basic::Ix;
 use super::imp::{Ex, IdxOp, Site, SiteKind, Stm as I};
 use super::{Lw, and, bool_ex, eq, in_range, le};
-use crate::core::ir::{Aux, Type, Var};
+use crate::core::ir::{Aux, SubExp, Type, Var};
 use crate::value::PrimType;
 
 impl<'a> Lw<'a> {
@@ -132,15 +132,20 @@ impl<'a> Lw<'a> {
         );
     }
 
-    /// Checks that input `a` has outer size `w`.
-    pub(super) fn width_check(&mut self, a: Var, w: &Ex, aux: &Aux, out: &mut Vec<I>) {
-        if !matches!(self.ty(a), Type::Array { .. }) {
-            return;
+    /// The width `w` of a SOAC, after checking that every array of `inputs` has it as its
+    /// outer size (accumulators have none).
+    pub(super) fn width(&mut self, w: &SubExp, inputs: &[Var], aux: &Aux, out: &mut Vec<I>) -> Ex {
+        let w = self.ix(w);
+        for &a in inputs {
+            if !matches!(self.ty(a), Type::Array { .. }) {
+                continue;
+            }
+            let dims = self.var_dims(a);
+            let mut want = vec![w.clone()];
+            want.extend(dims[1..].iter().cloned());
+            let elem = self.ty(a).elem();
+            self.size_check(out, &dims, &want, elem, String::new(), aux);
         }
-        let dims = self.var_dims(a);
-        let mut want = vec![w.clone()];
-        want.extend(dims[1..].iter().cloned());
-        let elem = self.ty(a).elem();
-        self.size_check(out, &dims, &want, elem, String::new(), aux);
+        w
     }
 }

@@ -100,10 +100,7 @@ impl<'a> Lw<'a> {
         par: bool,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let m = self.ix(red.w);
-        for a in red.arrays {
-            self.width_check(*a, &m, red.aux, out);
-        }
+        let m = self.width(red.w, red.arrays, red.aux, out);
         let results: Vec<(String, PrimType)> = pat
             .iter()
             .map(|p| (self.name(*p), self.ty(*p).elem()))

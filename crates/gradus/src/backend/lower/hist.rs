@@ -37,27 +37,14 @@ impl<'a> Lw<'a> {
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let w = self.ix(w);
-        let inputs = match &src {
+        let inputs: Vec<Var> = match &src {
             HistSource::Arrays { indices, values } => std::iter::once(*indices)
                 .chain(values.iter().copied())
                 .collect(),
             HistSource::Mapped { arrays, .. } => arrays.to_vec(),
         };
-        for v in inputs {
-            self.width_check(v, &w, aux, out);
-        }
-        let mut dn = Vec::new();
-        for d in dests {
-            let n = self.consume(*d, out);
-            let dims = self.var_dims(*d);
-            out.push(I::MakeUnique {
-                arr: n.clone(),
-                elem: self.ty(*d).elem(),
-                count: Ex::product(dims),
-            });
-            dn.push(n);
-        }
+        let w = self.width(w, &inputs, aux, out);
+        let dn: Vec<String> = dests.iter().map(|d| self.consume_unique(*d, out)).collect();
         let i = self.fresh("i");
         let mut body = Vec::new();
         let targets: Vec<(String, Ex)> = dn.iter().map(|n| (n.clone(), Ex::int(0))).collect();

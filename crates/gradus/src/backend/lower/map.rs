@@ -21,10 +21,7 @@ impl<'a> Lw<'a> {
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let w = self.ix(w);
-        for a in arrays {
-            self.width_check(*a, &w, aux, out);
-        }
+        let w = self.width(w, arrays, aux, out);
         // Outputs: fresh arrays, or the accumulators passed through.
         let mut accs_in = arrays
             .iter()

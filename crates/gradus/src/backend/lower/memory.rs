@@ -14,35 +14,15 @@ use crate::core::ir::{Body, SubExp, Type, Var};
 impl<'a> Lw<'a> {
     /// Declares the C variable(s) of a core variable.
     pub(super) fn declare(&mut self, v: Var, out: &mut Vec<I>) {
-        let name = self.name(v);
-        match self.ty(v) {
-            Type::Prim(t) => out.push(I::Decl {
-                ty: Ty::Prim(*t),
-                name,
-                init: None,
-            }),
-            Type::Array { elem, .. } => {
-                out.push(I::Decl {
-                    ty: Ty::Array(*elem),
-                    name,
-                    init: None,
-                });
-                if self.in_par {
-                    self.par_local.insert(v);
-                }
-            }
-            Type::Acc { elems, .. } => {
-                for (j, e) in elems.iter().enumerate() {
-                    out.push(I::Decl {
-                        ty: Ty::Ptr(*e),
-                        name: format!("{name}_{j}"),
-                        init: None,
-                    });
-                }
-            }
+        let ty = self.ty(v);
+        self.decl_named(&self.name(v), ty, out);
+        if self.in_par && matches!(ty, Type::Array { .. }) {
+            self.par_local.insert(v);
         }
     }
 
+    /// Declares the C variable(s) of a value of type `ty` named `name` (one pointer per array
+    /// of an accumulator, `{name}_{j}`).
     pub(super) fn decl_named(&mut self, name: &str, ty: &Type, out: &mut Vec<I>) {
         match ty {
             Type::Prim(t) => out.push(I::Decl {
@@ -78,32 +58,7 @@ impl<'a> Lw<'a> {
 
     /// `dst = value` for a declared variable `dst` of any type (arrays share the buffer).
     pub(super) fn assign(&mut self, dst: Var, value: &SubExp, out: &mut Vec<I>) {
-        let d = self.name(dst);
-        match (self.ty(dst), value) {
-            (Type::Array { .. }, SubExp::Var(src)) => {
-                let share = self.share_of(*src);
-                out.push(I::SetArr {
-                    dst: d,
-                    src: self.name(*src),
-                    offset: Ex::int(0),
-                    share,
-                });
-            }
-            (Type::Acc { elems, .. }, SubExp::Var(src)) => {
-                let s = self.name(*src);
-                for j in 0..elems.len() {
-                    self.alias_acc(&format!("{d}_{j}"), &format!("{s}_{j}"));
-                    out.push(I::Set {
-                        name: format!("{d}_{j}"),
-                        val: Ex::Var(format!("{s}_{j}")),
-                    });
-                }
-            }
-            _ => out.push(I::Set {
-                name: d,
-                val: self.se(value),
-            }),
-        }
+        self.assign_named(&self.name(dst), self.ty(dst), value, out);
     }
 
     /// Like [`Lw::assign`] for a destination given by name and type.
@@ -118,16 +73,8 @@ impl<'a> Lw<'a> {
                     share,
                 });
             }
-            (Type::Acc { elems, .. }, SubExp::Var(src)) => {
-                let s = self.name(*src);
-                for j in 0..elems.len() {
-                    self.alias_acc(&format!("{d}_{j}"), &format!("{s}_{j}"));
-                    out.push(I::Set {
-                        name: format!("{d}_{j}"),
-                        val: Ex::Var(format!("{s}_{j}")),
-                    });
-                }
-            }
+            // Accumulators hold no reference: sharing one is moving it.
+            (Type::Acc { .. }, SubExp::Var(src)) => self.move_into(d, &self.name(*src), t, out),
             _ => out.push(I::Set {
                 name: d.to_string(),
                 val: self.se(value),
@@ -220,6 +167,18 @@ impl<'a> Lw<'a> {
             });
             return t;
         }
+        n
+    }
+
+    /// [`Lw::consume`], then the array made unique (copied when its buffer is shared): the
+    /// C name of a buffer to update in place.
+    pub(super) fn consume_unique(&mut self, v: Var, out: &mut Vec<I>) -> String {
+        let n = self.consume(v, out);
+        out.push(I::MakeUnique {
+            arr: n.clone(),
+            elem: self.ty(v).elem(),
+            count: Ex::product(self.var_dims(v)),
+        });
         n
     }
 

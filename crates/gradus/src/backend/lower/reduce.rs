@@ -73,10 +73,7 @@ impl<'a> Lw<'a> {
         // `y` is declared (and released at the end of the scope) but never allocated.
         self.declare(*y, out);
         self.declare(*r, out);
-        let w = self.ix(w1);
-        for a in ma {
-            self.width_check(*a, &w, &s1.aux, out);
-        }
+        let w = self.width(w1, ma, &s1.aux, out);
         let acc = self.fresh("acc");
         self.decl_named(&acc, t, out);
         self.assign_named(&acc, t, ne, out);
@@ -123,10 +120,7 @@ impl<'a> Lw<'a> {
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let w = self.ix(w);
-        for a in arrays {
-            self.width_check(*a, &w, aux, out);
-        }
+        let w = self.width(w, arrays, aux, out);
         let k = neutral.len();
         let inputs = pre.map_or(arrays.len(), |m| m.ret.len());
         if inputs != k || lam.params.len() != 2 * k || lam.ret.len() != k {

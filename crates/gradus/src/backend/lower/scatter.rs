@@ -22,8 +22,7 @@ impl<'a> Lw<'a> {
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let w = self.ix(w);
-        self.width_check(indices, &w, aux, out);
+        let w = self.width(w, &[indices], aux, out);
         let ity = self.ty(indices).elem();
         let iname = self.name(indices);
         for ((d, v), p) in dests.iter().zip(values).zip(pat) {
@@ -33,12 +32,7 @@ impl<'a> Lw<'a> {
             let mut want = vec![w.clone()];
             want.extend(dims[1..].iter().cloned());
             self.size_check(out, &vdims, &want, elem, String::new(), aux);
-            let n = self.consume(*d, out);
-            out.push(I::MakeUnique {
-                arr: n.clone(),
-                elem,
-                count: Ex::product(dims.clone()),
-            });
+            let n = self.consume_unique(*d, out);
             let block = Ex::product(dims[1..].iter().cloned());
             let i = self.fresh("i");
             let k = self.fresh("k");
@@ -111,20 +105,8 @@ impl<'a> Lw<'a> {
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let w = self.ix(w);
-        for a in arrays {
-            self.width_check(*a, &w, aux, out);
-        }
-        let mut dn = Vec::new();
-        for d in dests {
-            let n = self.consume(*d, out);
-            out.push(I::MakeUnique {
-                arr: n.clone(),
-                elem: self.ty(*d).elem(),
-                count: Ex::product(self.var_dims(*d)),
-            });
-            dn.push(n);
-        }
+        let w = self.width(w, arrays, aux, out);
+        let dn: Vec<String> = dests.iter().map(|d| self.consume_unique(*d, out)).collect();
         let i = self.fresh("i");
         let mut body = Vec::new();
         let vals = self.elems(Some(map), arrays, &Ex::var(&i), &mut body)?;
