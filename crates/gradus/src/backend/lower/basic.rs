@@ -9,6 +9,7 @@
 //! is made first.
 
 use super::imp::{Ex, IdxOp, Share, SiteKind, Stm as I, Ty};
+use super::soac::iota_elem;
 use super::{Lw, R, and, bool_ex, eq, in_range, le, lt};
 use crate::core::ir::{Aux, BasicOp, DimIndex, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
@@ -277,14 +278,7 @@ impl<'a> Lw<'a> {
                     count: nn.clone(),
                 });
                 let c = self.fresh("i");
-                let ci = Ex::Prim(PrimOp::Conv(PrimType::I64, *elem), vec![Ex::var(&c)]);
-                let val = Ex::Prim(
-                    PrimOp::Bin(BinOp::Add, *elem),
-                    vec![
-                        self.se(start),
-                        Ex::Prim(PrimOp::Bin(BinOp::Mul, *elem), vec![ci, self.se(stride)]),
-                    ],
-                );
+                let val = iota_elem(self.se(start), self.se(stride), *elem, Ex::var(&c));
                 out.push(I::For {
                     var: c.clone(),
                     bound: nn,
@@ -379,26 +373,7 @@ impl<'a> Lw<'a> {
                     count: Ex::times(Ex::int(elems.len() as i64), block.clone()),
                 });
                 for (k, e) in elems.iter().enumerate() {
-                    match e {
-                        SubExp::Var(v) if matches!(self.ty(*v), Type::Array { .. }) => {
-                            let vd = self.var_dims(*v);
-                            self.size_check(out, &vd, &rdims, elem, String::new(), aux);
-                            out.push(I::Copy {
-                                elem,
-                                dst: dname.clone(),
-                                dst_off: Ex::times(Ex::int(k as i64), block.clone()),
-                                src: self.name(*v),
-                                src_off: Ex::int(0),
-                                count: block.clone(),
-                            });
-                        }
-                        _ => out.push(I::Store {
-                            elem,
-                            arr: dname.clone(),
-                            idx: Ex::int(k as i64),
-                            val: self.se(e),
-                        }),
-                    }
+                    self.store_row(&dname, elem, &rdims, e, &Ex::int(k as i64), aux, out);
                 }
             }
             BasicOp::Concat { arrays, size } => {

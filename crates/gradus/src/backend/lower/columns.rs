@@ -7,7 +7,8 @@
 //! first.
 
 use super::imp::{Ex, Stm as I, Ty};
-use super::{CHUNKS, Lw, R};
+use super::soac::store_scalars;
+use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Lambda, ScremaForm, Soac, SubExp, Type, Var};
 use crate::value::PrimType;
 use std::collections::HashSet;
@@ -87,7 +88,7 @@ impl<'a> Lw<'a> {
     /// interchanged: the results start as `ne`, and for each row `i` of `xs`, for each `j`,
     /// `res[j] = op(res[j], f(xs[i], j))`. Every result folds the same values in the same
     /// order as the map of reductions, but `f` reads `xs[i][j]` along rows instead of down
-    /// columns (a column read touches one page per row). With `par`, [`CHUNKS`] blocks of
+    /// columns (a column read touches one page per row). With `par`, [`CHUNKS`](super::CHUNKS) blocks of
     /// `j` run in parallel, each reading the rows of `xs` for its block.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn column_reduction(
@@ -141,22 +142,10 @@ impl<'a> Lw<'a> {
                     args.push((v, t.clone()));
                 }
                 s.end_scope(&red.map.body, item);
-                let next: Vec<(String, Type)> = results
-                    .iter()
-                    .map(|(_, t)| (s.fresh("nx"), Type::Prim(*t)))
-                    .collect();
-                for (v, t) in &next {
-                    s.decl_named(v, t, item);
-                }
+                let tys = results.iter().map(|(_, t)| Type::Prim(*t));
+                let next = s.decl_fresh("nx", tys, item);
                 s.apply(red.op, &args, &next, item)?;
-                for ((arr, t), (v, _)) in results.iter().zip(&next) {
-                    item.push(I::Store {
-                        elem: *t,
-                        arr: arr.clone(),
-                        idx: j.clone(),
-                        val: Ex::var(v),
-                    });
-                }
+                store_scalars(&results, j, &next, item);
                 Ok(())
             })?;
             row.push(items);
@@ -168,22 +157,14 @@ impl<'a> Lw<'a> {
             Ok(b)
         };
         if par {
-            let c = self.fresh("c");
-            let body = self.in_parallel(true, |s| -> R<Vec<I>> {
+            let cost = Self::cost(&red.map.body) + Self::cost(&red.op.body);
+            let work = Ex::times(Ex::times(n.clone(), m.clone()), Ex::int(cost));
+            self.par_chunks(work, out, |s, c| {
                 let mut b = Vec::new();
-                let (lo, hi) = s.chunk_range(&Ex::var(&c), n, &mut b);
+                let (lo, hi) = s.chunk_range(&Ex::var(c), n, &mut b);
                 b.extend(block(s, &lo, &hi)?);
                 Ok(b)
             })?;
-            let cost = Self::cost(&red.map.body) + Self::cost(&red.op.body);
-            out.push(I::ParFor {
-                var: c,
-                bound: Ex::int(CHUNKS),
-                work: Ex::times(Ex::times(n.clone(), m.clone()), Ex::int(cost)),
-                body,
-                private: Vec::new(),
-                private_body: Vec::new(),
-            });
         } else {
             let (lo, hi) = (self.fresh("lo"), self.fresh("hi"));
             for (name, v) in [(&lo, Ex::int(0)), (&hi, n.clone())] {

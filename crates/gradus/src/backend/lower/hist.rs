@@ -6,7 +6,8 @@
 //! width and the operator cannot fail, one private histogram per chunk merged bin by bin in
 //! chunk order.
 
-use super::imp::{Ex, Share, Stm as I, Ty};
+use super::imp::{Ex, Stm as I, Ty};
+use super::soac::store_scalars;
 use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, and, bool_ex, eq, in_range, le};
 use crate::core::ir::{Aux, Lambda, SubExp, Type, Var};
 use crate::core::prim::PrimOp;
@@ -154,28 +155,12 @@ impl<'a> Lw<'a> {
         let mut args = Vec::new();
         let mut binrows = Vec::new();
         for (d, (n, offset)) in dests.iter().zip(targets) {
-            let ty = self.ty(*d).clone();
-            let row = ty.row();
+            let row = self.ty(*d).row();
             let r = self.fresh("cur");
             self.decl_named(&r, &row, &mut then);
             let block = Ex::product(self.dims(row.dims()));
             let at = Ex::plus(offset.clone(), Ex::var(&bin));
-            match &row {
-                Type::Prim(t) => then.push(I::Set {
-                    name: r.clone(),
-                    val: Ex::Load {
-                        elem: *t,
-                        arr: n.clone(),
-                        idx: Box::new(at.clone()),
-                    },
-                }),
-                _ => then.push(I::SetArr {
-                    dst: r.clone(),
-                    src: n.clone(),
-                    offset: Ex::times(at.clone(), block.clone()),
-                    share: Share::Borrow,
-                }),
-            }
+            self.read_row(&r, n, &row, &at, &mut then);
             args.push((r, row.clone()));
             binrows.push((row, block, at));
         }
@@ -183,13 +168,8 @@ impl<'a> Lw<'a> {
             HistSource::Arrays { values, .. } => args.extend(self.rows(values, iv, &mut then)),
             HistSource::Mapped { .. } => args.extend(mapped_values.take().unwrap_or_default()),
         }
-        let nexts: Vec<(String, Type)> = binrows
-            .iter()
-            .map(|(row, _, _)| (self.fresh("new"), row.clone()))
-            .collect();
-        for (n, t) in &nexts {
-            self.decl_named(n, t, &mut then);
-        }
+        let tys = binrows.iter().map(|(row, _, _)| row.clone());
+        let nexts = self.decl_fresh("new", tys, &mut then);
         self.apply(lam, &args, &nexts, &mut then)?;
         for (((n, row), (_, block, at)), (d, (dname, _))) in
             nexts.iter().zip(&binrows).zip(dests.iter().zip(targets))
@@ -245,10 +225,10 @@ impl<'a> Lw<'a> {
         let count = Ex::times(Ex::int(CHUNKS), nbins.clone());
         let subs = self.alloc_scratch("sub", &elems, &count, out);
         let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
-        let c = self.fresh("c");
-        let body1 = self.in_parallel(true, |s| -> R<Vec<I>> {
+        let work = Ex::times(w.clone(), Ex::int(cost));
+        self.par_chunks(work, out, |s, c| {
             let mut b = Vec::new();
-            let base = Ex::times(Ex::var(&c), nbins.clone());
+            let base = Ex::times(Ex::var(c), nbins.clone());
             for ((sub, t), ne) in subs.iter().zip(&elems).zip(&neutral_ex) {
                 let k = s.fresh("k");
                 b.push(I::For {
@@ -262,7 +242,7 @@ impl<'a> Lw<'a> {
                     }],
                 });
             }
-            let (lo, hi) = s.chunk_range(&Ex::var(&c), w, &mut b);
+            let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
             let targets: Vec<(String, Ex)> =
                 subs.iter().map(|sub| (sub.clone(), base.clone())).collect();
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
@@ -271,18 +251,13 @@ impl<'a> Lw<'a> {
             b.push(items);
             Ok(b)
         })?;
-        out.push(I::ParFor {
-            var: c,
-            bound: Ex::int(CHUNKS),
-            work: Ex::times(w.clone(), Ex::int(cost)),
-            body: body1,
-            private: Vec::new(),
-            private_body: Vec::new(),
-        });
-        let c = self.fresh("c");
-        let body2 = self.in_parallel(true, |s| -> R<Vec<I>> {
+        let work = Ex::times(
+            Ex::times(nbins.clone(), Ex::int(CHUNKS)),
+            Ex::int(Self::cost(&lam.body)),
+        );
+        self.par_chunks(work, out, |s, c| {
             let mut b = Vec::new();
-            let (lo, hi) = s.chunk_range(&Ex::var(&c), &nbins, &mut b);
+            let (lo, hi) = s.chunk_range(&Ex::var(c), &nbins, &mut b);
             let sub_arrays: Vec<(String, PrimType)> =
                 subs.iter().cloned().zip(elems.clone()).collect();
             let dest_arrays: Vec<(String, PrimType)> =
@@ -300,30 +275,12 @@ impl<'a> Lw<'a> {
                     bound: Ex::int(CHUNKS),
                     body: fold,
                 });
-                for ((a, _), (d, t)) in accs.iter().zip(&dest_arrays) {
-                    per_bin.push(I::Store {
-                        elem: *t,
-                        arr: d.clone(),
-                        idx: bin.clone(),
-                        val: Ex::var(a),
-                    });
-                }
+                store_scalars(&dest_arrays, bin, &accs, per_bin);
                 Ok(())
             })?;
             b.push(bins);
             Ok(b)
         })?;
-        out.push(I::ParFor {
-            var: c,
-            bound: Ex::int(CHUNKS),
-            work: Ex::times(
-                Ex::times(nbins.clone(), Ex::int(CHUNKS)),
-                Ex::int(Self::cost(&lam.body)),
-            ),
-            body: body2,
-            private: Vec::new(),
-            private_body: Vec::new(),
-        });
         for s in subs {
             out.push(I::Decref(s));
         }

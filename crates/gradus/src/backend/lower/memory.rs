@@ -47,6 +47,21 @@ impl<'a> Lw<'a> {
         }
     }
 
+    /// Declares a fresh variable, named after `hint`, per type of `tys` (all named first);
+    /// returns the names with their types.
+    pub(super) fn decl_fresh(
+        &mut self,
+        hint: &str,
+        tys: impl IntoIterator<Item = Type>,
+        out: &mut Vec<I>,
+    ) -> Vec<(String, Type)> {
+        let vars: Vec<(String, Type)> = tys.into_iter().map(|t| (self.fresh(hint), t)).collect();
+        for (v, t) in &vars {
+            self.decl_named(v, t, out);
+        }
+        vars
+    }
+
     /// How an array variable's buffer may be shared from here.
     pub(super) fn share_of(&self, src: Var) -> Share {
         if self.in_par && !self.par_local.contains(&src) {

@@ -6,11 +6,32 @@
 //! and combined in order (so results do not depend on the thread count); a scan with a fused
 //! map runs the map once per element.
 
-use super::imp::{Ex, IdxOp, Stm as I, Ty};
+use super::imp::{Ex, IdxOp, Stm as I};
+use super::soac::store_scalars;
 use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, lt};
 use crate::core::ir::{Aux, Body, Exp, Lambda, Soac, SubExp, Type, Var};
 use crate::opt::util::free_in_exp;
 use crate::value::PrimType;
+
+/// A `reduce` or `scan` (with a fused map `pre`: `redomap`, `scanomap`) being lowered.
+struct Reduction<'l> {
+    pat: &'l [Var],
+    /// The width, checked.
+    w: Ex,
+    lam: &'l Lambda,
+    neutral: &'l [SubExp],
+    pre: Option<&'l Lambda>,
+    arrays: &'l [Var],
+    scan: bool,
+}
+
+impl Reduction<'_> {
+    /// The estimated work: the width times the cost of the operator and the fused map.
+    fn work(&self) -> Ex {
+        let cost = Lw::cost(&self.lam.body) + self.pre.map_or(0, |m| Lw::cost(&m.body));
+        Ex::times(self.w.clone(), Ex::int(cost))
+    }
+}
 
 impl<'a> Lw<'a> {
     /// Lowers statements `j` and `j + 1` of `body` as one loop when they are a sequential
@@ -126,7 +147,6 @@ impl<'a> Lw<'a> {
         if inputs != k || lam.params.len() != 2 * k || lam.ret.len() != k {
             return Err("internal error: reduce/scan operator does not fit".into());
         }
-        let acc_tys: Vec<Type> = lam.ret.clone();
         if scan {
             for &p in pat {
                 let Type::Array { elem, dims } = self.ty(p) else {
@@ -140,45 +160,51 @@ impl<'a> Lw<'a> {
                 });
             }
         }
-        let all_scalar = acc_tys.iter().all(|t| matches!(t, Type::Prim(_)));
+        let r = Reduction {
+            pat,
+            w,
+            lam,
+            neutral,
+            pre,
+            arrays,
+            scan,
+        };
+        let all_scalar = lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
         if self.opts.parallel && !self.in_par && all_scalar {
             // Small inputs run sequentially: splitting them into chunks costs more than it
             // saves. The choice depends on the width only, so results do not depend on the
             // number of threads.
-            let cost = Self::cost(&lam.body) + pre.map_or(0, |m| Self::cost(&m.body));
             let mut par = Vec::new();
-            self.par_reduce_or_scan(pat, &w, lam, neutral, pre, arrays, scan, &mut par)?;
+            self.par_reduce_or_scan(&r, &mut par)?;
             let mut seq = Vec::new();
-            self.seq_reduce_or_scan(pat, &w, lam, neutral, pre, arrays, scan, &acc_tys, &mut seq)?;
+            self.seq_reduce_or_scan(&r, &mut seq)?;
             out.push(I::If {
                 cond: Ex::Idx(
                     IdxOp::Le,
                     Box::new(Ex::var(PAR_CHUNK_MIN_WORK)),
-                    Box::new(Ex::times(w.clone(), Ex::int(cost))),
+                    Box::new(r.work()),
                 ),
                 then: par,
                 els: seq,
             });
             return Ok(());
         }
-        self.seq_reduce_or_scan(pat, &w, lam, neutral, pre, arrays, scan, &acc_tys, out)
+        self.seq_reduce_or_scan(&r, out)
     }
 
     /// `reduce`/`scan` left to right.
-    #[allow(clippy::too_many_arguments)]
-    fn seq_reduce_or_scan(
-        &mut self,
-        pat: &[Var],
-        w: &Ex,
-        lam: &Lambda,
-        neutral: &[SubExp],
-        pre: Option<&Lambda>,
-        arrays: &[Var],
-        scan: bool,
-        acc_tys: &[Type],
-        out: &mut Vec<I>,
-    ) -> R<()> {
-        let accs: Vec<(String, Type)> = acc_tys
+    fn seq_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
+        let &Reduction {
+            pat,
+            ref w,
+            lam,
+            neutral,
+            pre,
+            arrays,
+            scan,
+        } = r;
+        let accs: Vec<(String, Type)> = lam
+            .ret
             .iter()
             .map(|t| (self.fresh("acc"), t.clone()))
             .collect();
@@ -191,13 +217,7 @@ impl<'a> Lw<'a> {
         let mut body = Vec::new();
         let mut args = accs.clone();
         args.extend(self.elems(pre, arrays, &iv, &mut body)?);
-        let nexts: Vec<(String, Type)> = acc_tys
-            .iter()
-            .map(|t| (self.fresh("nx"), t.clone()))
-            .collect();
-        for (n, t) in &nexts {
-            self.decl_named(n, t, &mut body);
-        }
+        let nexts = self.decl_fresh("nx", lam.ret.iter().cloned(), &mut body);
         self.apply(lam, &args, &nexts, &mut body)?;
         for ((a, t), (n, _)) in accs.iter().zip(&nexts) {
             if matches!(t, Type::Array { .. }) {
@@ -260,67 +280,46 @@ impl<'a> Lw<'a> {
     }
 
     /// `reduce`/`scan` over [`CHUNKS`] chunks in parallel, scalar operands only.
-    #[allow(clippy::too_many_arguments)]
-    fn par_reduce_or_scan(
-        &mut self,
-        pat: &[Var],
-        w: &Ex,
-        lam: &Lambda,
-        neutral: &[SubExp],
-        pre: Option<&Lambda>,
-        arrays: &[Var],
-        scan: bool,
-        out: &mut Vec<I>,
-    ) -> R<()> {
+    fn par_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
+        let &Reduction {
+            pat,
+            ref w,
+            lam,
+            neutral,
+            pre,
+            arrays,
+            scan,
+        } = r;
         let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
         let parts = self.alloc_scratch("part", &tys, &Ex::int(CHUNKS), out);
-        let cost = Self::cost(&lam.body) + pre.map_or(0, |m| Self::cost(&m.body));
-        // Phase 1: each chunk reduced from the neutral element into its partial result.
+        let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
+        let results: Vec<(String, PrimType)> = pat
+            .iter()
+            .map(|p| (self.name(*p), self.ty(*p).elem()))
+            .collect();
+        // Chunk `c` folded from `init` (with `write`, storing the running results: a scan),
+        // then (with `write_part`) stored as the chunk's partial result.
         let chunk_loop = |s: &mut Self,
                           c: &str,
-                          init: &dyn Fn(&mut Self, usize) -> Ex,
+                          init: &dyn Fn(usize) -> Ex,
                           write: bool,
                           write_part: bool|
          -> R<Vec<I>> {
             let mut b = Vec::new();
             let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
-            let accs: Vec<(String, Type)> = tys
-                .iter()
-                .map(|t| (s.fresh("acc"), Type::Prim(*t)))
-                .collect();
-            for (j, (a, t)) in accs.iter().enumerate() {
-                b.push(I::Decl {
-                    ty: Ty::Prim(t.elem()),
-                    name: a.clone(),
-                    init: Some(init(s, j)),
-                });
-            }
+            let accs = s.init_scalars("acc", &tys, init, &mut b);
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
                 let mut args = accs.clone();
                 args.extend(s.elems(pre, arrays, i, inner)?);
                 s.apply(lam, &args, &accs, inner)?;
                 if write {
-                    for (p, (a, _)) in pat.iter().zip(&accs) {
-                        inner.push(I::Store {
-                            elem: s.ty(*p).elem(),
-                            arr: s.name(*p),
-                            idx: i.clone(),
-                            val: Ex::var(a),
-                        });
-                    }
+                    store_scalars(&results, i, &accs, inner);
                 }
                 Ok(())
             })?;
             b.push(items);
             if write_part {
-                for (p, (a, t)) in parts.iter().zip(&accs) {
-                    b.push(I::Store {
-                        elem: t.elem(),
-                        arr: p.clone(),
-                        idx: Ex::var(c),
-                        val: Ex::var(a),
-                    });
-                }
+                store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
             }
             Ok(b)
         };
@@ -329,44 +328,18 @@ impl<'a> Lw<'a> {
         // and adds the chunk's prefix to them in phase 3, so the map runs once per element;
         // a plain scan reads its input twice instead of writing its output twice.
         let propagate = scan && pre.is_some();
-        let c1 = self.fresh("c");
-        let body1 = self.in_parallel(true, |s| {
-            chunk_loop(s, &c1, &|_, j| neutral_ex[j].clone(), propagate, true)
+        // Phase 1: each chunk reduced from the neutral element into its partial result.
+        self.par_chunks(r.work(), out, |s, c| {
+            chunk_loop(s, c, &|j| neutral_ex[j].clone(), propagate, true)
         })?;
-        out.push(I::ParFor {
-            var: c1,
-            bound: Ex::int(CHUNKS),
-            work: Ex::times(w.clone(), Ex::int(cost)),
-            body: body1,
-            private: Vec::new(),
-            private_body: Vec::new(),
-        });
         // Phase 2: combine the partial results in order (for scan: exclusive prefixes).
-        let accs: Vec<(String, Type)> = tys
-            .iter()
-            .map(|t| (self.fresh("tot"), Type::Prim(*t)))
-            .collect();
-        for ((a, t), ne) in accs.iter().zip(&neutral_ex) {
-            out.push(I::Decl {
-                ty: Ty::Prim(t.elem()),
-                name: a.clone(),
-                init: Some(ne.clone()),
-            });
-        }
+        let accs = self.init_scalars("tot", &tys, &|j| neutral_ex[j].clone(), out);
         let c2 = self.fresh("c");
         let mut body2 = Vec::new();
         let mut args = accs.clone();
-        let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
         args.extend(self.load_scalars("pv", &part_arrays, &Ex::var(&c2), &mut body2));
         if scan {
-            for ((p, t), (a, _)) in parts.iter().zip(&tys).zip(&accs) {
-                body2.push(I::Store {
-                    elem: *t,
-                    arr: p.clone(),
-                    idx: Ex::var(&c2),
-                    val: Ex::var(a),
-                });
-            }
+            store_scalars(&part_arrays, &Ex::var(&c2), &accs, &mut body2);
         }
         self.apply(lam, &args, &accs, &mut body2)?;
         out.push(I::For {
@@ -376,76 +349,37 @@ impl<'a> Lw<'a> {
         });
         if propagate {
             // Phase 3: each chunk but the first combines its prefix with its results.
-            let c3 = self.fresh("c");
-            let body3 = self.in_parallel(true, |s| -> R<Vec<I>> {
+            let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
+            self.par_chunks(work, out, |s, c| {
                 let mut b = Vec::new();
-                let (lo, hi) = s.chunk_range(&Ex::var(&c3), w, &mut b);
-                let prefix = s.load_scalars("pre", &part_arrays, &Ex::var(&c3), &mut b);
-                let results: Vec<(String, PrimType)> =
-                    pat.iter().map(|p| (s.name(*p), s.ty(*p).elem())).collect();
+                let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
+                let prefix = s.load_scalars("pre", &part_arrays, &Ex::var(c), &mut b);
                 let items = s.chunk_for(&lo, &hi, |s, i, inner| {
                     let mut args = prefix.clone();
                     args.extend(s.load_scalars("x", &results, i, inner));
-                    let combined: Vec<(String, Type)> = results
-                        .iter()
-                        .map(|(_, t)| (s.fresh("r"), Type::Prim(*t)))
-                        .collect();
-                    for (r, t) in &combined {
-                        s.decl_named(r, t, inner);
-                    }
+                    let tys = results.iter().map(|(_, t)| Type::Prim(*t));
+                    let combined = s.decl_fresh("r", tys, inner);
                     s.apply(lam, &args, &combined, inner)?;
-                    for ((arr, t), (r, _)) in results.iter().zip(&combined) {
-                        inner.push(I::Store {
-                            elem: *t,
-                            arr: arr.clone(),
-                            idx: i.clone(),
-                            val: Ex::var(r),
-                        });
-                    }
+                    store_scalars(&results, i, &combined, inner);
                     Ok(())
                 })?;
                 b.push(items);
                 Ok(vec![I::If {
-                    cond: lt(Ex::int(0), Ex::var(&c3)),
+                    cond: lt(Ex::int(0), Ex::var(c)),
                     then: b,
                     els: vec![],
                 }])
             })?;
-            out.push(I::ParFor {
-                var: c3,
-                bound: Ex::int(CHUNKS),
-                work: Ex::times(w.clone(), Ex::int(Self::cost(&lam.body))),
-                body: body3,
-                private: Vec::new(),
-                private_body: Vec::new(),
-            });
         } else if scan {
             // Phase 3: each chunk scanned from its prefix.
-            let c3 = self.fresh("c");
-            let parts3 = parts.clone();
-            let tys3 = tys.clone();
-            let c3n = c3.clone();
-            let body3 = self.in_parallel(true, |s| {
-                chunk_loop(
-                    s,
-                    &c3,
-                    &|_, j| Ex::Load {
-                        elem: tys3[j],
-                        arr: parts3[j].clone(),
-                        idx: Box::new(Ex::var(&c3n)),
-                    },
-                    true,
-                    false,
-                )
+            self.par_chunks(r.work(), out, |s, c| {
+                let init = |j: usize| Ex::Load {
+                    elem: tys[j],
+                    arr: parts[j].clone(),
+                    idx: Box::new(Ex::var(c)),
+                };
+                chunk_loop(s, c, &init, true, false)
             })?;
-            out.push(I::ParFor {
-                var: c3,
-                bound: Ex::int(CHUNKS),
-                work: Ex::times(w.clone(), Ex::int(cost)),
-                body: body3,
-                private: Vec::new(),
-                private_body: Vec::new(),
-            });
         } else {
             for (p, (a, _)) in pat.iter().zip(&accs) {
                 out.push(I::Set {

@@ -48,6 +48,18 @@ pub(super) fn virtual_iotas(names: &crate::core::ir::NameTable, body: &Body) -> 
     iotas
 }
 
+/// Element `i` of `iota(n, start, stride)` of `elem`s: `start + i * stride`.
+pub(super) fn iota_elem(start: Ex, stride: Ex, elem: PrimType, i: Ex) -> Ex {
+    let ci = Ex::Prim(PrimOp::Conv(PrimType::I64, elem), vec![i]);
+    Ex::Prim(
+        PrimOp::Bin(BinOp::Add, elem),
+        vec![
+            start,
+            Ex::Prim(PrimOp::Bin(BinOp::Mul, elem), vec![ci, stride]),
+        ],
+    )
+}
+
 impl<'a> Lw<'a> {
     pub(super) fn soac(&mut self, pat: &[Var], soac: &Soac, aux: &Aux, out: &mut Vec<I>) -> R<()> {
         match soac {
@@ -150,70 +162,92 @@ impl<'a> Lw<'a> {
         r
     }
 
-    /// Binds lambda parameter `p` to row `i` of input `a` (a borrowed view or an element), or
+    /// Binds lambda parameter `p` to row `i` of input `a` (see [`Lw::read_input_row`]), or
     /// to the accumulator `a` itself.
     pub(super) fn bind_row(&mut self, p: Var, a: Var, i: &Ex, out: &mut Vec<I>) {
         self.declare(p, out);
-        let pn = self.name(p);
-        if let Some(val) = self.iota_row(a, i) {
-            out.push(I::Set { name: pn, val });
-            return;
-        }
-        let an = self.name(a);
         match self.ty(a) {
-            Type::Acc { .. } => self.assign(p, &SubExp::Var(a), out),
-            Type::Array { elem, dims } => {
-                if dims.len() == 1 {
-                    out.push(I::Set {
-                        name: pn,
-                        val: Ex::Load {
-                            elem: *elem,
-                            arr: an,
-                            idx: Box::new(i.clone()),
-                        },
-                    });
-                } else {
-                    let row = Ex::product(self.dims(&dims[1..]));
-                    out.push(I::SetArr {
-                        dst: pn,
-                        src: an,
-                        offset: Ex::times(i.clone(), row),
-                        share: Share::Borrow,
-                    });
-                }
-            }
-            Type::Prim(_) => self.assign(p, &SubExp::Var(a), out),
+            Type::Array { .. } => self.read_input_row(&self.name(p), a, i, out),
+            Type::Acc { .. } | Type::Prim(_) => self.assign(p, &SubExp::Var(a), out),
         }
     }
 
-    /// Element `i` of `a` when `a` is a virtual `iota`: `start + i * stride`.
-    fn iota_row(&self, a: Var, i: &Ex) -> Option<Ex> {
-        let (start, stride, elem) = self.iota_rows.get(&a)?.clone();
-        let ci = Ex::Prim(PrimOp::Conv(PrimType::I64, elem), vec![i.clone()]);
-        Some(Ex::Prim(
-            PrimOp::Bin(BinOp::Add, elem),
-            vec![
-                start,
-                Ex::Prim(PrimOp::Bin(BinOp::Mul, elem), vec![ci, stride]),
-            ],
-        ))
+    /// Binds row `i` of each input to a fresh name (see [`Lw::read_input_row`]); returns the
+    /// names with their row types.
+    pub(super) fn rows(&mut self, arrays: &[Var], i: &Ex, out: &mut Vec<I>) -> Vec<(String, Type)> {
+        let mut v = Vec::new();
+        for a in arrays {
+            let row = self.ty(*a).row();
+            let n = self.fresh("row");
+            self.decl_named(&n, &row, out);
+            self.read_input_row(&n, *a, i, out);
+            v.push((n, row));
+        }
+        v
     }
 
-    /// Writes value `r` (a lambda result) as row `i` of the declared array `dst` whose type
-    /// is `dty`; checks its shape.
+    /// Sets the declared `dst` to row `i` of input array `a`: computed for a virtual `iota`,
+    /// otherwise as [`Lw::read_row`] reads it.
+    fn read_input_row(&self, dst: &str, a: Var, i: &Ex, out: &mut Vec<I>) {
+        match self.iota_rows.get(&a) {
+            Some((start, stride, elem)) => out.push(I::Set {
+                name: dst.to_string(),
+                val: iota_elem(start.clone(), stride.clone(), *elem, i.clone()),
+            }),
+            None => self.read_row(dst, &self.name(a), &self.ty(a).row(), i, out),
+        }
+    }
+
+    /// Sets the declared `dst`, of type `row`, to row `at` of array `arr`: the element itself
+    /// for scalar rows, a borrowed view otherwise (rows are never copied).
+    pub(super) fn read_row(&self, dst: &str, arr: &str, row: &Type, at: &Ex, out: &mut Vec<I>) {
+        match row {
+            Type::Prim(t) => out.push(I::Set {
+                name: dst.to_string(),
+                val: Ex::Load {
+                    elem: *t,
+                    arr: arr.to_string(),
+                    idx: Box::new(at.clone()),
+                },
+            }),
+            _ => out.push(I::SetArr {
+                dst: dst.to_string(),
+                src: arr.to_string(),
+                offset: Ex::times(at.clone(), Ex::product(self.dims(row.dims()))),
+                share: Share::Borrow,
+            }),
+        }
+    }
+
+    /// Writes value `r` (a lambda result) as row `i` of the declared array `dst`; checks its
+    /// shape.
     pub(super) fn write_row(&mut self, dst: Var, r: &SubExp, i: &Ex, aux: &Aux, out: &mut Vec<I>) {
-        let dn = self.name(dst);
-        let dty = self.ty(dst).clone();
-        let elem = dty.elem();
+        let dty = self.ty(dst);
         let rdims = self.dims(&dty.dims()[1..]);
+        self.store_row(&self.name(dst), dty.elem(), &rdims, r, i, aux, out);
+    }
+
+    /// Writes value `r` as row `i` of the array `arr` of `elem`s whose rows have dimensions
+    /// `rdims`: stores a scalar, copies an array after checking its shape.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_row(
+        &mut self,
+        arr: &str,
+        elem: PrimType,
+        rdims: &[Ex],
+        r: &SubExp,
+        i: &Ex,
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) {
         match r {
             SubExp::Var(v) if matches!(self.ty(*v), Type::Array { .. }) => {
                 let vd = self.var_dims(*v);
-                self.size_check(out, &vd, &rdims, elem, String::new(), aux);
-                let block = Ex::product(rdims);
+                self.size_check(out, &vd, rdims, elem, String::new(), aux);
+                let block = Ex::product(rdims.to_vec());
                 out.push(I::Copy {
                     elem,
-                    dst: dn,
+                    dst: arr.to_string(),
                     dst_off: Ex::times(i.clone(), block.clone()),
                     src: self.name(*v),
                     src_off: Ex::int(0),
@@ -222,53 +256,11 @@ impl<'a> Lw<'a> {
             }
             _ => out.push(I::Store {
                 elem,
-                arr: dn,
+                arr: arr.to_string(),
                 idx: i.clone(),
                 val: self.se(r),
             }),
         }
-    }
-
-    /// Binds row `i` of each input to a fresh name (element or borrowed view); returns the
-    /// names with their row types.
-    pub(super) fn rows(&mut self, arrays: &[Var], i: &Ex, out: &mut Vec<I>) -> Vec<(String, Type)> {
-        let mut v = Vec::new();
-        for a in arrays {
-            let ty = self.ty(*a).clone();
-            let row = ty.row();
-            let n = self.fresh("row");
-            self.decl_named(&n, &row, out);
-            if let Some(val) = self.iota_row(*a, i) {
-                out.push(I::Set {
-                    name: n.clone(),
-                    val,
-                });
-                v.push((n, row));
-                continue;
-            }
-            let an = self.name(*a);
-            match &row {
-                Type::Prim(t) => out.push(I::Set {
-                    name: n.clone(),
-                    val: Ex::Load {
-                        elem: *t,
-                        arr: an,
-                        idx: Box::new(i.clone()),
-                    },
-                }),
-                _ => {
-                    let block = Ex::product(self.dims(row.dims()));
-                    out.push(I::SetArr {
-                        dst: n.clone(),
-                        src: an,
-                        offset: Ex::times(i.clone(), block),
-                        share: Share::Borrow,
-                    });
-                }
-            }
-            v.push((n, row));
-        }
-        v
     }
 
     /// Binds the values row `i` contributes to a consumer: the rows of `arrays` or, with a
@@ -381,20 +373,73 @@ impl<'a> Lw<'a> {
         idx: &Ex,
         out: &mut Vec<I>,
     ) -> Vec<(String, Type)> {
+        let tys: Vec<PrimType> = arrays.iter().map(|(_, t)| *t).collect();
+        let load = |j: usize| Ex::Load {
+            elem: tys[j],
+            arr: arrays[j].0.clone(),
+            idx: Box::new(idx.clone()),
+        };
+        self.init_scalars(hint, &tys, &load, out)
+    }
+
+    /// Declares one scalar per type of `tys`, named after `hint`, the `j`-th initialised to
+    /// `init(j)`.
+    pub(super) fn init_scalars(
+        &mut self,
+        hint: &str,
+        tys: &[PrimType],
+        init: &dyn Fn(usize) -> Ex,
+        out: &mut Vec<I>,
+    ) -> Vec<(String, Type)> {
         let mut vars = Vec::new();
-        for (arr, t) in arrays {
+        for (j, t) in tys.iter().enumerate() {
             let v = self.fresh(hint);
             out.push(I::Decl {
                 ty: Ty::Prim(*t),
                 name: v.clone(),
-                init: Some(Ex::Load {
-                    elem: *t,
-                    arr: arr.clone(),
-                    idx: Box::new(idx.clone()),
-                }),
+                init: Some(init(j)),
             });
             vars.push((v, Type::Prim(*t)));
         }
         vars
+    }
+
+    /// A parallel loop over the [`CHUNKS`] chunks of work estimated at `work`: `chunk`
+    /// writes the body for chunk `c` (named), in a parallel context.
+    pub(super) fn par_chunks(
+        &mut self,
+        work: Ex,
+        out: &mut Vec<I>,
+        chunk: impl FnOnce(&mut Self, &str) -> R<Vec<I>>,
+    ) -> R<()> {
+        let c = self.fresh("c");
+        let body = self.in_parallel(true, |s| chunk(s, &c))?;
+        out.push(I::ParFor {
+            var: c,
+            bound: Ex::int(CHUNKS),
+            work,
+            body,
+            private: Vec::new(),
+            private_body: Vec::new(),
+        });
+        Ok(())
+    }
+}
+
+/// Stores each declared scalar of `vals` as element `idx` of the matching array of `arrays`
+/// (name and element type).
+pub(super) fn store_scalars(
+    arrays: &[(String, PrimType)],
+    idx: &Ex,
+    vals: &[(String, Type)],
+    out: &mut Vec<I>,
+) {
+    for ((arr, t), (v, _)) in arrays.iter().zip(vals) {
+        out.push(I::Store {
+            elem: *t,
+            arr: arr.clone(),
+            idx: idx.clone(),
+            val: Ex::var(v),
+        });
     }
 }
