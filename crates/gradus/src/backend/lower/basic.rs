@@ -1,126 +1,21 @@
-//! Basic operations: scalars, indexing and slicing, in-place updates, array construction,
-//! reshaping and permutation.
+//! Basic operations: scalars, array construction, reshaping, permutation, assertions and
+//! accumulator updates (indexing, slicing and in-place updates are in [`super::slice`]).
 //!
-//! Takes a [`BasicOp`] with its pattern. Guarantees what the interpreter computes: rows
-//! and contiguous slices, `reshape` and `coerce` are views sharing the buffer; other slices,
-//! `rearrange`, `rotate`, `concat`, `replicate`, `iota` and literals are fresh buffers
-//! (except an `iota` the lowering never stores, see [`super::soac::virtual_iotas`]); an
-//! update writes in place after making its array unique; every check the interpreter makes
-//! is made first.
+//! Takes a [`BasicOp`] with its pattern. Guarantees what the interpreter computes:
+//! `reshape` and `coerce` are views sharing the buffer; `rearrange`, `rotate`, `concat`,
+//! `replicate`, `iota` and literals are fresh buffers (except an `iota` the lowering never
+//! stores, see [`super::soac::virtual_iotas`]); accumulator updates are atomic inside
+//! parallel loops; every check the interpreter makes is made first.
 
-use super::imp::{Ex, IdxOp, Share, SiteKind, Stm as I, Ty};
+use super::imp::{Ex, IdxOp, SiteKind, Stm as I, Ty};
+use super::slice::strides;
 use super::soac::iota_elem;
 use super::{Lw, R, and, bool_ex, eq, in_range, le, lt};
-use crate::core::ir::{Aux, BasicOp, DimIndex, SubExp, Type, Var};
+use crate::core::ir::{Aux, BasicOp, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::value::{PrimType, Scalar};
 
-/// Emits the statements for one block of a slice: array offset, selection offset, block
-/// length, output.
-type BlockFn<'f> = dyn FnMut(Ex, Ex, Ex, &mut Vec<I>) + 'f;
-
-/// A resolved index entry.
-#[derive(Clone)]
-pub(super) enum Ix {
-    Fix(Ex),
-    Slice { start: Ex, count: Ex, stride: Ex },
-}
-
-/// Row-major strides (in elements) of dimensions `dims`.
-fn strides(dims: &[Ex]) -> Vec<Ex> {
-    let mut out = vec![Ex::int(1); dims.len()];
-    for j in (0..dims.len().saturating_sub(1)).rev() {
-        out[j] = Ex::times(out[j + 1].clone(), dims[j + 1].clone());
-    }
-    out
-}
-
-/// The flat offset of the first element `ixs` selects in an array of dimensions `dims`.
-fn offset(ixs: &[Ix], dims: &[Ex]) -> Ex {
-    let st = strides(dims);
-    ixs.iter().zip(&st).fold(Ex::int(0), |o, (ix, s)| {
-        let first = match ix {
-            Ix::Fix(i) => i,
-            Ix::Slice { start, .. } => start,
-        };
-        Ex::plus(o, Ex::times(first.clone(), s.clone()))
-    })
-}
-
-/// The dimensions of what `ixs` selects in an array of dimensions `dims`.
-fn selected_dims(ixs: &[Ix], dims: &[Ex]) -> Vec<Ex> {
-    let mut sel: Vec<Ex> = ixs
-        .iter()
-        .filter_map(|i| match i {
-            Ix::Slice { count, .. } => Some(count.clone()),
-            Ix::Fix(_) => None,
-        })
-        .collect();
-    sel.extend(dims[ixs.len()..].iter().cloned());
-    sel
-}
-
 impl<'a> Lw<'a> {
-    fn resolve(&self, slice: &[DimIndex]) -> Vec<Ix> {
-        slice
-            .iter()
-            .map(|d| match d {
-                DimIndex::Fix(i) => Ix::Fix(self.ix(i)),
-                DimIndex::Slice {
-                    start,
-                    count,
-                    stride,
-                } => Ix::Slice {
-                    start: self.ix(start),
-                    count: self.ix(count),
-                    stride: self.ix(stride),
-                },
-            })
-            .collect()
-    }
-
-    /// Walks the positions selected by `ixs` in an array of dimensions `dims`: calls `f` with
-    /// the flat offset of each selected block of `inner` elements in the array and its offset
-    /// in the (row-major) selection, inside the loops it builds.
-    fn walk_slice(&mut self, ixs: &[Ix], dims: &[Ex], out: &mut Vec<I>, f: &mut BlockFn<'_>) {
-        let st = strides(dims);
-        let inner = Ex::product(dims[ixs.len()..].iter().cloned());
-        // Loop counters of the slice entries, outermost first.
-        let mut counters: Vec<(String, Ex)> = Vec::new();
-        let mut src = Ex::int(0);
-        for (j, ix) in ixs.iter().enumerate() {
-            match ix {
-                Ix::Fix(i) => src = Ex::plus(src, Ex::times(i.clone(), st[j].clone())),
-                Ix::Slice {
-                    start,
-                    count,
-                    stride,
-                } => {
-                    let c = self.fresh("s");
-                    let pos = Ex::plus(start.clone(), Ex::times(Ex::var(&c), stride.clone()));
-                    src = Ex::plus(src, Ex::times(pos, st[j].clone()));
-                    counters.push((c, count.clone()));
-                }
-            }
-        }
-        // Destination offset: row-major over the counters, times the block.
-        let mut dst = Ex::int(0);
-        for (c, n) in &counters {
-            dst = Ex::plus(Ex::times(dst, n.clone()), Ex::var(c));
-        }
-        dst = Ex::times(dst, inner.clone());
-        let mut body = Vec::new();
-        f(src, dst, inner, &mut body);
-        for (c, n) in counters.into_iter().rev() {
-            body = vec![I::For {
-                var: c,
-                bound: n,
-                body,
-            }];
-        }
-        out.extend(body);
-    }
-
     pub(super) fn basic(
         &mut self,
         pat: &[Var],
@@ -155,103 +50,12 @@ impl<'a> Lw<'a> {
                     val: Ex::Prim(*p, xs),
                 });
             }
-            BasicOp::Index { array, slice } => {
-                let dims = self.var_dims(*array);
-                let ixs = self.resolve(slice);
-                let elem = self.ty(*array).elem();
-                self.index_check(&ixs, &dims, aux, out);
-                let an = self.name(*array);
-                let all_fix = ixs.iter().all(|i| matches!(i, Ix::Fix(_)));
-                if all_fix && ixs.len() == dims.len() {
-                    out.push(I::Set {
-                        name: dname,
-                        val: Ex::Load {
-                            elem,
-                            arr: an,
-                            idx: Box::new(offset(&ixs, &dims)),
-                        },
-                    });
-                    return Ok(());
-                }
-                let contiguous = ixs.iter().enumerate().all(|(j, ix)| match ix {
-                    Ix::Fix(_) => true,
-                    Ix::Slice { stride, .. } => j + 1 == ixs.len() && stride.as_int() == Some(1),
-                });
-                if contiguous {
-                    let share = self.share_of(*array);
-                    out.push(I::SetArr {
-                        dst: dname,
-                        src: an,
-                        offset: offset(&ixs, &dims),
-                        share,
-                    });
-                    return Ok(());
-                }
-                out.push(I::Alloc {
-                    arr: dname.clone(),
-                    elem,
-                    count: Ex::product(selected_dims(&ixs, &dims)),
-                });
-                self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
-                    b.push(I::Copy {
-                        elem,
-                        dst: dname.clone(),
-                        dst_off: dstoff,
-                        src: an.clone(),
-                        src_off: src,
-                        count: inner,
-                    })
-                });
-            }
+            BasicOp::Index { array, slice } => self.index(dname, *array, slice, aux, out)?,
             BasicOp::Update {
                 array,
                 slice,
                 value,
-            } => {
-                let dims = self.var_dims(*array);
-                let ixs = self.resolve(slice);
-                let elem = self.ty(*array).elem();
-                self.index_check(&ixs, &dims, aux, out);
-                let an = self.consume_unique(*array, out);
-                let vty = match value {
-                    SubExp::Var(v) => self.ty(*v).clone(),
-                    SubExp::Const(c) => Type::Prim(c.prim_type()),
-                };
-                match vty {
-                    Type::Prim(_) => out.push(I::Store {
-                        elem,
-                        arr: an.clone(),
-                        idx: offset(&ixs, &dims),
-                        val: self.se(value),
-                    }),
-                    Type::Array { .. } => {
-                        let SubExp::Var(vv) = value else {
-                            return Err("internal error: array constant".into());
-                        };
-                        let vdims = self.var_dims(*vv);
-                        let want = selected_dims(&ixs, &dims);
-                        self.size_check(out, &vdims, &want, elem, String::new(), aux);
-                        let vn = self.name(*vv);
-                        self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
-                            b.push(I::Copy {
-                                elem,
-                                dst: an.clone(),
-                                dst_off: src,
-                                src: vn.clone(),
-                                src_off: dstoff,
-                                count: inner,
-                            })
-                        });
-                    }
-                    Type::Acc { .. } => return Err("internal error: update with an acc".into()),
-                }
-                out.push(I::SetArr {
-                    dst: dname,
-                    src: an,
-                    offset: Ex::int(0),
-                    share: Share::Move,
-                });
-            }
+            } => self.update(dname, *array, slice, value, aux, out)?,
             BasicOp::Iota {
                 n,
                 start,

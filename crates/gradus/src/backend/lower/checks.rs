@@ -1,13 +1,13 @@
-//! Run-time checks: error sites and the `Check` statements for sizes, bounds and widths.
+//! Run-time checks: error sites and the `Check` statements for sizes and SOAC widths (bounds
+//! checks are in [`super::slice`]).
 //!
 //! Takes the operands of a check as index expressions and the statement's [`Aux`] (its
 //! locations). Guarantees that with `safe` every failing check reports the interpreter's
 //! message at the statement's locations (one [`Site`] per check), and that without it only
 //! the checks the caller emits unconditionally (negative counts) remain.
 
-use super::basic::Ix;
-use super::imp::{Ex, IdxOp, Site, SiteKind, Stm as I};
-use super::{Lw, and, bool_ex, eq, in_range, le};
+use super::imp::{Ex, Site, SiteKind, Stm as I};
+use super::{Lw, and, bool_ex, eq};
 use crate::core::ir::{Aux, SubExp, Type, Var};
 use crate::value::PrimType;
 
@@ -64,68 +64,6 @@ impl<'a> Lw<'a> {
                 required: required.len(),
                 elem,
                 text,
-            },
-            args,
-            aux,
-        );
-    }
-
-    /// The bounds check of an index or slice of an array with dimensions `dims`.
-    pub(super) fn index_check(&mut self, ixs: &[Ix], dims: &[Ex], aux: &Aux, out: &mut Vec<I>) {
-        let mut cond = bool_ex(true);
-        let mut args = Vec::new();
-        let mut fixes = Vec::new();
-        for (ix, d) in ixs.iter().zip(dims) {
-            match ix {
-                Ix::Fix(i) => {
-                    cond = and(cond, in_range(i.clone(), d.clone()));
-                    args.push(i.clone());
-                    fixes.push(true);
-                }
-                Ix::Slice {
-                    start,
-                    count,
-                    stride,
-                } => {
-                    let last = Ex::plus(
-                        start.clone(),
-                        Ex::times(
-                            Ex::idx(IdxOp::Sub, count.clone(), Ex::int(1)),
-                            stride.clone(),
-                        ),
-                    );
-                    let zero_stride_ok = Ex::idx(
-                        IdxOp::Or,
-                        Ex::idx(IdxOp::Ne, stride.clone(), Ex::int(0)),
-                        le(count.clone(), Ex::int(1)),
-                    );
-                    let empty_ok =
-                        and(le(Ex::int(-1), start.clone()), le(start.clone(), d.clone()));
-                    let full_ok = and(
-                        in_range(start.clone(), d.clone()),
-                        in_range(last, d.clone()),
-                    );
-                    let c = and(
-                        and(le(Ex::int(0), count.clone()), zero_stride_ok),
-                        Ex::idx(
-                            IdxOp::Or,
-                            and(eq(count.clone(), Ex::int(0)), empty_ok),
-                            and(Ex::idx(IdxOp::Ne, count.clone(), Ex::int(0)), full_ok),
-                        ),
-                    );
-                    cond = and(cond, c);
-                    args.extend([start.clone(), count.clone(), stride.clone()]);
-                    fixes.push(false);
-                }
-            }
-        }
-        args.extend(dims.iter().cloned());
-        self.check(
-            out,
-            cond,
-            SiteKind::Index {
-                fixes,
-                rank: dims.len(),
             },
             args,
             aux,

@@ -54,7 +54,8 @@
 //! * [`control`]: entry points, statement sequences, `if`, loops, lambda application;
 //! * [`memory`]: declarations, assignments, moves and releases of variables and buffers;
 //! * [`checks`]: run-time checks and their error sites;
-//! * [`basic`]: basic operations (indexing, slicing, updates, array construction);
+//! * [`basic`]: basic operations (array construction, reshaping, accumulator updates);
+//! * [`slice`]: indexing, slicing and in-place updates;
 //! * [`soac`]: what SOACs share (dispatch, rows of inputs, fused maps, chunks, costs);
 //! * [`map`], [`columns`] (maps of column reductions), [`reduce`] (`reduce` and `scan`),
 //!   [`hist`], [`scatter`], [`acc`] (`with_acc` and accumulator privatisation).
@@ -71,6 +72,7 @@ mod memory;
 mod reduce;
 pub mod row_sums;
 mod scatter;
+mod slice;
 mod soac;
 pub mod unfuse;
 

@@ -194,21 +194,13 @@ impl<'a> Lw<'a> {
 
     /// `reduce`/`scan` left to right.
     fn seq_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
-        let &Reduction {
-            pat,
-            ref w,
-            lam,
-            neutral,
-            pre,
-            arrays,
-            scan,
-        } = r;
+        let lam = r.lam;
         let accs: Vec<(String, Type)> = lam
             .ret
             .iter()
             .map(|t| (self.fresh("acc"), t.clone()))
             .collect();
-        for ((a, t), ne) in accs.iter().zip(neutral) {
+        for ((a, t), ne) in accs.iter().zip(r.neutral) {
             self.decl_named(a, t, out);
             self.assign_named(a, t, ne, out);
         }
@@ -216,7 +208,7 @@ impl<'a> Lw<'a> {
         let iv = Ex::var(&i);
         let mut body = Vec::new();
         let mut args = accs.clone();
-        args.extend(self.elems(pre, arrays, &iv, &mut body)?);
+        args.extend(self.elems(r.pre, r.arrays, &iv, &mut body)?);
         let nexts = self.decl_fresh("nx", lam.ret.iter().cloned(), &mut body);
         self.apply(lam, &args, &nexts, &mut body)?;
         for ((a, t), (n, _)) in accs.iter().zip(&nexts) {
@@ -225,8 +217,8 @@ impl<'a> Lw<'a> {
             }
             self.move_into(a, n, t, &mut body);
         }
-        if scan {
-            for (p, (a, _)) in pat.iter().zip(&accs) {
+        if r.scan {
+            for (p, (a, _)) in r.pat.iter().zip(&accs) {
                 let pn = self.name(*p);
                 let pty = self.ty(*p).clone();
                 let elem = pty.elem();
@@ -253,17 +245,17 @@ impl<'a> Lw<'a> {
         }
         out.push(I::For {
             var: i,
-            bound: w.clone(),
+            bound: r.w.clone(),
             body,
         });
-        if scan {
+        if r.scan {
             for (a, t) in &accs {
                 if matches!(t, Type::Array { .. }) {
                     out.push(I::Decref(a.clone()));
                 }
             }
         } else {
-            for (p, (a, t)) in pat.iter().zip(&accs) {
+            for (p, (a, t)) in r.pat.iter().zip(&accs) {
                 let pn = self.name(*p);
                 self.move_into(&pn, a, t, out);
                 if let Type::Array { elem, dims } = t {
