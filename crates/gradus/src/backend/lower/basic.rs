@@ -81,18 +81,13 @@ impl<'a> Lw<'a> {
                     elem: *elem,
                     count: nn.clone(),
                 });
-                let c = self.fresh("i");
-                let val = iota_elem(self.se(start), self.se(stride), *elem, Ex::var(&c));
-                out.push(I::For {
-                    var: c.clone(),
-                    bound: nn,
-                    body: vec![I::Store {
-                        elem: *elem,
-                        arr: dname,
-                        idx: Ex::var(&c),
-                        val,
-                    }],
-                });
+                let (start, stride) = (self.se(start), self.se(stride));
+                out.push(self.counted_loop("i", nn, |i| I::Store {
+                    elem: *elem,
+                    arr: dname,
+                    idx: i.clone(),
+                    val: iota_elem(start, stride, *elem, i),
+                }));
             }
             BasicOp::Replicate { shape, value } => {
                 let sd = self.dims(shape);
@@ -129,28 +124,23 @@ impl<'a> Lw<'a> {
                     elem,
                     count: Ex::times(times.clone(), block.clone()),
                 });
-                let c = self.fresh("i");
-                let body = match vname {
-                    None => vec![I::Store {
+                let val = self.se(value);
+                out.push(self.counted_loop("i", times, |i| match vname {
+                    None => I::Store {
                         elem,
                         arr: dname,
-                        idx: Ex::var(&c),
-                        val: self.se(value),
-                    }],
-                    Some(vn) => vec![I::Copy {
+                        idx: i,
+                        val,
+                    },
+                    Some(vn) => I::Copy {
                         elem,
                         dst: dname,
-                        dst_off: Ex::times(Ex::var(&c), block.clone()),
+                        dst_off: Ex::times(i, block.clone()),
                         src: vn,
                         src_off: Ex::int(0),
                         count: block,
-                    }],
-                };
-                out.push(I::For {
-                    var: c,
-                    bound: times,
-                    body,
-                });
+                    },
+                }));
             }
             BasicOp::Scratch { elem, shape } => {
                 if shape.is_empty() {
@@ -429,22 +419,19 @@ impl<'a> Lw<'a> {
                     match v {
                         SubExp::Var(vv) if matches!(self.ty(*vv), Type::Array { .. }) => {
                             let block = Ex::product(self.var_dims(*vv));
-                            let c = self.fresh("k");
-                            then.push(I::For {
-                                var: c.clone(),
-                                bound: block.clone(),
-                                body: vec![I::AtomicAdd {
+                            let (src, atomic) = (self.name(*vv), self.in_par);
+                            let add = |k: Ex| I::AtomicAdd {
+                                elem: *e,
+                                arr,
+                                idx: Ex::plus(Ex::times(pos.clone(), block.clone()), k.clone()),
+                                val: Ex::Load {
                                     elem: *e,
-                                    arr,
-                                    idx: Ex::plus(Ex::times(pos.clone(), block), Ex::var(&c)),
-                                    val: Ex::Load {
-                                        elem: *e,
-                                        arr: self.name(*vv),
-                                        idx: Box::new(Ex::var(&c)),
-                                    },
-                                    atomic: self.in_par,
-                                }],
-                            });
+                                    arr: src,
+                                    idx: Box::new(k),
+                                },
+                                atomic,
+                            };
+                            then.push(self.counted_loop("k", block.clone(), add));
                         }
                         _ => then.push(I::AtomicAdd {
                             elem: *e,

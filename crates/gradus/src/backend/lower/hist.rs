@@ -230,17 +230,12 @@ impl<'a> Lw<'a> {
             let mut b = Vec::new();
             let base = Ex::times(Ex::var(c), nbins.clone());
             for ((sub, t), ne) in subs.iter().zip(&elems).zip(&neutral_ex) {
-                let k = s.fresh("k");
-                b.push(I::For {
-                    var: k.clone(),
-                    bound: nbins.clone(),
-                    body: vec![I::Store {
-                        elem: *t,
-                        arr: sub.clone(),
-                        idx: Ex::plus(base.clone(), Ex::var(&k)),
-                        val: ne.clone(),
-                    }],
-                });
+                b.push(s.counted_loop("k", nbins.clone(), |k| I::Store {
+                    elem: *t,
+                    arr: sub.clone(),
+                    idx: Ex::plus(base.clone(), k),
+                    val: ne.clone(),
+                }));
             }
             let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
             let targets: Vec<(String, Ex)> =

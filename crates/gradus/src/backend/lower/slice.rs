@@ -9,10 +9,7 @@
 use super::imp::{Ex, IdxOp, Share, SiteKind, Stm as I};
 use super::{Lw, R, and, bool_ex, eq, in_range, le};
 use crate::core::ir::{Aux, DimIndex, SubExp, Type, Var};
-
-/// Emits the statements for one block of a slice: array offset, selection offset, block
-/// length, output.
-type BlockFn<'f> = dyn FnMut(Ex, Ex, Ex, &mut Vec<I>) + 'f;
+use crate::value::PrimType;
 
 /// A resolved index entry.
 #[derive(Clone)]
@@ -74,18 +71,28 @@ impl<'a> Lw<'a> {
             .collect()
     }
 
-    /// Walks the positions selected by `ixs` in an array of dimensions `dims`: calls `f` with
-    /// the flat offset of each selected block of `inner` elements in the array and its offset
-    /// in the (row-major) selection, inside the loops it builds.
-    fn walk_slice(&mut self, ixs: &[Ix], dims: &[Ex], out: &mut Vec<I>, f: &mut BlockFn<'_>) {
+    /// Copies, block by block inside the loops it builds, between the positions `ixs` selects
+    /// in the array `arr` of dimensions `dims` and the buffer `sel` holding the selection in
+    /// row-major order: from `arr` into `sel` with `gather`, from `sel` into `arr` otherwise.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_slice(
+        &mut self,
+        ixs: &[Ix],
+        dims: &[Ex],
+        elem: PrimType,
+        arr: &str,
+        sel: &str,
+        gather: bool,
+        out: &mut Vec<I>,
+    ) {
         let st = strides(dims);
         let inner = Ex::product(dims[ixs.len()..].iter().cloned());
         // Loop counters of the slice entries, outermost first.
         let mut counters: Vec<(String, Ex)> = Vec::new();
-        let mut src = Ex::int(0);
+        let mut at_arr = Ex::int(0);
         for (j, ix) in ixs.iter().enumerate() {
             match ix {
-                Ix::Fix(i) => src = Ex::plus(src, Ex::times(i.clone(), st[j].clone())),
+                Ix::Fix(i) => at_arr = Ex::plus(at_arr, Ex::times(i.clone(), st[j].clone())),
                 Ix::Slice {
                     start,
                     count,
@@ -93,19 +100,30 @@ impl<'a> Lw<'a> {
                 } => {
                     let c = self.fresh("s");
                     let pos = Ex::plus(start.clone(), Ex::times(Ex::var(&c), stride.clone()));
-                    src = Ex::plus(src, Ex::times(pos, st[j].clone()));
+                    at_arr = Ex::plus(at_arr, Ex::times(pos, st[j].clone()));
                     counters.push((c, count.clone()));
                 }
             }
         }
-        // Destination offset: row-major over the counters, times the block.
-        let mut dst = Ex::int(0);
+        // Offset in the selection: row-major over the counters, times the block.
+        let mut at_sel = Ex::int(0);
         for (c, n) in &counters {
-            dst = Ex::plus(Ex::times(dst, n.clone()), Ex::var(c));
+            at_sel = Ex::plus(Ex::times(at_sel, n.clone()), Ex::var(c));
         }
-        dst = Ex::times(dst, inner.clone());
-        let mut body = Vec::new();
-        f(src, dst, inner, &mut body);
+        at_sel = Ex::times(at_sel, inner.clone());
+        let ((dst, dst_off), (src, src_off)) = if gather {
+            ((sel, at_sel), (arr, at_arr))
+        } else {
+            ((arr, at_arr), (sel, at_sel))
+        };
+        let mut body = vec![I::Copy {
+            elem,
+            dst: dst.to_string(),
+            dst_off,
+            src: src.to_string(),
+            src_off,
+            count: inner,
+        }];
         for (c, n) in counters.into_iter().rev() {
             body = vec![I::For {
                 var: c,
@@ -236,16 +254,7 @@ impl<'a> Lw<'a> {
             elem,
             count: Ex::product(selected_dims(&ixs, &dims)),
         });
-        self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
-            b.push(I::Copy {
-                elem,
-                dst: dname.clone(),
-                dst_off: dstoff,
-                src: an.clone(),
-                src_off: src,
-                count: inner,
-            })
-        });
+        self.copy_slice(&ixs, &dims, elem, &an, &dname, true, out);
         Ok(())
     }
 
@@ -281,16 +290,7 @@ impl<'a> Lw<'a> {
                 let want = selected_dims(&ixs, &dims);
                 self.size_check(out, &vdims, &want, elem, String::new(), aux);
                 let vn = self.name(*vv);
-                self.walk_slice(&ixs, &dims, out, &mut |src, dstoff, inner, b| {
-                    b.push(I::Copy {
-                        elem,
-                        dst: an.clone(),
-                        dst_off: src,
-                        src: vn.clone(),
-                        src_off: dstoff,
-                        count: inner,
-                    })
-                });
+                self.copy_slice(&ixs, &dims, elem, &an, &vn, false, out);
             }
             Type::Acc { .. } => return Err("internal error: update with an acc".into()),
         }

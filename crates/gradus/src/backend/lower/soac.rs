@@ -344,6 +344,18 @@ impl<'a> Lw<'a> {
         (lo, hi)
     }
 
+    /// A loop over `0..bound` with a fresh counter named after `hint`, whose body is the one
+    /// statement `body` makes of the counter.
+    pub(super) fn counted_loop(&mut self, hint: &str, bound: Ex, body: impl FnOnce(Ex) -> I) -> I {
+        let k = self.fresh(hint);
+        let body = vec![body(Ex::var(&k))];
+        I::For {
+            var: k,
+            bound,
+            body,
+        }
+    }
+
     /// A loop over the items `lo..hi`; `item` writes the body for item `i`.
     pub(super) fn chunk_for(
         &mut self,
