@@ -9,9 +9,8 @@
 
 use super::imp::{self, Ex, Share, Stm as I, Ty};
 use super::soac::virtual_iotas;
-use super::{Lw, R};
+use super::{Lw, R, convert};
 use crate::core::ir::{Body, Exp, FunDef, Lambda, LoopForm, Stm, SubExp, Type, Var};
-use crate::core::prim::PrimOp;
 use crate::value::PrimType;
 
 impl<'a> Lw<'a> {
@@ -147,11 +146,7 @@ impl<'a> Lw<'a> {
             let t = self.ty(*i).elem();
             let _ = bound;
             let c = self.fresh("it");
-            let val = if t == PrimType::I64 {
-                Ex::Var(c.clone())
-            } else {
-                Ex::Prim(PrimOp::Conv(PrimType::I64, t), vec![Ex::Var(c.clone())])
-            };
+            let val = convert(Ex::Var(c.clone()), PrimType::I64, t);
             inner.push(I::Decl {
                 ty: Ty::Prim(t),
                 name: self.name(*i),

@@ -8,9 +8,8 @@
 
 use super::imp::{Ex, Stm as I, Ty};
 use super::soac::store_scalars;
-use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, and, bool_ex, eq, in_range, le};
+use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, and, bool_ex, convert, eq, in_range, le};
 use crate::core::ir::{Aux, Lambda, SubExp, Type, Var};
-use crate::core::prim::PrimOp;
 use crate::value::PrimType;
 
 /// Where a histogram's indices and values come from.
@@ -124,11 +123,7 @@ impl<'a> Lw<'a> {
                     arr: self.name(*indices),
                     idx: Box::new(iv.clone()),
                 };
-                if ity == PrimType::I64 {
-                    load
-                } else {
-                    Ex::Prim(PrimOp::Conv(ity, PrimType::I64), vec![load])
-                }
+                convert(load, ity, PrimType::I64)
             }
             HistSource::Mapped { map, arrays } => {
                 let mut vals = self.elems(Some(map), arrays, iv, body)?;

@@ -213,6 +213,15 @@ fn eq(a: Ex, b: Ex) -> Ex {
     Ex::idx(IdxOp::Eq, a, b)
 }
 
+/// `e`, of type `from`, converted to `to` (itself when the types are the same).
+fn convert(e: Ex, from: PrimType, to: PrimType) -> Ex {
+    if from == to {
+        e
+    } else {
+        Ex::Prim(PrimOp::Conv(from, to), vec![e])
+    }
+}
+
 /// `0 <= i < n`.
 fn in_range(i: Ex, n: Ex) -> Ex {
     and(le(Ex::int(0), i.clone()), lt(i, n))
@@ -249,8 +258,7 @@ impl<'a> Lw<'a> {
             SubExp::Const(c) if t.is_int() || t == PrimType::Bool => {
                 Ex::int(c.as_i64().unwrap_or(0))
             }
-            _ if t == PrimType::I64 => self.se(s),
-            _ => Ex::Prim(PrimOp::Conv(t, PrimType::I64), vec![self.se(s)]),
+            _ => convert(self.se(s), t, PrimType::I64),
         }
     }
 

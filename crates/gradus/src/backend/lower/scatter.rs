@@ -5,9 +5,8 @@
 //! last write to a position wins), out-of-range positions ignored.
 
 use super::imp::{Ex, Share, Stm as I, Ty};
-use super::{Lw, R, in_range};
+use super::{Lw, R, convert, in_range};
 use crate::core::ir::{Aux, Lambda, SubExp, Var};
-use crate::core::prim::PrimOp;
 use crate::value::PrimType;
 
 impl<'a> Lw<'a> {
@@ -69,11 +68,7 @@ impl<'a> Lw<'a> {
                     I::Decl {
                         ty: Ty::Prim(PrimType::I64),
                         name: k.clone(),
-                        init: Some(if ity == PrimType::I64 {
-                            load
-                        } else {
-                            Ex::Prim(PrimOp::Conv(ity, PrimType::I64), vec![load])
-                        }),
+                        init: Some(convert(load, ity, PrimType::I64)),
                     },
                     I::If {
                         cond: in_range(Ex::var(&k), dims[0].clone()),
