@@ -1,7 +1,7 @@
 //! Variables and buffers: declarations, assignments, moves and releases.
 //!
 //! Takes core variables and their types. Guarantees the reference-count discipline of
-//! [`imp`]: an array assigned from another shares its buffer (borrowed inside a parallel
+//! [`super::imp`]: an array assigned from another shares its buffer (borrowed inside a parallel
 //! loop when the buffer belongs to the enclosing scope), a move hands its reference over,
 //! every array bound in a scope is released at its end, and an array about to be consumed
 //! inside a parallel loop is first rebound to a borrowed local so that it is copied rather

@@ -30,11 +30,11 @@
 //!   everything runs left to right like the interpreter, except:
 //! * a map of reductions that read a column of a matrix (a `map` over `j` whose lambda is a
 //!   `redomap` reading `xs[i][j]`) runs with its loops interchanged, rows outside, in
-//!   parallel blocks of `j` where the map is parallel ([`columns`]): every result
+//!   parallel blocks of `j` where the map is parallel (`columns.rs`): every result
 //!   folds the same values in the same order, but when two elements fail, another one may
 //!   be reported first;
 //! * an `iota` read only as an input of SOACs is never stored: its rows are computed
-//!   ([`soac::virtual_iotas`]);
+//!   (`soac::virtual_iotas`);
 //! * a `reduce_comm` adding up the rows a `map` computes (what `acc-reduce` makes of a matrix
 //!   product's adjoint) is first rewritten into an accumulator the map adds each row into
 //!   ([`row_sums`]), so the rows are never stored and a parallel map keeps its parallelism;
@@ -48,17 +48,17 @@
 //! # Layout
 //!
 //! [`lower`] first runs the core-to-core rewrites of [`prepare`] ([`row_sums`], [`unfuse`]),
-//! then walks each entry point with one lowering context ([`Lw`], defined here with the
+//! then walks each entry point with one lowering context (`Lw`, defined here with the
 //! accessors every construct uses). Its methods are spread over one file per construct:
 //!
-//! * [`control`]: entry points, statement sequences, `if`, loops, lambda application;
-//! * [`memory`]: declarations, assignments, moves and releases of variables and buffers;
-//! * [`checks`]: run-time checks and their error sites;
-//! * [`basic`]: basic operations (array construction, reshaping, accumulator updates);
-//! * [`slice`]: indexing, slicing and in-place updates;
-//! * [`soac`]: what SOACs share (dispatch, rows of inputs, fused maps, chunks, costs);
-//! * [`map`], [`columns`] (maps of column reductions), [`reduce`] (`reduce` and `scan`),
-//!   [`hist`], [`scatter`], [`acc`] (`with_acc` and accumulator privatisation).
+//! * `control.rs`: entry points, statement sequences, `if`, loops, lambda application;
+//! * `memory.rs`: declarations, assignments, moves and releases of variables and buffers;
+//! * `checks.rs`: run-time checks and their error sites;
+//! * `basic.rs`: basic operations (array construction, reshaping, accumulator updates);
+//! * `slice.rs`: indexing, slicing and in-place updates;
+//! * `soac.rs`: what SOACs share (dispatch, rows of inputs, fused maps, chunks, costs);
+//! * `map.rs`, `columns.rs` (maps of column reductions), `reduce.rs` (`reduce` and `scan`),
+//!   `hist.rs`, `scatter.rs`, `acc.rs` (`with_acc` and accumulator privatisation).
 
 mod acc;
 mod basic;
