@@ -186,7 +186,11 @@ pub fn c(a: CArgs) -> u8 {
         threads: None,
         safe: !a.no_checks,
     };
-    let low = match catch_panic(|| lower_prog(program.core(), program.sources(), opts)) {
+    let lowered = || {
+        gradus::pipeline::prepare_for_lowering(program.core())
+            .and_then(|prog| lower_prog(&prog, program.sources(), opts))
+    };
+    let low = match catch_panic(lowered) {
         Ok(Ok(l)) => l,
         Ok(Err(m)) => {
             eprintln!("Error: {m}");

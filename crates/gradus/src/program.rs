@@ -121,7 +121,7 @@ impl Program {
         self.native = match backend {
             Backend::Interpreter => None,
             Backend::Native(opts) => Some(crate::backend::c::Native::compile(
-                &self.prog,
+                &crate::pipeline::prepare_for_lowering(&self.prog)?,
                 &self.sources,
                 opts,
             )?),

@@ -67,7 +67,8 @@ fn summed_rows_become_accumulators_with_the_same_results() {
     let accs = |e: &Exp| matches!(e, Exp::WithAcc { .. });
     let before: usize = p.core().funs.iter().map(|f| count(&f.body, &sums)).sum();
     assert!(before >= 2, "acc-reduce made no row sums ({before})");
-    let rewritten = gradus::backend::lower::row_sums::accumulate(p.core().clone());
+    let mut rewritten = p.core().clone();
+    gradus::backend::lower::row_sums::run(&mut rewritten);
     gradus::core::verify::verify(&rewritten).unwrap();
     let after: usize = rewritten.funs.iter().map(|f| count(&f.body, &sums)).sum();
     let with_accs: usize = rewritten.funs.iter().map(|f| count(&f.body, &accs)).sum();

@@ -99,6 +99,19 @@ fn optimise_program(parsed: &Parsed, prog: Prog, opts: &OptOptions) -> Result<Pr
         .map_err(|m| fail(&parsed.sources, Diagnostic::bug(m)))
 }
 
+/// A copy of `prog` rewritten by the pre-lowering passes of the registry, each followed by
+/// [`passes::after_pass`]: what the native backend's lowering takes.
+pub fn prepare_for_lowering(prog: &Prog) -> Result<Prog, String> {
+    let mut prepared = prog.clone();
+    for pass in passes::phase(passes::Phase::PreLowering) {
+        if let Run::Rewrite(run) = pass.run {
+            run(&mut prepared);
+        }
+        passes::after_pass(&prepared, pass.name)?;
+    }
+    Ok(prepared)
+}
+
 /// Stack size for compiling: internalisation inlines every call, so deeply nested calls (or a
 /// recursive function, until the inlining limit rejects it) recurse deeply.
 const COMPILE_STACK_BYTES: usize = 512 << 20;
@@ -217,7 +230,8 @@ pub fn dump_stage_with(
         ..Default::default()
     };
     let lowered = |prog: &Prog| {
-        crate::backend::c::lower_prog(prog, &parsed.sources, native)
+        prepare_for_lowering(prog)
+            .and_then(|prog| crate::backend::c::lower_prog(&prog, &parsed.sources, native))
             .map_err(|m| fail(&parsed.sources, Diagnostic::bug(m)))
     };
     match stage {

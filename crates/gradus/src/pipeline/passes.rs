@@ -43,6 +43,8 @@ pub enum Run {
     Core(fn(&mut Prog) -> Result<(), Diagnostic>),
     /// An optimiser pass.
     Opt(fn(&mut Prog, &mut Ctx)),
+    /// A rewrite of the whole program that cannot fail.
+    Rewrite(fn(&mut Prog)),
     /// A group of rewrite rules that run inside the named optimiser pass; disabling it
     /// disables those rules.
     RulesIn(&'static str),
@@ -113,11 +115,20 @@ passes! {
         "SOAC fusion (vertical in the fixed point, horizontal once after it)";
     CONSUMER_FUSION: "consumer-fusion", Optimiser, Run::Opt(crate::opt::consumer::run),
         "maps fused into the reduce, scan, hist or scatter consuming them; reductions of one array fused";
+    ROW_SUMS: "row-sums", PreLowering, Run::Rewrite(crate::backend::lower::row_sums::run),
+        "sums of the rows a map computes become an accumulator the map adds each row into";
+    UNFUSE: "unfuse", PreLowering, Run::Rewrite(crate::backend::lower::unfuse::run),
+        "fused SOACs whose map returns arrays split into the map and its consumer";
+}
+
+/// The passes of a phase, in order.
+pub fn phase(phase: Phase) -> impl Iterator<Item = &'static Pass> {
+    PASSES.iter().filter(move |p| p.phase == phase)
 }
 
 /// The passes of the optimiser, each of which `--disable-pass` can turn off.
 pub fn optimiser_passes() -> impl Iterator<Item = &'static Pass> {
-    PASSES.iter().filter(|p| p.phase == Phase::Optimiser)
+    phase(Phase::Optimiser)
 }
 
 /// The registry as a Markdown table (`gradus dev --list-passes`).

@@ -3,8 +3,9 @@
 //!
 //! # Contract
 //!
-//! **Takes** a core [`Prog`] and its [`SourceMap`]; [`Native::compile`] lowers it
-//! ([`crate::backend::lower`]), prints C ([`print`]), compiles and loads it ([`build`], through
+//! **Takes** a core [`Prog`] after the pre-lowering passes
+//! (`crate::pipeline::prepare_for_lowering`) and its [`SourceMap`]; [`Native::compile`] lowers
+//! it ([`crate::backend::lower`]), prints C ([`print`]), compiles and loads it ([`build`], through
 //! the `libloading` crate). [`Native::call`] takes argument values that fit the entry point's
 //! parameters in element type and rank (the caller checks that).
 //!

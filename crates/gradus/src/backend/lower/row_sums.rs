@@ -1,5 +1,5 @@
 //! Sums of rows computed by a map, lowered as accumulators (a core-to-core rewrite run before
-//! lowering).
+//! lowering, see [`super::prepare`]).
 //!
 //! The optimiser's `acc-reduce` turns whole-array accumulator updates in a map into a map
 //! producing one row per iteration followed by a `reduce_comm` adding those rows (matrix
@@ -26,16 +26,19 @@
 //! (matrix product adjoint, 300 × 300, sequential C: 28 ms with the top-level sum rewritten,
 //! 40 ms with the nested one too, 132 ms with neither).
 //!
-//! Takes a verified program; gives a verified program.
+//! **Takes** a verified program.
+//!
+//! **Guarantees** a verified program computing the same values, in which every such pair at
+//! the top of a function body is rewritten (bit-identical results when run sequentially).
 
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::recognise::is_zero;
 use crate::core::visit::{free_in_exp, walk_bodies_mut};
 use std::collections::HashSet;
 
-/// Applies the rewrite to every body of every function.
-pub fn accumulate(mut prog: Prog) -> Prog {
-    let Prog { names, funs } = &mut prog;
+/// Applies the rewrite to the top-level body of every function.
+pub fn run(prog: &mut Prog) {
+    let Prog { names, funs } = prog;
     for f in funs.iter_mut() {
         // Zero arrays anywhere in the function (hoisting may have moved a sum's neutral
         // element out of the lambda the sum is in).
@@ -61,7 +64,6 @@ pub fn accumulate(mut prog: Prog) -> Prog {
         // in cache, where the reduction is faster than accumulator updates.
         body(names, &mut f.body, &zeros);
     }
-    prog
 }
 
 fn body(names: &mut NameTable, b: &mut Body, zeros: &HashSet<Var>) {

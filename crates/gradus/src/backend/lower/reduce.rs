@@ -1,0 +1,388 @@
+//! `reduce` and `scan`, with or without a fused map, and a map feeding only a reduction.
+//!
+//! Takes a reduction or scan whose operator fits its neutral elements and inputs. Guarantees
+//! the interpreter's left-to-right results sequentially; with `parallel` and scalar operands,
+//! when the work reaches [`PAR_CHUNK_MIN_WORK`], [`CHUNKS`] chunks are reduced in parallel
+//! and combined in order (so results do not depend on the thread count); a scan with a fused
+//! map runs the map once per element.
+
+use super::imp::{Ex, IdxOp, Stm as I};
+use super::soac::store_scalars;
+use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, lt};
+use crate::core::ir::{Aux, Body, Exp, Lambda, Soac, SubExp, Type, Var};
+use crate::core::visit::free_in_exp;
+use crate::value::PrimType;
+
+/// A `reduce` or `scan` (with a fused map `pre`: `redomap`, `scanomap`) being lowered.
+struct Reduction<'l> {
+    pat: &'l [Var],
+    /// The width, checked.
+    w: Ex,
+    lam: &'l Lambda,
+    neutral: &'l [SubExp],
+    pre: Option<&'l Lambda>,
+    arrays: &'l [Var],
+    scan: bool,
+}
+
+impl Reduction<'_> {
+    /// The estimated work: the width times the cost of the operator and the fused map.
+    fn work(&self) -> Ex {
+        let cost = Lw::cost(&self.lam.body) + self.pre.map_or(0, |m| Lw::cost(&m.body));
+        Ex::times(self.w.clone(), Ex::int(cost))
+    }
+}
+
+impl<'a> Lw<'a> {
+    /// Lowers statements `j` and `j + 1` of `body` as one loop when they are a sequential
+    /// `map` producing a scalar array that only the next statement, a `reduce` with a
+    /// floating-point operator of basic operations, consumes: the map's values go straight
+    /// into the accumulator instead of through an array allocated for them (the optimiser has
+    /// no fused map-reduce form, and such pairs sit in the innermost loops, e.g. the dot
+    /// products of a matrix-vector product). Floating-point operators cannot fail, so the
+    /// interleaving reports the same errors as running the map first. Returns whether it did.
+    pub(super) fn map_reduce(&mut self, body: &Body, j: usize, out: &mut Vec<I>) -> R<bool> {
+        let (Some(s1), Some(s2)) = (body.stms.get(j), body.stms.get(j + 1)) else {
+            return Ok(false);
+        };
+        if self.opts.parallel && !self.in_par {
+            return Ok(false);
+        }
+        let (
+            Exp::Soac(Soac::Map {
+                w: w1,
+                lam: ml,
+                arrays: ma,
+            }),
+            Exp::Soac(Soac::Reduce {
+                w: w2,
+                lam: rl,
+                neutral,
+                arrays: ra,
+                ..
+            }),
+        ) = (&s1.exp, &s2.exp)
+        else {
+            return Ok(false);
+        };
+        let ([y], [r], [ne], [ry], [t]) =
+            (&s1.pat[..], &s2.pat[..], &neutral[..], &ra[..], &rl.ret[..])
+        else {
+            return Ok(false);
+        };
+        let fits = w1 == w2
+            && ry == y
+            && ml.body.result.len() == 1
+            && ml.params.len() == ma.len()
+            && rl.params.len() == 2
+            && matches!(t, Type::Prim(PrimType::F32 | PrimType::F64))
+            && matches!(self.ty(*y), Type::Array { elem, dims }
+                if dims.len() == 1 && Type::Prim(*elem) == *t)
+            && ma.iter().all(|a| matches!(self.ty(*a), Type::Array { .. }))
+            && rl
+                .body
+                .stms
+                .iter()
+                .all(|s| matches!(s.exp, Exp::BasicOp(_)))
+            && !body.result.contains(&SubExp::Var(*y))
+            && !body.stms[j + 2..]
+                .iter()
+                .any(|s| free_in_exp(&self.prog.names, &s.exp).contains(y));
+        if !fits {
+            return Ok(false);
+        }
+        // `y` is declared (and released at the end of the scope) but never allocated.
+        self.declare(*y, out);
+        self.declare(*r, out);
+        let w = self.width(w1, ma, &s1.aux, out);
+        let acc = self.fresh("acc");
+        self.decl_named(&acc, t, out);
+        self.assign_named(&acc, t, ne, out);
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let mut b = Vec::new();
+        for (p, a) in ml.params.iter().zip(ma) {
+            self.bind_row(*p, *a, &iv, &mut b);
+        }
+        self.stms(&ml.body, &mut b)?;
+        let v = self.fresh("row");
+        self.decl_named(&v, t, &mut b);
+        self.assign_named(&v, t, &ml.body.result[0], &mut b);
+        self.end_scope(&ml.body, &mut b);
+        let nx = self.fresh("nx");
+        self.decl_named(&nx, t, &mut b);
+        self.apply(
+            rl,
+            &[(acc.clone(), t.clone()), (v, t.clone())],
+            &[(nx.clone(), t.clone())],
+            &mut b,
+        )?;
+        self.move_into(&acc, &nx, t, &mut b);
+        out.push(I::For {
+            var: i,
+            bound: w,
+            body: b,
+        });
+        let rn = self.name(*r);
+        self.move_into(&rn, &acc, t, out);
+        Ok(true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn reduce_or_scan(
+        &mut self,
+        pat: &[Var],
+        w: &SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        pre: Option<&Lambda>,
+        arrays: &[Var],
+        scan: bool,
+        aux: &Aux,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let w = self.width(w, arrays, aux, out);
+        let k = neutral.len();
+        let inputs = pre.map_or(arrays.len(), |m| m.ret.len());
+        if inputs != k || lam.params.len() != 2 * k || lam.ret.len() != k {
+            return Err("internal error: reduce/scan operator does not fit".into());
+        }
+        if scan {
+            for &p in pat {
+                let Type::Array { elem, dims } = self.ty(p) else {
+                    return Err("internal error: scan result is not an array".into());
+                };
+                let count = Ex::product(self.dims(dims));
+                out.push(I::Alloc {
+                    arr: self.name(p),
+                    elem: *elem,
+                    count,
+                });
+            }
+        }
+        let r = Reduction {
+            pat,
+            w,
+            lam,
+            neutral,
+            pre,
+            arrays,
+            scan,
+        };
+        let all_scalar = lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+        if self.opts.parallel && !self.in_par && all_scalar {
+            // Small inputs run sequentially: splitting them into chunks costs more than it
+            // saves. The choice depends on the width only, so results do not depend on the
+            // number of threads.
+            let mut par = Vec::new();
+            self.par_reduce_or_scan(&r, &mut par)?;
+            let mut seq = Vec::new();
+            self.seq_reduce_or_scan(&r, &mut seq)?;
+            out.push(I::If {
+                cond: Ex::Idx(
+                    IdxOp::Le,
+                    Box::new(Ex::var(PAR_CHUNK_MIN_WORK)),
+                    Box::new(r.work()),
+                ),
+                then: par,
+                els: seq,
+            });
+            return Ok(());
+        }
+        self.seq_reduce_or_scan(&r, out)
+    }
+
+    /// `reduce`/`scan` left to right.
+    fn seq_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
+        let lam = r.lam;
+        let accs: Vec<(String, Type)> = lam
+            .ret
+            .iter()
+            .map(|t| (self.fresh("acc"), t.clone()))
+            .collect();
+        for ((a, t), ne) in accs.iter().zip(r.neutral) {
+            self.decl_named(a, t, out);
+            self.assign_named(a, t, ne, out);
+        }
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let mut body = Vec::new();
+        let mut args = accs.clone();
+        args.extend(self.elems(r.pre, r.arrays, &iv, &mut body)?);
+        let nexts = self.decl_fresh("nx", lam.ret.iter().cloned(), &mut body);
+        self.apply(lam, &args, &nexts, &mut body)?;
+        for ((a, t), (n, _)) in accs.iter().zip(&nexts) {
+            if matches!(t, Type::Array { .. }) {
+                body.push(I::Decref(a.clone()));
+            }
+            self.move_into(a, n, t, &mut body);
+        }
+        if r.scan {
+            for (p, (a, _)) in r.pat.iter().zip(&accs) {
+                let pn = self.name(*p);
+                let pty = self.ty(*p).clone();
+                let elem = pty.elem();
+                let rdims = self.dims(&pty.dims()[1..]);
+                if rdims.is_empty() {
+                    body.push(I::Store {
+                        elem,
+                        arr: pn,
+                        idx: iv.clone(),
+                        val: Ex::var(a),
+                    });
+                } else {
+                    let block = Ex::product(rdims);
+                    body.push(I::Copy {
+                        elem,
+                        dst: pn,
+                        dst_off: Ex::times(iv.clone(), block.clone()),
+                        src: a.clone(),
+                        src_off: Ex::int(0),
+                        count: block,
+                    });
+                }
+            }
+        }
+        out.push(I::For {
+            var: i,
+            bound: r.w.clone(),
+            body,
+        });
+        if r.scan {
+            for (a, t) in &accs {
+                if matches!(t, Type::Array { .. }) {
+                    out.push(I::Decref(a.clone()));
+                }
+            }
+        } else {
+            for (p, (a, t)) in r.pat.iter().zip(&accs) {
+                let pn = self.name(*p);
+                self.move_into(&pn, a, t, out);
+                if let Type::Array { elem, dims } = t {
+                    let count = Ex::product(self.dims(dims));
+                    out.push(I::MakeUnique {
+                        arr: pn,
+                        elem: *elem,
+                        count,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `reduce`/`scan` over [`CHUNKS`] chunks in parallel, scalar operands only.
+    fn par_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
+        let &Reduction {
+            pat,
+            ref w,
+            lam,
+            neutral,
+            pre,
+            arrays,
+            scan,
+        } = r;
+        let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
+        let parts = self.alloc_scratch("part", &tys, &Ex::int(CHUNKS), out);
+        let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
+        let results: Vec<(String, PrimType)> = pat
+            .iter()
+            .map(|p| (self.name(*p), self.ty(*p).elem()))
+            .collect();
+        // Chunk `c` folded from `init` (with `write`, storing the running results: a scan),
+        // then (with `write_part`) stored as the chunk's partial result.
+        let chunk_loop = |s: &mut Self,
+                          c: &str,
+                          init: &dyn Fn(usize) -> Ex,
+                          write: bool,
+                          write_part: bool|
+         -> R<Vec<I>> {
+            let mut b = Vec::new();
+            let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
+            let accs = s.init_scalars("acc", &tys, init, &mut b);
+            let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                let mut args = accs.clone();
+                args.extend(s.elems(pre, arrays, i, inner)?);
+                s.apply(lam, &args, &accs, inner)?;
+                if write {
+                    store_scalars(&results, i, &accs, inner);
+                }
+                Ok(())
+            })?;
+            b.push(items);
+            if write_part {
+                store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
+            }
+            Ok(b)
+        };
+        let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
+        // A scan with a fused map scans each chunk in phase 1 already (storing its results)
+        // and adds the chunk's prefix to them in phase 3, so the map runs once per element;
+        // a plain scan reads its input twice instead of writing its output twice.
+        let propagate = scan && pre.is_some();
+        // Phase 1: each chunk reduced from the neutral element into its partial result.
+        self.par_chunks(r.work(), out, |s, c| {
+            chunk_loop(s, c, &|j| neutral_ex[j].clone(), propagate, true)
+        })?;
+        // Phase 2: combine the partial results in order (for scan: exclusive prefixes).
+        let accs = self.init_scalars("tot", &tys, &|j| neutral_ex[j].clone(), out);
+        let c2 = self.fresh("c");
+        let mut body2 = Vec::new();
+        let mut args = accs.clone();
+        args.extend(self.load_scalars("pv", &part_arrays, &Ex::var(&c2), &mut body2));
+        if scan {
+            store_scalars(&part_arrays, &Ex::var(&c2), &accs, &mut body2);
+        }
+        self.apply(lam, &args, &accs, &mut body2)?;
+        out.push(I::For {
+            var: c2,
+            bound: Ex::int(CHUNKS),
+            body: body2,
+        });
+        if propagate {
+            // Phase 3: each chunk but the first combines its prefix with its results.
+            let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
+            self.par_chunks(work, out, |s, c| {
+                let mut b = Vec::new();
+                let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
+                let prefix = s.load_scalars("pre", &part_arrays, &Ex::var(c), &mut b);
+                let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                    let mut args = prefix.clone();
+                    args.extend(s.load_scalars("x", &results, i, inner));
+                    let tys = results.iter().map(|(_, t)| Type::Prim(*t));
+                    let combined = s.decl_fresh("r", tys, inner);
+                    s.apply(lam, &args, &combined, inner)?;
+                    store_scalars(&results, i, &combined, inner);
+                    Ok(())
+                })?;
+                b.push(items);
+                Ok(vec![I::If {
+                    cond: lt(Ex::int(0), Ex::var(c)),
+                    then: b,
+                    els: vec![],
+                }])
+            })?;
+        } else if scan {
+            // Phase 3: each chunk scanned from its prefix.
+            self.par_chunks(r.work(), out, |s, c| {
+                let init = |j: usize| Ex::Load {
+                    elem: tys[j],
+                    arr: parts[j].clone(),
+                    idx: Box::new(Ex::var(c)),
+                };
+                chunk_loop(s, c, &init, true, false)
+            })?;
+        } else {
+            for (p, (a, _)) in pat.iter().zip(&accs) {
+                out.push(I::Set {
+                    name: self.name(*p),
+                    val: Ex::var(a),
+                });
+            }
+        }
+        for p in parts {
+            out.push(I::Decref(p));
+        }
+        Ok(())
+    }
+}
