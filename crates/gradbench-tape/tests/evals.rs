@@ -1,0 +1,66 @@
+//! Each eval's derivative on a small hand-made input, against central finite differences of
+//! the tool's own primal.
+
+mod common;
+use common::*;
+use serde_json::{Value, json};
+
+/// Checks that `gradient_fn`'s output (as numbers) matches finite differences of `primal_fn`
+/// with respect to the field `key` of `input`.
+fn check_gradient(module: &str, primal_fn: &str, gradient_fn: &str, input: Value, key: &str) {
+    let g = numbers(&run(module, gradient_fn, &input));
+    let x0 = numbers(&input[key]);
+    let fd = gradus_check::fd::grad(&x0, |x| {
+        let mut probe = input.clone();
+        probe[key] = with_numbers(&input[key], x);
+        numbers(&run(module, primal_fn, &probe))[0]
+    });
+    assert_close(&g, &fd, 1e-6);
+}
+
+#[test]
+fn hello_double_is_the_derivative_of_square() {
+    for x in [-1.5, 0.0, 3.25] {
+        let d = numbers(&run("hello", "double", &json!(x)))[0];
+        let fd =
+            gradus_check::fd::grad(&[x], |v| numbers(&run("hello", "square", &json!(v[0])))[0]);
+        assert_close(&[d], &fd, 1e-8);
+    }
+}
+
+#[test]
+fn lse_gradient() {
+    let input = json!({"x": [0.3, -1.2, 2.5, 2.5, 0.0, 7.0, -3.0]});
+    check_gradient("lse", "primal", "gradient", input, "x");
+}
+
+#[test]
+fn llsq_gradient() {
+    let input = json!({"x": [0.5, -0.25, 1.5, 0.1], "n": 9});
+    check_gradient("llsq", "primal", "gradient", input, "x");
+}
+
+#[test]
+fn gmm_jacobian() {
+    let input = json!({
+        "d": 3, "k": 2, "n": 4, "m": 1, "gamma": 1.5,
+        "x": [[0.1, -0.4, 1.0], [1.2, 0.3, -0.7], [-0.5, 0.8, 0.2], [0.0, 0.0, 0.9]],
+        "alpha": [0.2, -0.6],
+        "mu": [[0.1, 0.5, -0.2], [0.7, -0.1, 0.4]],
+        "q": [[0.3, -0.2, 0.1], [-0.4, 0.2, 0.05]],
+        "l": [[0.5, -0.3, 0.2], [0.1, 0.4, -0.6]],
+    });
+    let g = run("gmm", "jacobian", &input);
+    let params = json!([input["alpha"], input["mu"], input["q"], input["l"]]);
+    let x0 = numbers(&params);
+    let fd = gradus_check::fd::grad(&x0, |x| {
+        let p = with_numbers(&params, x);
+        let mut probe = input.clone();
+        for (i, key) in ["alpha", "mu", "q", "l"].iter().enumerate() {
+            probe[*key] = p[i].clone();
+        }
+        numbers(&run("gmm", "objective", &probe))[0]
+    });
+    let got = numbers(&json!([g["alpha"], g["mu"], g["q"], g["l"]]));
+    assert_close(&got, &fd, 1e-6);
+}
