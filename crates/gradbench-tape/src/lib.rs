@@ -6,6 +6,7 @@
 //! over [`gradus_num::Real`] and its derivatives taken by the tape. [`evaluate`] is the entry
 //! point shared by the binary and the tests.
 
+pub mod ba;
 pub mod gmm;
 pub mod hello;
 pub mod llsq;
@@ -19,7 +20,7 @@ use serde_json::Value;
 pub type Evaluated = Result<(Value, Vec<u64>), String>;
 
 /// The modules (evals) this tool implements.
-pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq"];
+pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq", "ba"];
 
 /// Runs `function` of `module` on `input` (the eval's input JSON, including `min_runs` and
 /// `min_seconds`). Bad input is an `Err` with a message, never a panic.
@@ -29,6 +30,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluated {
         "gmm" => gmm::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
         "llsq" => llsq::evaluate(function, input),
+        "ba" => ba::evaluate(function, input),
         _ => Err(format!("unknown module {module:?}")),
     }
 }

@@ -64,3 +64,31 @@ fn gmm_jacobian() {
     let got = numbers(&json!([g["alpha"], g["mu"], g["q"], g["l"]]));
     assert_close(&got, &fd, 1e-6);
 }
+
+#[test]
+fn ba_jacobian() {
+    let input = json!({
+        "n": 1, "m": 1, "p": 1, "w": 0.8, "feat": [0.3, -0.2],
+        "cam": [0.1, -0.2, 0.3, 0.5, -0.4, 0.2, 1.5, 0.05, -0.03, 0.01, -0.002],
+        "x": [0.7, -0.3, 4.0],
+    });
+    let j = run("ba", "jacobian", &input);
+    let vals = numbers(&j["vals"]);
+    assert_eq!(vals.len(), 31);
+    let x0: Vec<f64> = numbers(&json!([input["cam"], input["x"], input["w"]]));
+    let fd = gradus_check::fd::jacobian(&x0, |x| {
+        let mut probe = input.clone();
+        probe["cam"] = json!(x[..11]);
+        probe["x"] = json!(x[11..14]);
+        probe["w"] = json!(x[14]);
+        let out = run("ba", "objective", &probe);
+        let mut y = numbers(&out["reproj_error"]["elements"]);
+        y.push(out["w_err"]["element"].as_f64().unwrap());
+        y
+    });
+    assert_close(&vals[..15], &fd[0], 1e-6);
+    assert_close(&vals[15..30], &fd[1], 1e-6);
+    assert_close(&vals[30..], &fd[2][14..], 1e-6);
+    // The row pointers: the first 30 entries (all 4 here) and the last one.
+    assert_eq!(numbers(&j["rows"]), vec![0.0, 15.0, 30.0, 31.0, 31.0]);
+}
