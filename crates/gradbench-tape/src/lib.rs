@@ -11,6 +11,7 @@ pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod lstm;
 pub mod protocol;
 pub mod runner;
 
@@ -20,7 +21,7 @@ use serde_json::Value;
 pub type Evaluated = Result<(Value, Vec<u64>), String>;
 
 /// The modules (evals) this tool implements.
-pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq", "ba"];
+pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq", "ba", "lstm"];
 
 /// Runs `function` of `module` on `input` (the eval's input JSON, including `min_runs` and
 /// `min_seconds`). Bad input is an `Err` with a message, never a panic.
@@ -31,6 +32,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluated {
         "lse" => lse::evaluate(function, input),
         "llsq" => llsq::evaluate(function, input),
         "ba" => ba::evaluate(function, input),
+        "lstm" => lstm::evaluate(function, input),
         _ => Err(format!("unknown module {module:?}")),
     }
 }

@@ -92,3 +92,25 @@ fn ba_jacobian() {
     // The row pointers: the first 30 entries (all 4 here) and the last one.
     assert_eq!(numbers(&j["rows"]), vec![0.0, 15.0, 30.0, 31.0, 31.0]);
 }
+
+#[test]
+fn lstm_jacobian() {
+    // l = 1 layer, b = 2 bits, c = 3 characters.
+    let input = json!({
+        "main_params": [[0.1, -0.3, 0.5, 0.2, -0.4, 0.6, 0.3, -0.1], [0.05, 0.2, -0.15, 0.3, 0.1, -0.2, 0.25, 0.4]],
+        "extra_params": [[0.9, -0.7], [0.4, 0.8], [-0.1, 0.2]],
+        "state": [[0.3, -0.2], [0.1, 0.5]],
+        "sequence": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+    });
+    let g = numbers(&run("lstm", "jacobian", &input));
+    let params = json!([input["main_params"], input["extra_params"]]);
+    let fd = gradus_check::fd::grad(&numbers(&params), |x| {
+        let p = with_numbers(&params, x);
+        let mut probe = input.clone();
+        probe["main_params"] = p[0].clone();
+        probe["extra_params"] = p[1].clone();
+        numbers(&run("lstm", "objective", &probe))[0]
+    });
+    assert_eq!(g.len(), 8 * 2 + 3 * 2);
+    assert_close(&g, &fd, 1e-6);
+}
