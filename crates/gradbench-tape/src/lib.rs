@@ -7,11 +7,13 @@
 //! point shared by the binary and the tests.
 
 pub mod ba;
+pub mod det;
 pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
+pub mod ode;
 pub mod protocol;
 pub mod runner;
 
@@ -21,7 +23,7 @@ use serde_json::Value;
 pub type Evaluated = Result<(Value, Vec<u64>), String>;
 
 /// The modules (evals) this tool implements.
-pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq", "ba", "lstm"];
+pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det"];
 
 /// Runs `function` of `module` on `input` (the eval's input JSON, including `min_runs` and
 /// `min_seconds`). Bad input is an `Err` with a message, never a panic.
@@ -33,6 +35,8 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluated {
         "llsq" => llsq::evaluate(function, input),
         "ba" => ba::evaluate(function, input),
         "lstm" => lstm::evaluate(function, input),
+        "ode" => ode::evaluate(function, input),
+        "det" => det::evaluate(function, input),
         _ => Err(format!("unknown module {module:?}")),
     }
 }

@@ -114,3 +114,30 @@ fn lstm_jacobian() {
     assert_eq!(g.len(), 8 * 2 + 3 * 2);
     assert_close(&g, &fd, 1e-6);
 }
+
+#[test]
+fn ode_gradient_is_of_the_last_component() {
+    let input = json!({"x": [0.4, -1.1, 0.7, 2.0, 0.3], "s": 3});
+    let g = numbers(&run("ode", "gradient", &input));
+    let fd = gradus_check::fd::grad(&numbers(&input["x"]), |x| {
+        let mut probe = input.clone();
+        probe["x"] = json!(x);
+        *numbers(&run("ode", "primal", &probe)).last().unwrap()
+    });
+    assert_close(&g, &fd, 1e-6);
+}
+
+#[test]
+fn det_gradient() {
+    for ell in [1, 2, 4] {
+        let a: Vec<f64> = (0..ell * ell)
+            .map(|i| ((i * 7 + 3) % 11) as f64 / 5.0 - 1.0)
+            .collect();
+        let input = json!({"A": a, "ell": ell});
+        let g = numbers(&run("det", "gradient", &input));
+        let fd = gradus_check::fd::grad(&a, |x| {
+            numbers(&run("det", "primal", &json!({"A": x, "ell": ell})))[0]
+        });
+        assert_close(&g, &fd, 1e-6);
+    }
+}
