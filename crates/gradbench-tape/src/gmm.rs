@@ -1,0 +1,257 @@
+//! The `gmm` eval: log posterior of a Gaussian mixture model with a Wishart prior (ADBench,
+//! corrected), and its gradient by the tape.
+//!
+//! The objective is a sum over data points plus a term of the parameters alone. Its gradient is
+//! the sum of the gradients: each batch of points is recorded on its own small tape (reused
+//! between batches, one per worker thread) and pulled back, so memory stays bounded by one
+//! batch instead of the whole data set.
+
+use crate::runner::{Runs, timed, timed_json};
+use crate::{Evaluated, parse, unknown_function};
+use gradus_num::Real;
+use gradus_tape::{ReverseOptions, Tape};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Deserialize)]
+struct Input {
+    d: usize,
+    k: usize,
+    n: usize,
+    x: Vec<Vec<f64>>,
+    m: f64,
+    gamma: f64,
+    alpha: Vec<f64>,
+    mu: Vec<Vec<f64>>,
+    q: Vec<Vec<f64>>,
+    l: Vec<Vec<f64>>,
+}
+
+/// The problem in flat arrays; the parameters are `[alpha (k), mu (k·d), q (k·d), l (k·d(d−1)/2)]`.
+pub struct Gmm {
+    d: usize,
+    k: usize,
+    n: usize,
+    m: f64,
+    gamma: f64,
+    x: Vec<f64>,
+    params: Vec<f64>,
+}
+
+/// The gradient, in the shapes of the input.
+#[derive(Serialize)]
+struct Gradient {
+    alpha: Vec<f64>,
+    mu: Vec<Vec<f64>>,
+    q: Vec<Vec<f64>>,
+    l: Vec<Vec<f64>>,
+}
+
+/// Points per tape in the gradient.
+const BATCH: usize = 8;
+
+fn flatten(rows: &[Vec<f64>], count: usize, len: usize, name: &str) -> Result<Vec<f64>, String> {
+    if rows.len() != count || rows.iter().any(|r| r.len() != len) {
+        return Err(format!("gmm: {name} must be {count} rows of {len} numbers"));
+    }
+    Ok(rows.concat())
+}
+
+impl Gmm {
+    fn new(input: Input) -> Result<Gmm, String> {
+        let Input {
+            d,
+            k,
+            n,
+            x,
+            m,
+            gamma,
+            alpha,
+            mu,
+            q,
+            l,
+        } = input;
+        if d == 0 || k == 0 {
+            return Err("gmm: d and k must be positive".into());
+        }
+        if alpha.len() != k {
+            return Err(format!("gmm: alpha must have k = {k} numbers"));
+        }
+        let lsz = d * (d - 1) / 2;
+        let x = flatten(&x, n, d, "x")?;
+        let mut params = alpha;
+        params.extend(flatten(&mu, k, d, "mu")?);
+        params.extend(flatten(&q, k, d, "q")?);
+        params.extend(flatten(&l, k, lsz, "l")?);
+        Ok(Gmm {
+            d,
+            k,
+            n,
+            m,
+            gamma,
+            x,
+            params,
+        })
+    }
+
+    fn lsz(&self) -> usize {
+        self.d * (self.d - 1) / 2
+    }
+
+    /// Splits flat parameters into `(alpha, mu, q, l)`.
+    fn split<'a, S>(&self, p: &'a [S]) -> (&'a [S], &'a [S], &'a [S], &'a [S]) {
+        let (alpha, rest) = p.split_at(self.k);
+        let (mu, rest) = rest.split_at(self.k * self.d);
+        let (q, l) = rest.split_at(self.k * self.d);
+        (alpha, mu, q, l)
+    }
+
+    /// `exp q` and the row sums of `q`.
+    fn diagonals<S: Real>(&self, q: &[S]) -> (Vec<S>, Vec<S>) {
+        let qdiag = q.iter().map(|v| v.exp()).collect();
+        let sum_qs = q.chunks(self.d).map(|r| r.iter().copied().sum()).collect();
+        (qdiag, sum_qs)
+    }
+
+    /// Σ over the points `xs` (rows of `d`) of logsumexpₖ(αₖ + Σ qₖ − ½‖Qₖ (x − μₖ)‖²).
+    fn points<S: Real>(&self, p: &[S], xs: &[f64]) -> S {
+        let (d, lsz) = (self.d, self.lsz());
+        let (alpha, mu, q, l) = self.split(p);
+        let (qdiag, sum_qs) = self.diagonals(q);
+        let mut xc = vec![S::zero(); d];
+        let mut qx = vec![S::zero(); d];
+        let mut main = vec![S::zero(); self.k];
+        let mut total = S::zero();
+        for x in xs.chunks(d) {
+            for ik in 0..self.k {
+                let (mu, qd, l) = (
+                    &mu[ik * d..][..d],
+                    &qdiag[ik * d..][..d],
+                    &l[ik * lsz..][..lsz],
+                );
+                for j in 0..d {
+                    xc[j] = S::from_f64(x[j]) - mu[j];
+                    qx[j] = qd[j] * xc[j];
+                }
+                // The strictly lower triangle of Qₖ, column by column.
+                let mut idx = 0;
+                for (i, &xci) in xc.iter().enumerate() {
+                    for (qxj, &lij) in qx[i + 1..].iter_mut().zip(&l[idx..]) {
+                        *qxj += lij * xci;
+                    }
+                    idx += d - 1 - i;
+                }
+                main[ik] = alpha[ik] + sum_qs[ik] - S::from_f64(0.5) * sqnorm(&qx);
+            }
+            total += logsumexp(&main);
+        }
+        total
+    }
+
+    /// The terms without data: −n·logsumexp(α), the Wishart prior and the constants.
+    fn rest<S: Real>(&self, p: &[S]) -> S {
+        let (d, k, n) = (self.d as f64, self.k as f64, self.n as f64);
+        let (alpha, _, q, l) = self.split(p);
+        let (qdiag, sum_qs) = self.diagonals(q);
+        let constant = -n * d * 0.5 * (2.0 * std::f64::consts::PI).ln();
+        let nw = d + self.m + 1.0;
+        let c = nw * d * (self.gamma.ln() - 0.5 * 2f64.ln()) - log_gamma_distrib(0.5 * nw, self.d);
+        let mut out = S::zero();
+        for ik in 0..self.k {
+            let frobenius = sqnorm(&qdiag[ik * self.d..][..self.d])
+                + sqnorm(&l[ik * self.lsz()..][..self.lsz()]);
+            out += S::from_f64(0.5 * self.gamma * self.gamma) * frobenius
+                - S::from_f64(self.m) * sum_qs[ik];
+        }
+        S::from_f64(constant + k * c) - out - S::from_f64(n) * logsumexp(alpha)
+    }
+
+    /// The log posterior (points summed in parallel).
+    pub fn objective(&self) -> f64 {
+        let data: f64 = self
+            .x
+            .par_chunks(self.d * BATCH)
+            .map(|xs| self.points(&self.params, xs))
+            .sum();
+        data + self.rest(&self.params)
+    }
+
+    /// The gradient with respect to the flat parameters: one tape per batch of points, the
+    /// batches spread over the rayon pool, the per-batch gradients summed.
+    pub fn gradient(&self) -> Vec<f64> {
+        let np = self.params.len();
+        let new_tape = || Tape::with_options(ReverseOptions::sequential());
+        let data = self
+            .x
+            .par_chunks(self.d * BATCH)
+            .fold(
+                || (new_tape(), vec![0.0; np], vec![0.0; np]),
+                |(mut tape, mut acc, mut g), xs| {
+                    tape.grad_into(&self.params, |p| self.points(p, xs), &mut g);
+                    acc.iter_mut().zip(&g).for_each(|(a, b)| *a += b);
+                    (tape, acc, g)
+                },
+            )
+            .map(|(_, acc, _)| acc)
+            .reduce(
+                || vec![0.0; np],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+                    a
+                },
+            );
+        let (_, mut g) = gradus_tape::grad(&self.params, |p| self.rest(p));
+        g.iter_mut().zip(&data).for_each(|(a, b)| *a += b);
+        g
+    }
+
+    fn shaped(&self, g: &[f64]) -> Gradient {
+        let (alpha, mu, q, l) = self.split(g);
+        let rows = |v: &[f64], len: usize| {
+            if len == 0 {
+                vec![Vec::new(); self.k]
+            } else {
+                v.chunks(len).map(<[f64]>::to_vec).collect()
+            }
+        };
+        Gradient {
+            alpha: alpha.to_vec(),
+            mu: rows(mu, self.d),
+            q: rows(q, self.d),
+            l: rows(l, self.lsz()),
+        }
+    }
+}
+
+fn sqnorm<S: Real>(v: &[S]) -> S {
+    v.iter().map(|&x| x * x).sum()
+}
+
+/// log Σ exp xᵢ with the max trick (the maximum selected by value). `x` must not be empty.
+pub fn logsumexp<S: Real>(x: &[S]) -> S {
+    let mx = x[1..].iter().fold(x[0], |m, &v| if v > m { v } else { m });
+    x.iter().map(|&v| (v - mx).exp()).sum::<S>().ln() + mx
+}
+
+/// The log of the multivariate gamma function Γ_p(a).
+fn log_gamma_distrib(a: f64, p: usize) -> f64 {
+    let pf = p as f64;
+    0.25 * pf * (pf - 1.0) * std::f64::consts::PI.ln()
+        + (1..=p)
+            .map(|j| Real::lgamma(a + 0.5 * (1.0 - j as f64)))
+            .sum::<f64>()
+}
+
+/// Runs `objective` or `jacobian`.
+pub fn evaluate(function: &str, input: &Value) -> Evaluated {
+    let gmm = Gmm::new(parse("gmm", input)?)?;
+    match function {
+        "objective" => timed_json(input, || gmm.objective()),
+        "jacobian" => {
+            let (g, ns) = timed(Runs::of(input)?, || gmm.gradient());
+            Ok((crate::to_json(&gmm.shaped(&g))?, ns))
+        }
+        _ => Err(unknown_function("gmm", function)),
+    }
+}
