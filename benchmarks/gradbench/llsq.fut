@@ -1,10 +1,13 @@
 -- GradBench `llsq` (cmpad's llsq_obj): y(x) = ½ Σᵢ (sᵢ − Σⱼ xⱼ tᵢʲ)² with
 -- tᵢ = −1 + 2i/(n − 1) and sᵢ = sign tᵢ, for i < n; `primal` and `gradient`.
 
+-- The powers tⁱ are computed apart from x (they are constants for the gradient): carried
+-- through the loop with the sum, reverse mode would recover them backwards by division, which
+-- fails where they underflow.
 def residual [m] (n: i64) (x: [m]f64) (i: i64) : f64 =
   let t = -1 + f64.i64 i * 2 / f64.i64 (n - 1)
-  let (r, _) = loop (r, pow) = (f64.sgn t, 1) for j < m do (r - x[j] * pow, pow * t)
-  in r
+  let powers = exscan (*) 1 (replicate m t)
+  in f64.sgn t - f64.sum (map2 (*) x powers)
 
 def llsq [m] (n: i64) (x: [m]f64) : f64 =
   f64.sum (map (\i -> let r = residual n x i in r * r) (iota n)) / 2
