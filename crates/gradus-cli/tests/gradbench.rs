@@ -1020,3 +1020,107 @@ fn particle_and_saddle() {
     }
     assert_eq!(t.finish(), Some(0));
 }
+
+// ---------------------------------------------------------------------------------------
+// GradBench's own evals
+
+/// Every eval on its smallest inputs, run by GradBench's eval code (which validates each
+/// output against GradBench's C++ `manual` tool, or against known values) through
+/// `../shared/gradbench/run.sh`, with a minimal GradBench setup (`GB_MINIMAL=1 setup.sh`) in
+/// the target folder. Skipped, saying so, without `../shared/gradbench` or Python, or when
+/// the setup fails (it needs a C++ compiler and, the first time, PyPI).
+#[test]
+fn gradbench_evals_validate() {
+    let shared = repo_root().join("../shared/gradbench");
+    if !shared.join("run.sh").is_file() || !shared.join("setup.sh").is_file() {
+        eprintln!(
+            "SKIPPED gradbench_evals_validate: no GradBench at {} (expected setup.sh and run.sh)",
+            shared.display()
+        );
+        return;
+    }
+    let python = Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!("SKIPPED gradbench_evals_validate: python3 is not available");
+        return;
+    }
+    let build = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gradbench");
+    let setup = Command::new("bash")
+        .arg(shared.join("setup.sh"))
+        .env("GB_BUILD", &build)
+        .env("GB_MINIMAL", "1")
+        .output()
+        .expect("cannot run setup.sh");
+    if !setup.status.success() {
+        eprintln!(
+            "SKIPPED gradbench_evals_validate: GB_MINIMAL=1 setup.sh into {} failed:\n{}",
+            build.display(),
+            String::from_utf8_lossy(&setup.stderr)
+        );
+        return;
+    }
+    let tool = format!(
+        "$ '{}' gradbench --programs '{}'",
+        env!("CARGO_BIN_EXE_gradus"),
+        programs().display()
+    );
+    let runs = ["--min-runs", "1", "--min-seconds", "0"];
+    let evals: &[(&str, &[&str])] = &[
+        ("hello", &[]),
+        ("lse", &["-n", "4", "100"]),
+        ("llsq", &["-n", "16", "-m", "8"]),
+        ("ode", &["-n", "10", "-s", "1", "3"]),
+        ("det", &["-l", "2", "3", "4", "5"]),
+        ("kmeans", &["-k", "2", "-n", "10", "-d", "2"]),
+        ("gmm", &["-d", "2", "3", "-k", "2", "-n", "10"]),
+        ("ba", &["--min", "1", "--max", "1"]),
+        ("ht", &["--min", "1", "--max", "1"]),
+        (
+            "ht",
+            &[
+                "--min",
+                "1",
+                "--max",
+                "1",
+                "--variant",
+                "simple",
+                "--model",
+                "small",
+            ],
+        ),
+        ("lstm", &["-l", "1", "2", "-c", "8"]),
+        ("particle", &[]),
+        ("saddle", &[]),
+    ];
+    let logs = build.join("test-logs");
+    let mut failures = Vec::new();
+    for (k, (eval, args)) in evals.iter().enumerate() {
+        let mut cmd = Command::new("bash");
+        cmd.arg(shared.join("run.sh"))
+            .arg(eval)
+            .arg(&tool)
+            .arg(logs.join(format!("{k}-{eval}.jsonl")))
+            .arg("--")
+            .args(if *eval == "hello" { &[][..] } else { &runs[..] })
+            .args(*args)
+            .env("GB_BUILD", &build)
+            .current_dir(repo_root());
+        let out = cmd.output().expect("cannot run run.sh");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let summary = stdout
+            .lines()
+            .find(|l| l.starts_with("summary:"))
+            .unwrap_or("(no summary)")
+            .to_string();
+        eprintln!("{eval} {}: {summary}", args.join(" "));
+        if !out.status.success() {
+            failures.push(format!(
+                "{eval} {}: exit {:?}\n{stdout}\n{}",
+                args.join(" "),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
