@@ -1,5 +1,5 @@
 //! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`,
-//! `gradus check`, `gradus bench`, `gradus c`.
+//! `gradus check`, `gradus bench`, `gradus c`, `gradus gradbench`.
 //!
 //! Exit codes: 0 success; 1 compile error (run) or failed/erroneous cases (test); 2 invalid
 //! usage or a run-time error in the program (run); 3 bad input data (run); 4 an internal
@@ -10,6 +10,7 @@ mod c_cmd;
 mod check;
 mod common;
 mod dev;
+mod gradbench;
 mod optargs;
 mod run;
 mod test;
@@ -39,6 +40,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Write a program as a C library: shared library, header and an example caller.
     C(c_cmd::CArgs),
+    /// Act as a GradBench tool: answer GradBench's protocol on standard input and output.
+    Gradbench(gradbench::GradbenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check::check(a),
         Command::Bench(a) => bench::bench(a),
         Command::C(a) => c_cmd::c(a),
+        Command::Gradbench(a) => gradbench::gradbench(a),
     };
     ExitCode::from(code)
 }
