@@ -26,9 +26,9 @@
 //! - Nesting deeper than [`MAX_DEPTH`] is an error, so no input overflows the stack.
 //!
 //! This file holds the entry points, the parser's state and the token helpers; the grammar is
-//! split by construct into [`decl`] (attributes and declarations), [`modules`], [`types`],
-//! [`pattern`], [`exp`] (ascription down to prefix operators), [`atom`] (application, postfix
-//! indexing, atoms and parentheses) and [`block`] (`let`, `if`, `loop`, lambdas, ...).
+//! split by construct into `decl` (attributes and declarations), `modules`, `types`,
+//! `pattern`, `exp` (ascription down to prefix operators), `atom` (application, postfix
+//! indexing, atoms and parentheses) and `block` (`let`, `if`, `loop`, lambdas, ...).
 
 use super::ast::*;
 use super::lexer::{Kw, Tok, Token, lex};
