@@ -209,18 +209,8 @@ impl Parser<'_> {
                 ExpKind::Var(split_qual(names))
             }
             Tok::LParen => return self.paren(),
-            Tok::LBracket => {
-                self.bump();
-                let elems = self.comma_list(&Tok::RBracket, Self::exp)?;
-                self.expect_close(&Tok::RBracket, start, "[")?;
-                ExpKind::Array(elems)
-            }
-            Tok::LBrace => {
-                self.bump();
-                let fields = self.comma_list(&Tok::RBrace, Self::field_exp)?;
-                self.expect_close(&Tok::RBrace, start, "{")?;
-                ExpKind::Record(fields)
-            }
+            Tok::LBracket => ExpKind::Array(self.delimited(&Tok::RBracket, "[", Self::exp)?),
+            Tok::LBrace => ExpKind::Record(self.delimited(&Tok::RBrace, "{", Self::field_exp)?),
             _ => return Err(self.expected("an expression")),
         };
         Ok(self.mk(kind, self.from(start)))

@@ -24,10 +24,8 @@ impl Parser<'_> {
             match p.peek().clone() {
                 Tok::Ident(name) => {
                     p.bump();
-                    if p.eat(&Tok::LParen) {
-                        let open = p.prev;
-                        let args = p.comma_list(&Tok::RParen, Self::attr)?;
-                        p.expect_close(&Tok::RParen, open, "(")?;
+                    if *p.peek() == Tok::LParen {
+                        let args = p.delimited(&Tok::RParen, "(", Self::attr)?;
                         Ok(Attr {
                             span: p.from(start),
                             kind: AttrKind::Call(name, args),

@@ -26,9 +26,9 @@
 //! - Nesting deeper than [`MAX_DEPTH`] is an error, so no input overflows the stack.
 //!
 //! This file holds the entry points, the parser's state and the token helpers; the grammar is
-//! split by construct into [`decl`] (attributes and declarations), [`modules`], [`types`],
-//! [`pattern`], [`exp`] (ascription down to prefix operators), [`atom`] (application, postfix
-//! indexing, atoms and parentheses) and [`block`] (`let`, `if`, `loop`, lambdas, ...).
+//! split by construct into `decl` (attributes and declarations), `modules`, `types`,
+//! `pattern`, `exp` (ascription down to prefix operators), `atom` (application, postfix
+//! indexing, atoms and parentheses) and `block` (`let`, `if`, `loop`, lambdas, ...).
 
 use super::ast::*;
 use super::lexer::{Kw, Tok, Token, lex};
@@ -487,13 +487,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Items separated by commas up to `close`, which is not consumed; a trailing comma is
-    /// allowed.
-    fn comma_list<T>(
+    /// The current token, which opens a group (`what`: `(`, `[` or `{`), then items separated
+    /// by commas, then the closing `close`; a trailing comma is allowed.
+    fn delimited<T>(
         &mut self,
         close: &Tok,
+        what: &str,
         mut item: impl FnMut(&mut Self) -> PResult<T>,
     ) -> PResult<Vec<T>> {
+        let open = self.span();
+        self.bump();
         let mut items = Vec::new();
         while self.peek() != close {
             items.push(item(self)?);
@@ -501,6 +504,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        self.expect_close(close, open, what)?;
         Ok(items)
     }
 

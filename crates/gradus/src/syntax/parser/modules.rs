@@ -76,15 +76,7 @@ impl Parser<'_> {
         let kind = match self.peek() {
             Tok::Ident(_) => ModExpKind::Var(self.qual_name_any("a module")?),
             Tok::LBrace => ModExpKind::Decs(self.braced(Self::dec)?),
-            Tok::LParen => {
-                self.bump();
-                let m = self.mod_exp()?;
-                self.expect_close(&Tok::RParen, start, "(")?;
-                return Ok(ModExp {
-                    span: self.from(start),
-                    kind: m.kind,
-                });
-            }
+            Tok::LParen => self.parenthesised(Self::mod_exp)?.kind,
             Tok::Kw(Kw::Import) => {
                 self.bump();
                 ModExpKind::Import(self.string_lit()?.0)
@@ -140,15 +132,7 @@ impl Parser<'_> {
         let kind = match self.peek() {
             Tok::Ident(_) => ModTypeExpKind::Var(self.qual_name_any("a module type")?),
             Tok::LBrace => ModTypeExpKind::Specs(self.braced(Self::spec)?),
-            Tok::LParen => {
-                self.bump();
-                let t = self.mod_type()?;
-                self.expect_close(&Tok::RParen, start, "(")?;
-                return Ok(ModTypeExp {
-                    span: self.from(start),
-                    kind: t.kind,
-                });
-            }
+            Tok::LParen => self.parenthesised(Self::mod_type)?.kind,
             _ => return Err(self.expected("a module type")),
         };
         Ok(ModTypeExp {
@@ -166,6 +150,14 @@ impl Parser<'_> {
         }
         self.expect_close(&Tok::RBrace, open, "{")?;
         Ok(items)
+    }
+
+    /// `(`, what `inner` parses, and the closing `)`.
+    fn parenthesised<T>(&mut self, inner: fn(&mut Self) -> PResult<T>) -> PResult<T> {
+        let open = self.expect(&Tok::LParen)?;
+        let x = inner(self)?;
+        self.expect_close(&Tok::RParen, open, "(")?;
+        Ok(x)
     }
 
     fn spec(&mut self) -> PResult<Spec> {

@@ -110,12 +110,7 @@ impl Parser<'_> {
                     }
                 }
             }
-            Tok::LBrace => {
-                self.bump();
-                let fields = self.comma_list(&Tok::RBrace, Self::field_pat)?;
-                self.expect_close(&Tok::RBrace, start, "{")?;
-                PatKind::Record(fields)
-            }
+            Tok::LBrace => PatKind::Record(self.delimited(&Tok::RBrace, "{", Self::field_pat)?),
             _ => return Err(self.expected("a pattern")),
         };
         Ok(self.mk_pat(kind, self.from(start)))

@@ -231,21 +231,16 @@ impl Parser<'_> {
                         }
                     }
                 }
-                Tok::LBrace => {
-                    p.bump();
-                    let fields = p.comma_list(&Tok::RBrace, |p| {
-                        let (name, name_span) = p.field_name()?;
-                        p.expect(&Tok::Colon)?;
-                        let ty = p.ty()?;
-                        Ok(FieldType {
-                            name,
-                            name_span,
-                            ty,
-                        })
-                    })?;
-                    p.expect_close(&Tok::RBrace, start, "{")?;
-                    TypeExpKind::Record(fields)
-                }
+                Tok::LBrace => TypeExpKind::Record(p.delimited(&Tok::RBrace, "{", |p| {
+                    let (name, name_span) = p.field_name()?;
+                    p.expect(&Tok::Colon)?;
+                    let ty = p.ty()?;
+                    Ok(FieldType {
+                        name,
+                        name_span,
+                        ty,
+                    })
+                })?),
                 _ => return Err(p.expected("a type")),
             };
             Ok(TypeExp {

@@ -92,23 +92,19 @@ impl Checker {
         for d in idx {
             match d {
                 DimIndex::Fix(e) => {
-                    let it = self.check_exp(e)?;
-                    self.expect(
-                        e.span,
+                    self.check_exp_as(
+                        e,
                         "an index must have type `i64`",
                         &Ty::Prim(PrimType::I64),
-                        &it,
                     )?;
                     slices.push(None);
                 }
                 DimIndex::Slice { start, end, stride } => {
                     for e in [start, end, stride].into_iter().flatten() {
-                        let it = self.check_exp(e)?;
-                        self.expect(
-                            e.span,
+                        self.check_exp_as(
+                            e,
                             "a slice bound must have type `i64`",
                             &Ty::Prim(PrimType::I64),
-                            &it,
                         )?;
                     }
                     slices.push(Some(d));

@@ -7,8 +7,8 @@
 
 use super::typeops::{arrows, bare_in, free_size_vars, free_vars, size_is_known, ty_mentions};
 use super::{
-    AbbrParam, Anon, Checker, Entry, FunctionParts, Item, ModEnv, PendingStatic, R, Scheme,
-    SizeParams, TypeAbbr, TypeParams, ValEntry, err, limitation, strip,
+    AbbrParam, Anon, Checker, FunctionParts, Item, ModEnv, PendingStatic, R, Scheme, SizeParams,
+    TypeAbbr, TypeParams, ValEntry, err, limitation, strip,
 };
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
@@ -24,6 +24,16 @@ fn type_param_names(tps: &[TypeParam]) -> Vec<String> {
             TypeParam::Size { name, .. } | TypeParam::Type { name, .. } => name.clone(),
         })
         .collect()
+}
+
+/// See [`Checker::settle`].
+struct Settled {
+    /// The function type, resolved.
+    ty: Ty,
+    /// The parameter types, resolved.
+    params: Vec<Ty>,
+    deps: Vec<Option<BindingId>>,
+    static_sizes: SizeParams,
 }
 
 /// The binding of a parameter pattern that is a single (possibly annotated) name.
@@ -137,24 +147,11 @@ impl Checker {
             for tp in &td.params {
                 match tp {
                     TypeParam::Size { name, .. } => {
-                        let b = self.new_binding();
-                        self.push_val(
-                            name,
-                            ValEntry::Local {
-                                id: b,
-                                ty: Ty::Prim(PrimType::I64),
-                            },
-                        );
+                        let b = self.bind_size(name);
                         params.push(AbbrParam::Size(b));
                     }
                     TypeParam::Type { name, .. } => {
-                        self.scope.push(Entry {
-                            name: name.clone(),
-                            item: Item::Type(Rc::new(TypeAbbr {
-                                params: vec![],
-                                ty: Ty::Param(name.clone()),
-                            })),
-                        });
+                        self.bind_type(name);
                         params.push(AbbrParam::Type(name.clone()));
                     }
                 }
@@ -175,24 +172,11 @@ impl Checker {
         for tp in tps {
             match tp {
                 TypeParam::Size { name, .. } => {
-                    let b = self.new_binding();
-                    self.push_val(
-                        name,
-                        ValEntry::Local {
-                            id: b,
-                            ty: Ty::Prim(PrimType::I64),
-                        },
-                    );
+                    let b = self.bind_size(name);
                     sizes.push((name.clone(), b));
                 }
                 TypeParam::Type { name, lifted, .. } => {
-                    self.scope.push(Entry {
-                        name: name.clone(),
-                        item: Item::Type(Rc::new(TypeAbbr {
-                            params: vec![],
-                            ty: Ty::Param(name.clone()),
-                        })),
-                    });
+                    self.bind_type(name);
                     let l = *lifted == Lift::Caret;
                     if l {
                         self.lifted.push(name.clone());
@@ -344,22 +328,12 @@ impl Checker {
                 self.u.set_size(v, Size::Unknown);
             }
         }
-        let fn_res = self.u.resolve(&fn_ty);
-        let ptys_res: Vec<Ty> = ptys.iter().map(|t| self.u.resolve(t)).collect();
-        let deps: Vec<Option<BindingId>> = deps
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| {
-                d.filter(|b| {
-                    ptys_res.get(i) == Some(&Ty::Prim(PrimType::I64)) && ty_mentions(&fn_res, *b)
-                })
-            })
-            .collect();
-        let static_sizes = sparams
-            .iter()
-            .filter(|(_, b)| !ptys_res.iter().any(|t| bare_in(t, *b)))
-            .cloned()
-            .collect();
+        let Settled {
+            ty: fn_res,
+            params: ptys_res,
+            deps,
+            static_sizes,
+        } = self.settle(&fn_ty, &ptys, deps, &sparams);
         let tparams_empty = tparams.is_empty();
         let scheme = Rc::new(Scheme {
             name: vd.name.clone(),
@@ -421,6 +395,41 @@ impl Checker {
         }
         self.declare(&vd.name, Item::Val(ValEntry::Decl { dref, scheme }));
         Ok(())
+    }
+
+    /// The facts of a function's scheme that follow from its type once its type and size
+    /// parameters are generalised: which parameters sizes depend on (those of type `i64` the
+    /// type mentions) and which size parameters must be known statically (those that no
+    /// parameter type has as a whole dimension).
+    fn settle(
+        &self,
+        fn_ty: &Ty,
+        ptys: &[Ty],
+        deps: Vec<Option<BindingId>>,
+        sparams: &SizeParams,
+    ) -> Settled {
+        let ty = self.u.resolve(fn_ty);
+        let params: Vec<Ty> = ptys.iter().map(|t| self.u.resolve(t)).collect();
+        let deps = deps
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                d.filter(|b| {
+                    params.get(i) == Some(&Ty::Prim(PrimType::I64)) && ty_mentions(&ty, *b)
+                })
+            })
+            .collect();
+        let static_sizes = sparams
+            .iter()
+            .filter(|(_, b)| !params.iter().any(|t| bare_in(t, *b)))
+            .cloned()
+            .collect();
+        Settled {
+            ty,
+            params,
+            deps,
+            static_sizes,
+        }
     }
 
     /// Turns free size variables of parameter types (created since `svar_start`, above the
@@ -594,22 +603,12 @@ impl Checker {
             &mut sparams,
             &type_param_names(type_params),
         );
-        let fn_res = self.u.resolve(&fn_ty);
-        let ptys_res: Vec<Ty> = ptys.iter().map(|t| self.u.resolve(t)).collect();
-        let deps = deps
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| {
-                d.filter(|b| {
-                    ptys_res.get(i) == Some(&Ty::Prim(PrimType::I64)) && ty_mentions(&fn_res, *b)
-                })
-            })
-            .collect();
-        let static_sizes = sparams
-            .iter()
-            .filter(|(_, b)| !ptys_res.iter().any(|t| bare_in(t, *b)))
-            .cloned()
-            .collect();
+        let Settled {
+            ty: fn_res,
+            deps,
+            static_sizes,
+            ..
+        } = self.settle(&fn_ty, &ptys, deps, &sparams);
         let binding = self.new_binding();
         let scheme = Rc::new(Scheme {
             name: name.to_string(),

@@ -4,7 +4,7 @@
 //! [`super::loops`].
 
 use super::typeops::{arrows, forget, merge_sizes};
-use super::{Anon, Callee, Checker, MAX_DEPTH, R, ValEntry, err, limitation, strip};
+use super::{Anon, Callee, Checker, MAX_DEPTH, R, add_field, err, limitation, strip};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use crate::types::Resolved;
@@ -29,7 +29,6 @@ impl Checker {
 
     fn infer_exp(&mut self, e: &Exp) -> R<Ty> {
         let bool_t = Ty::Prim(PrimType::Bool);
-        let i64_t = Ty::Prim(PrimType::I64);
         match &e.kind {
             ExpKind::Int(l) => {
                 self.pending_lits.push((e.span, e.id, l.value));
@@ -60,13 +59,7 @@ impl Checker {
             ExpKind::Array(es) => {
                 let elem = self.fresh();
                 for x in es {
-                    let t = self.check_exp(x)?;
-                    self.expect(
-                        x.span,
-                        "array elements must all have the same type",
-                        &elem,
-                        &t,
-                    )?;
+                    self.check_exp_as(x, "array elements must all have the same type", &elem)?;
                 }
                 let lifted = self.lifted.clone();
                 if self.u.require_no_fun(&elem, &lifted).is_err() {
@@ -82,12 +75,7 @@ impl Checker {
                 let mut m = BTreeMap::new();
                 for f in fs {
                     let t = self.check_exp(&f.value)?;
-                    if m.insert(f.name.clone(), t).is_some() {
-                        return Err(err(
-                            f.name_span,
-                            format!("field `{}` appears twice", f.name),
-                        ));
-                    }
+                    add_field(&mut m, &f.name, f.name_span, t)?;
                 }
                 Ok(Ty::Record(m))
             }
@@ -152,31 +140,9 @@ impl Checker {
                 if let ExpKind::Int(_) = strip(x).kind {
                     self.negated_lits.insert(strip(x).id);
                 }
-                let t = self.check_exp(x)?;
-                let a = self.fresh_constrained(PrimSet::numeric());
-                self.expect(x.span, "the operand of `-` has the wrong type", &a, &t)?;
-                self.out.resolved.insert(
-                    e.id,
-                    Resolved::Builtin {
-                        op: "-".into(),
-                        operand: a.clone(),
-                    },
-                );
-                Ok(a)
+                self.prefix_op(e, x, "-", PrimSet::numeric())
             }
-            ExpKind::Not(x) => {
-                let t = self.check_exp(x)?;
-                let a = self.fresh_constrained(PrimSet::bool_or_int());
-                self.expect(x.span, "the operand of `!` has the wrong type", &a, &t)?;
-                self.out.resolved.insert(
-                    e.id,
-                    Resolved::Builtin {
-                        op: "!".into(),
-                        operand: a.clone(),
-                    },
-                );
-                Ok(a)
-            }
+            ExpKind::Not(x) => self.prefix_op(e, x, "!", PrimSet::bool_or_int()),
             ExpKind::OpSection {
                 op,
                 op_span,
@@ -275,16 +241,9 @@ impl Checker {
                     let mut ids = HashSet::new();
                     let mut sps = Vec::new();
                     for s in sizes {
-                        let b = self.new_binding();
+                        let b = self.bind_size(&s.name);
                         ids.insert(b);
                         sps.push((s.name.clone(), b));
-                        self.push_val(
-                            &s.name,
-                            ValEntry::Local {
-                                id: b,
-                                ty: i64_t.clone(),
-                            },
-                        );
                     }
                     if !sps.is_empty() {
                         self.out.size_params.insert(e.id, sps);
@@ -334,13 +293,7 @@ impl Checker {
                 then_branch,
                 else_branch,
             } => {
-                let ct = self.check_exp(cond)?;
-                self.expect(
-                    cond.span,
-                    "the condition of `if` must be a `bool`",
-                    &bool_t,
-                    &ct,
-                )?;
+                self.check_exp_as(cond, "the condition of `if` must be a `bool`", &bool_t)?;
                 let saved = self.consumed.clone();
                 let tt = self.check_exp(then_branch)?;
                 let after_then = std::mem::replace(&mut self.consumed, saved);
@@ -381,12 +334,10 @@ impl Checker {
             } => {
                 let tt = self.check_exp(target)?;
                 let elem = self.index_type(&tt, indices, target.span)?;
-                let vt = self.check_exp(value)?;
-                self.expect(
-                    value.span,
+                self.check_exp_as(
+                    value,
                     "the new value does not have the type of the updated part",
                     &elem,
-                    &vt,
                 )?;
                 self.consume(target)?;
                 Ok(self.u.resolve(&tt))
@@ -411,13 +362,7 @@ impl Checker {
                     }
                     t = self.project(&t, f, *sp)?;
                 }
-                let vt = self.check_exp(value)?;
-                self.expect(
-                    value.span,
-                    "the new field value has the wrong type",
-                    &t,
-                    &vt,
-                )?;
+                self.check_exp_as(value, "the new field value has the wrong type", &t)?;
                 Ok(tt)
             }
             ExpKind::Range {
@@ -427,24 +372,11 @@ impl Checker {
                 kind,
             } => {
                 let a = self.fresh_constrained(PrimSet::integral());
-                let st = self.check_exp(start)?;
-                self.expect(
-                    start.span,
-                    "range bounds must be integers of one type",
-                    &a,
-                    &st,
-                )?;
+                self.check_exp_as(start, "range bounds must be integers of one type", &a)?;
                 if let Some(s) = second {
-                    let t = self.check_exp(s)?;
-                    self.expect(s.span, "range bounds must be integers of one type", &a, &t)?;
+                    self.check_exp_as(s, "range bounds must be integers of one type", &a)?;
                 }
-                let et = self.check_exp(end)?;
-                self.expect(
-                    end.span,
-                    "range bounds must be integers of one type",
-                    &a,
-                    &et,
-                )?;
+                self.check_exp_as(end, "range bounds must be integers of one type", &a)?;
                 let zero = matches!(&strip(start).kind, ExpKind::Int(l) if l.value == 0);
                 let unit = second
                     .as_ref()
@@ -473,11 +405,8 @@ impl Checker {
             ExpKind::Coerce { exp, ty } => {
                 let xt = self.check_exp(exp)?;
                 let t = self.resolve_type(ty, Anon::Fresh)?;
-                let saved = self.u.sizes_off;
-                self.u.sizes_off = true;
-                let r = self.expect(exp.span, "a size coercion may change only sizes", &t, &xt);
-                self.u.sizes_off = saved;
-                r?;
+                let what = "a size coercion may change only sizes";
+                self.expect_ignoring_sizes(exp.span, what, &t, &xt)?;
                 Ok(self.u.resolve(&t))
             }
             ExpKind::LocalOpen {
@@ -496,18 +425,28 @@ impl Checker {
             }
             ExpKind::Attr { exp, .. } => self.check_exp(exp),
             ExpKind::Assert { cond, body } => {
-                let ct = self.check_exp(cond)?;
-                self.expect(
-                    cond.span,
-                    "the condition of `assert` must be a `bool`",
-                    &bool_t,
-                    &ct,
-                )?;
+                self.check_exp_as(cond, "the condition of `assert` must be a `bool`", &bool_t)?;
                 self.check_exp(body)
             }
             ExpKind::Match { .. } => Err(limitation(e.span, "`match` and sum types")),
             ExpKind::Constructor { .. } => Err(limitation(e.span, "sum types and constructors")),
             ExpKind::Hole => Ok(self.fresh()),
         }
+    }
+
+    /// `-x` or `!x` (the built-in `op`, whose operand is in `set`) at `e`.
+    fn prefix_op(&mut self, e: &Exp, x: &Exp, op: &str, set: PrimSet) -> R<Ty> {
+        let t = self.check_exp(x)?;
+        let a = self.fresh_constrained(set);
+        let what = format!("the operand of `{op}` has the wrong type");
+        self.expect(x.span, &what, &a, &t)?;
+        self.out.resolved.insert(
+            e.id,
+            Resolved::Builtin {
+                op: op.into(),
+                operand: a.clone(),
+            },
+        );
+        Ok(a)
     }
 }

@@ -77,26 +77,20 @@ impl Checker {
                     self.push_binders(vb);
                 }
                 LoopForm::While(c) => {
-                    let ct = self.check_exp(c)?;
-                    self.expect(
-                        c.span,
+                    self.check_exp_as(
+                        c,
                         "the condition of a `while` loop must be a `bool`",
                         &Ty::Prim(PrimType::Bool),
-                        &ct,
                     )?;
                 }
             }
             let bt = self.check_exp(body)?;
-            let saved = self.u.sizes_off;
-            self.u.sizes_off = true;
-            let r = self.expect(
+            self.expect_ignoring_sizes(
                 body.span,
                 "the loop body must return the type of the loop parameters",
                 &pt,
                 &bt,
-            );
-            self.u.sizes_off = saved;
-            r?;
+            )?;
             // Which fresh sizes does the body preserve?
             let mut varying = HashSet::new();
             self.varying_sizes(&self.u.resolve(&pt), &self.u.resolve(&bt), &mut varying);

@@ -18,6 +18,7 @@ use super::ty::{BindingId, Size, Ty};
 use super::{DeclRef, FIRST_CHECKER_BINDING, Resolved, TypedProgram};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
+use crate::value::PrimType;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use typeops::{final_size, final_ty, rename_vars};
@@ -222,6 +223,15 @@ fn strip(e: &Exp) -> &Exp {
     }
 }
 
+/// Adds field `name` of type `t` to the fields of a record type; a field given twice is an
+/// error at `span`.
+fn add_field(fields: &mut BTreeMap<String, Ty>, name: &str, span: Span, t: Ty) -> R<()> {
+    if fields.insert(name.to_string(), t).is_some() {
+        return Err(err(span, format!("field `{name}` appears twice")));
+    }
+    Ok(())
+}
+
 impl Checker {
     fn fresh(&mut self) -> Ty {
         self.u.fresh(self.level, None, false)
@@ -263,6 +273,27 @@ impl Checker {
             Ok(()) => Ok(()),
             Err(e) => Err(self.mismatch(span, what, expected, found, e)),
         }
+    }
+
+    /// [`Checker::expect`] with size unification turned off, so that only sizes may differ.
+    fn expect_ignoring_sizes(
+        &mut self,
+        span: Span,
+        what: &str,
+        expected: &Ty,
+        found: &Ty,
+    ) -> R<()> {
+        let saved = self.u.sizes_off;
+        self.u.sizes_off = true;
+        let r = self.expect(span, what, expected, found);
+        self.u.sizes_off = saved;
+        r
+    }
+
+    /// Checks `e` and unifies its type with `expected`; on failure reports `what` at `e`.
+    fn check_exp_as(&mut self, e: &Exp, what: &str, expected: &Ty) -> R<()> {
+        let t = self.check_exp(e)?;
+        self.expect(e.span, what, expected, &t)
     }
 
     fn mismatch(
@@ -307,6 +338,30 @@ impl Checker {
         }
     }
 
+    /// Binds a size parameter or size binder `[n]`: a local `i64` variable.
+    fn bind_size(&mut self, name: &str) -> BindingId {
+        let b = self.new_binding();
+        self.push_val(
+            name,
+            ValEntry::Local {
+                id: b,
+                ty: Ty::Prim(PrimType::I64),
+            },
+        );
+        b
+    }
+
+    /// Binds a type parameter `'t`: a type that stands for itself.
+    fn bind_type(&mut self, name: &str) {
+        self.scope.push(Entry {
+            name: name.to_string(),
+            item: Item::Type(Rc::new(TypeAbbr {
+                params: vec![],
+                ty: Ty::Param(name.to_string()),
+            })),
+        });
+    }
+
     /// Declares a module-level item: in scope, and exported unless `local`.
     fn declare(&mut self, name: &str, item: Item) {
         if self.local_depth == 0
@@ -330,31 +385,37 @@ impl Checker {
         });
     }
 
-    fn lookup_val(&self, name: &str) -> Option<(usize, ValEntry)> {
-        self.scope
-            .iter()
-            .enumerate()
-            .rev()
-            .find_map(|(i, e)| match &e.item {
-                Item::Val(v) if e.name == name => Some((i, v.clone())),
-                _ => None,
-            })
+    /// The innermost item named `name` that `pick` accepts, and its position in the scope.
+    fn lookup<T>(&self, name: &str, pick: impl Fn(&Item) -> Option<T>) -> Option<(usize, T)> {
+        self.scope.iter().enumerate().rev().find_map(|(i, e)| {
+            if e.name == name {
+                pick(&e.item).map(|x| (i, x))
+            } else {
+                None
+            }
+        })
     }
-    fn lookup_type(&self, name: &str) -> Option<Rc<TypeAbbr>> {
-        self.scope.iter().rev().find_map(|e| match &e.item {
-            Item::Type(t) if e.name == name => Some(t.clone()),
+
+    fn lookup_val(&self, name: &str) -> Option<(usize, ValEntry)> {
+        self.lookup(name, |item| match item {
+            Item::Val(v) => Some(v.clone()),
             _ => None,
         })
     }
+
+    fn lookup_type(&self, name: &str) -> Option<Rc<TypeAbbr>> {
+        let found = self.lookup(name, |item| match item {
+            Item::Type(t) => Some(t.clone()),
+            _ => None,
+        });
+        found.map(|(_, t)| t)
+    }
+
     fn lookup_mod(&self, name: &str) -> Option<(usize, Rc<ModEnv>)> {
-        self.scope
-            .iter()
-            .enumerate()
-            .rev()
-            .find_map(|(i, e)| match &e.item {
-                Item::Mod(m) if e.name == name => Some((i, m.clone())),
-                _ => None,
-            })
+        self.lookup(name, |item| match item {
+            Item::Mod(m) => Some(m.clone()),
+            _ => None,
+        })
     }
 
     fn lookup_mod_path(&self, path: &[String], span: Span) -> R<Rc<ModEnv>> {
@@ -375,27 +436,13 @@ impl Checker {
         Ok(m)
     }
 
+    /// Brings the items of `m` into scope (values, then types, then modules), also exporting
+    /// them if `export` (`open M` as a declaration, not `M.(e)`).
     fn open_module(&mut self, m: &ModEnv, export: bool) {
-        for (n, v) in &m.vals {
-            if export {
-                self.declare(n, Item::Val(v.clone()));
-            } else {
-                self.push_val(n, v.clone());
-            }
-        }
-        for (n, t) in &m.types {
-            let item = Item::Type(t.clone());
-            if export {
-                self.declare(n, item);
-            } else {
-                self.scope.push(Entry {
-                    name: n.clone(),
-                    item,
-                });
-            }
-        }
-        for (n, s) in &m.mods {
-            let item = Item::Mod(s.clone());
+        let vals = m.vals.iter().map(|(n, v)| (n, Item::Val(v.clone())));
+        let types = m.types.iter().map(|(n, t)| (n, Item::Type(t.clone())));
+        let mods = m.mods.iter().map(|(n, s)| (n, Item::Mod(s.clone())));
+        for (n, item) in vals.chain(types).chain(mods) {
             if export {
                 self.declare(n, item);
             } else {

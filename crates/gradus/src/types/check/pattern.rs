@@ -3,7 +3,7 @@
 //!
 //! Binders are returned, not pushed, so the caller decides when the names come into scope.
 
-use super::{Anon, Binder, Checker, R, err, limitation};
+use super::{Anon, Binder, Checker, R, add_field, err, limitation};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use crate::types::ty::{BindingId, Ty};
@@ -42,12 +42,7 @@ impl Checker {
                 let mut m = BTreeMap::new();
                 for f in fs {
                     let t = self.check_pat(&f.pat, anon, out)?;
-                    if m.insert(f.name.clone(), t).is_some() {
-                        return Err(err(
-                            f.name_span,
-                            format!("field `{}` appears twice", f.name),
-                        ));
-                    }
+                    add_field(&mut m, &f.name, f.name_span, t)?;
                 }
                 Ty::Record(m)
             }

@@ -55,29 +55,36 @@ pub(super) fn forget(t: &Ty, ids: &HashSet<BindingId>) -> Ty {
     unknown_ops(&t)
 }
 
+/// `a o b`, or unknown where a part is unknown.
+fn size_op(o: char, a: Size, b: Size) -> Size {
+    if a == Size::Unknown || b == Size::Unknown {
+        Size::Unknown
+    } else {
+        Size::Op(o, Box::new(a), Box::new(b))
+    }
+}
+
 /// An `Op` size with an unknown part is unknown.
 pub(super) fn unknown_ops(t: &Ty) -> Ty {
     fn size(s: &Size) -> Size {
         match s {
-            Size::Op(o, a, b) => {
-                let (a, b) = (size(a), size(b));
-                if a == Size::Unknown || b == Size::Unknown {
-                    Size::Unknown
-                } else {
-                    Size::Op(*o, Box::new(a), Box::new(b))
-                }
-            }
+            Size::Op(o, a, b) => size_op(*o, size(a), size(b)),
             _ => s.clone(),
         }
     }
+    map_sizes(t, &size)
+}
+
+/// `t` with each array dimension `d` replaced by `f(d)`.
+fn map_sizes(t: &Ty, f: &impl Fn(&Size) -> Size) -> Ty {
     match t {
-        Ty::Array(dims, e) => Ty::Array(dims.iter().map(size).collect(), Box::new(unknown_ops(e))),
+        Ty::Array(dims, e) => Ty::Array(dims.iter().map(f).collect(), Box::new(map_sizes(e, f))),
         Ty::Record(fs) => Ty::Record(
             fs.iter()
-                .map(|(k, v)| (k.clone(), unknown_ops(v)))
+                .map(|(k, v)| (k.clone(), map_sizes(v, f)))
                 .collect(),
         ),
-        Ty::Arrow(a, b) => Ty::Arrow(Box::new(unknown_ops(a)), Box::new(unknown_ops(b))),
+        Ty::Arrow(a, b) => Ty::Arrow(Box::new(map_sizes(a, f)), Box::new(map_sizes(b, f))),
         _ => t.clone(),
     }
 }
@@ -148,28 +155,14 @@ pub(super) fn merge_sizes(a: &Ty, b: &Ty) -> Ty {
 pub(super) fn final_size(s: &Size) -> Size {
     match s {
         Size::Var(_) => Size::Unknown,
-        Size::Op(o, a, b) => {
-            let (a, b) = (final_size(a), final_size(b));
-            if a == Size::Unknown || b == Size::Unknown {
-                Size::Unknown
-            } else {
-                Size::Op(*o, Box::new(a), Box::new(b))
-            }
-        }
+        Size::Op(o, a, b) => size_op(*o, final_size(a), final_size(b)),
         _ => s.clone(),
     }
 }
 
 /// Unbound size variables become unknown sizes.
 pub(super) fn final_ty(t: &Ty) -> Ty {
-    match t {
-        Ty::Array(dims, e) => {
-            Ty::Array(dims.iter().map(final_size).collect(), Box::new(final_ty(e)))
-        }
-        Ty::Record(fs) => Ty::Record(fs.iter().map(|(k, v)| (k.clone(), final_ty(v))).collect()),
-        Ty::Arrow(a, b) => Ty::Arrow(Box::new(final_ty(a)), Box::new(final_ty(b))),
-        _ => t.clone(),
-    }
+    map_sizes(t, &final_size)
 }
 
 pub(super) fn free_vars(t: &Ty, out: &mut Vec<TyVar>) {

@@ -5,7 +5,7 @@
 //! says ([`Anon`]).
 
 use super::typeops::{forget, subst, unknown_ops};
-use super::{AbbrParam, Anon, Checker, R, ValEntry, err, limitation, strip};
+use super::{AbbrParam, Anon, Checker, R, ValEntry, add_field, err, limitation, strip};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use crate::types::Resolved;
@@ -97,12 +97,7 @@ impl Checker {
                 let mut m = BTreeMap::new();
                 for f in fs {
                     let t = self.resolve_type(&f.ty, anon)?;
-                    if m.insert(f.name.clone(), t).is_some() {
-                        return Err(err(
-                            f.name_span,
-                            format!("field `{}` appears twice", f.name),
-                        ));
-                    }
+                    add_field(&mut m, &f.name, f.name_span, t)?;
                 }
                 Ok(Ty::Record(m))
             }
@@ -139,15 +134,7 @@ impl Checker {
                 let mark = self.scope.len();
                 let mut ids = HashSet::new();
                 for s in sizes {
-                    let b = self.new_binding();
-                    ids.insert(b);
-                    self.push_val(
-                        &s.name,
-                        ValEntry::Local {
-                            id: b,
-                            ty: Ty::Prim(PrimType::I64),
-                        },
-                    );
+                    ids.insert(self.bind_size(&s.name));
                 }
                 let r = self.resolve_type(ty, anon);
                 self.scope.truncate(mark);
@@ -163,13 +150,7 @@ impl Checker {
                 Anon::Unknown => Size::Unknown,
             }),
             SizeExp::Exp(e) => {
-                let t = self.check_exp(e)?;
-                self.expect(
-                    e.span,
-                    "a size must have type `i64`",
-                    &Ty::Prim(PrimType::I64),
-                    &t,
-                )?;
+                self.check_exp_as(e, "a size must have type `i64`", &Ty::Prim(PrimType::I64))?;
                 Ok(self.exp_to_size(e).unwrap_or(Size::Unknown))
             }
         }
