@@ -111,21 +111,7 @@ fn recursion_and_call_sites() {
         ],
         &[v(prod)],
     );
-    let stms = vec![
-        stm(
-            &[le],
-            prim(PrimOp::Cmp(CmpOp::Le, PrimType::I64), &[v(n), c(1)]),
-        ),
-        stm(
-            &[r],
-            Exp::If {
-                cond: v(le),
-                then_body: body(vec![], &[c(1)]),
-                else_body,
-                ret: vec![i64t()],
-            },
-        ),
-    ];
+    let stms = base_case(CmpOp::Le, n, 1, 1, [le, r], else_body);
     b.fun("fact", &[], &[n], body(stms, &[v(r)]), &[i64t()]);
     let (out, _) = b.ok("fact", vec![si(10)]);
     assert_eq!(out, vec![si(3628800)]);
@@ -192,21 +178,7 @@ fn deep_recursion_runs_on_a_large_stack() {
         ],
         &[v(s)],
     );
-    let stms = vec![
-        stm(
-            &[z],
-            prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), &[v(n), c(0)]),
-        ),
-        stm(
-            &[r],
-            Exp::If {
-                cond: v(z),
-                then_body: body(vec![], &[c(0)]),
-                else_body,
-                ret: vec![i64t()],
-            },
-        ),
-    ];
+    let stms = base_case(CmpOp::Eq, n, 0, 0, [z, r], else_body);
     b.fun("count", &[], &[n], body(stms, &[v(r)]), &[i64t()]);
     let (out, _) = b.ok("count", vec![si(10_000)]);
     assert_eq!(out, vec![si(10_000)]);
@@ -266,4 +238,19 @@ fn fuel_stops_endless_loops() {
         .call("forever", vec![], &OpCounter::new())
         .expect_err("runs out of fuel");
     assert!(e.message.starts_with("out of fuel"), "{}", e.message);
+}
+
+/// `let t = n cmp k; let r = if t then base else else_body`: a recursive `i64` function's
+/// test of its base case.
+fn base_case(cmp: CmpOp, n: Var, k: i64, base: i64, [t, r]: [Var; 2], else_body: Body) -> Vec<Stm> {
+    let if_ = Exp::If {
+        cond: v(t),
+        then_body: body(vec![], &[c(base)]),
+        else_body,
+        ret: vec![i64t()],
+    };
+    vec![
+        stm(&[t], prim(PrimOp::Cmp(cmp, PrimType::I64), &[v(n), c(k)])),
+        stm(&[r], if_),
+    ]
 }

@@ -89,17 +89,7 @@ fn size_errors() {
     let q = b.var("q", arr(PrimType::F64, &[c(2)]));
     let (x, y, s) = (b.var("x", f64t()), b.var("y", f64t()), b.var("s", f64t()));
     let r = b.var("r", arr(PrimType::F64, &[c(2)]));
-    let add = lam(
-        &[x, y],
-        body(
-            vec![stm(
-                &[s],
-                prim(bin(BinOp::Add, PrimType::F64), &[v(x), v(y)]),
-            )],
-            &[v(s)],
-        ),
-        &[f64t()],
-    );
+    let add = bin_lam(BinOp::Add, PrimType::F64, [x, y, s]);
     b.fun(
         "map2",
         &[],
@@ -156,8 +146,7 @@ fn malformed_programs_are_internal_errors() {
         ),
         &[],
     );
-    let e = b.err("unbound", vec![sf(1.0)]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
+    internal_error(&b, "unbound", vec![sf(1.0)]);
 
     let z = b.var("z", f64t());
     let w = b.var("w", f64t());
@@ -174,12 +163,9 @@ fn malformed_programs_are_internal_errors() {
         ),
         &[],
     );
-    let e = b.err("badtype", vec![sf(1.0)]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
-    let e = b.err("badtype", vec![si(1)]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
-    let e = b.err("badtype", vec![]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
+    internal_error(&b, "badtype", vec![sf(1.0)]);
+    internal_error(&b, "badtype", vec![si(1)]);
+    internal_error(&b, "badtype", vec![]);
 
     let a = b.var("a", f64t());
     let (p1, p2) = (b.var("p1", f64t()), b.var("p2", f64t()));
@@ -190,8 +176,7 @@ fn malformed_programs_are_internal_errors() {
         body(vec![stm(&[p1, p2], basic(BasicOp::SubExp(v(a))))], &[v(p1)]),
         &[],
     );
-    let e = b.err("pattern", vec![sf(1.0)]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
+    internal_error(&b, "pattern", vec![sf(1.0)]);
 
     let q = b.var("q", f64t());
     let call = b.var("call", f64t());
@@ -212,15 +197,19 @@ fn malformed_programs_are_internal_errors() {
         ),
         &[],
     );
-    let e = b.err("nofun", vec![sf(1.0)]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
+    internal_error(&b, "nofun", vec![sf(1.0)]);
 
     // A variable bound in two functions.
     let dup = b.var("dup", f64t());
     b.fun("dup1", &[], &[dup], body(vec![], &[v(dup)]), &[]);
     b.fun("dup2", &[], &[dup], body(vec![], &[v(dup)]), &[]);
-    let e = b.err("dup2", vec![sf(1.0)]);
-    assert!(e.message.starts_with("internal error:"), "{}", e.message);
+    internal_error(&b, "dup2", vec![sf(1.0)]);
     let (out, _) = b.ok("dup1", vec![sf(1.0)]);
     assert_eq!(out, vec![sf(1.0)]);
+}
+
+/// Runs `name` and checks that it fails with an internal error (a malformed program).
+fn internal_error(b: &B, name: &str, args: Vec<Value>) {
+    let e = b.err(name, args);
+    assert!(e.message.starts_with("internal error:"), "{}", e.message);
 }

@@ -79,6 +79,11 @@ fn lam(params: &[Var], body: Body, ret: &[Type]) -> Lambda {
         ret: ret.to_vec(),
     }
 }
+/// `\(x, y) -> r` where `r = x op y`, all of type `t`.
+fn bin_lam(op: BinOp, t: PrimType, [x, y, r]: [Var; 3]) -> Lambda {
+    let b = body(vec![stm(&[r], prim(bin(op, t), &[v(x), v(y)]))], &[v(r)]);
+    lam(&[x, y], b, &[Type::Prim(t)])
+}
 fn index(a: Var, ixs: &[SubExp]) -> Exp {
     basic(BasicOp::Index {
         array: a,
@@ -178,28 +183,8 @@ fn dot_program() -> B {
     let bb = b.var("b", f64t());
     let s = b.var("s", f64t());
     let r = b.var("r", f64t());
-    let mul = lam(
-        &[x, y],
-        body(
-            vec![stm(
-                &[p],
-                prim(bin(BinOp::Mul, PrimType::F64), &[v(x), v(y)]),
-            )],
-            &[v(p)],
-        ),
-        &[f64t()],
-    );
-    let add = lam(
-        &[a, bb],
-        body(
-            vec![stm(
-                &[s],
-                prim(bin(BinOp::Add, PrimType::F64), &[v(a), v(bb)]),
-            )],
-            &[v(s)],
-        ),
-        &[f64t()],
-    );
+    let mul = bin_lam(BinOp::Mul, PrimType::F64, [x, y, p]);
+    let add = bin_lam(BinOp::Add, PrimType::F64, [a, bb, s]);
     let stms = vec![
         stm(
             &[prods],

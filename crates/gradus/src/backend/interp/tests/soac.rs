@@ -15,17 +15,7 @@ fn hist_and_scatter_ignore_out_of_range() {
     let a = b.var("a", f64t());
     let x = b.var("x", f64t());
     let s = b.var("s", f64t());
-    let add = lam(
-        &[a, x],
-        body(
-            vec![stm(
-                &[s],
-                prim(bin(BinOp::Add, PrimType::F64), &[v(a), v(x)]),
-            )],
-            &[v(s)],
-        ),
-        &[f64t()],
-    );
+    let add = bin_lam(BinOp::Add, PrimType::F64, [a, x, s]);
     let stms = vec![
         stm(
             &[dst],
@@ -233,17 +223,7 @@ fn reduce_and_scan_with_tuples_and_arrays() {
     let rs = b.var("rs", arr(PrimType::F64, &[v(k)]));
     let z = b.var("z", arr(PrimType::F64, &[v(k)]));
     let tot = b.var("tot", arr(PrimType::F64, &[v(k)]));
-    let add = lam(
-        &[x, y],
-        body(
-            vec![stm(
-                &[s],
-                prim(bin(BinOp::Add, PrimType::F64), &[v(x), v(y)]),
-            )],
-            &[v(s)],
-        ),
-        &[f64t()],
-    );
+    let add = bin_lam(BinOp::Add, PrimType::F64, [x, y, s]);
     let rowadd = lam(
         &[ra, rb],
         body(
@@ -287,17 +267,7 @@ fn reduce_and_scan_with_tuples_and_arrays() {
     let (p, q, r) = (b.var("p", i64t()), b.var("q", i64t()), b.var("r", i64t()));
     let ys = b.var("ys", arr(PrimType::I64, &[v(n)]));
     let sc = b.var("sc", arr(PrimType::I64, &[v(n)]));
-    let add_i = lam(
-        &[p, q],
-        body(
-            vec![stm(
-                &[r],
-                prim(bin(BinOp::Add, PrimType::I64), &[v(p), v(q)]),
-            )],
-            &[v(r)],
-        ),
-        &[i64t()],
-    );
+    let add_i = bin_lam(BinOp::Add, PrimType::I64, [p, q, r]);
     let stms = vec![stm(
         &[sc],
         Exp::Soac(Soac::Scan {
