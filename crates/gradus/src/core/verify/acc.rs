@@ -1,0 +1,148 @@
+//! Accumulators and AD statements for the verifier: `with_acc` (accumulator types built from
+//! its inputs, its lambda run once inside an accumulator scope), `update_acc` (indices and
+//! values against the accumulator's shape and element types) and `jvp`/`vjp` (seeds against
+//! the parameters or results).
+
+use super::{R, Verifier};
+use crate::core::ir::{AdMode, Lambda, Stm, SubExp, Type, Var};
+use crate::value::PrimType;
+
+impl<'a> Verifier<'a> {
+    /// Checks a `with_acc`; returns its input arrays, which it consumes.
+    pub(super) fn with_acc(
+        &mut self,
+        stm: &'a Stm,
+        inputs: &'a [(Vec<SubExp>, Vec<Var>)],
+        lam: &'a Lambda,
+    ) -> R<Vec<Var>> {
+        let mut consumed = Vec::new();
+        let mut acc_tys = Vec::new();
+        for (shape, arrays) in inputs {
+            for d in shape {
+                self.check_dim(d, "a with_acc shape")?;
+            }
+            let mut elems = Vec::new();
+            for a in arrays {
+                let t = self.use_var(*a)?;
+                if !t.dims().starts_with(shape) {
+                    return self.fail(format!(
+                        "with_acc input {} of type {} does not have shape [{}]",
+                        self.show(*a),
+                        self.show_ty(&t),
+                        shape
+                            .iter()
+                            .map(|d| self.show_se(d))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                elems.push(t.elem());
+                consumed.push(*a);
+            }
+            acc_tys.push(Type::Acc {
+                shape: shape.clone(),
+                elems,
+            });
+        }
+        if lam.params.len() != inputs.len() {
+            return self.fail(format!(
+                "the with_acc lambda takes {} parameters, expected one accumulator per input ({})",
+                lam.params.len(),
+                inputs.len()
+            ));
+        }
+        self.acc_depth += 1;
+        self.lambda_runs_once = true;
+        let r = self.lambda(lam, &acc_tys, "the with_acc lambda");
+        self.acc_depth -= 1;
+        r?;
+        if lam.ret.len() < inputs.len() || !lam.ret.iter().zip(&acc_tys).all(|(a, b)| a == b) {
+            return self
+                .fail("the with_acc lambda must return its accumulators first, with their types");
+        }
+        self.expect_pattern(stm)?;
+        Ok(consumed)
+    }
+
+    /// Checks a `jvp` or `vjp` statement; it consumes nothing.
+    pub(super) fn ad(
+        &mut self,
+        stm: &'a Stm,
+        mode: AdMode,
+        lam: &'a Lambda,
+        args: &[SubExp],
+        seeds: &[SubExp],
+    ) -> R<Vec<Var>> {
+        let what = format!("the lambda of {}", mode.name());
+        let arg_tys = self.use_ses(args)?;
+        // The differentiated function runs once, in place of the statement.
+        self.lambda_runs_once = true;
+        self.lambda(lam, &arg_tys, &what)?;
+        let seed_tys = self.use_ses(seeds)?;
+        let (expected, of) = match mode {
+            AdMode::Jvp => (arg_tys, "parameter"),
+            AdMode::Vjp => (lam.ret.clone(), "result"),
+        };
+        if seed_tys.len() != expected.len() {
+            return self.fail(format!(
+                "{} has {} seeds, expected one per {of} ({})",
+                mode.name(),
+                seed_tys.len(),
+                expected.len()
+            ));
+        }
+        // Sizes of seeds are checked when the AD pass expands the statement.
+        for (k, (s, e)) in seed_tys.iter().zip(&expected).enumerate() {
+            if s.elem() != e.elem() || s.rank() != e.rank() {
+                return self.fail(format!(
+                    "seed #{k} of {} has type {}, expected the type of its {of}, {}",
+                    mode.name(),
+                    self.show_ty(s),
+                    self.show_ty(e)
+                ));
+            }
+        }
+        self.expect_pattern(stm)?;
+        Ok(Vec::new())
+    }
+
+    /// Checks an `update_acc` of `acc` (which it consumes).
+    pub(super) fn update_acc(&self, acc: Var, indices: &[SubExp], values: &[SubExp]) -> R {
+        let t = self.use_var(acc)?;
+        let Type::Acc { shape, elems } = &t else {
+            return self.fail(format!(
+                "update_acc of {}, of type {}, which is not an accumulator",
+                self.show(acc),
+                self.show_ty(&t)
+            ));
+        };
+        if indices.len() != shape.len() {
+            return self.fail(format!(
+                "update_acc with {} indices into an accumulator of rank {}",
+                indices.len(),
+                shape.len()
+            ));
+        }
+        for i in indices {
+            self.expect_se(i, PrimType::I64, "the update_acc index")?;
+        }
+        if values.len() != elems.len() {
+            return self.fail(format!(
+                "update_acc with {} values into {} arrays",
+                values.len(),
+                elems.len()
+            ));
+        }
+        for (v, e) in values.iter().zip(elems) {
+            let vt = self.use_se(v)?;
+            if vt.elem() != *e || matches!(vt, Type::Acc { .. }) {
+                return self.fail(format!(
+                    "update_acc value {} has type {}, expected element type {e}",
+                    self.show_se(v),
+                    self.show_ty(&vt)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
