@@ -9,7 +9,7 @@
 //!
 //! Modules: [`inline`], [`accred`] (`acc-reduce`), [`simplify`] (the driver of the local rules
 //! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`] and [`cse`],
-//! and fusion's index-of-map rules), [`dce`] with [`tuple`] (`tuple-elim`), [`hoist`] with
+//! and fusion's index-of-map rules), [`dce`] with [`tuple`](crate::opt::tuple) (`tuple-elim`), [`hoist`] with
 //! [`mapfission`], [`fusion`], [`consumer`] (`consumer-fusion`).
 //!
 //! # Float policy

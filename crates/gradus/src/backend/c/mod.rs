@@ -5,7 +5,7 @@
 //!
 //! **Takes** a core [`Prog`] after the pre-lowering passes
 //! (`crate::pipeline::prepare_for_lowering`) and its [`SourceMap`]; [`Native::compile`] lowers
-//! it ([`crate::backend::lower`]), prints C ([`print`]), compiles and loads it ([`build`], through
+//! it ([`crate::backend::lower`]), prints C ([`print`](crate::backend::c::print)), compiles and loads it ([`build`], through
 //! the `libloading` crate). [`Native::call`] takes argument values that fit the entry point's
 //! parameters in element type and rank (the caller checks that).
 //!
