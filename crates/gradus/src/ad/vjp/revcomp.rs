@@ -42,9 +42,10 @@
 //! the flag is false, the return sweep falls back to re-running the loop with full
 //! checkpoints and differentiating that (so a zero factor costs one more forward run and the
 //! usual checkpoint memory, and the gradient is the checkpointed one). Loops whose solved
-//! parameters are all integers need no flag. Not detected: a product that underflows to zero
-//! or into subnormals (`x · 1e-300`), whose inverse loses the iterate; such loops want
-//! `#[checkpoint]`.
+//! parameters are all integers need no flag. The per-iteration flag also requires `α·x` to
+//! stay normal (or `x` to be zero): a product that underflows to zero or into subnormals
+//! (`x · 1e-300`) loses the iterate its inverse needs, so such a run takes the checkpointed
+//! path too.
 //!
 //! `#[checkpoint]` on a loop turns reverse computing off for it (checkpoints as before,
 //! bit-for-bit the same iterates as the forward sweep).
@@ -855,6 +856,24 @@ impl Vjp<'_> {
         self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![lt, gt])
     }
 
+    /// `α·x` is normal or `x` is zero: scaling `x` by `α` lost nothing to underflow.
+    fn no_underflow(&mut self, alpha: SubExp, x: SubExp, ty: PrimType) -> SubExp {
+        let ax = self.prim(PrimOp::Bin(BinOp::Mul, ty), vec![alpha, x]);
+        let abs = self.prim(PrimOp::Un(UnOp::Abs, ty), vec![ax]);
+        let min = match ty {
+            PrimType::F32 => f64::from(f32::MIN_POSITIVE),
+            _ => f64::MIN_POSITIVE,
+        };
+        let min = SubExp::Const(Scalar::from_f64(ty, min));
+        let normal = self.prim(PrimOp::Cmp(CmpOp::Le, ty), vec![min, abs]);
+        let zero = SubExp::Const(Scalar::zero(ty));
+        let is_zero = self.prim(PrimOp::Cmp(CmpOp::Eq, ty), vec![x, zero]);
+        self.prim(
+            PrimOp::Bin(BinOp::Or, PrimType::Bool),
+            vec![normal, is_zero],
+        )
+    }
+
     fn and(&mut self, a: Option<SubExp>, b: SubExp) -> Option<SubExp> {
         Some(match a {
             None => b,
@@ -878,6 +897,10 @@ impl Vjp<'_> {
                         let a = self.emit_term(alpha, ty, &id);
                         let f = self.invertible_factor(a, ty);
                         g = self.and(g, f);
+                        // A non-zero iterate whose scaled value `α·x` underflows (to zero
+                        // or into subnormals) cannot be recovered by dividing by `α`.
+                        let kept = self.no_underflow(a, SubExp::Var(params[*param]), ty);
+                        g = self.and(g, kept);
                     }
                 }
                 Step::Two { params: ps, m, .. } => {
