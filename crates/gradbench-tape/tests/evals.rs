@@ -141,3 +141,19 @@ fn det_gradient() {
         assert_close(&g, &fd, 1e-6);
     }
 }
+
+#[test]
+fn saddle_nested_gradients() {
+    let start = [1.0, 1.0];
+    let p = [0.3, -0.7];
+    let fd = gradus_check::fd::grad(&p, |x| gradbench_tape::saddle::max_over_q(x, start));
+    for function in ["ff", "fr", "rf", "rr"] {
+        let g = gradbench_tape::saddle::max_gradient(function, &p, start).unwrap();
+        assert_close(&g, &fd, 1e-6);
+    }
+    let ff = numbers(&run("saddle", "ff", &json!({"start": start})));
+    for function in ["fr", "rf", "rr"] {
+        let out = numbers(&run("saddle", function, &json!({"start": start})));
+        assert_close(&out, &ff, 1e-9);
+    }
+}
