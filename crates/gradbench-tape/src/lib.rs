@@ -15,6 +15,7 @@ pub mod lse;
 pub mod lstm;
 pub mod nested;
 pub mod ode;
+pub mod particle;
 pub mod protocol;
 pub mod runner;
 pub mod saddle;
@@ -26,7 +27,7 @@ pub type Evaluated = Result<(Value, Vec<u64>), String>;
 
 /// The modules (evals) this tool implements.
 pub const MODULES: &[&str] = &[
-    "hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det", "saddle",
+    "hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det", "saddle", "particle",
 ];
 
 /// Runs `function` of `module` on `input` (the eval's input JSON, including `min_runs` and
@@ -42,6 +43,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluated {
         "ode" => ode::evaluate(function, input),
         "det" => det::evaluate(function, input),
         "saddle" => saddle::evaluate(function, input),
+        "particle" => particle::evaluate(function, input),
         _ => Err(format!("unknown module {module:?}")),
     }
 }

@@ -157,3 +157,19 @@ fn saddle_nested_gradients() {
         assert_close(&out, &ff, 1e-9);
     }
 }
+
+#[test]
+fn particle_nested_derivatives() {
+    for w in [0.0, 0.15] {
+        let fd = gradus_check::fd::grad(&[w], |x| gradbench_tape::particle::miss_distance(x[0]));
+        for function in ["ff", "fr", "rf", "rr"] {
+            let d = gradbench_tape::particle::miss_derivative(function, w).unwrap();
+            assert_close(&[d], &fd, 1e-6);
+        }
+    }
+    let ff = numbers(&run("particle", "ff", &json!({"w": 0.0})));
+    for function in ["fr", "rf", "rr"] {
+        let out = numbers(&run("particle", function, &json!({"w": 0.0})));
+        assert_close(&out, &ff, 1e-9);
+    }
+}
