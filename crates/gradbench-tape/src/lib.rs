@@ -10,6 +10,7 @@ pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod hello;
+pub mod ht;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
@@ -27,7 +28,7 @@ pub type Evaluated = Result<(Value, Vec<u64>), String>;
 
 /// The modules (evals) this tool implements.
 pub const MODULES: &[&str] = &[
-    "hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det", "saddle", "particle",
+    "hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det", "saddle", "particle", "ht",
 ];
 
 /// Runs `function` of `module` on `input` (the eval's input JSON, including `min_runs` and
@@ -44,6 +45,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluated {
         "det" => det::evaluate(function, input),
         "saddle" => saddle::evaluate(function, input),
         "particle" => particle::evaluate(function, input),
+        "ht" => ht::evaluate(function, input),
         _ => Err(format!("unknown module {module:?}")),
     }
 }
