@@ -10,12 +10,16 @@ pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod hello;
+pub mod ht;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
+pub mod nested;
 pub mod ode;
+pub mod particle;
 pub mod protocol;
 pub mod runner;
+pub mod saddle;
 
 use serde_json::Value;
 
@@ -23,7 +27,9 @@ use serde_json::Value;
 pub type Evaluated = Result<(Value, Vec<u64>), String>;
 
 /// The modules (evals) this tool implements.
-pub const MODULES: &[&str] = &["hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det"];
+pub const MODULES: &[&str] = &[
+    "hello", "gmm", "lse", "llsq", "ba", "lstm", "ode", "det", "saddle", "particle", "ht",
+];
 
 /// Runs `function` of `module` on `input` (the eval's input JSON, including `min_runs` and
 /// `min_seconds`). Bad input is an `Err` with a message, never a panic.
@@ -37,6 +43,9 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluated {
         "lstm" => lstm::evaluate(function, input),
         "ode" => ode::evaluate(function, input),
         "det" => det::evaluate(function, input),
+        "saddle" => saddle::evaluate(function, input),
+        "particle" => particle::evaluate(function, input),
+        "ht" => ht::evaluate(function, input),
         _ => Err(format!("unknown module {module:?}")),
     }
 }

@@ -141,3 +141,130 @@ fn det_gradient() {
         assert_close(&g, &fd, 1e-6);
     }
 }
+
+#[test]
+fn saddle_nested_gradients() {
+    let start = [1.0, 1.0];
+    let p = [0.3, -0.7];
+    let fd = gradus_check::fd::grad(&p, |x| gradbench_tape::saddle::max_over_q(x, start));
+    for function in ["ff", "fr", "rf", "rr"] {
+        let g = gradbench_tape::saddle::max_gradient(function, &p, start).unwrap();
+        assert_close(&g, &fd, 1e-6);
+    }
+    let ff = numbers(&run("saddle", "ff", &json!({"start": start})));
+    for function in ["fr", "rf", "rr"] {
+        let out = numbers(&run("saddle", function, &json!({"start": start})));
+        assert_close(&out, &ff, 1e-9);
+    }
+}
+
+#[test]
+fn particle_nested_derivatives() {
+    for w in [0.0, 0.15] {
+        let fd = gradus_check::fd::grad(&[w], |x| gradbench_tape::particle::miss_distance(x[0]));
+        for function in ["ff", "fr", "rf", "rr"] {
+            let d = gradbench_tape::particle::miss_derivative(function, w).unwrap();
+            assert_close(&[d], &fd, 1e-6);
+        }
+    }
+    let ff = numbers(&run("particle", "ff", &json!({"w": 0.0})));
+    for function in ["fr", "rf", "rr"] {
+        let out = numbers(&run("particle", function, &json!({"w": 0.0})));
+        assert_close(&out, &ff, 1e-9);
+    }
+}
+
+/// A small made-up hand: 22 bones in finger chains, 6 vertices, 4 points.
+fn ht_input(complicated: bool) -> Value {
+    let mut seed = 7u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as f64 / (1u64 << 31) as f64) - 0.5
+    };
+    let mut matrix = |shift: f64| {
+        let mut m: Vec<Vec<f64>> = (0..4)
+            .map(|i| (0..4).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+            .collect();
+        for row in m.iter_mut().take(3) {
+            for x in row.iter_mut().take(3) {
+                *x += 0.3 * next();
+            }
+            row[3] = shift * next();
+        }
+        m
+    };
+    let parents: Vec<i64> = (0..22)
+        .map(|b| match b {
+            0 => -1,
+            1 => 0,
+            b if (b - 2) % 4 == 0 => 1,
+            b => b - 1,
+        })
+        .collect();
+    let base_relatives: Vec<_> = (0..22).map(|_| matrix(1.0)).collect();
+    let inverse_base_absolutes: Vec<_> = (0..22).map(|_| matrix(0.5)).collect();
+    let base_positions: Vec<Vec<f64>> = (0..6).map(|_| vec![next(), next(), next(), 1.0]).collect();
+    let weights: Vec<Vec<f64>> = (0..6)
+        .map(|v| {
+            let mut w = vec![0.0; 22];
+            w[2 + 3 * v] = 0.6;
+            w[3 + 3 * v] = 0.4;
+            w
+        })
+        .collect();
+    let theta: Vec<f64> = (0..26).map(|_| next()).collect();
+    let points: Vec<Vec<f64>> = (0..4).map(|_| vec![next(), next(), next()]).collect();
+    json!({
+        "theta": theta,
+        "us": if complicated { json!([[0.2, 0.3], [0.5, 0.1], [0.3, 0.3], [0.1, 0.7]]) } else { json!([]) },
+        "data": {
+            "model": {
+                "bone_count": 22,
+                "bone_names": (0..22).map(|b| format!("b{b}")).collect::<Vec<_>>(),
+                "parents": parents,
+                "base_relatives": base_relatives,
+                "inverse_base_absolutes": inverse_base_absolutes,
+                "base_positions": base_positions,
+                "weights": weights,
+                "triangles": [[0, 1, 2], [3, 4, 5], [1, 3, 5]],
+                "is_mirrored": complicated,
+            },
+            "correspondences": if complicated { [0, 1, 2, 1] } else { [0, 5, 3, 2] },
+            "points": points,
+        },
+    })
+}
+
+#[test]
+fn ht_jacobian() {
+    for complicated in [false, true] {
+        let input = ht_input(complicated);
+        let j: Vec<Vec<f64>> = run("ht", "jacobian", &input)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(numbers)
+            .collect();
+        assert_eq!(j.len(), 12);
+        let skip = if complicated { 2 } else { 0 };
+        let objective_at = |key: &str, x: &[f64]| {
+            let mut probe = input.clone();
+            probe[key] = with_numbers(&input[key], x);
+            numbers(&run("ht", "objective", &probe))
+        };
+        let fd =
+            gradus_check::fd::jacobian(&numbers(&input["theta"]), |x| objective_at("theta", x));
+        for (row, fd_row) in j.iter().zip(&fd) {
+            assert_close(&row[skip..], fd_row, 1e-6);
+        }
+        if complicated {
+            let fd = gradus_check::fd::jacobian(&numbers(&input["us"]), |x| objective_at("us", x));
+            for (r, row) in j.iter().enumerate() {
+                let point = r / 3;
+                assert_close(&row[..2], &fd[r][2 * point..2 * point + 2], 1e-6);
+            }
+        }
+    }
+}
