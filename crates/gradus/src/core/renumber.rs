@@ -156,23 +156,8 @@ pub fn map_vars_type(t: &mut Type, f: &mut impl FnMut(Var) -> Var) {
 pub fn map_aux_body(body: &mut Body, f: &mut impl FnMut(&mut crate::core::ir::Aux)) {
     for stm in &mut body.stms {
         f(&mut stm.aux);
-        match &mut stm.exp {
-            Exp::BasicOp(_) | Exp::Apply { .. } => {}
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                map_aux_body(then_body, f);
-                map_aux_body(else_body, f);
-            }
-            Exp::Loop { body, .. } => map_aux_body(body, f),
-            Exp::Soac(soac) => {
-                for lam in soac.lambdas_mut() {
-                    map_aux_body(&mut lam.body, f);
-                }
-            }
-            Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => map_aux_body(&mut lam.body, f),
+        for inner in stm.exp.bodies_mut() {
+            map_aux_body(inner, f);
         }
     }
 }

@@ -3,7 +3,7 @@
 //! often (the optimiser), or run speculatively (the backends).
 
 use crate::core::ir::{
-    BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, ScremaForm, Soac, SubExp, Type, Var,
+    BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, ScremaForm, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::recognise::is_int_const;
@@ -54,6 +54,21 @@ impl Ranges {
                 None => false,
             },
             _ => false,
+        }
+    }
+    /// Records `v = iota(n, 0, 1)` when `stm` binds one, so that rows of `v` are known to lie
+    /// in `[0, n)`.
+    pub fn note_iota(&mut self, stm: &Stm) {
+        if let (
+            Exp::BasicOp(BasicOp::Iota {
+                n, start, stride, ..
+            }),
+            [v],
+        ) = (&stm.exp, stm.pat.as_slice())
+            && is_int_const(start, 0)
+            && is_int_const(stride, 1)
+        {
+            self.iotas.insert(*v, *n);
         }
     }
     /// Records the facts a lambda's parameters get from the SOAC's inputs: a parameter bound
@@ -145,17 +160,7 @@ pub fn body_is_safe(body: &Body, ranges: &Ranges, names: &NameTable) -> bool {
         if !is_safe(&stm.exp, &ranges, names) {
             return false;
         }
-        if let (
-            Exp::BasicOp(BasicOp::Iota {
-                n, start, stride, ..
-            }),
-            [v],
-        ) = (&stm.exp, stm.pat.as_slice())
-            && is_int_const(start, 0)
-            && is_int_const(stride, 1)
-        {
-            ranges.iotas.insert(*v, *n);
-        }
+        ranges.note_iota(stm);
     }
     true
 }

@@ -251,22 +251,7 @@ pub fn walk_bodies_mut(body: &mut Body, f: &mut impl FnMut(&mut Body)) {
 
 /// Walks the bodies nested in `exp`, innermost first.
 pub fn walk_exp_bodies_mut(exp: &mut Exp, f: &mut impl FnMut(&mut Body)) {
-    match exp {
-        Exp::BasicOp(_) | Exp::Apply { .. } => {}
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            walk_bodies_mut(then_body, f);
-            walk_bodies_mut(else_body, f);
-        }
-        Exp::Loop { body, .. } => walk_bodies_mut(body, f),
-        Exp::Soac(soac) => {
-            for lam in soac.lambdas_mut() {
-                walk_bodies_mut(&mut lam.body, f);
-            }
-        }
-        Exp::WithAcc { lam, .. } | Exp::Ad { lam, .. } => walk_bodies_mut(&mut lam.body, f),
+    for body in exp.bodies_mut() {
+        walk_bodies_mut(body, f);
     }
 }

@@ -13,8 +13,7 @@
 //! Takes verified IR, gives verified IR.
 
 use super::Ctx;
-use crate::core::ir::{BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, Type, Var};
-use crate::core::recognise::is_int_const;
+use crate::core::ir::{Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, Type, Var};
 use crate::core::safety::{Ranges, is_safe};
 use crate::core::visit::{free_in_exp, type_vars};
 use std::collections::HashSet;
@@ -39,27 +38,13 @@ fn body(names: &mut NameTable, ctx: &mut Ctx, b: &mut Body, ranges: &Ranges) {
     for mut stm in stms {
         let hoisted = nested(names, ctx, &mut stm, &ranges);
         for h in hoisted {
-            note_iota(&h, &mut ranges);
+            ranges.note_iota(&h);
             out.push(h);
         }
-        note_iota(&stm, &mut ranges);
+        ranges.note_iota(&stm);
         out.push(stm);
     }
     b.stms = out;
-}
-
-fn note_iota(stm: &Stm, ranges: &mut Ranges) {
-    if let (
-        Exp::BasicOp(BasicOp::Iota {
-            n, start, stride, ..
-        }),
-        [v],
-    ) = (&stm.exp, stm.pat.as_slice())
-        && is_int_const(start, 0)
-        && is_int_const(stride, 1)
-    {
-        ranges.iotas.insert(*v, *n);
-    }
 }
 
 /// Cleans the nested bodies of `stm` and returns the statements that leave it.
@@ -170,7 +155,7 @@ fn extract(
     for stm in std::mem::take(&mut b.stms) {
         if movable(names, &stm, &local, &consumed, &ranges) {
             ctx.fire("hoist");
-            note_iota(&stm, &mut ranges);
+            ranges.note_iota(&stm);
             out.push(stm);
             continue;
         }
