@@ -564,3 +564,78 @@ fn two_reductions_of_one_map_become_one_traversal() {
     assert!(!out.contains(" map(") && !out.contains(" reduce"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_small_map_unrolls_and_its_literal_is_read_directly() {
+    let out = run(
+        r#"fun f (a_0: f64, b_1: f64, c_2: f64) : f64 {
+  let v_3: [3]f64 = array(f64, [a_0, b_1, c_2])
+  let w_4: [3]f64 = map(3i64, \(x_5: f64) : f64 -> { let y_6: f64 = mul_f64(x_5, x_5) in y_6 }, v_3)
+  let e_7: f64 = w_4[1i64]
+  let g_8: f64 = w_4[2i64]
+  let s_9: f64 = add_f64(e_7, g_8)
+  in s_9
+}"#,
+        &["scalarise", "copy-prop"],
+        "map-unroll",
+    );
+    assert!(!out.contains("map("), "{out}");
+    assert!(!out.contains("array("), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_zero_adjoint_updated_by_element_becomes_scalars() {
+    let out = run(
+        r#"fun f (a_0: f64, b_1: f64) : (f64, [3]f64) {
+  let z_2: [3]f64 = replicate([3], 0.0f64)
+  let u_3: [3]f64 = z_2 with [1i64] = a_0
+  let e_4: f64 = u_3[1i64]
+  let d_5: f64 = add_f64(e_4, b_1)
+  let u_6: [3]f64 = u_3 with [1i64] = d_5
+  let r_7: f64 = u_6[1i64]
+  in r_7, u_6
+}"#,
+        &["scalarise", "copy-prop"],
+        "update-lit",
+    );
+    assert!(!out.contains("with"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn an_if_returning_a_small_array_returns_its_elements() {
+    let out = run(
+        r#"fun f (c_0: bool, a_1: f64, b_2: f64) : f64 {
+  let r_3: [2]f64 = if c_0 then {
+    let x_4: [2]f64 = array(f64, [a_1, b_2])
+    in x_4
+  } else {
+    let y_5: [2]f64 = array(f64, [b_2, a_1])
+    in y_5
+  } : [2]f64
+  let e_6: f64 = r_3[0i64]
+  in e_6
+}"#,
+        &["scalarise", "copy-prop"],
+        "if-split",
+    );
+    assert!(!out.contains("array("), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_over_large_rows_is_not_unrolled() {
+    let prog = parse_prog(
+        r#"fun f [n_0] (a_1: [3][n_0]f64) : [3]f64 {
+  let s_2: [3]f64 = map(3i64, \(r_3: [n_0]f64) : f64 -> {
+    let t_4: f64 = reduce(n_0, \(x_5: f64, y_6: f64) : f64 -> { let z_7: f64 = add_f64(x_5, y_6) in z_7 }, (0.0f64), r_3)
+    in t_4
+  }, a_1)
+  in s_2
+}"#,
+    )
+    .unwrap();
+    let (_, stats) = optimise(prog, &OptOptions::default()).unwrap();
+    assert!(!stats.rules.contains_key("map-unroll"), "{:?}", stats.rules);
+}

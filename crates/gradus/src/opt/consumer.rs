@@ -16,8 +16,8 @@
 //!   by the index and the value maps of a histogram, meets them only after they have been
 //!   fused horizontally and into the histogram);
 //! * `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width that
-//!   share an input become one `redomap` computing both (a mean and a variance, a sum and a
-//!   maximum: one traversal); the second must not depend on the statements between them.
+//!   share an input, or whose inputs one `map` computes, become one `redomap` computing both
+//!   (a mean and a variance, a sum and a maximum: one traversal); the second must not depend on the statements between them.
 //!
 //! A consumer input that the map does not compute becomes an input of the fused map, whose
 //! lambda passes its row on. Conditions: the map's results are read by nothing but the
@@ -172,8 +172,15 @@ fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var], &Lambda)> {
     scalar.then_some((*w, arrays.as_slice(), op))
 }
 
+/// Whether one statement of `stms` computes an array of `a` and one of `b` (two results of
+/// one `map`: once both reductions are one, the map fuses into it).
+fn same_producer(stms: &[Stm], a: &[Var], b: &[Var]) -> bool {
+    stms.iter()
+        .any(|s| s.pat.iter().any(|v| a.contains(v)) && s.pat.iter().any(|v| b.contains(v)))
+}
+
 /// Rule `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width
-/// that share an input, the later one independent of the statements between them, become
+/// that share an input or read results of one statement, the later one independent of the statements between them, become
 /// one `redomap` whose map and operator compute both (one traversal). Conditions as for
 /// `map-horizontal`, plus operators that cannot fail (they now run interleaved).
 fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &HashSet<Var>) {
@@ -194,7 +201,8 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             let stm = &body.stms[q];
             if let Some((w, arrays, _)) = scalar_reduction(stm)
                 && w == pw
-                && arrays.iter().any(|a| pinputs.contains(a))
+                && (arrays.iter().any(|a| pinputs.contains(a))
+                    || same_producer(&body.stms[..p], &pinputs, arrays))
                 && !is_acc(names, arrays)
                 && !arrays.iter().any(|a| consumed.contains(a))
             {

@@ -134,6 +134,9 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
         });
         // A sunk map fuses with its consumer now, before hoisting could take it out again.
         if ctx.stats.rules.get("map-sink").copied() != sunk {
+            // Sinking replaced a lambda's parameters by the sunk map's results, whose use
+            // counts have changed since.
+            let counts = use_counts(names, &f.body);
             walk_bodies_mut(&mut f.body, &mut |body| {
                 vertical(names, ctx, body, &counts, &consumed);
             });

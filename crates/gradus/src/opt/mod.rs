@@ -43,6 +43,7 @@ pub mod ifsimp;
 pub mod inline;
 pub mod loops;
 pub mod mapfission;
+pub mod scalarise;
 pub mod simplify;
 pub mod singlepoint;
 pub mod tuple;

@@ -189,9 +189,19 @@ impl<'n> Engine<'n> {
                         break;
                     }
                     Some(Rewrite::Stms(stms, ses)) => {
+                        // A variable may keep its name, now bound by one of the new statements.
                         for (v, se) in stm.pat.iter().zip(ses) {
-                            self.subst.insert(*v, se);
+                            if se != SubExp::Var(*v) {
+                                self.subst.insert(*v, se);
+                            }
                         }
+                        // New statements may consume new variables (an unrolled body's
+                        // in-place updates); CSE must not merge those.
+                        let new = Body {
+                            stms: stms.clone(),
+                            result: vec![],
+                        };
+                        consumed_in_body(&new, &mut self.consumed);
                         for s in stms.into_iter().rev() {
                             work.push_front(s);
                         }
@@ -325,6 +335,11 @@ impl<'n> Engine<'n> {
         }
         if ctx.on("loop-norm")
             && let Some(r) = super::loops::rule(self, ctx, stm, scope)
+        {
+            return Some(r);
+        }
+        if ctx.on("scalarise")
+            && let Some(r) = super::scalarise::rule(self, ctx, stm, scope)
         {
             return Some(r);
         }

@@ -101,6 +101,8 @@ passes! {
         "reduction fission";
     LOOP_NORM: "loop-norm", Optimiser, Run::RulesIn("simplify"),
         "loop normalisation and unrolling";
+    SCALARISE: "scalarise", Optimiser, Run::RulesIn("simplify"),
+        "small arrays of known size become scalars: maps unrolled, literals read directly";
     CSE: "cse", Optimiser, Run::RulesIn("simplify"),
         "common-subexpression elimination";
     DCE: "dce", Optimiser, Run::Opt(crate::opt::dce::run),
