@@ -639,3 +639,49 @@ fn a_map_over_large_rows_is_not_unrolled() {
     let (_, stats) = optimise(prog, &OptOptions::default()).unwrap();
     assert!(!stats.rules.contains_key("map-unroll"), "{:?}", stats.rules);
 }
+
+#[test]
+fn the_invariant_part_of_an_if_leaves_a_map_over_seeds() {
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, c_2: bool, i_3: i64, ss_4: [4]f64) : [4]f64 {
+  let r_5: [4]f64 = map(4i64, \(s_6: f64) : f64 -> {
+    let y_7: f64 = if c_2 then {
+      let a_8: f64 = xs_1[i_3]
+      let b_9: f64 = mul_f64(a_8, a_8)
+      let t_10: f64 = mul_f64(b_9, s_6)
+      in t_10
+    } else { in s_6 } : f64
+    in y_7
+  }, ss_4)
+  in r_5
+}"#,
+        &["hoist", "map-fission"],
+        "if-split-invariant",
+    );
+    // The index and the square run once, before the map; the map keeps the product.
+    let map_at = out.find("map(").unwrap();
+    assert!(out.find("xs_1[").unwrap() < map_at, "{out}");
+    assert!(out.find("mul_f64").unwrap() < map_at, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_statement_that_may_fail_stays_in_a_map_that_may_not_run() {
+    let prog = parse_prog(
+        r#"fun f [n_0, m_1] (xs_2: [n_0]f64, i_3: i64, ss_4: [m_1]f64) : [m_1]f64 {
+  let r_5: [m_1]f64 = map(m_1, \(s_6: f64) : f64 -> {
+    let a_7: f64 = xs_2[i_3]
+    let t_8: f64 = mul_f64(a_7, s_6)
+    in t_8
+  }, ss_4)
+  in r_5
+}"#,
+    )
+    .unwrap();
+    let (out, _) = optimise(prog, &OptOptions::default()).unwrap();
+    let text = print_prog(&out);
+    assert!(
+        text.find("xs_2[").unwrap() > text.find("map(").unwrap(),
+        "{text}"
+    );
+}

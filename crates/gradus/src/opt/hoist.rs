@@ -5,10 +5,12 @@
 //!
 //! Rule `hoist`. Only statements that can neither fail nor have an effect
 //! ([`crate::core::safety::is_safe`], with range facts of the enclosing scopes) move, since the lambda
-//! may run zero times; statements that consume or bind accumulators never move; nothing moves
-//! out of `if` branches or `with_acc`. A `map` or `for` loop that is not invariant as a whole
-//! may be split by [`super::mapfission`] (pass `map-fission`) into an invariant part, which
-//! then moves, and the rest.
+//! may run zero times; out of a `map` of constant positive width or a `for` loop of constant
+//! positive trip count (a `jmp`'s map over its seeds), a statement that may fail moves too
+//! when nothing before it in the body may fail, since the first run would report its error; statements that consume or bind accumulators never move; nothing moves
+//! out of `if` branches or `with_acc`. A `map`, `for` loop or `if` that is not invariant as a
+//! whole may be split by [`super::mapfission`] (pass `map-fission`) into an invariant part,
+//! which then moves, and the rest.
 //!
 //! Takes verified IR, gives verified IR.
 
@@ -83,7 +85,8 @@ fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) 
                 }
             }
             body(names, ctx, lb, &inner);
-            extract(names, ctx, lb, local, ranges)
+            let once = matches!(form, LoopForm::For { bound, .. } if positive(bound));
+            extract(names, ctx, lb, local, ranges, once)
         }
         Exp::Soac(soac) => {
             let mut inner = ranges.clone();
@@ -91,11 +94,12 @@ fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) 
                 let (ps, arrs) = (f.params.clone(), arrays.clone());
                 inner.from_inputs(&ps, &arrs);
             }
+            let once = matches!(soac, Soac::Map { w, .. } if positive(w));
             let mut moved = Vec::new();
             for lam in soac.lambdas_mut() {
                 body(names, ctx, &mut lam.body, &inner);
                 let local: HashSet<Var> = lam.params.iter().copied().collect();
-                moved.extend(extract(names, ctx, &mut lam.body, local, ranges));
+                moved.extend(extract(names, ctx, &mut lam.body, local, ranges, once));
             }
             moved
         }
@@ -108,8 +112,11 @@ fn split(
     stm: &Stm,
     local: &HashSet<Var>,
 ) -> Option<(Stm, Stm, &'static str)> {
-    use super::mapfission::{split_invariant, split_loop_invariant};
+    use super::mapfission::{split_if_invariant, split_invariant, split_loop_invariant};
     match stm.exp {
+        Exp::If { .. } => {
+            split_if_invariant(names, stm, local).map(|(a, b)| (a, b, "if-split-invariant"))
+        }
         Exp::Soac(Soac::Map { .. }) => {
             split_invariant(names, stm, local).map(|(a, b)| (a, b, "map-split-invariant"))
         }
@@ -120,13 +127,22 @@ fn split(
     }
 }
 
-/// Whether `stm` reads nothing in `local` and can run where it would run more often.
+/// A width or trip count known to be positive: the body runs at least once.
+fn positive(se: &crate::core::ir::SubExp) -> bool {
+    matches!(se, crate::core::ir::SubExp::Const(c) if c.as_i64().is_some_and(|n| n > 0))
+}
+
+/// Whether `stm` reads nothing in `local` and can run where it would run more often. A
+/// statement that may fail moves only out of a body known to run at least once
+/// (`first_fails`), and only when nothing before it in the body may fail: then its error is
+/// the one the first run of the body would have reported.
 fn movable(
     names: &NameTable,
     stm: &Stm,
     local: &HashSet<Var>,
     consumed: &HashSet<Var>,
     ranges: &Ranges,
+    first_fails: bool,
 ) -> bool {
     let free = free_in_exp(names, &stm.exp);
     free.is_disjoint(local)
@@ -136,7 +152,7 @@ fn movable(
                 && !consumed.contains(v)
                 && type_vars(names.ty(*v)).iter().all(|d| !local.contains(d))
         })
-        && is_safe(&stm.exp, ranges, names)
+        && (first_fails || is_safe(&stm.exp, ranges, names))
 }
 
 /// Takes the invariant statements out of `b`, whose own binders are `local`.
@@ -146,14 +162,18 @@ fn extract(
     b: &mut Body,
     mut local: HashSet<Var>,
     outer: &Ranges,
+    runs_once: bool,
 ) -> Vec<Stm> {
     let mut out = Vec::new();
     let mut kept = Vec::with_capacity(b.stms.len());
     let mut ranges = outer.clone();
     let mut consumed = HashSet::new();
     crate::core::visit::consumed_in_body(b, &mut consumed);
+    // Whether everything kept so far cannot fail (nor has an effect).
+    let mut kept_safe = true;
     for stm in std::mem::take(&mut b.stms) {
-        if movable(names, &stm, &local, &consumed, &ranges) {
+        let first_fails = runs_once && kept_safe;
+        if movable(names, &stm, &local, &consumed, &ranges, first_fails) {
             ctx.fire("hoist");
             ranges.note_iota(&stm);
             out.push(stm);
@@ -161,16 +181,18 @@ fn extract(
         }
         if ctx.on("map-fission")
             && let Some((inv, rest, rule)) = split(names, &stm, &local)
-            && movable(names, &inv, &local, &consumed, &ranges)
+            && movable(names, &inv, &local, &consumed, &ranges, first_fails)
         {
             ctx.fire(rule);
             ctx.fire("hoist");
             out.push(inv);
             local.extend(rest.pat.iter().copied());
+            kept_safe &= is_safe(&rest.exp, &ranges, names);
             kept.push(rest);
             continue;
         }
         local.extend(stm.pat.iter().copied());
+        kept_safe &= is_safe(&stm.exp, &ranges, names);
         kept.push(stm);
     }
     b.stms = kept;

@@ -20,9 +20,10 @@
 //! Takes verified IR and gives verified IR.
 
 use crate::core::ir::{Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
+use crate::core::recognise::zero_of;
 use crate::core::subst::{deps_in, fresh_copy, prune};
 use crate::core::visit::{consumed_in_body, free_in_exp, type_vars};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Splits the `map` statement `stm` into a map of the part of its lambda that reads nothing
 /// in `variant`, and the rest (in this order), if that part does some array work and is
@@ -366,4 +367,134 @@ fn loop_part(names: &NameTable, stm: &Stm, idx: &[usize]) -> Stm {
         },
         aux: stm.aux.clone(),
     }
+}
+
+/// Rule `if-split-invariant`: an `if` inside a lambda or loop body whose condition is
+/// invariant, and whose branches compute invariant scalars next to variant work, is split in
+/// two `if`s on the same condition: the first computes the invariant scalars the rest needs
+/// (the other branch's slots hold zeros), and can leave with [`super::hoist`]; the second
+/// does the rest. This is what lets a `jvp` mapped over seeds (`jmp`) compute its primal
+/// once: forward mode interleaves primal and tangent in each branch, and without the split
+/// the whole `if` is variant. Both `if`s take the same branch, so nothing runs more often.
+pub fn split_if_invariant(
+    names: &mut NameTable,
+    stm: &Stm,
+    variant: &HashSet<Var>,
+) -> Option<(Stm, Stm)> {
+    let Exp::If {
+        cond,
+        then_body,
+        else_body,
+        ret,
+    } = &stm.exp
+    else {
+        return None;
+    };
+    if matches!(cond, SubExp::Var(v) if variant.contains(v)) {
+        return None;
+    }
+    let (t_inv, t_rest, t_needed) = split_branch(names, then_body, variant)?;
+    let (e_inv, e_rest, e_needed) = split_branch(names, else_body, variant)?;
+    if t_inv.is_empty() && e_inv.is_empty() {
+        return None;
+    }
+    // The invariant if: the then-branch's needed values, then the else-branch's.
+    let mut pat = Vec::new();
+    let mut ren: HashMap<Var, SubExp> = HashMap::new();
+    for v in t_needed.iter().chain(&e_needed) {
+        let hint = format!("{}_inv", names.hint(*v));
+        let p = names.fresh(&hint, names.ty(*v).clone());
+        ren.insert(*v, SubExp::Var(p));
+        pat.push(p);
+    }
+    let tys: Vec<Type> = pat.iter().map(|p| names.ty(*p).clone()).collect();
+    let zeros = |vs: &[Var], names: &NameTable| -> Vec<SubExp> {
+        vs.iter().map(|v| zero_of(names.ty(*v).elem())).collect()
+    };
+    let mut t_res: Vec<SubExp> = t_needed.iter().map(|v| SubExp::Var(*v)).collect();
+    t_res.extend(zeros(&e_needed, names));
+    let mut e_res = zeros(&t_needed, names);
+    e_res.extend(e_needed.iter().map(|v| SubExp::Var(*v)));
+    let inv = Stm {
+        pat,
+        exp: Exp::If {
+            cond: *cond,
+            then_body: Body {
+                stms: t_inv,
+                result: t_res,
+            },
+            else_body: Body {
+                stms: e_inv,
+                result: e_res,
+            },
+            ret: tys,
+        },
+        aux: stm.aux.clone(),
+    };
+    let mut then_rest = Body {
+        stms: t_rest,
+        result: then_body.result.clone(),
+    };
+    let mut else_rest = Body {
+        stms: e_rest,
+        result: else_body.result.clone(),
+    };
+    crate::core::subst::subst_body(&mut then_rest, &ren);
+    crate::core::subst::subst_body(&mut else_rest, &ren);
+    let rest = Stm {
+        pat: stm.pat.clone(),
+        exp: Exp::If {
+            cond: *cond,
+            then_body: then_rest,
+            else_body: else_rest,
+            ret: ret.clone(),
+        },
+        aux: stm.aux.clone(),
+    };
+    Some((inv, rest))
+}
+
+/// A branch split into its invariant scalar statements, the rest, and the invariant values
+/// the rest (or the branch's result) reads.
+fn split_branch(
+    names: &NameTable,
+    body: &Body,
+    variant: &HashSet<Var>,
+) -> Option<(Vec<Stm>, Vec<Stm>, Vec<Var>)> {
+    let mut consumed = HashSet::new();
+    consumed_in_body(body, &mut consumed);
+    let mut vb = variant.clone();
+    let (mut inv, mut rest) = (Vec::new(), Vec::new());
+    for s in &body.stms {
+        let free = free_in_exp(names, &s.exp);
+        let invariant = free.is_disjoint(&vb)
+            && !s.pat.is_empty()
+            && s.pat
+                .iter()
+                .all(|v| !consumed.contains(v) && matches!(names.ty(*v), Type::Prim(_)));
+        if invariant {
+            inv.push(s.clone());
+        } else {
+            vb.extend(s.pat.iter().copied());
+            rest.push(s.clone());
+        }
+    }
+    let inv_bound: HashSet<Var> = inv.iter().flat_map(|s| s.pat.clone()).collect();
+    let mut needed: Vec<Var> = Vec::new();
+    let mut need = |v: Var| {
+        if inv_bound.contains(&v) && !needed.contains(&v) {
+            needed.push(v);
+        }
+    };
+    for s in &rest {
+        let mut fv: Vec<Var> = free_in_exp(names, &s.exp).into_iter().collect();
+        fv.sort();
+        fv.into_iter().for_each(&mut need);
+    }
+    for r in &body.result {
+        if let SubExp::Var(v) = r {
+            need(*v);
+        }
+    }
+    Some((inv, rest, needed))
 }
