@@ -61,22 +61,28 @@ struct gr_ctx {
 };
 
 /* A reference-counted buffer; the elements follow the header. `cls` is the size class of a
-   small buffer (its capacity is 2^cls bytes including the header), or -1. Buffers and so
-   the elements are 64-byte aligned: with malloc's 16-byte alignment, vector loads straddled
-   cache lines depending on where each process's heap happened to start. */
+   small buffer (its capacity is 2^cls bytes including the header), or -1; `next` links a
+   free buffer into its class's free list. Buffers and so the elements are 64-byte aligned:
+   with malloc's 16-byte alignment, vector loads straddled cache lines depending on where
+   each process's heap happened to start. */
 typedef struct gr_mem {
   int64_t rc;
   int64_t cls;
-  int64_t pad[6];
+  struct gr_mem *next;
+  int64_t pad[5];
 } gr_mem;
 
-/* Small buffers are recycled through per-thread free lists: arrays built in every iteration
-   of a loop (rows, temporaries) then cost no malloc/free pair each, which in parallel loops
-   also keeps threads off the allocator's locks. */
-#define GR_CACHE_MAX_CLS 16
-#define GR_CACHE_DEPTH 8
-static __thread gr_mem *gr_cache[GR_CACHE_MAX_CLS + 1][GR_CACHE_DEPTH];
-static __thread int gr_cache_n[GR_CACHE_MAX_CLS + 1];
+/* Buffers up to 2^GR_CACHE_MAX_CLS bytes are recycled through per-thread free lists, up to
+   GR_CACHE_BYTES per thread: arrays built in every iteration of a loop (rows, temporaries)
+   and the checkpoints reverse mode stores per iteration, freed in the return sweep, then
+   cost no malloc/free pair each (glibc's aligned allocation and the consolidation of many
+   small chunks took over half the time of a recurrent network's gradient), and threads of
+   a parallel loop stay off the allocator's locks. The lists keep what a call freed for the
+   next one; they never hold more than the program once had allocated. */
+#define GR_CACHE_MAX_CLS 20
+#define GR_CACHE_BYTES ((int64_t)256 << 20)
+static __thread gr_mem *gr_cache[GR_CACHE_MAX_CLS + 1];
+static __thread int64_t gr_cache_bytes;
 
 static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   if (bytes < 0 || (uint64_t)bytes > ((uint64_t)1 << 46)) { *m = NULL; return NULL; }
@@ -86,8 +92,10 @@ static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   if (total <= ((size_t)1 << GR_CACHE_MAX_CLS)) {
     cls = 7;
     while (((size_t)1 << cls) < total) cls++;
-    if (gr_cache_n[cls] > 0) {
-      b = gr_cache[cls][--gr_cache_n[cls]];
+    if (gr_cache[cls]) {
+      b = gr_cache[cls];
+      gr_cache[cls] = b->next;
+      gr_cache_bytes -= (int64_t)1 << cls;
     } else {
       b = (gr_mem *)aligned_alloc(64, (size_t)1 << cls);
     }
@@ -103,8 +111,10 @@ static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
 
 static GR_UNUSED inline void gr_free(gr_mem *m) {
   int64_t cls = m->cls;
-  if (cls >= 0 && cls <= GR_CACHE_MAX_CLS && gr_cache_n[cls] < GR_CACHE_DEPTH) {
-    gr_cache[cls][gr_cache_n[cls]++] = m;
+  if (cls >= 0 && gr_cache_bytes + ((int64_t)1 << cls) <= GR_CACHE_BYTES) {
+    m->next = gr_cache[cls];
+    gr_cache[cls] = m;
+    gr_cache_bytes += (int64_t)1 << cls;
   } else {
     free(m);
   }
