@@ -280,9 +280,10 @@ impl Printer<'_> {
 
     /// A parallel loop whose accumulators may be privatised (see [`Stm::ParFor`]): when the
     /// accumulators are small next to the loop's work and their copies can be allocated,
-    /// each thread adds into its own zeroed copy without atomics, and the copies are summed
-    /// into the accumulators in thread order (deterministic for a given thread count);
-    /// otherwise the loop runs with atomic additions.
+    /// each chunk of iterations (four per thread, taken by whichever thread is free) adds
+    /// into its own zeroed copy without atomics, and the copies are summed into the
+    /// accumulators in chunk order (deterministic for a given thread count); otherwise the
+    /// loop runs with atomic additions.
     #[allow(clippy::too_many_arguments)]
     fn privatised_par_for(
         &mut self,
@@ -312,6 +313,10 @@ impl Printer<'_> {
         self.par_for_loop(var, private_body, d + 2);
         self.line(d + 1, "} else {");
         let d = d + 1;
+        // Copies per chunk of iterations, four chunks per thread, taken by threads as they
+        // become free; summed in chunk order, so the result depends on the thread count
+        // but not on which thread ran which chunk.
+        self.line(d + 1, "int64_t gr_nc = 4 * (int64_t)gr_nt;");
         self.line(d + 1, "int gr_priv = 0;");
         for (p, part) in private.iter().zip(&parts) {
             let t = c_type(p.elem);
@@ -322,15 +327,12 @@ impl Printer<'_> {
             .map(|c| format!("({c})"))
             .collect::<Vec<_>>()
             .join(" + ");
-        self.line(
-            d + 1,
-            &format!("if (({total}) * (int64_t)gr_nt <= ({w})) {{"),
-        );
+        self.line(d + 1, &format!("if (({total}) * gr_nc <= ({w})) {{"));
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
             self.line(
                 d + 2,
-                &format!("{part} = ({t} *)calloc((size_t)gr_nt * (size_t)({c}) + 1, sizeof({t}));"),
+                &format!("{part} = ({t} *)calloc((size_t)gr_nc * (size_t)({c}) + 1, sizeof({t}));"),
             );
         }
         let all = parts
@@ -346,23 +348,20 @@ impl Printer<'_> {
         self.line(d + 2, "#endif");
         self.line(d + 2, "{");
         self.line(d + 3, "#ifdef _OPENMP");
-        self.line(d + 3, "int64_t gr_t = omp_get_thread_num();");
-        self.line(d + 3, "#else");
-        self.line(d + 3, "int64_t gr_t = 0;");
+        self.line(d + 3, "#pragma omp for schedule(dynamic, 1)");
         self.line(d + 3, "#endif");
-        self.line(d + 3, "{");
+        self.line(d + 3, "for (int64_t gr_c = 0; gr_c < gr_nc; gr_c++) {");
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
             // Shadows the shared accumulator inside this block.
             self.line(
                 d + 4,
-                &format!("{t} *{} GR_UNUSED = {part} + gr_t * ({c});", p.arr),
+                &format!("{t} *{} GR_UNUSED = {part} + gr_c * ({c});", p.arr),
             );
         }
-        self.line(d + 4, "#ifdef _OPENMP");
-        self.line(d + 4, "#pragma omp for schedule(static)");
-        self.line(d + 4, "#endif");
-        self.par_for_loop(var, private_body, d + 4);
+        self.line(d + 4, "int64_t gr_lo = gr_c * gr_n / gr_nc;");
+        self.line(d + 4, "int64_t gr_hi = (gr_c + 1) * gr_n / gr_nc;");
+        self.par_for_range(var, "gr_lo", "gr_hi", private_body, d + 4);
         self.line(d + 3, "}");
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
@@ -377,7 +376,7 @@ impl Printer<'_> {
             self.line(
                 d + 4,
                 &format!(
-                    "for (int64_t gr_u = 0; gr_u < gr_nt; gr_u++) gr_s += {part}[gr_u * ({c}) + gr_e];"
+                    "for (int64_t gr_u = 0; gr_u < gr_nc; gr_u++) gr_s += {part}[gr_u * ({c}) + gr_e];"
                 ),
             );
             self.line(d + 4, &format!("{}[gr_e] += gr_s;", p.arr));
@@ -400,11 +399,19 @@ impl Printer<'_> {
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations shared among `gr_nt` threads.
+    /// Threads take chunks of about an eighth of their share as they become free: when
+    /// another process holds a core, the thread that runs does most of the work instead of
+    /// waiting at the loop's end for the one that was descheduled with half of it. Each
+    /// iteration writes its own results, so the schedule does not change them.
     fn omp_par_for(&mut self, var: &str, body: &[Stm], d: usize) {
+        self.line(
+            d,
+            "int64_t gr_ch GR_UNUSED = gr_n / (8 * (int64_t)gr_nt) + 1;",
+        );
         self.line(d, "#ifdef _OPENMP");
         self.line(
             d,
-            "#pragma omp parallel for schedule(static) num_threads(gr_nt)",
+            "#pragma omp parallel for schedule(dynamic, gr_ch) num_threads(gr_nt)",
         );
         self.line(d, "#endif");
         self.par_for_loop(var, body, d);
@@ -413,11 +420,16 @@ impl Printer<'_> {
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations (the pragma, if any, is printed
     /// before it).
     fn par_for_loop(&mut self, var: &str, body: &[Stm], d: usize) {
+        self.par_for_range(var, "0", "gr_n", body, d)
+    }
+
+    /// The loop of a [`Stm::ParFor`] over the iterations `from..to`.
+    fn par_for_range(&mut self, var: &str, from: &str, to: &str, body: &[Stm], d: usize) {
         self.labels += 1;
         let label = format!("gr_iter_end_{}", self.labels);
         self.line(
             d,
-            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
+            &format!("for (int64_t {var} = {from}; {var} < {to}; {var}++) {{"),
         );
         self.line(d + 1, "if (gr_failed(ctx)) continue;");
         self.fail_labels.push(label.clone());
