@@ -685,3 +685,19 @@ fn a_statement_that_may_fail_stays_in_a_map_that_may_not_run() {
         "{text}"
     );
 }
+
+#[test]
+fn fused_multiply_adds_with_a_zero_or_one_factor_simplify() {
+    let out = run(
+        r#"fun f (a_0: f64, b_1: f64, c_2: f64) : (f64, f64, f64) {
+  let x_3: f64 = fma_f64(a_0, 0.0f64, c_2)
+  let y_4: f64 = fma_f64(1.0f64, b_1, c_2)
+  let z_5: f64 = fma_f64(a_0, b_1, 0.0f64)
+  in x_3, y_4, z_5
+}"#,
+        &["fold", "copy-prop"],
+        "fma-zero",
+    );
+    assert!(!out.contains("fma"), "{out}");
+    insta::assert_snapshot!(out);
+}

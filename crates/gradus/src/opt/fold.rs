@@ -12,6 +12,8 @@
 //!   (`0 - x` to `-x`), `mul-select` (`x * select(c, 1, 0)` to `select(c, x, 0)`) and
 //!   `div-zero` (`0 / x` to `0`): for integers (where `div-zero` does not apply), and for floats
 //!   unless the float policy is strict (see the module [`crate::opt`]);
+//! * `fma-zero` (`fma(a, 0, c)` to `c`, `fma(a, b, 0)` to `a * b`; not under the strict
+//!   float policy) and `fma-one` (`fma(a, 1, c)` to `a + c`: one rounding either way);
 //! * `cmp-self`: `x == x`, `x <= x`, `x >= x` to `true`, `x != x`, `x < x`, `x > x` to `false`
 //!   (not for floats: NaN);
 //! * `select-const`, `select-same`, `select-bool`, `logic-const` (`and`/`or` with a constant),
@@ -217,6 +219,21 @@ fn prim(eng: &Engine, ctx: &mut Ctx, p: PrimOp, args: &[SubExp]) -> Option<Rewri
         (PrimOp::Cmp(op, t), [a, b]) if a == b && !t.is_float() => {
             let r = matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge);
             subst(ctx, "cmp-self", c(Scalar::Bool(r)))
+        }
+        // fma(a, b, c) = a * b + c: a zero factor leaves c, a factor one an addition, a zero
+        // addend a product (forward mode multiplies one-hot seeds into sums this way).
+        (PrimOp::Tern(TernOp::Fma | TernOp::Mad, t), [a, b, cc]) => {
+            if (is_zero(a) || is_zero(b)) && loose(t) {
+                return subst(ctx, "fma-zero", *cc);
+            }
+            if is_one(a) || is_one(b) {
+                let other = if is_one(a) { *b } else { *a };
+                return exp(ctx, "fma-one", PrimOp::Bin(BinOp::Add, t), vec![other, *cc]);
+            }
+            if is_zero(cc) && loose(t) {
+                return exp(ctx, "fma-zero", PrimOp::Bin(BinOp::Mul, t), vec![*a, *b]);
+            }
+            None
         }
         (PrimOp::Tern(TernOp::Select, _), [cnd, x, y]) => {
             if let SubExp::Const(Scalar::Bool(b)) = cnd {
