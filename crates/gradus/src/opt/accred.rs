@@ -60,7 +60,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
 }
 
 /// Single-result definitions of every variable bound in `body` (names are unique).
-fn collect_defs(body: &Body, defs: &mut HashMap<Var, Exp>) {
+pub(super) fn collect_defs(body: &Body, defs: &mut HashMap<Var, Exp>) {
     for stm in &body.stms {
         if let ([v], Exp::BasicOp(_)) = (&stm.pat[..], &stm.exp) {
             defs.insert(*v, stm.exp.clone());
@@ -94,7 +94,12 @@ fn occurrences(body: &Body, v: Var) -> usize {
 }
 
 /// If `stm` is a full update of accumulator `acc` (shape `shape`), the array added.
-fn full_update(defs: &HashMap<Var, Exp>, stm: &Stm, acc: Var, shape: &[SubExp]) -> Option<Var> {
+pub(super) fn full_update(
+    defs: &HashMap<Var, Exp>,
+    stm: &Stm,
+    acc: Var,
+    shape: &[SubExp],
+) -> Option<Var> {
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
         return None;
     };

@@ -18,8 +18,9 @@
 //!   constant or a variable bound outside the lambda becomes `replicate([w], x)` (zero
 //!   tangents of values that do not depend on the differentiated input, which the rule above
 //!   and the zero analysis of `single-point` then see through);
-//! * `map-identity`: a map whose lambda returns one of its parameters is that input array
-//!   (when neither is consumed, so that sharing it is unobservable);
+//! * `map-identity`: a map whose lambda computes nothing and returns its parameters is its
+//!   input arrays, one copy per result (when none is consumed, so that sharing them is
+//!   unobservable);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
 //!   bounds and a cheap `f` (basic operations only), or a map read nowhere else, becomes
 //!   `f(xs[i])`: one element is
@@ -198,31 +199,60 @@ fn replicate_inputs(
     }
 }
 
-/// The `map-identity` rule on the single-result maps of one body.
+/// The `map-identity` rule on the maps of one body: a map whose lambda computes nothing and
+/// returns only its parameters becomes one copy of an input per result.
 fn identity_maps(
     names: &crate::core::ir::NameTable,
     ctx: &mut Ctx,
     body: &mut crate::core::ir::Body,
     consumed: &HashSet<Var>,
 ) {
-    for stm in body.stms.iter_mut() {
+    let mut i = 0;
+    while i < body.stms.len() {
+        let stm = &body.stms[i];
         let Exp::Soac(Soac::Map { lam, arrays, .. }) = &stm.exp else {
+            i += 1;
             continue;
         };
-        let ([v], [SubExp::Var(r)], true) =
-            (&stm.pat[..], &lam.body.result[..], lam.body.stms.is_empty())
-        else {
-            continue;
-        };
-        let Some(k) = lam.params.iter().position(|p| p == r) else {
-            continue;
-        };
-        let a = arrays[k];
-        if consumed.contains(&a) || consumed.contains(v) || names.ty(a) != names.ty(*v) {
+        if !lam.body.stms.is_empty() || stm.pat.is_empty() {
+            i += 1;
             continue;
         }
+        // The input each result returns, when all of them return a parameter.
+        let inputs: Option<Vec<Var>> = stm
+            .pat
+            .iter()
+            .zip(&lam.body.result)
+            .map(|(v, r)| {
+                let SubExp::Var(r) = r else { return None };
+                let k = lam.params.iter().position(|p| p == r)?;
+                let a = arrays[k];
+                let ok = !consumed.contains(&a)
+                    && !consumed.contains(v)
+                    && names.ty(a) == names.ty(*v)
+                    && !matches!(names.ty(a), Type::Acc { .. });
+                ok.then_some(a)
+            })
+            .collect();
+        let Some(inputs) = inputs else {
+            i += 1;
+            continue;
+        };
         ctx.fire("map-identity");
-        stm.exp = Exp::BasicOp(crate::core::ir::BasicOp::SubExp(SubExp::Var(a)));
+        let aux = stm.aux.clone();
+        let copies: Vec<Stm> = stm
+            .pat
+            .iter()
+            .zip(inputs)
+            .map(|(v, a)| Stm {
+                pat: vec![*v],
+                exp: Exp::BasicOp(crate::core::ir::BasicOp::SubExp(SubExp::Var(a))),
+                aux: aux.clone(),
+            })
+            .collect();
+        let n = copies.len();
+        body.stms.splice(i..=i, copies);
+        i += n;
     }
 }
 

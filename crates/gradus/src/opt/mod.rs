@@ -7,7 +7,7 @@
 //! [`crate::pipeline::passes`] (`gradus dev --list-passes` prints it); the schedule that runs
 //! them to a bounded fixed point is [`crate::pipeline::schedule`].
 //!
-//! Modules: [`inline`], [`accred`] (`acc-reduce`), [`simplify`] (the driver of the local rules
+//! Modules: [`inline`], [`accred`] (`acc-reduce`), [`accsink`] (`acc-sink`), [`simplify`] (the driver of the local rules
 //! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`] and [`cse`],
 //! and fusion's index-of-map rules), [`dce`] with [`tuple`](crate::opt::tuple) (`tuple-elim`), [`hoist`] with
 //! [`mapfission`], [`fusion`], [`consumer`] (`consumer-fusion`).
@@ -31,6 +31,7 @@
 //! `assert`, so a program that fails only in dead code may succeed after optimisation.
 
 pub mod accred;
+pub mod accsink;
 pub mod consumer;
 pub mod copyprop;
 pub mod cse;

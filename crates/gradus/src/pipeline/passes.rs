@@ -87,6 +87,8 @@ passes! {
         "inlining of function calls";
     ACC_REDUCE: "acc-reduce", Optimiser, Run::Opt(crate::opt::accred::run),
         "accumulator updates of whole arrays in maps become reductions";
+    ACC_SINK: "acc-sink", Optimiser, Run::Opt(crate::opt::accsink::run),
+        "rows a map returns only to add them into an accumulator are added inside the map";
     SIMPLIFY: "simplify", Optimiser, Run::Opt(crate::opt::simplify::run),
         "the local rewrite rules below, to a fixed point per body";
     COPY_PROP: "copy-prop", Optimiser, Run::RulesIn("simplify"),

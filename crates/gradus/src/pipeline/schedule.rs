@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! repeat (at most max_rounds times, until a round changes nothing):
-//!     inline; acc-reduce; simplify (copy-prop, fold, if-simp, fusion's index-of-map,
+//!     inline; acc-reduce; acc-sink; simplify (copy-prop, fold, if-simp, fusion's index-of-map,
 //!     single-point, fission, loop-norm, cse); dce + tuple-elim; hoist (with map-fission);
 //!     simplify;
 //!     vertical fusion (map-of-replicate, map-map, map-sink); dce
@@ -23,7 +23,7 @@
 //! rewrites per body.
 
 use super::passes::{
-    ACC_REDUCE, CONSUMER_FUSION, DCE, FUSION, HOIST, INLINE, Pass, Run, after_pass,
+    ACC_REDUCE, ACC_SINK, CONSUMER_FUSION, DCE, FUSION, HOIST, INLINE, Pass, Run, after_pass,
 };
 use crate::core::ir::Prog;
 use crate::opt::{Ctx, OptOptions, Stats};
@@ -60,6 +60,7 @@ pub fn optimise(mut prog: Prog, opts: &OptOptions) -> Result<(Prog, Stats), Stri
         let before = ctx.changes();
         step(&mut prog, &mut ctx, &INLINE)?;
         step(&mut prog, &mut ctx, &ACC_REDUCE)?;
+        step(&mut prog, &mut ctx, &ACC_SINK)?;
         simplify(&mut prog, &mut ctx)?;
         step(&mut prog, &mut ctx, &DCE)?;
         step(&mut prog, &mut ctx, &HOIST)?;
