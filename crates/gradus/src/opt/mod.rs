@@ -8,8 +8,8 @@
 //! them to a bounded fixed point is [`crate::pipeline::schedule`].
 //!
 //! Modules: [`inline`], [`accred`] (`acc-reduce`), [`accsink`] (`acc-sink`), [`simplify`] (the driver of the local rules
-//! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`] and [`cse`],
-//! and fusion's index-of-map rules), [`dce`] with [`tuple`](crate::opt::tuple) (`tuple-elim`), [`hoist`] with
+//! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`],
+//! [`scalarise`] and [`cse`], and fusion's index-of-map rules), [`dce`] with [`tuple`](crate::opt::tuple) (`tuple-elim`), [`hoist`] with
 //! [`mapfission`], [`fusion`], [`consumer`] (`consumer-fusion`).
 //!
 //! # Float policy
@@ -27,7 +27,9 @@
 //! # Errors
 //! Statements that may fail at run time (bounds-checked indexing that is not known to be in
 //! bounds, integer division, assertions, size coercions) are never moved to where they would
-//! run more often than before; an unused statement that can only fail is removed except for
+//! run more often than before, nor before another statement that may fail (they leave a
+//! map or loop known to run at least once only when nothing before them in its body may fail,
+//! so the first error reported is the same); an unused statement that can only fail is removed except for
 //! `assert`, so a program that fails only in dead code may succeed after optimisation.
 
 pub mod accred;
