@@ -1,8 +1,8 @@
 //! The benchmark programs in `benchmarks/` against the reference values of
 //! `../shared/BENCHMARKS.md`, run by the interpreter on the smallest instances.
 //!
-//! Inputs come from the shared ADBench files (read with `gradus_bench::adbench`) or from the
-//! shared generator (`gradus_bench::generate`). Values are compared with ADBench's rule
+//! Inputs come from the smallest ADBench files, kept with their licence in `tests/data/adbench`
+//! (read with `gradus_bench::adbench`), or from the generator (`gradus_bench::generate`). Values are compared with ADBench's rule
 //! `|x - y| / max(1, |x| + |y|) <= 1e-9` against the 10-digit reference values. Derivatives
 //! are also checked against central finite differences and, where both modes exist, by the
 //! transposition identity `<vjp(ybar), xdot> = <ybar, jvp(xdot)>`.
@@ -18,8 +18,12 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// A file of ADBench's data set, from the copies of the small instances in the repository
+/// (HAND's inputs share one `model/` folder).
 fn adbench(rel: &str) -> PathBuf {
-    workspace().join("../shared/data/adbench").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/adbench")
+        .join(rel)
 }
 
 fn program(name: &str) -> Program {
@@ -790,7 +794,7 @@ fn hand_complicated_test_file() {
 #[test]
 fn hand_small_files() {
     let p = program("hand.fut");
-    let h = Hand::read(&adbench("hand/simple_small/hand1_t26_c100.txt"), false).unwrap();
+    let h = Hand::read(&adbench("hand/hand1_t26_c100_simple.txt"), false).unwrap();
     assert_eq!(h.n(), 100);
     let args = h.to_values();
     let err = floats(&call(&p, "objective_simple", &args)[0]);
@@ -834,7 +838,7 @@ fn hand_small_files() {
         &[3.422496444e+02],
     );
 
-    let h = Hand::read(&adbench("hand/complicated_small/hand1_t26_c100.txt"), true).unwrap();
+    let h = Hand::read(&adbench("hand/hand1_t26_c100_complicated.txt"), true).unwrap();
     let args = h.to_values();
     let err = floats(&call(&p, "objective_complicated", &args)[0]);
     assert_agrees(
