@@ -90,6 +90,13 @@ fn index_lit(
         return None;
     };
     let row = elems[const_index(i, elems.len())?];
+    // A literal holds copies of its rows: reading the row's variable instead is only the
+    // same while nothing updates that variable in place.
+    if let SubExp::Var(v) = row
+        && eng.consumed.contains(&v)
+    {
+        return None;
+    }
     if rest.is_empty() {
         // A whole row of a literal of arrays is that row's variable: the same value, but
         // an alias of it, so only when nothing consumes the result.
