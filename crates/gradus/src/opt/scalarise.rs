@@ -37,7 +37,7 @@ pub const UNROLL_WIDTH: i64 = 16;
 pub const UNROLL_WORK: usize = 512;
 
 /// The `scalarise` rules.
-pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {
+pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, _scope: &Scope) -> Option<Rewrite> {
     match &stm.exp {
         Exp::BasicOp(BasicOp::Index { array, slice }) => index_lit(eng, ctx, stm, *array, slice),
         Exp::BasicOp(BasicOp::Update {
@@ -46,9 +46,7 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
             value,
         }) => update_lit(eng, ctx, *array, slice, *value),
         Exp::BasicOp(BasicOp::Concat { arrays, .. }) => concat_lit(eng, ctx, arrays),
-        Exp::Soac(Soac::Map { w, lam, arrays }) => {
-            map_unroll(eng, ctx, stm, *w, lam, arrays, scope)
-        }
+        Exp::Soac(Soac::Map { w, lam, arrays }) => map_unroll(eng, ctx, stm, *w, lam, arrays),
         Exp::If { .. } => if_split(eng, ctx, stm),
         _ => None,
     }
@@ -159,6 +157,8 @@ fn concat_lit(eng: &mut Engine, ctx: &mut Ctx, arrays: &[Var]) -> Option<Rewrite
             _ => return None,
         }
     }
+    // Longer literals are not small arrays any more: a copy of a buffer beats storing
+    // each element from a scalar.
     if all.len() > 4 * UNROLL_WIDTH as usize {
         return None;
     }
@@ -203,7 +203,6 @@ fn map_unroll(
     w: SubExp,
     lam: &crate::core::ir::Lambda,
     arrays: &[Var],
-    _scope: &Scope,
 ) -> Option<Rewrite> {
     let n = small_width(&w)?;
     if (n as usize) * weight(&lam.body)? > UNROLL_WORK {
