@@ -169,10 +169,11 @@ fn extract(
     let mut ranges = outer.clone();
     let mut consumed = HashSet::new();
     crate::core::visit::consumed_in_body(b, &mut consumed);
-    // Whether everything kept so far cannot fail (nor has an effect).
-    let mut kept_safe = true;
+    // Whether everything kept so far cannot fail (nor has an effect); only asked, and so
+    // only computed, for a body known to run at least once.
+    let mut kept_safe = runs_once;
     for stm in std::mem::take(&mut b.stms) {
-        let first_fails = runs_once && kept_safe;
+        let first_fails = kept_safe;
         if movable(names, &stm, &local, &consumed, &ranges, first_fails) {
             ctx.fire("hoist");
             ranges.note_iota(&stm);
@@ -187,12 +188,12 @@ fn extract(
             ctx.fire("hoist");
             out.push(inv);
             local.extend(rest.pat.iter().copied());
-            kept_safe &= is_safe(&rest.exp, &ranges, names);
+            kept_safe = kept_safe && is_safe(&rest.exp, &ranges, names);
             kept.push(rest);
             continue;
         }
         local.extend(stm.pat.iter().copied());
-        kept_safe &= is_safe(&stm.exp, &ranges, names);
+        kept_safe = kept_safe && is_safe(&stm.exp, &ranges, names);
         kept.push(stm);
     }
     b.stms = kept;

@@ -198,11 +198,11 @@ impl<'n> Engine<'n> {
                         // New statements may consume new variables (an unrolled body's
                         // in-place updates); CSE must not merge those.
                         let new = Body {
-                            stms: stms.clone(),
+                            stms,
                             result: vec![],
                         };
                         consumed_in_body(&new, &mut self.consumed);
-                        for s in stms.into_iter().rev() {
+                        for s in new.stms.into_iter().rev() {
                             work.push_front(s);
                         }
                         break;
