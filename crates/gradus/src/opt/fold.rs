@@ -291,7 +291,7 @@ fn index(
         BasicOp::Index {
             array: inner,
             slice: first,
-        } if first.iter().all(|d| matches!(d, DimIndex::Fix(_))) => {
+        } if first.iter().all(|d| matches!(d, DimIndex::Fix(_))) && eng.readable_later(*inner) => {
             let mut full = first.clone();
             full.extend_from_slice(slice);
             ctx.fire("index-index");
@@ -347,7 +347,10 @@ fn index(
             Some(Rewrite::Subst(vec![*value]))
         }
         BasicOp::Rearrange { array: inner, perm } => {
-            if slice.len() != perm.len() || !slice.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
+            if slice.len() != perm.len()
+                || !slice.iter().all(|d| matches!(d, DimIndex::Fix(_)))
+                || !eng.readable_later(*inner)
+            {
                 return None;
             }
             // result[i_0, .., i_k] = inner[j] with j[perm[a]] = i_a.

@@ -93,7 +93,7 @@ fn index_lit(
     // A literal holds copies of its rows: reading the row's variable instead is only the
     // same while nothing updates that variable in place.
     if let SubExp::Var(v) = row
-        && eng.consumed.contains(&v)
+        && !eng.readable_later(v)
     {
         return None;
     }

@@ -68,6 +68,14 @@ impl<'n> Engine<'n> {
         se.as_var().and_then(|v| self.def(v))
     }
 
+    /// Whether a rule may read `v` where a variable defined from it was read: true unless
+    /// something in the function updates `v` in place, which may happen in between. (Rules
+    /// that see through an index, a permutation or a literal to the array behind it move a
+    /// read of that array to a later statement.)
+    pub fn readable_later(&self, v: Var) -> bool {
+        !self.consumed.contains(&v)
+    }
+
     /// The primitive operation and operands defining `se`, if any.
     pub fn prim_def(&self, se: &SubExp) -> Option<(crate::core::prim::PrimOp, Vec<SubExp>)> {
         match self.def_se(se) {

@@ -1,4 +1,6 @@
--- Small arrays of known size, which the optimiser turns into scalars: literals of literals,
+-- Small arrays of known size, which the optimiser turns into scalars (under `ad/`, so the
+-- property test also checks every entry against finite differences and the transposition
+-- identity): literals of literals,
 -- maps over rows of a 2×2 matrix, in-place updates of copies, loops and branches returning
 -- 3-vectors, and both AD modes through them. Expected values: by hand for `b` and `e`,
 -- central differences of the closed form for `d`, the reference interpreter without the
