@@ -31,6 +31,7 @@ use super::derivatives::{Emit, prim_tangent};
 use crate::core::ir::{
     Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
+use crate::core::safety::CHECKED_BEFORE;
 use crate::core::screma::{is_fused, unfuse_stms};
 use crate::diag::{Diagnostic, Span};
 use crate::value::Scalar;
@@ -228,13 +229,20 @@ impl Jvp<'_> {
                 prim_tangent(&mut self.e, *p, args, &tans)
             }
             BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
-                Some(SubExp::Var(ta)) => Some(self.tan_var(
-                    y,
-                    Exp::BasicOp(BasicOp::Index {
-                        array: ta,
-                        slice: slice.clone(),
-                    }),
-                )),
+                Some(SubExp::Var(ta)) => {
+                    let t = self.tan_var(
+                        y,
+                        Exp::BasicOp(BasicOp::Index {
+                            array: ta,
+                            slice: slice.clone(),
+                        }),
+                    );
+                    // The tangent has the primal's shape, and the primal read comes first.
+                    if let Some(read) = self.e.stms.last_mut() {
+                        read.aux.attrs.push(CHECKED_BEFORE.to_string());
+                    }
+                    Some(t)
+                }
                 _ => None,
             },
             BasicOp::Update {

@@ -82,9 +82,36 @@ impl Ranges {
     }
 }
 
+/// The attribute of a read whose bounds an earlier statement has checked: forward mode's
+/// read of a tangent, which has the primal array's shape, right after the same read of the
+/// primal. Such a read fails only if an earlier statement failed first, so it never decides
+/// which error a program reports; but it is not safe to run earlier than that statement.
+pub const CHECKED_BEFORE: &str = "checked_before";
+
+/// Whether `stm` can fail only where a statement that runs before it fails first (it is
+/// [`is_safe`], except for reads marked [`CHECKED_BEFORE`]). Moving a statement that may
+/// fail ahead of such statements reports the same first error.
+pub fn fails_only_after_earlier(stm: &Stm, ranges: &Ranges, names: &NameTable) -> bool {
+    checked_before(stm) || exp_safe(&stm.exp, ranges, names, true)
+}
+
+fn checked_before(stm: &Stm) -> bool {
+    matches!(stm.exp, Exp::BasicOp(BasicOp::Index { .. }))
+        && stm.aux.attrs.iter().any(|a| a == CHECKED_BEFORE)
+}
+
 /// Whether evaluating `exp` can neither fail nor have an effect, given the range facts: such
 /// a statement may be removed when unused, and moved where it runs more often.
 pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
+    exp_safe(exp, ranges, names, false)
+}
+
+/// [`is_safe`]; with `trust_checked`, reads marked [`CHECKED_BEFORE`] in nested bodies count
+/// as safe.
+fn exp_safe(exp: &Exp, ranges: &Ranges, names: &NameTable, trust_checked: bool) -> bool {
+    let body_is_safe = |body: &Body, ranges: &Ranges, names: &NameTable| {
+        body_safe(body, ranges, names, trust_checked)
+    };
     match exp {
         Exp::BasicOp(op) => match op {
             BasicOp::SubExp(_)
@@ -108,6 +135,23 @@ pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
                     DimIndex::Fix(i) => ranges.in_bounds(i, n),
                     DimIndex::Slice { .. } => false,
                 })
+            }
+            // A write of a row of the array's row type at indices in range.
+            BasicOp::Update {
+                array,
+                slice,
+                value,
+            } => {
+                let ty = names.ty(*array);
+                let dims = ty.dims().to_vec();
+                let fixed = slice.len() <= dims.len()
+                    && slice.iter().zip(&dims).all(|(d, n)| match d {
+                        DimIndex::Fix(i) => ranges.in_bounds(i, n),
+                        DimIndex::Slice { .. } => false,
+                    });
+                fixed
+                    && names.subexp_ty(value)
+                        == Type::array(ty.elem(), dims[slice.len()..].to_vec())
             }
             _ => false,
         },
@@ -152,12 +196,17 @@ pub fn is_safe(exp: &Exp, ranges: &Ranges, names: &NameTable) -> bool {
 /// Whether every statement of `body` is [`is_safe`]; lambda parameters of nested maps over
 /// `iota` rows count as in range.
 pub fn body_is_safe(body: &Body, ranges: &Ranges, names: &NameTable) -> bool {
+    body_safe(body, ranges, names, false)
+}
+
+fn body_safe(body: &Body, ranges: &Ranges, names: &NameTable, trust_checked: bool) -> bool {
     let mut ranges = ranges.clone();
     for stm in &body.stms {
         if let Exp::Soac(Soac::Map { lam, arrays, .. }) = &stm.exp {
             ranges.from_inputs(&lam.params, arrays);
         }
-        if !is_safe(&stm.exp, &ranges, names) {
+        let trusted = trust_checked && checked_before(stm);
+        if !trusted && !exp_safe(&stm.exp, &ranges, names, trust_checked) {
             return false;
         }
         ranges.note_iota(stm);

@@ -7,16 +7,20 @@
 //! ([`crate::core::safety::is_safe`], with range facts of the enclosing scopes) move, since the lambda
 //! may run zero times; out of a `map` of constant positive width or a `for` loop of constant
 //! positive trip count (a `jmp`'s map over its seeds), a statement that may fail moves too
-//! when nothing before it in the body may fail, since the first run would report its error; statements that consume or bind accumulators never move; nothing moves
-//! out of `if` branches or `with_acc`. A `map`, `for` loop or `if` that is not invariant as a
-//! whole may be split by [`super::mapfission`] (pass `map-fission`) into an invariant part,
-//! which then moves, and the rest.
+//! (assertions included) when nothing before it in the body may fail first, since the first
+//! run would report its error: statements that cannot fail, and reads that fail only where
+//! an earlier statement failed ([`crate::core::safety::fails_only_after_earlier`], forward
+//! mode's reads of tangents), do not count. Statements that consume or bind accumulators
+//! never move; nothing moves out of `if` branches or `with_acc`. A `map`, `redomap`, `for`
+//! loop or `if` that is not invariant as a whole may be split by [`super::mapfission`] and
+//! [`super::loopsplit`] (pass `map-fission`) into an invariant part, which then moves, and
+//! the rest.
 //!
 //! Takes verified IR, gives verified IR.
 
 use super::Ctx;
-use crate::core::ir::{Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, Type, Var};
-use crate::core::safety::{Ranges, is_safe};
+use crate::core::ir::{BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, Type, Var};
+use crate::core::safety::{Ranges, fails_only_after_earlier, is_safe};
 use crate::core::visit::{free_in_exp, type_vars};
 use std::collections::HashSet;
 
@@ -106,23 +110,36 @@ fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) 
     }
 }
 
-/// `stm` split into a part reading nothing in `local` and the rest, and the rule's name.
+/// `stm` split into statements reading nothing in `local` and the rest, and the rule's name;
+/// `before` holds the statements kept before `stm`.
 fn split(
     names: &mut NameTable,
     stm: &Stm,
     local: &HashSet<Var>,
-) -> Option<(Stm, Stm, &'static str)> {
-    use super::mapfission::{split_if_invariant, split_invariant, split_loop_invariant};
+    before: &[Stm],
+) -> Option<(Vec<Stm>, Stm, &'static str)> {
+    use super::loopsplit::split_loop_materialise;
+    use super::mapfission::{
+        split_if_invariant, split_invariant, split_loop_invariant, split_redomap_invariant,
+    };
+    let one = |r: Option<(Stm, Stm)>, rule| r.map(|(a, b)| (vec![a], b, rule));
     match stm.exp {
-        Exp::If { .. } => {
-            split_if_invariant(names, stm, local).map(|(a, b)| (a, b, "if-split-invariant"))
-        }
+        Exp::If { .. } => one(split_if_invariant(names, stm, local), "if-split-invariant"),
         Exp::Soac(Soac::Map { .. }) => {
-            split_invariant(names, stm, local).map(|(a, b)| (a, b, "map-split-invariant"))
+            one(split_invariant(names, stm, local), "map-split-invariant")
         }
-        Exp::Loop { .. } => {
-            split_loop_invariant(names, stm, local).map(|(a, b)| (a, b, "loop-split-invariant"))
-        }
+        Exp::Loop { .. } => one(
+            split_loop_invariant(names, stm, local),
+            "loop-split-invariant",
+        )
+        .or_else(|| {
+            split_loop_materialise(names, stm, local, before)
+                .map(|(a, b)| (a, b, "loop-split-materialise"))
+        }),
+        Exp::Soac(Soac::Screma { .. }) => one(
+            split_redomap_invariant(names, stm, local),
+            "redomap-split-invariant",
+        ),
         _ => None,
     }
 }
@@ -145,8 +162,10 @@ fn movable(
     first_fails: bool,
 ) -> bool {
     let free = free_in_exp(names, &stm.exp);
+    // An assertion binds nothing; it moves only where its first check would have run.
+    let assertion = matches!(stm.exp, Exp::BasicOp(BasicOp::Assert { .. }));
     free.is_disjoint(local)
-        && !stm.pat.is_empty()
+        && (!stm.pat.is_empty() || (assertion && first_fails))
         && stm.pat.iter().all(|v| {
             !matches!(names.ty(*v), Type::Acc { .. })
                 && !consumed.contains(v)
@@ -169,8 +188,8 @@ fn extract(
     let mut ranges = outer.clone();
     let mut consumed = HashSet::new();
     crate::core::visit::consumed_in_body(b, &mut consumed);
-    // Whether everything kept so far cannot fail (nor has an effect); only asked, and so
-    // only computed, for a body known to run at least once.
+    // Whether nothing kept so far can fail before a moved statement would; only asked, and
+    // so only computed, for a body known to run at least once.
     let mut kept_safe = runs_once;
     for stm in std::mem::take(&mut b.stms) {
         let first_fails = kept_safe;
@@ -181,19 +200,21 @@ fn extract(
             continue;
         }
         if ctx.on("map-fission")
-            && let Some((inv, rest, rule)) = split(names, &stm, &local)
-            && movable(names, &inv, &local, &consumed, &ranges, first_fails)
+            && let Some((inv, rest, rule)) = split(names, &stm, &local, &kept)
+            && inv
+                .iter()
+                .all(|s| movable(names, s, &local, &consumed, &ranges, first_fails))
         {
             ctx.fire(rule);
             ctx.fire("hoist");
-            out.push(inv);
+            out.extend(inv);
             local.extend(rest.pat.iter().copied());
-            kept_safe = kept_safe && is_safe(&rest.exp, &ranges, names);
+            kept_safe = kept_safe && fails_only_after_earlier(&rest, &ranges, names);
             kept.push(rest);
             continue;
         }
         local.extend(stm.pat.iter().copied());
-        kept_safe = kept_safe && is_safe(&stm.exp, &ranges, names);
+        kept_safe = kept_safe && fails_only_after_earlier(&stm, &ranges, names);
         kept.push(stm);
     }
     b.stms = kept;

@@ -45,6 +45,7 @@ pub mod hoist;
 pub mod ifsimp;
 pub mod inline;
 pub mod loops;
+pub mod loopsplit;
 pub mod mapfission;
 pub mod scalarise;
 pub mod simplify;

@@ -114,7 +114,7 @@ passes! {
     HOIST: "hoist", Optimiser, Run::Opt(crate::opt::hoist::run),
         "loop- and lambda-invariant code motion";
     MAP_FISSION: "map-fission", Optimiser, Run::RulesIn("hoist"),
-        "maps split so that their invariant part can be hoisted";
+        "maps, redomaps, loops and ifs split so that their invariant part can be hoisted";
     FUSION: "fusion", Optimiser, Run::Opt(fusion_vertical),
         "SOAC fusion (vertical in the fixed point, horizontal once after it)";
     CONSUMER_FUSION: "consumer-fusion", Optimiser, Run::Opt(crate::opt::consumer::run),

@@ -1,0 +1,324 @@
+//! Rule `loop-split-materialise` (pass `map-fission`, used by [`super::hoist`]): a `for` loop
+//! inside a lambda or loop body whose parameters split into an invariant group and a rest
+//! that reads the invariant group, but not the other way round, becomes two loops. The
+//! first runs the invariant group and writes, at each iteration, the scalars the rest reads
+//! into arrays indexed by the counter; the second runs the rest and reads them back.
+//!
+//! This is the loop case of computing a `jmp`'s primal once: forward mode carries primal
+//! and tangent through the same loop, the tangent reads the primal's values of each
+//! iteration, and without the split the primal loop runs once per seed. Where
+//! [`super::mapfission::split_loop_invariant`] needs groups that do not read each other,
+//! this rule pays one array element per scalar and iteration for the one-way dependence.
+//!
+//! The split is made only when nothing changes about errors: the first loop runs all its
+//! iterations before the second runs any, so either the invariant statements cannot fail,
+//! or the rest can fail only where an earlier statement failed first
+//! ([`crate::core::safety::fails_only_after_earlier`]: forward mode's reads of tangents).
+//! Loops whose bodies consume free variables or variables the other part binds, parameters
+//! whose types mention other parameters, and rests that read invariant arrays (rather than
+//! scalars) are left alone.
+//!
+//! Takes verified IR and gives verified IR: the statements returned bind every variable
+//! the original bound, under the same names.
+
+use super::mapfission::split_if_invariant;
+use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
+use crate::core::safety::{Ranges, fails_only_after_earlier, is_safe};
+use crate::core::subst::fresh_copy;
+use crate::core::visit::{consumed_in_body, free_in_exp, type_vars};
+use std::collections::HashSet;
+
+/// A copy, under a fresh name, of the statement of `before` that binds `v`, if it builds a
+/// fresh array from invariant sizes and values.
+fn rebuild(names: &mut NameTable, v: Var, variant: &HashSet<Var>, before: &[Stm]) -> Option<Stm> {
+    let def = before.iter().find(|s| s.pat == [v])?;
+    let fresh_array = matches!(
+        def.exp,
+        Exp::BasicOp(BasicOp::Replicate { .. } | BasicOp::Scratch { .. })
+    );
+    if !fresh_array || !free_in_exp(names, &def.exp).is_disjoint(variant) {
+        return None;
+    }
+    let ty = names.ty(v).clone();
+    if type_vars(&ty).iter().any(|d| variant.contains(d)) {
+        return None;
+    }
+    let hint = names.hint(v).to_string();
+    Some(Stm {
+        pat: vec![names.fresh(&hint, ty)],
+        exp: def.exp.clone(),
+        aux: def.aux.clone(),
+    })
+}
+
+/// The statements of `body` that read nothing in `vb`, and the rest (whose variables join
+/// `vb`); an `if` on an invariant condition is split into both.
+fn classify(names: &mut NameTable, body: &Body, vb: &mut HashSet<Var>) -> (Vec<Stm>, Vec<Stm>) {
+    let invariant = |names: &NameTable, s: &Stm, vb: &HashSet<Var>| {
+        free_in_exp(names, &s.exp).is_disjoint(vb)
+            && !s.pat.is_empty()
+            && s.pat.iter().all(|v| {
+                !matches!(names.ty(*v), Type::Acc { .. })
+                    && type_vars(names.ty(*v)).iter().all(|d| !vb.contains(d))
+            })
+    };
+    let (mut inv_stms, mut rest_stms) = (Vec::new(), Vec::new());
+    for s in &body.stms {
+        if invariant(names, s, vb) {
+            inv_stms.push(s.clone());
+        } else if matches!(s.exp, Exp::If { .. })
+            && let Some((if_inv, if_rest)) = split_if_invariant(names, s, vb)
+            && invariant(names, &if_inv, vb)
+        {
+            inv_stms.push(if_inv);
+            vb.extend(if_rest.pat.iter().copied());
+            rest_stms.push(if_rest);
+        } else {
+            vb.extend(s.pat.iter().copied());
+            rest_stms.push(s.clone());
+        }
+    }
+    (inv_stms, rest_stms)
+}
+
+/// Splits the loop `stm` as the module describes. Returns the statements of the invariant
+/// part (the arrays' allocations, then the first loop), for the caller to move out, and the
+/// second loop.
+///
+/// `before` holds the statements of the enclosing body before `stm`: an initial value that
+/// is variant only because the loop consumes it where it was built (a `replicate` or
+/// `scratch` of invariant sizes, which cannot leave the body since each run needs its own)
+/// is built anew for the first loop.
+pub fn split_loop_materialise(
+    names: &mut NameTable,
+    stm: &Stm,
+    variant: &HashSet<Var>,
+    before: &[Stm],
+) -> Option<(Vec<Stm>, Stm)> {
+    let Exp::Loop {
+        params,
+        form: LoopForm::For { i, bound },
+        body,
+    } = &stm.exp
+    else {
+        return None;
+    };
+    if matches!(bound, SubExp::Var(v) if variant.contains(v)) || params.len() < 2 {
+        return None;
+    }
+    let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+    let pset: HashSet<Var> = pvars.iter().copied().collect();
+    let mut scoped = pset.clone();
+    scoped.insert(*i);
+    if pvars
+        .iter()
+        .chain(&stm.pat)
+        .any(|p| type_vars(names.ty(*p)).iter().any(|d| scoped.contains(d)))
+    {
+        return None;
+    }
+    let k = params.len();
+    // The rest: parameters with variant initial values, and those whose updates come from
+    // statements that read the rest (grown to a fixed point). The body's statements are
+    // classified against it, `if`s split on the way.
+    let mut consumed = HashSet::new();
+    consumed_in_body(body, &mut consumed);
+    let mut inits: Vec<SubExp> = params.iter().map(|(_, init)| *init).collect();
+    let mut rebuilt: Vec<Stm> = Vec::new();
+    let mut in_rest = vec![false; k];
+    for c in 0..k {
+        let SubExp::Var(v) = inits[c] else { continue };
+        if !variant.contains(&v) {
+            continue;
+        }
+        match rebuild(names, v, variant, before) {
+            Some(s) => {
+                inits[c] = SubExp::Var(s.pat[0]);
+                rebuilt.push(s);
+            }
+            None => in_rest[c] = true,
+        }
+    }
+    let (inv_stms, rest_stms, vb) = loop {
+        let mut vb: HashSet<Var> = variant.clone();
+        vb.extend((0..k).filter(|c| in_rest[*c]).map(|c| pvars[c]));
+        let (inv_stms, rest_stms) = classify(names, body, &mut vb);
+        let mut changed = false;
+        for (rest, result) in in_rest.iter_mut().zip(&body.result) {
+            if !*rest && matches!(result, SubExp::Var(v) if vb.contains(v)) {
+                *rest = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break (inv_stms, rest_stms, vb);
+        }
+    };
+    if in_rest.iter().all(|b| *b) || !in_rest.iter().any(|b| *b) {
+        return None;
+    }
+    let inv_idx: Vec<usize> = (0..k).filter(|c| !in_rest[*c]).collect();
+    let rest_idx: Vec<usize> = (0..k).filter(|c| in_rest[*c]).collect();
+    // Neither part may consume what the other reads or binds.
+    let inv_bound: HashSet<Var> = inv_stms.iter().flat_map(|s| s.pat.clone()).collect();
+    let mut rest_consumed = HashSet::new();
+    consumed_in_body(
+        &Body {
+            stms: rest_stms.clone(),
+            result: vec![],
+        },
+        &mut rest_consumed,
+    );
+    if rest_consumed
+        .iter()
+        .any(|v| inv_bound.contains(v) || !vb.contains(v))
+    {
+        return None;
+    }
+    // Errors: the invariant loop runs ahead of the rest.
+    let mut ranges = Ranges::default();
+    if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+        ranges.insert(*i, 0, *bound);
+    }
+    let inv_safe = inv_stms.iter().all(|s| is_safe(&s.exp, &ranges, names));
+    let rest_follows = rest_stms
+        .iter()
+        .all(|s| fails_only_after_earlier(s, &ranges, names));
+    if !inv_safe && !rest_follows {
+        return None;
+    }
+    // Reads of arrays from outside are repeated; the other invariant values the rest reads
+    // pass through arrays (scalars only, one array each).
+    let inv_params: HashSet<Var> = inv_idx.iter().map(|c| pvars[*c]).collect();
+    let rest_stms = super::mapfission::repeat_reads(names, &inv_stms, rest_stms, &inv_params);
+    let inv_scope: HashSet<Var> = inv_bound
+        .iter()
+        .copied()
+        .chain(inv_idx.iter().map(|c| pvars[*c]))
+        .collect();
+    let rest_bound: HashSet<Var> = rest_stms.iter().flat_map(|s| s.pat.clone()).collect();
+    let mut needed: Vec<Var> = Vec::new();
+    let reads = rest_stms
+        .iter()
+        .flat_map(|s| {
+            let mut fv: Vec<Var> = free_in_exp(names, &s.exp).into_iter().collect();
+            fv.sort();
+            fv
+        })
+        .chain(rest_idx.iter().filter_map(|c| body.result[*c].as_var()));
+    for v in reads {
+        if inv_scope.contains(&v) && !rest_bound.contains(&v) && !needed.contains(&v) {
+            needed.push(v);
+        }
+    }
+    if needed.is_empty()
+        || needed
+            .iter()
+            .any(|v| !matches!(names.ty(*v), Type::Prim(_)) || consumed.contains(v))
+    {
+        return None;
+    }
+
+    // The arrays the first loop fills, one per needed scalar.
+    let mut out: Vec<Stm> = rebuilt
+        .into_iter()
+        .filter(|s| inv_idx.iter().any(|c| inits[*c] == SubExp::Var(s.pat[0])))
+        .collect();
+    let mut buf_params = Vec::new();
+    let mut buf_outs = Vec::new();
+    let mut writes = Vec::new();
+    let mut buf_results = Vec::new();
+    for v in &needed {
+        let Type::Prim(t) = names.ty(*v).clone() else {
+            return None;
+        };
+        let hint = format!("{}_iters", names.hint(*v));
+        let ty = Type::array(t, vec![*bound]);
+        let init = names.fresh(&hint, ty.clone());
+        out.push(Stm {
+            pat: vec![init],
+            exp: Exp::BasicOp(BasicOp::Scratch {
+                elem: t,
+                shape: vec![*bound],
+            }),
+            aux: stm.aux.clone(),
+        });
+        let param = names.fresh(&hint, ty.clone());
+        let written = names.fresh(&hint, ty.clone());
+        writes.push(Stm {
+            pat: vec![written],
+            exp: Exp::BasicOp(BasicOp::Update {
+                array: param,
+                slice: vec![DimIndex::Fix(SubExp::Var(*i))],
+                value: SubExp::Var(*v),
+            }),
+            aux: stm.aux.clone(),
+        });
+        buf_params.push((param, SubExp::Var(init)));
+        buf_results.push(SubExp::Var(written));
+        buf_outs.push(names.fresh(&hint, ty));
+    }
+
+    // The first loop: the invariant group and the arrays, on fresh names.
+    let mut inv_body_stms = inv_stms;
+    inv_body_stms.extend(writes);
+    let mut inv_result: Vec<SubExp> = inv_idx.iter().map(|c| body.result[*c]).collect();
+    inv_result.extend(buf_results);
+    let inv_body = Body {
+        stms: inv_body_stms,
+        result: inv_result,
+    };
+    let mut binders = vec![*i];
+    binders.extend(inv_idx.iter().map(|c| pvars[*c]));
+    binders.extend(buf_params.iter().map(|(p, _)| *p));
+    let (fresh, inv_body) = fresh_copy(names, &binders, &inv_body);
+    let inits = inv_idx
+        .iter()
+        .map(|c| inits[*c])
+        .chain(buf_params.iter().map(|(_, init)| *init));
+    let mut inv_pat: Vec<Var> = inv_idx.iter().map(|c| stm.pat[*c]).collect();
+    inv_pat.extend(buf_outs.iter().copied());
+    out.push(Stm {
+        pat: inv_pat,
+        exp: Exp::Loop {
+            params: fresh[1..].iter().copied().zip(inits).collect(),
+            form: LoopForm::For {
+                i: fresh[0],
+                bound: *bound,
+            },
+            body: inv_body,
+        },
+        aux: stm.aux.clone(),
+    });
+
+    // The second loop reads the needed scalars back under their own names.
+    let mut rest_body_stms: Vec<Stm> = needed
+        .iter()
+        .zip(&buf_outs)
+        .map(|(v, buf)| Stm {
+            pat: vec![*v],
+            exp: Exp::BasicOp(BasicOp::Index {
+                array: *buf,
+                slice: vec![DimIndex::Fix(SubExp::Var(*i))],
+            }),
+            aux: stm.aux.clone(),
+        })
+        .collect();
+    rest_body_stms.extend(rest_stms);
+    let rest = Stm {
+        pat: rest_idx.iter().map(|c| stm.pat[*c]).collect(),
+        exp: Exp::Loop {
+            params: rest_idx.iter().map(|c| params[*c]).collect(),
+            form: LoopForm::For {
+                i: *i,
+                bound: *bound,
+            },
+            body: Body {
+                stms: rest_body_stms,
+                result: rest_idx.iter().map(|c| body.result[*c]).collect(),
+            },
+        },
+        aux: stm.aux.clone(),
+    };
+    Some((out, rest))
+}
