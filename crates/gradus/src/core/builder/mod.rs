@@ -1,5 +1,5 @@
-//! The one way to emit core-IR statements: the front end, the AD pass and the optimiser's
-//! rewrites all build code with a [`Builder`].
+//! The statement builder of core IR: the front end, the AD pass and the optimiser's rewrites
+//! emit the statements they make with a [`Builder`].
 //!
 //! **Takes** the program's [`NameTable`], borrowed for the length of a rewrite
 //! ([`Builder::new`]) or owned for a whole translation ([`Builder::owning`], the front end,
@@ -16,7 +16,8 @@
 //!   front end's SOACs);
 //! * with common-subexpression elimination on ([`Builder::with_cse`], which AD uses so that a
 //!   derivative reuses the primal's `cos x`), [`Builder::prim`] returns an identical primitive
-//!   operation already bound in scope instead of binding it again; nothing else is shared;
+//!   operation already bound in scope instead of binding it again; apart from that and the
+//!   arithmetic identities [`Builder::i64_bin`] skips, every call binds what it is asked to;
 //! * bodies nest: [`Builder::open_body`] and [`Builder::close_body`] keep a stack of bodies
 //!   under construction, and [`HasBuilder`] builds bodies, lambdas and `if`s from closures that
 //!   receive the caller's own state (a pass's context holding the builder), closing the body

@@ -125,10 +125,11 @@ impl Builder<'_> {
         }
     }
 
-    /// `a op b` on `i64`, for sizes and indices. An operand that is the identity of the
-    /// operation is not computed with: `x + 0`, `0 + x`, `x - 0`, `x * 1` and `1 * x` are `x`.
-    /// With [`Builder::with_constant_folding`], `+`, `-` and `*` of two constants are folded
-    /// (wrapping), and `0 + x` is bound, as the front end has always done.
+    /// `a op b` on `i64`, for sizes and indices, where these are often constants: `x + 0`,
+    /// `0 + x`, `x - 0`, `x * 1` and `1 * x` are `x`, not bound. With
+    /// [`Builder::with_constant_folding`] (the front end), `+`, `-` and `*` of two constants
+    /// are folded (wrapping) too, and `0 + x` is bound all the same: the front end has always
+    /// bound it, and its output stays as it was.
     pub fn i64_bin(&mut self, op: BinOp, a: SubExp, b: SubExp) -> SubExp {
         let (zero, one) = (SubExp::i64(0), SubExp::i64(1));
         if self.fold_constants
