@@ -174,8 +174,8 @@ fn builder_emits_fresh_typed_statements() {
     let xs = names.fresh("xs", Type::array(PrimType::F64, vec![n.into()]));
     let mut b = Builder::new(&mut names);
     let f64t = Type::Prim(PrimType::F64);
-    let lam = b.lambda(&[("x", f64t.clone())], vec![f64t.clone()], |b, ps| {
-        let y = b.prim(
+    let lam = b.lambda(&[("x", f64t.clone())], |b, ps| {
+        let y = b.prim_named(
             PrimOp::Bin(BinOp::Mul, PrimType::F64),
             vec![ps[0].into(), ps[0].into()],
             "sq",
@@ -195,7 +195,7 @@ fn builder_emits_fresh_typed_statements() {
         vec![gradus::core::ir::DimIndex::Fix(SubExp::i64(0))],
         "first",
     );
-    let pos = b.prim(
+    let pos = b.prim_named(
         PrimOp::Cmp(CmpOp::Gt, PrimType::F64),
         vec![first.into(), SubExp::Const(Scalar::F64(0.0))],
         "pos",
@@ -203,17 +203,16 @@ fn builder_emits_fresh_typed_statements() {
     b.assert(pos.into(), "Assertion is false: {} > 0", vec![first.into()]);
     let r = b.if_then_else(
         pos.into(),
-        vec![f64t.clone()],
-        &["r"],
         |_| vec![first.into()],
         |b| {
-            let z = b.prim(
+            let z = b.prim_named(
                 PrimOp::Un(UnOp::Neg, PrimType::F64),
                 vec![first.into()],
                 "neg",
             );
             vec![z.into()]
         },
+        "r",
     );
     let body = b.finish(vec![r[0].into()]);
     let prog = Prog {

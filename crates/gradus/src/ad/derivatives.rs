@@ -9,85 +9,10 @@
 //! converting a `bool` to a number gives a zero tangent. Conversions and bit
 //! reinterpretations apply themselves to the tangent.
 
-use crate::core::ir::{BasicOp, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
+use crate::core::builder::Builder;
+use crate::core::ir::{Exp, LoopForm, SubExp, Type};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
-use crate::core::type_of::type_of_exp;
 use crate::value::{PrimType, Scalar};
-
-/// Emits statements into a list, with fresh names from the program's table.
-pub struct Emit<'a> {
-    /// The program's name table.
-    pub names: &'a mut NameTable,
-    /// The statements emitted so far.
-    pub stms: Vec<Stm>,
-    /// The location given to emitted statements.
-    pub aux: crate::core::ir::Aux,
-    /// Primitive operations already bound in scope, so a derivative reuses the primal's
-    /// `cos x` instead of computing it again (a local common-subexpression table; the
-    /// traversal saves and restores it around nested bodies).
-    pub available: std::collections::HashMap<(PrimOp, Vec<OperandKey>), Var>,
-}
-
-/// A hashable form of an operand: a variable, or a constant's type and bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OperandKey {
-    /// A variable.
-    Var(Var),
-    /// A constant: its type and bit pattern.
-    Const(PrimType, u64),
-}
-
-/// The key of an operation for [`Emit::available`].
-pub fn op_key(op: PrimOp, args: &[SubExp]) -> (PrimOp, Vec<OperandKey>) {
-    let keys = args
-        .iter()
-        .map(|a| match a {
-            SubExp::Var(v) => OperandKey::Var(*v),
-            SubExp::Const(c) => {
-                let bits = match *c {
-                    Scalar::F32(x) => x.to_bits() as u64,
-                    Scalar::F64(x) => x.to_bits(),
-                    other => other.as_i64().unwrap_or(0) as u64,
-                };
-                OperandKey::Const(c.prim_type(), bits)
-            }
-        })
-        .collect();
-    (op, keys)
-}
-
-impl Emit<'_> {
-    /// Binds an expression to fresh variables of its inferred types.
-    pub fn bind(&mut self, hint: &str, exp: Exp) -> Vec<Var> {
-        let types = type_of_exp(self.names, &exp);
-        let pat: Vec<Var> = types
-            .into_iter()
-            .map(|t| self.names.fresh(hint, t))
-            .collect();
-        self.stms.push(Stm {
-            pat: pat.clone(),
-            exp,
-            aux: self.aux.clone(),
-        });
-        pat
-    }
-
-    /// A primitive operation, reusing an identical one already in scope.
-    pub fn prim(&mut self, op: PrimOp, args: Vec<SubExp>) -> SubExp {
-        let key = op_key(op, &args);
-        if let Some(v) = self.available.get(&key) {
-            return SubExp::Var(*v);
-        }
-        let v = self.bind("d", Exp::BasicOp(BasicOp::Prim(op, args)));
-        self.available.insert(key, v[0]);
-        SubExp::Var(v[0])
-    }
-
-    /// The type of a sub-expression.
-    pub fn ty(&self, se: &SubExp) -> Type {
-        self.names.subexp_ty(se)
-    }
-}
 
 fn c(t: PrimType, x: f64) -> SubExp {
     SubExp::Const(Scalar::from_f64(t, x))
@@ -103,7 +28,7 @@ enum Partial {
 
 /// The tangent of `op(args)`, or `None` if it is zero.
 pub fn prim_tangent(
-    e: &mut Emit<'_>,
+    e: &mut Builder<'_>,
     op: PrimOp,
     args: &[SubExp],
     tans: &[Option<SubExp>],
@@ -171,7 +96,7 @@ pub fn prim_tangent(
 
 /// Whether `min`/`max` returns its first operand: on ties the first, and the other operand
 /// when one is NaN.
-fn first_chosen(e: &mut Emit<'_>, op: PrimOp, x: SubExp, y: SubExp) -> SubExp {
+fn first_chosen(e: &mut Builder<'_>, op: PrimOp, x: SubExp, y: SubExp) -> SubExp {
     let PrimOp::Bin(b, t) = op else {
         return SubExp::Const(Scalar::Bool(true));
     };
@@ -198,12 +123,13 @@ fn first_chosen(e: &mut Emit<'_>, op: PrimOp, x: SubExp, y: SubExp) -> SubExp {
 }
 
 /// The partial derivative of `op(args)` with respect to argument `i`.
-fn partial(e: &mut Emit<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partial {
+fn partial(e: &mut Builder<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partial {
     use Partial::*;
     let x = args[0];
     let y = args.get(1).copied().unwrap_or(x);
-    let f = |e: &mut Emit<'_>, u: UnOp, t: PrimType, a: SubExp| e.prim(PrimOp::Un(u, t), vec![a]);
-    let b = |e: &mut Emit<'_>, o: BinOp, t: PrimType, a: SubExp, bb: SubExp| {
+    let f =
+        |e: &mut Builder<'_>, u: UnOp, t: PrimType, a: SubExp| e.prim(PrimOp::Un(u, t), vec![a]);
+    let b = |e: &mut Builder<'_>, o: BinOp, t: PrimType, a: SubExp, bb: SubExp| {
         e.prim(PrimOp::Bin(o, t), vec![a, bb])
     };
     match op {
@@ -299,14 +225,14 @@ fn partial(e: &mut Emit<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partial {
     }
 }
 
-fn unary_partial(e: &mut Emit<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partial {
+fn unary_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partial {
     use Partial::*;
     let pi = std::f64::consts::PI;
-    let un = |e: &mut Emit<'_>, u: UnOp, a: SubExp| e.prim(PrimOp::Un(u, t), vec![a]);
+    let un = |e: &mut Builder<'_>, u: UnOp, a: SubExp| e.prim(PrimOp::Un(u, t), vec![a]);
     let bin =
-        |e: &mut Emit<'_>, o: BinOp, a: SubExp, b: SubExp| e.prim(PrimOp::Bin(o, t), vec![a, b]);
+        |e: &mut Builder<'_>, o: BinOp, a: SubExp, b: SubExp| e.prim(PrimOp::Bin(o, t), vec![a, b]);
     let one = c(t, 1.0);
-    let recip = |e: &mut Emit<'_>, a: SubExp| e.prim(PrimOp::Bin(BinOp::Div, t), vec![one, a]);
+    let recip = |e: &mut Builder<'_>, a: SubExp| e.prim(PrimOp::Bin(BinOp::Div, t), vec![one, a]);
     Value(match u {
         UnOp::Neg => return NegOne,
         UnOp::Abs => un(e, UnOp::Sgn, x),
@@ -445,16 +371,15 @@ fn unary_partial(e: &mut Emit<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partial {
 /// The digamma function ψ(x) as core code: the recurrence ψ(x) = ψ(x+1) − 1/x until
 /// x ≥ 10, then the asymptotic series ln x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ), accurate to about
 /// 1e-14 relative for positive arguments.
-fn digamma(e: &mut Emit<'_>, t: PrimType, x: SubExp) -> SubExp {
+fn digamma(e: &mut Builder<'_>, t: PrimType, x: SubExp) -> SubExp {
     let bool_t = Type::Prim(PrimType::Bool);
     let ty = Type::Prim(t);
     // loop (z, acc) = (x, 0) while z < 6 do (z + 1, acc - 1/z)
     let cond0 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![x, c(t, 10.0)]);
-    let p_cond = e.names.fresh("digamma_cond", bool_t);
-    let p_z = e.names.fresh("digamma_z", ty.clone());
-    let p_acc = e.names.fresh("digamma_acc", ty);
-    let saved = std::mem::take(&mut e.stms);
-    let saved_available = e.available.clone();
+    let p_cond = e.fresh("digamma_cond", bool_t);
+    let p_z = e.fresh("digamma_z", ty.clone());
+    let p_acc = e.fresh("digamma_acc", ty);
+    e.open_body();
     let z1 = e.prim(
         PrimOp::Bin(BinOp::Add, t),
         vec![SubExp::Var(p_z), c(t, 1.0)],
@@ -465,23 +390,19 @@ fn digamma(e: &mut Emit<'_>, t: PrimType, x: SubExp) -> SubExp {
     );
     let acc1 = e.prim(PrimOp::Bin(BinOp::Sub, t), vec![SubExp::Var(p_acc), inv]);
     let cond1 = e.prim(PrimOp::Cmp(CmpOp::Lt, t), vec![z1, c(t, 10.0)]);
-    let body_stms = std::mem::replace(&mut e.stms, saved);
-    e.available = saved_available;
-    let out = e.bind(
-        "digamma",
+    let body = e.close_body(vec![cond1, z1, acc1]);
+    let out = e.bind_exp(
         Exp::Loop {
             params: vec![(p_cond, cond0), (p_z, x), (p_acc, c(t, 0.0))],
             form: LoopForm::While { cond: p_cond },
-            body: crate::core::ir::Body {
-                stms: body_stms,
-                result: vec![cond1, z1, acc1],
-            },
+            body,
         },
+        "digamma",
     );
     let z = SubExp::Var(out[1]);
     let acc = SubExp::Var(out[2]);
     let bin =
-        |e: &mut Emit<'_>, o: BinOp, a: SubExp, b: SubExp| e.prim(PrimOp::Bin(o, t), vec![a, b]);
+        |e: &mut Builder<'_>, o: BinOp, a: SubExp, b: SubExp| e.prim(PrimOp::Bin(o, t), vec![a, b]);
     let lnz = e.prim(PrimOp::Un(UnOp::Log, t), vec![z]);
     let inv = bin(e, BinOp::Div, c(t, 1.0), z);
     let inv2 = bin(e, BinOp::Mul, inv, inv);

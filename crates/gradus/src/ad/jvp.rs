@@ -27,9 +27,10 @@
 //! Accumulators come from reverse mode (`jvp` of a `vjp`: Hessian-vector products). Calls
 //! (`Apply`) are reported as limitations: the front end inlines every call.
 
-use super::derivatives::{Emit, prim_tangent};
+use super::derivatives::prim_tangent;
+use crate::core::builder::{Builder, CseScope, HasBuilder};
 use crate::core::ir::{
-    Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
+    BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::safety::CHECKED_BEFORE;
 use crate::core::screma::{is_fused, unfuse_stms};
@@ -55,44 +56,45 @@ pub fn differentiate(
 ) -> R<Differentiated> {
     let stms = &unfuse_stms(names, stms, &is_fused);
     let mut j = Jvp {
-        e: Emit {
-            names,
-            stms: Vec::new(),
-            aux: Aux::default(),
-            available: HashMap::new(),
-        },
+        e: Builder::new(names).with_cse(CseScope::Inherit),
         tangents: seeds,
     };
     for s in stms {
         j.stm(s)?;
     }
     Ok(Differentiated {
-        stms: j.e.stms,
+        stms: j.e.take_stms(),
         tangents: j.tangents,
     })
 }
 
 /// The zero of a type, emitted (a constant for scalars, `replicate` for arrays).
-pub fn zero_of(e: &mut Emit<'_>, t: &Type) -> SubExp {
+pub fn zero_of(e: &mut Builder<'_>, t: &Type) -> SubExp {
     match t {
         Type::Prim(p) => SubExp::Const(Scalar::zero(*p)),
         Type::Array { elem, dims } => {
-            let v = e.bind(
-                "zero",
-                Exp::BasicOp(BasicOp::Replicate {
+            let v = e.basic(
+                BasicOp::Replicate {
                     shape: dims.clone(),
                     value: SubExp::Const(Scalar::zero(*elem)),
-                }),
+                },
+                "zero",
             );
-            SubExp::Var(v[0])
+            SubExp::Var(v)
         }
         Type::Acc { .. } => SubExp::Const(Scalar::Bool(false)),
     }
 }
 
 struct Jvp<'a> {
-    e: Emit<'a>,
+    e: Builder<'a>,
     tangents: HashMap<Var, SubExp>,
+}
+
+impl<'a> HasBuilder<'a> for Jvp<'a> {
+    fn builder(&mut self) -> &mut Builder<'a> {
+        &mut self.e
+    }
 }
 
 fn limitation(span: Span, msg: &str) -> Diagnostic {
@@ -126,18 +128,7 @@ impl Jvp<'_> {
 
     fn tan_var(&mut self, of: Var, exp: Exp) -> SubExp {
         let hint = format!("{}_tan", self.e.names.hint(of));
-        let v = self.e.bind(&hint, exp);
-        SubExp::Var(v[0])
-    }
-
-    /// Runs `f` with a fresh statement list and returns the statements it emitted.
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<(Vec<Stm>, T)> {
-        let saved = std::mem::take(&mut self.e.stms);
-        let saved_available = self.e.available.clone();
-        let r = f(self);
-        let stms = std::mem::replace(&mut self.e.stms, saved);
-        self.e.available = saved_available;
-        Ok((stms, r?))
+        SubExp::Var(self.e.bind1(exp, &hint))
     }
 
     fn body(&mut self, body: &Body) -> R<Body> {
@@ -154,16 +145,11 @@ impl Jvp<'_> {
     }
 
     fn stm(&mut self, s: &Stm) -> R<()> {
-        self.e.aux = s.aux.clone();
+        self.e.set_aux(s.aux.clone());
         match &s.exp {
             Exp::BasicOp(op) => {
-                self.e.stms.push(s.clone());
-                if let (BasicOp::Prim(p, args), [v]) = (op, s.pat.as_slice()) {
-                    self.e
-                        .available
-                        .entry(super::derivatives::op_key(*p, args))
-                        .or_insert(*v);
-                }
+                self.e.add_stm(s.clone());
+                self.e.record_prim(s);
                 self.basic(s, op)
             }
             Exp::If {
@@ -182,14 +168,14 @@ impl Jvp<'_> {
                     .map(|v| {
                         let t = self.e.names.ty(*v).clone();
                         let h = format!("{}_tan", self.e.names.hint(*v));
-                        self.e.names.fresh(&h, t)
+                        self.e.fresh(&h, t)
                     })
                     .collect();
                 for v in &tan_vars {
                     ret.push(self.e.names.ty(*v).clone());
                 }
                 pat.extend(&tan_vars);
-                self.e.stms.push(Stm {
+                self.e.add_stm(Stm {
                     pat,
                     exp: Exp::If {
                         cond: *cond,
@@ -257,7 +243,7 @@ impl Jvp<'_> {
                 } else {
                     let ta = self.tangent_or_zero(&SubExp::Var(*array));
                     let tv = self.tangent_or_zero(value);
-                    let ta = self.own(ta);
+                    let ta = self.e.as_var(ta, "tan");
                     Some(self.tan_var(
                         y,
                         Exp::BasicOp(BasicOp::Update {
@@ -299,7 +285,7 @@ impl Jvp<'_> {
                     let mut tas = Vec::new();
                     for a in arrays {
                         let t = self.tangent_or_zero(&SubExp::Var(*a));
-                        tas.push(self.own(t));
+                        tas.push(self.e.as_var(t, "tan"));
                     }
                     Some(self.tan_var(
                         y,
@@ -364,14 +350,6 @@ impl Jvp<'_> {
         Ok(())
     }
 
-    /// A tangent as a variable of its own (constants are bound).
-    fn own(&mut self, t: SubExp) -> Var {
-        match t {
-            SubExp::Var(v) => v,
-            c => self.e.bind("tan", Exp::BasicOp(BasicOp::SubExp(c)))[0],
-        }
-    }
-
     fn map_array(&mut self, y: Var, array: Var, f: impl FnOnce(Var) -> BasicOp) -> Option<SubExp> {
         match self.tangents.get(&array).copied() {
             Some(SubExp::Var(ta)) => Some(self.tan_var(y, Exp::BasicOp(f(ta)))),
@@ -399,7 +377,7 @@ impl Jvp<'_> {
             }
             let t = self.e.names.ty(*p).clone();
             let h = format!("{}_tan", self.e.names.hint(*p));
-            let tp = self.e.names.fresh(&h, t);
+            let tp = self.e.fresh(&h, t);
             let ti = self.tangent_or_zero(init);
             tan_params.push((*p, tp));
             new_params.push((tp, ti));
@@ -429,11 +407,11 @@ impl Jvp<'_> {
             }
             let t = self.e.names.ty(*v).clone();
             let h = format!("{}_tan", self.e.names.hint(*v));
-            let tv = self.e.names.fresh(&h, t);
+            let tv = self.e.fresh(&h, t);
             pat.push(tv);
             outs.push((*v, tv));
         }
-        self.e.stms.push(Stm {
+        self.e.add_stm(Stm {
             pat,
             exp: Exp::Loop {
                 params: new_params,
@@ -459,7 +437,7 @@ impl Jvp<'_> {
             let mut tans = Vec::new();
             for a in arrays {
                 let t = self.tangent_or_zero(&SubExp::Var(*a));
-                tans.push(self.own(t));
+                tans.push(self.e.as_var(t, "tan"));
             }
             new_inputs.push((shape.clone(), tans));
         }
@@ -468,7 +446,7 @@ impl Jvp<'_> {
         for p in &lam.params {
             let t = self.e.names.ty(*p).clone();
             let h = format!("{}_tan", self.e.names.hint(*p));
-            let tp = self.e.names.fresh(&h, t);
+            let tp = self.e.fresh(&h, t);
             self.tangents.insert(*p, SubExp::Var(tp));
             params.push(tp);
         }
@@ -496,7 +474,7 @@ impl Jvp<'_> {
         let fresh_tan = |j: &mut Self, v: Var| -> Var {
             let t = j.e.names.ty(v).clone();
             let h = format!("{}_tan", j.e.names.hint(v));
-            j.e.names.fresh(&h, t)
+            j.e.fresh(&h, t)
         };
         let (arrays_out, others) = s.pat.split_at(n_arrays.min(s.pat.len()));
         let arrays_tan: Vec<Var> = arrays_out.iter().map(|v| fresh_tan(self, *v)).collect();
@@ -505,7 +483,7 @@ impl Jvp<'_> {
         pat.extend(&arrays_tan);
         pat.extend_from_slice(others);
         pat.extend(&others_tan);
-        self.e.stms.push(Stm {
+        self.e.add_stm(Stm {
             pat,
             exp: Exp::WithAcc {
                 inputs: new_inputs,
@@ -533,7 +511,7 @@ impl Jvp<'_> {
                 .map(|p| {
                     let t = self.e.names.ty(*p).clone();
                     let h = format!("{}_tan", self.e.names.hint(*p));
-                    self.e.names.fresh(&h, t)
+                    self.e.fresh(&h, t)
                 })
                 .collect();
             for (p, t) in half.iter().zip(&tans) {
@@ -555,7 +533,7 @@ impl Jvp<'_> {
                 .map(|v| {
                     let t = j.e.names.ty(*v).clone();
                     let h = format!("{}_tan", j.e.names.hint(*v));
-                    j.e.names.fresh(&h, t)
+                    j.e.fresh(&h, t)
                 })
                 .collect()
         };
@@ -568,7 +546,7 @@ impl Jvp<'_> {
                     if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
                         let t = self.e.names.ty(*p).clone();
                         let h = format!("{}_tan", self.e.names.hint(*p));
-                        let tp = self.e.names.fresh(&h, t);
+                        let tp = self.e.fresh(&h, t);
                         self.tangents.insert(*p, SubExp::Var(tp));
                         params.push(tp);
                         new_arrays.push(ta);
@@ -628,7 +606,7 @@ impl Jvp<'_> {
                 let mut new_dests = dests.clone();
                 for d in dests {
                     let t = self.tangent_or_zero(&SubExp::Var(*d));
-                    let t = self.own(t);
+                    let t = self.e.as_var(t, "tan");
                     new_dests.push(t);
                 }
                 // Hist pairs destinations by position: primal then tangent.
@@ -651,9 +629,9 @@ impl Jvp<'_> {
                 let mut new_values = values.clone();
                 for (d, v) in dests.iter().zip(values) {
                     let td = self.tangent_or_zero(&SubExp::Var(*d));
-                    let td = self.own(td);
+                    let td = self.e.as_var(td, "tan");
                     let tv = self.tangent_or_zero(&SubExp::Var(*v));
-                    let tv = self.own(tv);
+                    let tv = self.e.as_var(tv, "tan");
                     new_dests.push(td);
                     new_values.push(tv);
                 }
@@ -671,7 +649,7 @@ impl Jvp<'_> {
         let tans = tangent_pattern(self);
         let mut pat = s.pat.clone();
         pat.extend(&tans);
-        self.e.stms.push(Stm {
+        self.e.add_stm(Stm {
             pat,
             exp: Exp::Soac(new_soac),
             aux: s.aux.clone(),
@@ -694,7 +672,7 @@ impl Jvp<'_> {
         let mut arrs = arrays.to_vec();
         for a in arrays {
             let t = self.tangent_or_zero(&SubExp::Var(*a));
-            let t = self.own(t);
+            let t = self.e.as_var(t, "tan");
             arrs.push(t);
         }
         (ne, arrs)

@@ -3,8 +3,15 @@
 //! * [`jvp`]: forward mode. Each statement is followed by its tangent statements; SOAC
 //!   lambdas are transformed recursively, loops carry tangents as extra parameters, so the
 //!   program's parallel structure is kept (a `map` stays a `map`).
+//! * [`vjp`]: reverse mode, by redundant execution instead of a tape.
 //! * [`derivatives`]: the table of partial derivatives of primitive operations
 //!   (LANGUAGE.md 10.3 and 10.4), kept apart from the traversal.
+//!
+//! Both modes emit code with a [`crate::core::builder::Builder`] whose common-subexpression
+//! elimination of primitive operations is on, so that a derivative reuses the primal's `cos x`
+//! instead of computing it again. Forward mode records the primal's operations too and lets
+//! nested bodies reuse the enclosing ones ([`crate::core::builder::CseScope::Inherit`]);
+//! reverse mode starts each nested body without any ([`crate::core::builder::CseScope::Fresh`]).
 //!
 //! Naming scheme (STYLE.md item 10): the tangent of `x` is named `x_tan`; Rust code says
 //! `tangent_of`.
@@ -27,6 +34,7 @@ pub mod derivatives;
 pub mod jvp;
 pub mod vjp;
 
+use crate::core::builder::Builder;
 use crate::core::ir::{AdMode, BasicOp, Body, Exp, NameTable, Prog, Stm, SubExp, Var};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -96,12 +104,8 @@ fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
             let seeds: HashMap<Var, SubExp> = lam.params.iter().copied().zip(seeds).collect();
             let d = jvp::differentiate(names, &lam.body.stms, seeds)?;
             out.extend(d.stms);
-            let mut zeros = derivatives::Emit {
-                names,
-                stms: Vec::new(),
-                aux: aux.clone(),
-                available: HashMap::new(),
-            };
+            let mut zeros = Builder::new(names);
+            zeros.set_aux(aux.clone());
             // A result without a tangent (a constant, or independent of the parameters)
             // has a zero one, materialised here.
             let tangents = results
@@ -114,7 +118,7 @@ fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
                     }
                 })
                 .collect();
-            out.extend(zeros.stms);
+            out.extend(zeros.take_stms());
             tangents
         }
         AdMode::Vjp => {

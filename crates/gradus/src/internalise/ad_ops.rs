@@ -78,7 +78,7 @@ impl<'a> Internaliser<'a> {
         };
         let mut out = self
             .em
-            .bind("jvp_res", tys, exp)
+            .bind(exp, tys, "jvp_res")
             .into_iter()
             .map(SubExp::Var);
         let y = y.rebuild(&mut out);
@@ -107,7 +107,7 @@ impl<'a> Internaliser<'a> {
         };
         let mut out = self
             .em
-            .bind("vjp_res", tys, exp)
+            .bind(exp, tys, "vjp_res")
             .into_iter()
             .map(SubExp::Var);
         let y = y.rebuild(&mut out);
@@ -123,7 +123,7 @@ impl<'a> Internaliser<'a> {
             .iter()
             .map(|xv| {
                 let t = self.em.ty(xv);
-                self.em.names.fresh(hint, t)
+                self.em.fresh(hint, t)
             })
             .collect();
         let arg = x.rebuild(&mut params.iter().map(|p| SubExp::Var(*p)));

@@ -138,10 +138,10 @@ impl<'a> Internaliser<'a> {
         match &fv.callee {
             Callee::Decl(i) => {
                 let dec = self.decls[*i].dec;
-                let saved_callers = self.em.aux.callers.clone();
-                self.em.aux.callers.insert(0, span);
+                let saved_callers = self.em.aux().callers.clone();
+                self.em.aux_mut().callers.insert(0, span);
                 let r = self.call_def(&dec.params, &dec.body, Rc::new(HashMap::new()), args, fv);
-                self.em.aux.callers = saved_callers;
+                self.em.aux_mut().callers = saved_callers;
                 r
             }
             Callee::Closure(i) => match &self.closures[*i] {
@@ -288,7 +288,7 @@ impl<'a> Internaliser<'a> {
                     '*' => BinOp::Mul,
                     _ => return None,
                 };
-                Some(self.em.i64_op(op, a, b))
+                Some(self.em.i64_bin(op, a, b))
             }
             Size::Var(_) | Size::Unknown => None,
         }

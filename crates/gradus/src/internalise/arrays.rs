@@ -4,10 +4,10 @@
 //! value, together with the run-time checks LANGUAGE.md 5.5 and 5.6 ask for: slice bounds and
 //! range validity, reported with the values involved.
 
-use super::emit::Emitter;
 use super::value::{Env, IVal};
 use super::{Internaliser, R, bug, i64c, limitation};
-use crate::core::ir::{BasicOp, DimIndex, SubExp, Type};
+use crate::core::builder::Builder;
+use crate::core::ir::{BasicOp, DimIndex, SubExp};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::diag::Span;
 use crate::syntax::ast::{self};
@@ -23,7 +23,6 @@ impl<'a> Internaliser<'a> {
         env: &Env,
     ) -> R<IVal> {
         let vals = xs.iter().map(|x| self.exp(x, env)).collect::<R<Vec<_>>>()?;
-        let n = i64c(vals.len() as i64);
         let Some(first) = vals.first() else {
             // An empty array: its element structure comes from the type.
             let ty = self.exp_type(e).cloned().unwrap_or(Ty::Array(
@@ -37,8 +36,9 @@ impl<'a> Internaliser<'a> {
         for j in 0..per_leaf[0].len() {
             let row = self.em.ty(&per_leaf[0][j]);
             let elems: Vec<SubExp> = per_leaf.iter().map(|l| l[j]).collect();
-            let t = row.array_of(n);
-            out.push(self.em.basic("arr", t, BasicOp::ArrayLit { elems, row }));
+            out.push(SubExp::Var(
+                self.em.basic(BasicOp::ArrayLit { elems, row }, "arr"),
+            ));
         }
         Ok(first.rebuild(&mut out.into_iter()))
     }
@@ -62,14 +62,13 @@ impl<'a> Internaliser<'a> {
 
     fn scratch_of(&mut self, elem: &Ty, dims: &[SubExp], span: Span) -> R<IVal> {
         match elem {
-            Ty::Prim(t) => Ok(IVal::Leaf(self.em.basic(
-                "empty",
-                Type::array(*t, dims.to_vec()),
+            Ty::Prim(t) => Ok(IVal::Leaf(SubExp::Var(self.em.basic(
                 BasicOp::Scratch {
                     elem: *t,
                     shape: dims.to_vec(),
                 },
-            ))),
+                "empty",
+            )))),
             Ty::Record(fields) => {
                 let mut out = BTreeMap::new();
                 for (k, t) in fields {
@@ -187,10 +186,10 @@ impl<'a> Internaliser<'a> {
     ) -> (DimIndex, SubExp) {
         use BinOp::*;
         let i64t = PrimType::I64;
-        let cmp = |em: &mut Emitter, op: CmpOp, a: SubExp, b: SubExp| {
+        let cmp = |em: &mut Builder<'_>, op: CmpOp, a: SubExp, b: SubExp| {
             em.prim(PrimOp::Cmp(op, i64t), vec![a, b])
         };
-        let and = |em: &mut Emitter, a: SubExp, b: SubExp| {
+        let and = |em: &mut Builder<'_>, a: SubExp, b: SubExp| {
             em.prim(PrimOp::Bin(And, PrimType::Bool), vec![a, b])
         };
         let stride = s.unwrap_or(i64c(1));
@@ -201,12 +200,12 @@ impl<'a> Internaliser<'a> {
         if positive == Some(true) {
             let start = i.unwrap_or(i64c(0));
             let end = j.unwrap_or(n);
-            let diff = self.em.i64_op(Sub, end, start);
+            let diff = self.em.i64_bin(Sub, end, start);
             let count = if stride == i64c(1) {
                 diff
             } else {
-                let t = self.em.i64_op(Add, diff, stride);
-                let t = self.em.i64_op(Sub, t, i64c(1));
+                let t = self.em.i64_bin(Add, diff, stride);
+                let t = self.em.i64_bin(Sub, t, i64c(1));
                 self.em.prim(PrimOp::Bin(Div, i64t), vec![t, stride])
             };
             let c1 = cmp(&mut self.em, CmpOp::Le, i64c(0), start);
@@ -229,8 +228,8 @@ impl<'a> Internaliser<'a> {
         }
         // General stride: defaults depend on the sign.
         let pos = cmp(&mut self.em, CmpOp::Gt, stride, i64c(0));
-        let n_minus_1 = self.em.i64_op(Sub, n, i64c(1));
-        let sel = |em: &mut Emitter, c: SubExp, a: SubExp, b: SubExp| {
+        let n_minus_1 = self.em.i64_bin(Sub, n, i64c(1));
+        let sel = |em: &mut Builder<'_>, c: SubExp, a: SubExp, b: SubExp| {
             em.prim(PrimOp::Tern(TernOp::Select, i64t), vec![c, a, b])
         };
         let start = match i {
@@ -242,13 +241,13 @@ impl<'a> Internaliser<'a> {
             None => sel(&mut self.em, pos, n, i64c(-1)),
         };
         // count = ceil(|end - start| / |stride|), clamped at 0 when the direction is wrong.
-        let diff = self.em.i64_op(Sub, end, start);
+        let diff = self.em.i64_bin(Sub, end, start);
         let neg_stride = self.em.prim(PrimOp::Un(UnOp::Neg, i64t), vec![stride]);
         let abs_s = sel(&mut self.em, pos, stride, neg_stride);
         let neg_diff = self.em.prim(PrimOp::Un(UnOp::Neg, i64t), vec![diff]);
         let dist = sel(&mut self.em, pos, diff, neg_diff);
-        let t = self.em.i64_op(Add, dist, abs_s);
-        let t = self.em.i64_op(Sub, t, i64c(1));
+        let t = self.em.i64_bin(Add, dist, abs_s);
+        let t = self.em.i64_bin(Sub, t, i64c(1));
         let count = self.em.prim(PrimOp::Bin(Div, i64t), vec![t, abs_s]);
         // Validity: s > 0: 0 <= i <= j <= n; s < 0: -1 <= j <= i <= n - 1; i == j always.
         let c1 = cmp(&mut self.em, CmpOp::Le, i64c(0), start);
@@ -295,8 +294,9 @@ impl<'a> Internaliser<'a> {
     pub(super) fn index_leaves(&mut self, v: &IVal, slice: &[DimIndex]) -> R<IVal> {
         let mut out = Vec::new();
         for l in v.leaves() {
-            let arr = self.em.as_var(l);
-            out.push(self.em.index(arr, slice.to_vec()));
+            let arr = self.em.as_var(l, "const");
+            let hint = self.em.names.hint(arr).to_string();
+            out.push(SubExp::Var(self.em.index(arr, slice.to_vec(), &hint)));
         }
         Ok(v.rebuild(&mut out.into_iter()))
     }
@@ -313,17 +313,14 @@ impl<'a> Internaliser<'a> {
         let vals = value.leaves();
         let mut out = Vec::new();
         for (l, v) in target.leaves().into_iter().zip(vals) {
-            let arr = self.em.as_var(l);
-            let t = self.em.names.ty(arr).clone();
-            out.push(self.em.basic(
-                self.em.names.hint(arr).to_string().as_str(),
-                t,
-                BasicOp::Update {
-                    array: arr,
-                    slice: slice.clone(),
-                    value: v,
-                },
-            ));
+            let arr = self.em.as_var(l, "const");
+            let hint = self.em.names.hint(arr).to_string();
+            let op = BasicOp::Update {
+                array: arr,
+                slice: slice.clone(),
+                value: v,
+            };
+            out.push(SubExp::Var(self.em.basic(op, &hint)));
         }
         Ok(target.rebuild(&mut out.into_iter()))
     }
@@ -421,21 +418,20 @@ impl<'a> Internaliser<'a> {
         let count = if abs_s == i64c(1) {
             dist64
         } else {
-            let x = self.em.i64_op(Add, dist64, abs_s);
-            let x = self.em.i64_op(Sub, x, i64c(1));
+            let x = self.em.i64_bin(Add, dist64, abs_s);
+            let x = self.em.i64_bin(Sub, x, i64c(1));
             self.em
                 .prim(PrimOp::Bin(Div, PrimType::I64), vec![x, abs_s])
         };
-        Ok(IVal::Leaf(self.em.basic(
-            "range",
-            Type::array(t, vec![count]),
+        Ok(IVal::Leaf(SubExp::Var(self.em.basic(
             BasicOp::Iota {
                 n: count,
                 start: a,
                 stride,
                 elem: t,
             },
-        )))
+            "range",
+        ))))
     }
 
     fn convert_to_i64(&mut self, x: SubExp, t: PrimType) -> SubExp {

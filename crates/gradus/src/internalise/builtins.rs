@@ -7,6 +7,7 @@
 use super::intrinsics;
 use super::value::IVal;
 use super::{Internaliser, R, bug, i64c};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{Soac, SubExp, Type};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
 use crate::diag::Span;
@@ -74,45 +75,43 @@ impl<'a> Internaliser<'a> {
                 .em
                 .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![same_shape, e]);
         }
-        let xv = self.em.as_var(x);
-        let yv = self.em.as_var(y);
+        let xv = self.em.as_var(x, "const");
+        let yv = self.em.as_var(y, "const");
         self.if_then_else(
             same_shape,
             span,
             |s| {
                 let mut n = i64c(1);
                 for d in tx.dims() {
-                    n = s.em.i64_op(BinOp::Mul, n, *d);
+                    n = s.em.i64_bin(BinOp::Mul, n, *d);
                 }
-                let fx = s.em.reshape("flat", SubExp::Var(xv), vec![n]);
-                let fy = s.em.reshape("flat", SubExp::Var(yv), vec![n]);
-                let lam = s.em.lambda(
-                    vec![Type::Prim(t), Type::Prim(t)],
-                    "elem",
-                    |em, p| -> R<Vec<SubExp>> {
-                        Ok(vec![em.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![p[0], p[1]])])
-                    },
-                )?;
-                let arrays = vec![s.em.as_var(fx), s.em.as_var(fy)];
+                let fx = s.em.reshape(SubExp::Var(xv), vec![n], "flat");
+                let fy = s.em.reshape(SubExp::Var(yv), vec![n], "flat");
+                let elem = [("elem", Type::Prim(t)), ("elem", Type::Prim(t))];
+                let lam = s.em.try_lambda(&elem, |em, p| -> R<Vec<SubExp>> {
+                    Ok(vec![em.prim(
+                        PrimOp::Cmp(CmpOp::Eq, t),
+                        vec![p[0].into(), p[1].into()],
+                    )])
+                })?;
+                let arrays = vec![fx, fy];
                 let eqs = s.em.soac(
-                    "eqs",
-                    vec![Type::array(PrimType::Bool, vec![n])],
                     Soac::Map { w: n, lam, arrays },
+                    vec![Type::array(PrimType::Bool, vec![n])],
+                    "eqs",
                 );
-                let and = s.em.lambda(
-                    vec![Type::Prim(PrimType::Bool), Type::Prim(PrimType::Bool)],
-                    "b",
-                    |em, p| -> R<Vec<SubExp>> {
-                        Ok(vec![em.prim(
-                            PrimOp::Bin(BinOp::And, PrimType::Bool),
-                            vec![p[0], p[1]],
-                        )])
-                    },
-                )?;
-                let arrays = vec![s.em.as_var(eqs[0])];
+                let bools = [
+                    ("b", Type::Prim(PrimType::Bool)),
+                    ("b", Type::Prim(PrimType::Bool)),
+                ];
+                let and = s.em.try_lambda(&bools, |em, p| -> R<Vec<SubExp>> {
+                    Ok(vec![em.prim(
+                        PrimOp::Bin(BinOp::And, PrimType::Bool),
+                        vec![p[0].into(), p[1].into()],
+                    )])
+                })?;
+                let arrays = vec![s.em.as_var(eqs[0], "const")];
                 let r = s.em.soac(
-                    "all_eq",
-                    vec![Type::Prim(PrimType::Bool)],
                     Soac::Reduce {
                         w: n,
                         lam: and,
@@ -120,6 +119,8 @@ impl<'a> Internaliser<'a> {
                         arrays,
                         commutative: true,
                     },
+                    vec![Type::Prim(PrimType::Bool)],
+                    "all_eq",
                 );
                 Ok(IVal::Leaf(r[0]))
             },

@@ -4,10 +4,10 @@
 //! emits, only where the sizes are not already known to be equal, the check of LANGUAGE.md 8.5
 //! and the coercion to the new shape.
 
-use super::emit::Emitter;
 use super::value::{Env, IVal};
 use super::{Internaliser, R};
-use crate::core::ir::{BasicOp, Exp, SubExp, Type, Var};
+use crate::core::builder::Builder;
+use crate::core::ir::{BasicOp, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::types::ty::Ty;
 use crate::value::{PrimType, Scalar};
@@ -27,7 +27,7 @@ impl<'a> Internaliser<'a> {
                 }
                 let mut out = Vec::new();
                 for l in v.leaves() {
-                    let arr = self.em.as_var(l);
+                    let arr = self.em.as_var(l, "const");
                     let t = self.em.names.ty(arr).clone();
                     let mut new_dims = t.dims().to_vec();
                     let mut changed = false;
@@ -93,36 +93,28 @@ impl<'a> Internaliser<'a> {
         args.extend(shape.iter().copied());
         self.assert(ok, message, args);
         let type_text = type_text(&Type::array(t.elem(), shape.clone()), &self.em);
-        self.em.basic(
-            self.em.names.hint(array).to_string().as_str(),
-            Type::array(t.elem(), shape.clone()),
+        SubExp::Var(self.em.basic(
             BasicOp::Coerce {
                 array,
                 shape,
                 type_text,
             },
-        )
+            self.em.names.hint(array).to_string().as_str(),
+        ))
     }
 
     pub(super) fn assert(&mut self, cond: SubExp, message: String, args: Vec<SubExp>) {
         if cond == SubExp::Const(Scalar::Bool(true)) {
             return;
         }
-        self.em.push(
-            vec![],
-            Exp::BasicOp(BasicOp::Assert {
-                cond,
-                message,
-                args,
-            }),
-        );
+        self.em.assert(cond, &message, args);
     }
 
     /// Checks that every array leaf of `v` has outer size `n` (`zip`, `map2`).
     pub(super) fn coerce_outer(&mut self, v: IVal, n: SubExp) -> R<IVal> {
         let mut out = Vec::new();
         for l in v.leaves() {
-            let arr = self.em.as_var(l);
+            let arr = self.em.as_var(l, "const");
             let t = self.em.names.ty(arr).clone();
             if t.dims().first() == Some(&n) {
                 out.push(SubExp::Var(arr));
@@ -138,7 +130,7 @@ impl<'a> Internaliser<'a> {
     }
 }
 
-fn type_text(t: &Type, em: &Emitter) -> String {
+fn type_text(t: &Type, em: &Builder<'_>) -> String {
     let mut s = String::new();
     for d in t.dims() {
         s.push_str(&format!("[{}]", show_dim(em, d)));
@@ -147,7 +139,7 @@ fn type_text(t: &Type, em: &Emitter) -> String {
     s
 }
 
-fn show_dim(em: &Emitter, d: &SubExp) -> String {
+fn show_dim(em: &Builder<'_>, d: &SubExp) -> String {
     match d {
         SubExp::Const(c) => c.as_i64().map_or("?".into(), |v| v.to_string()),
         SubExp::Var(v) => em.names.hint(*v).to_string(),

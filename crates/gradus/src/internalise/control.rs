@@ -51,7 +51,7 @@ impl<'a> Internaliser<'a> {
                 if *dt == df && outside(dt) {
                     dims.push(*dt);
                 } else {
-                    let v = self.em.names.fresh("d", Type::Prim(PrimType::I64));
+                    let v = self.em.fresh("d", Type::Prim(PrimType::I64));
                     ext_then.push(*dt);
                     ext_else.push(df);
                     ext_vars.push(v);
@@ -67,7 +67,7 @@ impl<'a> Internaliser<'a> {
         let mut ret: Vec<Type> = ext_vars.iter().map(|_| Type::Prim(PrimType::I64)).collect();
         let mut results = Vec::new();
         for t in &types {
-            let v = self.em.names.fresh(hint, t.clone());
+            let v = self.em.fresh(hint, t.clone());
             pat.push(v);
             results.push(SubExp::Var(v));
             ret.push(t.clone());
@@ -132,14 +132,14 @@ impl<'a> Internaliser<'a> {
                 let mut dims = t.dims().to_vec();
                 for (j, d) in dims.iter_mut().enumerate() {
                     if varying.contains(&(k, j)) {
-                        let v = self.em.names.fresh("loop_d", Type::Prim(PrimType::I64));
+                        let v = self.em.fresh("loop_d", Type::Prim(PrimType::I64));
                         size_params.push((v, *d));
                         size_of.insert((k, j), v);
                         *d = SubExp::Var(v);
                     }
                 }
                 let hint = pat_name(pat).unwrap_or_else(|| "loop_p".into());
-                let v = self.em.names.fresh(&hint, Type::array(t.elem(), dims));
+                let v = self.em.fresh(&hint, Type::array(t.elem(), dims));
                 params.push((v, *l));
             }
             let param_val = init_v.rebuild(
@@ -150,9 +150,7 @@ impl<'a> Internaliser<'a> {
                     .into_iter(),
             );
             let cond_param = match &f {
-                Form::While(_) => {
-                    Some(self.em.names.fresh("loop_cond", Type::Prim(PrimType::Bool)))
-                }
+                Form::While(_) => Some(self.em.fresh("loop_cond", Type::Prim(PrimType::Bool))),
                 _ => None,
             };
             let cond_init = match &f {
@@ -173,13 +171,12 @@ impl<'a> Internaliser<'a> {
                         let t = self.em.ty(bound).elem();
                         let i = self
                             .em
-                            .names
                             .fresh(&pat_name(var).unwrap_or("i".into()), Type::Prim(t));
                         self.bind_pat(var, IVal::Leaf(SubExp::Var(i)), &mut env2)?;
                         LoopForm::For { i, bound: *bound }
                     }
                     Form::ForIn(arr, n, p) => {
-                        let i = self.em.names.fresh("i", Type::Prim(PrimType::I64));
+                        let i = self.em.fresh("i", Type::Prim(PrimType::I64));
                         let elem = self.index_leaves(arr, &[DimIndex::Fix(SubExp::Var(i))])?;
                         self.bind_pat(p, elem, &mut env2)?;
                         LoopForm::For { i, bound: *n }
@@ -251,19 +248,18 @@ impl<'a> Internaliser<'a> {
             let mut subst: HashMap<Var, Var> = HashMap::new();
             let mut pat_vars = Vec::new();
             for (v, _) in &ordered_size_params {
-                let nv = self.em.names.fresh("loop_d", Type::Prim(PrimType::I64));
+                let nv = self.em.fresh("loop_d", Type::Prim(PrimType::I64));
                 subst.insert(*v, nv);
                 pat_vars.push(nv);
             }
             if cond_param.is_some() {
-                pat_vars.push(self.em.names.fresh("loop_cond", Type::Prim(PrimType::Bool)));
+                pat_vars.push(self.em.fresh("loop_cond", Type::Prim(PrimType::Bool)));
             }
             let mut results = Vec::new();
             for (p, _) in &params {
                 let t = substitute(self.em.names.ty(*p), &subst);
                 let nv = self
                     .em
-                    .names
                     .fresh(self.em.names.hint(*p).to_string().as_str(), t);
                 pat_vars.push(nv);
                 results.push(SubExp::Var(nv));

@@ -22,10 +22,10 @@ impl<'a> Internaliser<'a> {
         let decl_index = self.decl_index_of(sig)?;
         let dec = self.decls[decl_index].dec;
         let span = dec.name_span;
-        self.em.aux = Aux {
+        self.em.set_aux(Aux {
             span,
             ..Aux::default()
-        };
+        });
         let mut size_params = Vec::new();
         let mut size_env: HashMap<BindingId, SubExp> = HashMap::new();
         let mut params = Vec::new();
@@ -109,7 +109,7 @@ impl<'a> Internaliser<'a> {
     ) -> R<IVal> {
         match ty {
             Ty::Prim(t) => {
-                let v = self.em.names.fresh(hint, Type::Prim(*t));
+                let v = self.em.fresh(hint, Type::Prim(*t));
                 vars.push(v);
                 Ok(IVal::Leaf(SubExp::Var(v)))
             }
@@ -121,14 +121,14 @@ impl<'a> Internaliser<'a> {
                         Size::Named(b, name) => match size_env.get(b) {
                             Some(se) => *se,
                             None => {
-                                let v = self.em.names.fresh(name, Type::Prim(PrimType::I64));
+                                let v = self.em.fresh(name, Type::Prim(PrimType::I64));
                                 size_params.push(v);
                                 size_env.insert(*b, SubExp::Var(v));
                                 SubExp::Var(v)
                             }
                         },
                         _ => {
-                            let v = self.em.names.fresh("d", Type::Prim(PrimType::I64));
+                            let v = self.em.fresh("d", Type::Prim(PrimType::I64));
                             size_params.push(v);
                             SubExp::Var(v)
                         }
@@ -167,7 +167,7 @@ impl<'a> Internaliser<'a> {
     ) -> R<IVal> {
         match elem {
             Ty::Prim(t) => {
-                let v = self.em.names.fresh(hint, Type::array(*t, dims.to_vec()));
+                let v = self.em.fresh(hint, Type::array(*t, dims.to_vec()));
                 vars.push(v);
                 Ok(IVal::Leaf(SubExp::Var(v)))
             }

@@ -241,9 +241,9 @@ impl<'a> Internaliser<'a> {
             ExpKind::LocalOpen { body, .. } => self.exp(body, env),
             ExpKind::Attr { attr, exp } => {
                 let name = attr_text(attr);
-                self.em.aux.attrs.push(name);
+                self.em.aux_mut().attrs.push(name);
                 let r = self.exp(exp, env);
-                self.em.aux.attrs.pop();
+                self.em.aux_mut().attrs.pop();
                 r
             }
             ExpKind::Assert { cond, body } => {

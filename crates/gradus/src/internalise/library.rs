@@ -7,7 +7,7 @@
 use super::intrinsics;
 use super::value::{FunVal, IVal};
 use super::{Internaliser, R, bug, i64c};
-use crate::core::ir::{BasicOp, DimIndex, SubExp, Type};
+use crate::core::ir::{BasicOp, DimIndex, SubExp};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
 use crate::diag::{Diagnostic, Span};
 use crate::types::ty::Ty;
@@ -32,16 +32,7 @@ impl<'a> Internaliser<'a> {
             "scatter" => self.scatter(arg(0), arg(1), arg(2), span),
             "iota" => {
                 let n = self.leaf(&arg(0), span)?;
-                Ok(IVal::Leaf(self.em.basic(
-                    "iota",
-                    Type::array(PrimType::I64, vec![n]),
-                    BasicOp::Iota {
-                        n,
-                        start: i64c(0),
-                        stride: i64c(1),
-                        elem: PrimType::I64,
-                    },
-                )))
+                Ok(IVal::Leaf(SubExp::Var(self.em.iota(n, "iota"))))
             }
             "replicate" => {
                 let n = self.leaf(&arg(0), span)?;
@@ -53,12 +44,11 @@ impl<'a> Internaliser<'a> {
                     .prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![neg]);
                 self.assert(ok, "Range 0..<{} is invalid.".into(), vec![n]);
                 Ok(self.map_leaves(&arg(1), |s, l| {
-                    let t = s.em.ty(&l).array_of(n);
                     let op = BasicOp::Replicate {
                         shape: vec![n],
                         value: l,
                     };
-                    s.em.basic("replicate", t, op)
+                    SubExp::Var(s.em.basic(op, "replicate"))
                 }))
             }
             "copy" => Ok(self.map_leaves(&arg(0), |s, l| s.em.copy(l))),
@@ -68,7 +58,7 @@ impl<'a> Internaliser<'a> {
                 for (a, b) in xs.leaves().into_iter().zip(ys.leaves()) {
                     let ta = self.em.ty(&a);
                     let tb = self.em.ty(&b);
-                    let n = self.em.i64_op(
+                    let n = self.em.i64_bin(
                         BinOp::Add,
                         ta.dims().first().copied().unwrap_or(i64c(0)),
                         tb.dims().first().copied().unwrap_or(i64c(0)),
@@ -77,56 +67,49 @@ impl<'a> Internaliser<'a> {
                     if let Some(d) = dims.first_mut() {
                         *d = n;
                     }
-                    let arrays = vec![self.em.as_var(a), self.em.as_var(b)];
-                    out.push(self.em.basic(
-                        "concat",
-                        Type::array(ta.elem(), dims),
-                        BasicOp::Concat { arrays, size: n },
+                    let arrays = vec![self.em.as_var(a, "const"), self.em.as_var(b, "const")];
+                    out.push(SubExp::Var(
+                        self.em.basic(BasicOp::Concat { arrays, size: n }, "concat"),
                     ));
                 }
                 Ok(xs.rebuild(&mut out.into_iter()))
             }
             "reverse" => Ok(self.map_leaves(&arg(0), |s, l| {
                 let n = s.em.dims(&l).first().copied().unwrap_or(i64c(0));
-                let start = s.em.i64_op(BinOp::Sub, n, i64c(1));
-                let arr = s.em.as_var(l);
+                let start = s.em.i64_bin(BinOp::Sub, n, i64c(1));
+                let arr = s.em.as_var(l, "const");
                 let stride = i64c(-1);
                 let slice = vec![DimIndex::Slice {
                     start,
                     count: n,
                     stride,
                 }];
-                s.em.index(arr, slice)
+                let hint = s.em.names.hint(arr).to_string();
+                SubExp::Var(s.em.index(arr, slice, &hint))
             })),
             "rotate" => {
                 let amount = self.leaf(&arg(0), span)?;
                 Ok(self.map_leaves(&arg(1), |s, l| {
-                    let t = s.em.ty(&l);
-                    let array = s.em.as_var(l);
-                    s.em.basic("rotate", t, BasicOp::Rotate { array, amount })
+                    let array = s.em.as_var(l, "const");
+                    SubExp::Var(s.em.basic(BasicOp::Rotate { array, amount }, "rotate"))
                 }))
             }
             "transpose" => Ok(self.map_leaves(&arg(0), |s, l| {
-                let t = s.em.ty(&l);
-                let mut dims = t.dims().to_vec();
-                if dims.len() >= 2 {
-                    dims.swap(0, 1);
-                }
-                let mut perm: Vec<usize> = (0..t.rank()).collect();
+                let mut perm: Vec<usize> = (0..s.em.ty(&l).rank()).collect();
                 if perm.len() >= 2 {
                     perm.swap(0, 1);
                 }
-                let array = s.em.as_var(l);
+                let array = s.em.as_var(l, "const");
                 let op = BasicOp::Rearrange { array, perm };
-                s.em.basic("transpose", Type::array(t.elem(), dims), op)
+                SubExp::Var(s.em.basic(op, "transpose"))
             })),
             "flatten" => Ok(self.map_leaves(&arg(0), |s, l| {
                 let d = s.em.dims(&l);
                 let n =
-                    s.em.i64_op(BinOp::Mul, d[0], d.get(1).copied().unwrap_or(i64c(1)));
+                    s.em.i64_bin(BinOp::Mul, d[0], d.get(1).copied().unwrap_or(i64c(1)));
                 let mut shape = vec![n];
                 shape.extend_from_slice(d.get(2..).unwrap_or(&[]));
-                s.em.reshape("flat", l, shape)
+                SubExp::Var(s.em.reshape(l, shape, "flat"))
             })),
             "unflatten" => {
                 let xs = arg(0);
@@ -134,7 +117,7 @@ impl<'a> Internaliser<'a> {
                 Ok(self.map_leaves(&xs, |s, l| {
                     let mut shape = vec![n, m];
                     shape.extend_from_slice(s.em.dims(&l).get(1..).unwrap_or(&[]));
-                    s.em.reshape("unflat", l, shape)
+                    SubExp::Var(s.em.reshape(l, shape, "unflat"))
                 }))
             }
             "zip" => {

@@ -24,6 +24,9 @@
 //! modules, one per construct: entry points (`entry`), declarations and application
 //! (`apply`), `pattern`s, expressions (`exp`), `builtins` operators, `control` flow, `arrays`,
 //! size `checks`, intrinsic functions (`library`), `soac`s and the AD operators (`ad_ops`).
+//! They all emit code through one [`Builder`] that owns the program's name table for the
+//! whole translation, with the span of the expression being translated, and that folds
+//! constant size arithmetic so that sizes known here stay constants in types.
 
 mod ad_ops;
 mod apply;
@@ -31,7 +34,6 @@ mod arrays;
 mod builtins;
 mod checks;
 mod control;
-pub mod emit;
 mod entry;
 mod exp;
 pub mod intrinsics;
@@ -41,14 +43,14 @@ pub mod sizes;
 mod soac;
 pub mod value;
 
+use crate::core::builder::{Builder, HasBuilder};
 use crate::core::external::ExternalType;
-use crate::core::ir::{Body, Prog, SubExp};
+use crate::core::ir::{Body, NameTable, Prog, SubExp};
 use crate::diag::{Diagnostic, SourceMap, Span};
 use crate::syntax::ast::{self, Dec, DecKind, Pat, ValueDec};
 use crate::types::TypedProgram;
 use crate::types::ty::Ty;
 use crate::value::PrimType;
-use emit::Emitter;
 use std::collections::HashMap;
 use value::{Env, IVal};
 
@@ -108,7 +110,7 @@ pub fn internalise(
     let mut ctx = Internaliser {
         typed,
         sources,
-        em: Emitter::new(),
+        em: Builder::owning(NameTable::new()).with_constant_folding(),
         decls,
         closures: Vec::new(),
         constants: HashMap::new(),
@@ -119,7 +121,7 @@ pub fn internalise(
         funs.push(ctx.entry(sig)?);
     }
     let mut prog = Prog {
-        names: ctx.em.names,
+        names: ctx.em.into_names(),
         funs,
     };
     sizes::hoist_result_sizes(&mut prog);
@@ -147,29 +149,28 @@ fn dec_at<'a>(decs: &'a [Dec], path: &[usize]) -> Option<&'a ValueDec> {
 struct Internaliser<'a> {
     typed: &'a TypedProgram,
     sources: &'a SourceMap,
-    em: Emitter,
+    em: Builder<'static>,
     decls: Vec<DeclInfo<'a>>,
     closures: Vec<ClosureDef<'a>>,
     constants: HashMap<usize, IVal>,
     depth: usize,
 }
 
+impl HasBuilder<'static> for Internaliser<'_> {
+    fn builder(&mut self) -> &mut Builder<'static> {
+        &mut self.em
+    }
+}
+
 impl Internaliser<'_> {
     /// Builds a nested body (of a branch, lambda or differentiated function) with `build`,
     /// whose value's leaves are the body's results. On failure the half-built body is
-    /// dropped, so the emitter's stack of open bodies stays balanced for the caller.
+    /// dropped ([`HasBuilder::nested`]), so the builder's stack of open bodies stays balanced
+    /// for the caller.
     fn body_of(&mut self, build: impl FnOnce(&mut Self) -> R<IVal>) -> R<(IVal, Body)> {
-        self.em.open_body();
-        match build(self) {
-            Ok(v) => {
-                let body = self.em.close_body(v.leaves());
-                Ok((v, body))
-            }
-            Err(e) => {
-                self.em.close_body(vec![]);
-                Err(e)
-            }
-        }
+        let (stms, v) = self.nested(build)?;
+        let result = v.leaves();
+        Ok((v, Body { stms, result }))
     }
 }
 

@@ -31,7 +31,7 @@ impl<'a> Internaliser<'a> {
         let row_types: Vec<Type> = leaves.iter().map(|l| self.em.ty(l).row()).collect();
         let params: Vec<Var> = row_types
             .iter()
-            .map(|t| self.em.names.fresh("x", t.clone()))
+            .map(|t| self.em.fresh("x", t.clone()))
             .collect();
         let rows: Vec<IVal> = arrays
             .iter()
@@ -49,9 +49,9 @@ impl<'a> Internaliser<'a> {
             body,
             ret: ret.clone(),
         };
-        let arrays: Vec<Var> = leaves.iter().map(|l| self.em.as_var(*l)).collect();
+        let arrays: Vec<Var> = leaves.iter().map(|l| self.em.as_var(*l, "const")).collect();
         let types = ret.iter().map(|t| t.array_of(w)).collect();
-        let outs = self.em.soac("map_res", types, Soac::Map { w, lam, arrays });
+        let outs = self.em.soac(Soac::Map { w, lam, arrays }, types, "map_res");
         Ok(res.rebuild(&mut outs.into_iter()))
     }
 
@@ -61,7 +61,7 @@ impl<'a> Internaliser<'a> {
         let params: Vec<Var> = types
             .iter()
             .chain(types.iter())
-            .map(|t| self.em.names.fresh("acc", t.clone()))
+            .map(|t| self.em.fresh("acc", t.clone()))
             .collect();
         let k = types.len();
         let x = shape.rebuild(&mut params[..k].iter().map(|p| SubExp::Var(*p)));
@@ -85,8 +85,6 @@ impl<'a> Internaliser<'a> {
         let (w, lam, arrays) = self.reduction_parts(op, &ne, &xs, span)?;
         let types = lam.ret.clone();
         let outs = self.em.soac(
-            "reduce_res",
-            types,
             Soac::Reduce {
                 w,
                 lam,
@@ -94,6 +92,8 @@ impl<'a> Internaliser<'a> {
                 arrays,
                 commutative,
             },
+            types,
+            "reduce_res",
         );
         Ok(ne.rebuild(&mut outs.into_iter()))
     }
@@ -102,14 +102,14 @@ impl<'a> Internaliser<'a> {
         let (w, lam, arrays) = self.reduction_parts(op, &ne, &xs, span)?;
         let out_types = xs.leaves().iter().map(|l| self.em.ty(l)).collect();
         let outs = self.em.soac(
-            "scan_res",
-            out_types,
             Soac::Scan {
                 w,
                 lam,
                 neutral: ne.leaves(),
                 arrays,
             },
+            out_types,
+            "scan_res",
         );
         Ok(xs.rebuild(&mut outs.into_iter()))
     }
@@ -130,7 +130,7 @@ impl<'a> Internaliser<'a> {
             .unwrap_or(i64c(0));
         let types: Vec<Type> = leaves.iter().map(|l| self.em.ty(l).row()).collect();
         let lam = self.operator_lambda(op, ne, &types, span)?;
-        let arrays = leaves.iter().map(|l| self.em.as_var(*l)).collect();
+        let arrays = leaves.iter().map(|l| self.em.as_var(*l, "const")).collect();
         Ok((w, lam, arrays))
     }
 
@@ -168,7 +168,7 @@ impl<'a> Internaliser<'a> {
         let dests: Vec<Var> = dest
             .leaves()
             .into_iter()
-            .map(|l| self.em.as_var(l))
+            .map(|l| self.em.as_var(l, "const"))
             .collect();
         let combine = match combine {
             Some((op, ne)) => {
@@ -177,9 +177,13 @@ impl<'a> Internaliser<'a> {
             }
             None => None,
         };
-        let values = vs.leaves().into_iter().map(|l| self.em.as_var(l)).collect();
+        let values = vs
+            .leaves()
+            .into_iter()
+            .map(|l| self.em.as_var(l, "const"))
+            .collect();
         let out_types = dests.iter().map(|d| self.em.names.ty(*d).clone()).collect();
-        let indices = self.em.as_var(is);
+        let indices = self.em.as_var(is, "const");
         let (hint, soac) = match combine {
             Some((lam, ne)) => (
                 "hist_res",
@@ -202,7 +206,7 @@ impl<'a> Internaliser<'a> {
                 },
             ),
         };
-        let outs = self.em.soac(hint, out_types, soac);
+        let outs = self.em.soac(soac, out_types, hint);
         Ok(dest.rebuild(&mut outs.into_iter()))
     }
 }

@@ -277,15 +277,7 @@ fn payload(
     let new_lam = freshen_lambda(eng, &Lambda { params, body, ret });
     let mut b = Builder::new(eng.names);
     b.set_aux(stm.aux.clone());
-    let iota = b.basic(
-        BasicOp::Iota {
-            n: w,
-            start: SubExp::i64(0),
-            stride: SubExp::i64(1),
-            elem: PrimType::I64,
-        },
-        "idx",
-    );
+    let iota = b.iota(w, "idx");
     let mut new_neutral: Vec<SubExp> = keys.iter().map(|&i| neutral[i]).collect();
     new_neutral.push(SubExp::Const(Scalar::I64(-1)));
     let mut new_arrays: Vec<Var> = keys.iter().map(|&i| arrays[i]).collect();
@@ -307,7 +299,7 @@ fn payload(
         pat.clone(),
         &stm.aux,
     ));
-    let found = b.prim(
+    let found = b.prim_named(
         PrimOp::Cmp(CmpOp::Ge, PrimType::I64),
         vec![idx.into(), SubExp::i64(0)],
         "found",
@@ -317,14 +309,12 @@ fn payload(
         res[i] = pat[j].into();
     }
     for &p in &payload {
-        let t = lam.ret[p].clone();
         let arr = arrays[p];
         let v = b.if_then_else(
             found.into(),
-            vec![t],
-            &["selected"],
             |bb| vec![bb.index(arr, vec![DimIndex::Fix(idx.into())], "sel").into()],
             |_| vec![neutral[p]],
+            "selected",
         );
         res[p] = v[0].into();
     }

@@ -320,12 +320,12 @@ fn index(
             }
             let mut b = crate::core::builder::Builder::new(eng.names);
             b.set_aux(aux.clone());
-            let m = b.prim(
+            let m = b.prim_named(
                 PrimOp::Bin(BinOp::Mul, PrimType::I64),
                 vec![*i, *stride],
                 "idx",
             );
-            let s = b.prim(
+            let s = b.prim_named(
                 PrimOp::Bin(BinOp::Add, PrimType::I64),
                 vec![*start, m.into()],
                 "idx",
@@ -392,17 +392,17 @@ fn index(
                 let (DimIndex::Fix(i), DimIndex::Fix(c)) = (d, p) else {
                     return None;
                 };
-                let eq = b.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![*i, *c], "at");
+                let eq = b.prim_named(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![*i, *c], "at");
                 all = Some(match all {
                     None => eq,
-                    Some(a) => b.prim(
+                    Some(a) => b.prim_named(
                         PrimOp::Bin(BinOp::And, PrimType::Bool),
                         vec![SubExp::Var(a), eq.into()],
                         "at",
                     ),
                 });
             }
-            let r = b.prim(
+            let r = b.prim_named(
                 PrimOp::Tern(TernOp::Select, t),
                 vec![all?.into(), *value, crate::core::recognise::zero_of(t)],
                 "onehot",

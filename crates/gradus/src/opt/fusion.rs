@@ -555,7 +555,7 @@ pub fn invariant_results(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<R
             },
             arrays: arrays.clone(),
         });
-        b.bind(exp, tys, &["map_res"], None)
+        b.bind(exp, tys, "map_res")
     };
     let mut results = Vec::new();
     let mut consumed_reps = Vec::new();
@@ -569,8 +569,7 @@ pub fn invariant_results(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<R
                     value: lam.body.result[k],
                 }),
                 vec![t],
-                &["rep"],
-                None,
+                "rep",
             );
             // Its consumers may have been created after the walk's consumption analysis;
             // counting it as consumed keeps CSE from sharing it.

@@ -208,17 +208,17 @@ fn single_point(
     }
     let mut b = Builder::new(eng.names);
     b.set_aux(stm.aux.clone());
-    let lo = b.prim(
+    let lo = b.prim_named(
         PrimOp::Cmp(CmpOp::Le, PrimType::I64),
         vec![SubExp::i64(0), c],
         "in_lo",
     );
-    let hi = b.prim(
+    let hi = b.prim_named(
         PrimOp::Cmp(CmpOp::Lt, PrimType::I64),
         vec![c, bound],
         "in_hi",
     );
-    let ok = b.prim(
+    let ok = b.prim_named(
         PrimOp::Bin(BinOp::And, PrimType::Bool),
         vec![lo.into(), hi.into()],
         "in_range",
@@ -235,8 +235,7 @@ fn single_point(
             ret: ret.clone(),
         },
         ret,
-        &["point"],
-        None,
+        "point",
     );
     Some(Rewrite::Stms(
         b.take_stms(),

@@ -415,13 +415,13 @@ pub fn guarded(
 ) -> Rewrite {
     let mut b = Builder::new(eng.names);
     b.set_aux(aux.clone());
-    let lo = b.prim(
+    let lo = b.prim_named(
         PrimOp::Cmp(CmpOp::Le, PrimType::I64),
         vec![SubExp::i64(0), c],
         "in_lo",
     );
-    let hi = b.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![c, w], "in_hi");
-    let ok = b.prim(
+    let hi = b.prim_named(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![c, w], "in_hi");
+    let ok = b.prim_named(
         PrimOp::Bin(BinOp::And, PrimType::Bool),
         vec![lo.into(), hi.into()],
         "in_range",
@@ -440,8 +440,7 @@ pub fn guarded(
             ret: vec![Type::Prim(t)],
         },
         vec![Type::Prim(t)],
-        &["point"],
-        None,
+        "point",
     );
     Rewrite::Stms(b.take_stms(), vec![r[0].into()])
 }

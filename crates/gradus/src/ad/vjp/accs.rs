@@ -20,6 +20,7 @@
 //! for the rest.
 
 use super::{R, Vjp, limitation};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::visit::stm_free_vars;
@@ -48,7 +49,7 @@ impl Vjp<'_> {
     pub(super) fn virtual_param(&mut self, of: Var, from: Var) -> Var {
         let t = self.e.names.ty(of).clone();
         let h = self.e.names.hint(of).to_string();
-        let d = self.e.names.fresh(&h, t);
+        let d = self.e.fresh(&h, t);
         self.virt.insert(d);
         self.acc_link.insert(d, from);
         d
@@ -219,10 +220,10 @@ impl Vjp<'_> {
     pub(super) fn push_primal(&mut self, s: &Stm) -> R<()> {
         if self.touches_virtual(s) {
             if let Some(s2) = self.strip_virtual(s)? {
-                self.e.stms.push(s2);
+                self.e.add_stm(s2);
             }
         } else {
-            self.e.stms.push(s.clone());
+            self.e.add_stm(s.clone());
         }
         Ok(())
     }
@@ -334,23 +335,25 @@ impl Vjp<'_> {
             ok = if matches!(ok, SubExp::Const(_)) {
                 c
             } else {
-                self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![ok, c])
+                self.e
+                    .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![ok, c])
             };
         }
         for (v, bar) in values.iter().zip(bars) {
             if !self.is_active(v) {
                 continue;
             }
-            let t = self.ty(v);
+            let t = self.e.ty(v);
             let slice: Vec<DimIndex> = indices.iter().map(|i| DimIndex::Fix(*i)).collect();
-            let r = self.if_then(
+            let r = self.try_if(
                 ok,
                 |w| {
                     Ok(vec![SubExp::Var(
-                        w.basic("acc_bar", BasicOp::Index { array: bar, slice }),
+                        w.e.basic(BasicOp::Index { array: bar, slice }, "acc_bar"),
                     )])
                 },
                 |w| Ok(vec![w.zero(&t)]),
+                "adj",
             )?;
             self.add_adj_se(v, SubExp::Var(r[0]), false)?;
         }
@@ -376,10 +379,8 @@ impl Vjp<'_> {
                     Some((SubExp::Var(b), _)) => b,
                     _ => {
                         let t = self.e.names.ty(s.pat[k]).clone();
-                        match self.zero(&t) {
-                            SubExp::Var(z) => z,
-                            c => self.basic("zero", BasicOp::SubExp(c)),
-                        }
+                        let z = self.zero(&t);
+                        self.e.as_var(z, "zero")
                     }
                 };
                 self.add_adj(*a, SubExp::Var(bar), false)?;
@@ -388,7 +389,7 @@ impl Vjp<'_> {
             }
             let t = self.e.names.ty(*p).clone();
             let h = self.e.names.hint(*p).to_string();
-            let d = self.e.names.fresh(&h, t);
+            let d = self.e.fresh(&h, t);
             self.virt.insert(d);
             self.acc_bars.insert(d, bars);
             subst.insert(*p, d);

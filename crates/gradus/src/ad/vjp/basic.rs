@@ -16,6 +16,7 @@
 
 use super::{Diagnostic, R, Vjp, limitation};
 use crate::ad::derivatives::prim_tangent;
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, DimIndex, Exp, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp, UnOp};
 use crate::value::{PrimType, Scalar};
@@ -46,30 +47,24 @@ impl Vjp<'_> {
                     return Err(Diagnostic::bug("array adjoint that is a constant"));
                 };
                 if self.is_active(value) {
-                    let vb = self.basic(
-                        "upd_adj",
-                        BasicOp::Index {
-                            array: yb,
-                            slice: slice.clone(),
-                        },
-                    );
+                    let vb = self.e.index(yb, slice.clone(), "upd_adj");
                     self.add_adj_se(value, SubExp::Var(vb), true)?;
                 }
                 if self.active.contains(array) {
                     let yb = if owned {
                         yb
                     } else {
-                        self.basic("adj", BasicOp::Copy(yb))
+                        self.e.basic(BasicOp::Copy(yb), "adj")
                     };
-                    let vt = self.ty(value);
+                    let vt = self.e.ty(value);
                     let z = self.zero(&vt);
-                    let cleared = self.basic(
-                        "adj",
+                    let cleared = self.e.basic(
                         BasicOp::Update {
                             array: yb,
                             slice: slice.clone(),
                             value: z,
                         },
+                        "adj",
                     );
                     self.add_adj(*array, SubExp::Var(cleared), true)?;
                 }
@@ -94,36 +89,36 @@ impl Vjp<'_> {
                         let c = if *elem == PrimType::I64 {
                             sum
                         } else {
-                            self.prim(PrimOp::Conv(*elem, PrimType::I64), vec![sum])
+                            self.e.prim(PrimOp::Conv(*elem, PrimType::I64), vec![sum])
                         };
                         self.add_adj_se(n, c, false)?;
                     }
                     self.add_adj_se(start, sum, false)?;
                 }
                 if self.is_active(stride) {
-                    let k = self.basic(
-                        "iota",
+                    let k = self.e.basic(
                         BasicOp::Iota {
                             n: *n,
                             start: SubExp::Const(Scalar::zero(*elem)),
                             stride: SubExp::Const(Scalar::one(*elem)),
                             elem: *elem,
                         },
+                        "iota",
                     );
                     let t = Type::Prim(*elem);
-                    let lam = self.lambda(&[("k", t.clone()), ("yb", t)], |v, ps| {
-                        Ok(vec![v.prim(
+                    let lam = self.try_lambda(&[("k", t.clone()), ("yb", t)], |v, ps| {
+                        Ok(vec![v.e.prim(
                             PrimOp::Bin(BinOp::Mul, *elem),
                             vec![ps[0].into(), ps[1].into()],
                         )])
                     })?;
-                    let prods = self.bind1(
-                        "iota_adj",
+                    let prods = self.e.bind1(
                         Exp::Soac(Soac::Map {
                             w: *n,
                             lam,
                             arrays: vec![k, yb],
                         }),
+                        "iota_adj",
                     );
                     let d = self.sum_outer(prods)?;
                     self.add_adj_se(stride, d, false)?;
@@ -137,23 +132,17 @@ impl Vjp<'_> {
                 let SubExp::Var(yb) = ybar else {
                     return Ok(());
                 };
-                let vt = self.ty(value);
+                let vt = self.e.ty(value);
                 let mut outer = SubExp::i64(1);
                 for d in shape.clone() {
-                    outer = self.i64_bin(BinOp::Mul, outer, d);
+                    outer = self.e.i64_bin(BinOp::Mul, outer, d);
                 }
                 let mut dims = vec![outer];
                 dims.extend_from_slice(vt.dims());
                 let flat = if shape.len() == 1 {
                     yb
                 } else {
-                    self.basic(
-                        "rep_adj",
-                        BasicOp::Reshape {
-                            array: yb,
-                            shape: dims,
-                        },
-                    )
+                    self.e.reshape(yb.into(), dims, "rep_adj")
                 };
                 let sum = self.sum_outer(flat)?;
                 self.add_adj_se(value, sum, true)
@@ -165,13 +154,9 @@ impl Vjp<'_> {
                 };
                 for (k, el) in elems.iter().enumerate() {
                     if self.is_active(el) {
-                        let r = self.basic(
-                            "lit_adj",
-                            BasicOp::Index {
-                                array: yb,
-                                slice: vec![DimIndex::Fix(SubExp::i64(k as i64))],
-                            },
-                        );
+                        let r =
+                            self.e
+                                .index(yb, vec![DimIndex::Fix(SubExp::i64(k as i64))], "lit_adj");
                         self.add_adj_se(el, SubExp::Var(r), true)?;
                     }
                 }
@@ -185,20 +170,18 @@ impl Vjp<'_> {
                 for a in arrays {
                     let n = self.e.names.ty(*a).dims()[0];
                     if self.active.contains(a) {
-                        let part = self.basic(
+                        let part = self.e.index(
+                            yb,
+                            vec![DimIndex::Slice {
+                                start: offset,
+                                count: n,
+                                stride: SubExp::i64(1),
+                            }],
                             "concat_adj",
-                            BasicOp::Index {
-                                array: yb,
-                                slice: vec![DimIndex::Slice {
-                                    start: offset,
-                                    count: n,
-                                    stride: SubExp::i64(1),
-                                }],
-                            },
                         );
                         self.add_adj(*a, SubExp::Var(part), true)?;
                     }
-                    offset = self.i64_bin(BinOp::Add, offset, n);
+                    offset = self.e.i64_bin(BinOp::Add, offset, n);
                 }
                 Ok(())
             }
@@ -208,13 +191,7 @@ impl Vjp<'_> {
                     return Ok(());
                 };
                 let dims = self.e.names.ty(*array).dims().to_vec();
-                let r = self.basic(
-                    "reshape_adj",
-                    BasicOp::Reshape {
-                        array: yb,
-                        shape: dims,
-                    },
-                );
+                let r = self.e.reshape(yb.into(), dims, "reshape_adj");
                 self.add_adj(*array, SubExp::Var(r), owned)
             }
             BasicOp::Rearrange { array, perm } => {
@@ -227,12 +204,12 @@ impl Vjp<'_> {
                         *slot = i;
                     }
                 }
-                let r = self.basic(
-                    "transpose_adj",
+                let r = self.e.basic(
                     BasicOp::Rearrange {
                         array: yb,
                         perm: inv,
                     },
+                    "transpose_adj",
                 );
                 self.add_adj(*array, SubExp::Var(r), true)
             }
@@ -240,13 +217,15 @@ impl Vjp<'_> {
                 let SubExp::Var(yb) = ybar else {
                     return Ok(());
                 };
-                let neg = self.prim(PrimOp::Un(UnOp::Neg, PrimType::I64), vec![*amount]);
-                let r = self.basic(
-                    "rotate_adj",
+                let neg = self
+                    .e
+                    .prim(PrimOp::Un(UnOp::Neg, PrimType::I64), vec![*amount]);
+                let r = self.e.basic(
                     BasicOp::Rotate {
                         array: yb,
                         amount: neg,
                     },
+                    "rotate_adj",
                 );
                 self.add_adj(*array, SubExp::Var(r), true)
             }
@@ -265,21 +244,21 @@ impl Vjp<'_> {
             if !self.is_active(x) {
                 continue;
             }
-            let xt = self.ty(x).elem();
+            let xt = self.e.ty(x).elem();
             let c = match op {
                 PrimOp::Conv(from, to) => {
                     if from == PrimType::Bool || to == PrimType::Bool {
                         None
                     } else {
-                        Some(self.prim(PrimOp::Conv(to, from), vec![ybar]))
+                        Some(self.e.prim(PrimOp::Conv(to, from), vec![ybar]))
                     }
                 }
                 PrimOp::FromBits(_, float) => {
-                    Some(self.prim(PrimOp::Un(UnOp::ToBits, float), vec![ybar]))
+                    Some(self.e.prim(PrimOp::Un(UnOp::ToBits, float), vec![ybar]))
                 }
                 PrimOp::Un(UnOp::ToBits, float) => {
                     let bits = op.result_type();
-                    Some(self.prim(PrimOp::FromBits(bits, float), vec![ybar]))
+                    Some(self.e.prim(PrimOp::FromBits(bits, float), vec![ybar]))
                 }
                 _ => {
                     let mut tans = vec![None; args.len()];
@@ -290,7 +269,7 @@ impl Vjp<'_> {
             // Operands of another type than the result (conditions of `select`, shift
             // amounts, ...) have derivative zero.
             if let Some(c) = c
-                && self.ty(&c).elem() == xt
+                && self.e.ty(&c).elem() == xt
             {
                 self.add_adj_se(x, c, false)?;
             }
@@ -303,12 +282,11 @@ impl Vjp<'_> {
         let t = self.e.names.ty(arr).clone();
         let row = t.row();
         let n = t.dims()[0];
-        let lam = self.lambda(&[("a", row.clone()), ("b", row.clone())], |v, ps| {
+        let lam = self.try_lambda(&[("a", row.clone()), ("b", row.clone())], |v, ps| {
             Ok(vec![v.add_values(ps[0].into(), ps[1].into())?])
         })?;
         let ne = self.zero(&row);
-        Ok(SubExp::Var(self.bind1(
-            "sum",
+        Ok(SubExp::Var(self.e.bind1(
             Exp::Soac(Soac::Reduce {
                 w: n,
                 lam,
@@ -316,6 +294,7 @@ impl Vjp<'_> {
                 arrays: vec![arr],
                 commutative: true,
             }),
+            "sum",
         )))
     }
 }

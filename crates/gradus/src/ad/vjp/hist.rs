@@ -25,6 +25,7 @@
 
 use super::soac::{additive_components, c, simple_op};
 use super::{Diagnostic, Extra, R, Vjp, limitation};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::value::PrimType;
@@ -155,21 +156,23 @@ impl Vjp<'_> {
         ybar: SubExp,
         t: PrimType,
     ) -> SubExp {
-        let x0 = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![x, c(t, 0.0)]);
-        let z0 = self.prim(
+        let x0 = self.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![x, c(t, 0.0)]);
+        let z0 = self.e.prim(
             PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
             vec![z, SubExp::i64(0)],
         );
-        let z1 = self.prim(
+        let z1 = self.e.prim(
             PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
             vec![z, SubExp::i64(1)],
         );
-        let safe_x = self.select(x0, c(t, 1.0), x);
-        let q = self.prim(PrimOp::Bin(BinOp::Div, t), vec![p, safe_x]);
-        let only = self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![z1, x0]);
-        let other = self.select(only, p, c(t, 0.0));
-        let d = self.select(z0, q, other);
-        self.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, ybar])
+        let safe_x = self.e.select(x0, c(t, 1.0), x);
+        let q = self.e.prim(PrimOp::Bin(BinOp::Div, t), vec![p, safe_x]);
+        let only = self
+            .e
+            .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![z1, x0]);
+        let other = self.e.select(only, p, c(t, 0.0));
+        let d = self.e.select(z0, q, other);
+        self.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, ybar])
     }
 
     /// The adjoint of a hist whose operator is a max or min carrying payloads along
@@ -197,7 +200,7 @@ impl Vjp<'_> {
         let i64t = Type::Prim(PrimType::I64);
         // The operator on (value, index) pairs.
         let (a0, b0) = (lam.params[0], lam.params[m]);
-        let ilam = self.lambda(
+        let ilam = self.try_lambda(
             &[
                 ("a", Type::Prim(t0)),
                 ("ai", i64t.clone()),
@@ -215,32 +218,31 @@ impl Vjp<'_> {
                     out.push(top.pat[0].into());
                 }
                 let (stms, res) = v.rename(&stms, &out, subst);
-                v.e.stms.extend(stms);
+                v.e.add_stms(stms);
                 let value = match res.get(1) {
                     Some(r) => *r,
-                    None => v.prim(
+                    None => v.e.prim(
                         PrimOp::Tern(TernOp::Select, t0),
                         vec![res[0], ps[0].into(), ps[2].into()],
                     ),
                 };
-                let pick = v.prim(
+                let pick = v.e.prim(
                     PrimOp::Tern(TernOp::Select, PrimType::I64),
                     vec![res[0], ps[1].into(), ps[3].into()],
                 );
                 Ok(vec![value, pick])
             },
         )?;
-        let start = self.basic("bins", BasicOp::Copy(bins[0]));
-        let none = self.basic(
-            "winner",
+        let start = self.e.basic(BasicOp::Copy(bins[0]), "bins");
+        let none = self.e.basic(
             BasicOp::Replicate {
                 shape: vec![nb],
                 value: SubExp::i64(-1),
             },
-        );
-        let ids = self.iota(w);
-        let won = self.e.bind(
             "winner",
+        );
+        let ids = self.e.iota(w, "iota");
+        let won = self.e.bind_exp(
             Exp::Soac(Soac::Hist {
                 w,
                 dests: vec![start, none],
@@ -249,6 +251,7 @@ impl Vjp<'_> {
                 indices,
                 values: vec![values[0], ids],
             }),
+            "winner",
         );
         let winner = won[1];
         for k in 0..m {
@@ -257,25 +260,25 @@ impl Vjp<'_> {
             };
             let t = self.e.names.ty(ybar).elem();
             if self.active.contains(&values[k]) {
-                let i = self.iota(w);
+                let i = self.e.iota(w, "iota");
                 let reads = [("who", winner), ("yb", ybar)];
                 let vb =
                     self.map_contributions(w, nb, vec![i, indices], 1, &reads, t, |v, ps, at| {
-                        let mine = v.prim(
+                        let mine = v.e.prim(
                             PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
                             vec![at[0], ps[0].into()],
                         );
-                        Ok(v.select(mine, at[1], c(t, 0.0)))
+                        Ok(v.e.select(mine, at[1], c(t, 0.0)))
                     })?;
                 self.add_adj(values[k], SubExp::Var(vb), true)?;
             }
             if self.active.contains(&dests[k]) {
                 let db = self.map_soac(nb, vec![winner, ybar], |v, ps| {
-                    let kept = v.prim(
+                    let kept = v.e.prim(
                         PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
                         vec![ps[0].into(), SubExp::i64(-1)],
                     );
-                    Ok(vec![v.select(kept, ps[1].into(), c(t, 0.0))])
+                    Ok(vec![v.e.select(kept, ps[1].into(), c(t, 0.0))])
                 })?;
                 self.add_adj(dests[k], SubExp::Var(db[0]), true)?;
             }
@@ -300,16 +303,17 @@ impl Vjp<'_> {
     ) -> R<Var> {
         let r = self.map_soac(w, rows, |v, ps| {
             let ok = v.in_range(ps[bin].into(), nb);
-            let r = v.if_then(
+            let r = v.try_if(
                 ok,
                 |v| {
                     let read: Vec<SubExp> = per_bin
                         .iter()
-                        .map(|(hint, array)| v.read(hint, *array, ps[bin].into()))
+                        .map(|(hint, array)| v.read(*array, ps[bin].into(), hint))
                         .collect();
                     Ok(vec![f(v, ps, &read)?])
                 },
                 |_| Ok(vec![c(t, 0.0)]),
+                "adj",
             )?;
             Ok(vec![SubExp::Var(r[0])])
         })?;
@@ -320,15 +324,14 @@ impl Vjp<'_> {
     /// operator `lam` and neutral element `ne`.
     fn scalar_hist(
         &mut self,
-        hint: &str,
         h: &ScalarHist,
         dest: Var,
         lam: Lambda,
         ne: SubExp,
         values: Var,
+        hint: &str,
     ) -> Var {
-        self.bind1(
-            hint,
+        self.e.bind1(
             Exp::Soac(Soac::Hist {
                 w: h.w,
                 dests: vec![dest],
@@ -337,6 +340,7 @@ impl Vjp<'_> {
                 indices: h.indices,
                 values: vec![values],
             }),
+            hint,
         )
     }
 
@@ -447,41 +451,46 @@ impl Vjp<'_> {
         let ScalarHist { w, m, t, .. } = h;
         let (dest, vs, indices, bins, ybar) = (h.dest, h.vs, h.indices, h.bins, h.ybar);
         // The first contributor equal to the result, per bin.
-        let i = self.iota(w);
+        let i = self.e.iota(w, "iota");
         let cand = self.map_soac(w, vec![i, indices, vs], |v, ps| {
             let rb = v.guarded_read(r, ps[1].into())?;
             let ok = v.in_range(ps[1].into(), m);
-            let eq = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[2].into(), rb]);
-            let hit = v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![ok, eq]);
-            Ok(vec![v.select(hit, ps[0].into(), w)])
+            let eq = v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[2].into(), rb]);
+            let hit =
+                v.e.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![ok, eq]);
+            Ok(vec![v.e.select(hit, ps[0].into(), w)])
         })?;
-        let init = self.basic(
-            "first",
+        let init = self.e.basic(
             BasicOp::Replicate {
                 shape: vec![m],
                 value: w,
             },
+            "first",
         );
         let lam_min = self.bin_op_lambda(BinOp::Min, PrimType::I64)?;
-        let first = self.scalar_hist("first", &h, init, lam_min, w, cand[0]);
+        let first = self.scalar_hist(&h, init, lam_min, w, cand[0], "first");
         if self.active.contains(&vs) {
-            let i = self.iota(w);
+            let i = self.e.iota(w, "iota");
             let reads = [("f", first), ("b", bins), ("r", r), ("yb", ybar)];
             let vb =
                 self.map_contributions(w, m, vec![i, indices], 1, &reads, t, |v, ps, at| {
                     let [f, b0, rb, yb] = [at[0], at[1], at[2], at[3]];
-                    let dest_wins = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![b0, rb]);
-                    let mine = v.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![f, ps[0].into()]);
-                    let nd = v.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![dest_wins]);
-                    let hit = v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![mine, nd]);
-                    Ok(v.select(hit, yb, c(t, 0.0)))
+                    let dest_wins = v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![b0, rb]);
+                    let mine =
+                        v.e.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![f, ps[0].into()]);
+                    let nd =
+                        v.e.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![dest_wins]);
+                    let hit =
+                        v.e.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![mine, nd]);
+                    Ok(v.e.select(hit, yb, c(t, 0.0)))
                 })?;
             self.add_adj(vs, SubExp::Var(vb), true)?;
         }
         if self.active.contains(&dest) {
             let db = self.map_soac(m, vec![bins, r, ybar], |v, ps| {
-                let wins = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), ps[1].into()]);
-                Ok(vec![v.select(wins, ps[2].into(), c(t, 0.0))])
+                let wins =
+                    v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), ps[1].into()]);
+                Ok(vec![v.e.select(wins, ps[2].into(), c(t, 0.0))])
             })?;
             self.add_adj(dest, SubExp::Var(db[0]), true)?;
         }
@@ -495,9 +504,10 @@ impl Vjp<'_> {
         let (dest, vs, indices, bins, ybar) = (h.dest, h.vs, h.indices, h.bins, h.ybar);
         let split = |v: &mut Self, n: SubExp, a: Var| -> R<Vec<Var>> {
             v.map_soac(n, vec![a], |v, ps| {
-                let z = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), c(t, 0.0)]);
-                let f = v.select(z, c(t, 1.0), ps[0].into());
-                let n = v.select(z, SubExp::i64(1), SubExp::i64(0));
+                let z =
+                    v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[0].into(), c(t, 0.0)]);
+                let f = v.e.select(z, c(t, 1.0), ps[0].into());
+                let n = v.e.select(z, SubExp::i64(1), SubExp::i64(0));
                 Ok(vec![f, n])
             })
         };
@@ -505,8 +515,8 @@ impl Vjp<'_> {
         let x = split(self, w, vs)?;
         let lm = self.bin_op_lambda(BinOp::Mul, t)?;
         let la = self.bin_op_lambda(BinOp::Add, PrimType::I64)?;
-        let p = self.scalar_hist("prod", &h, b[0], lm, c(t, 1.0), x[0]);
-        let z = self.scalar_hist("zeros", &h, b[1], la, SubExp::i64(0), x[1]);
+        let p = self.scalar_hist(&h, b[0], lm, c(t, 1.0), x[0], "prod");
+        let z = self.scalar_hist(&h, b[1], la, SubExp::i64(0), x[1], "zeros");
         if self.active.contains(&vs) {
             let reads = [("p", p), ("z", z), ("yb", ybar)];
             let vb =
@@ -543,13 +553,13 @@ impl Vjp<'_> {
         let i64t = PrimType::I64;
         // (odd part, exponent of two, is zero) of an element; zero counts as 1 = 2^0 · 1.
         let split = |v: &mut Self, x: SubExp| -> [SubExp; 3] {
-            let z = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![x, c(t, 0.0)]);
-            let safe = v.select(z, c(t, 1.0), x);
-            let tz = v.prim(PrimOp::Un(UnOp::Ctz, t), vec![safe]);
-            let tz_t = v.prim(PrimOp::Conv(PrimType::I32, t), vec![tz]);
-            let odd = v.prim(PrimOp::Bin(BinOp::LShr, t), vec![safe, tz_t]);
-            let e = v.prim(PrimOp::Conv(PrimType::I32, i64t), vec![tz]);
-            let n = v.select(z, SubExp::i64(1), SubExp::i64(0));
+            let z = v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![x, c(t, 0.0)]);
+            let safe = v.e.select(z, c(t, 1.0), x);
+            let tz = v.e.prim(PrimOp::Un(UnOp::Ctz, t), vec![safe]);
+            let tz_t = v.e.prim(PrimOp::Conv(PrimType::I32, t), vec![tz]);
+            let odd = v.e.prim(PrimOp::Bin(BinOp::LShr, t), vec![safe, tz_t]);
+            let e = v.e.prim(PrimOp::Conv(PrimType::I32, i64t), vec![tz]);
+            let n = v.e.select(z, SubExp::i64(1), SubExp::i64(0));
             [odd, e, n]
         };
         let parts = |v: &mut Self, n: SubExp, a: Var| -> R<Vec<Var>> {
@@ -568,7 +578,7 @@ impl Vjp<'_> {
         {
             let lam = self.bin_op_lambda(op, pt)?;
             let hint = ["odd", "twos", "zeros"][k];
-            per_bin.push(self.scalar_hist(hint, &h, b[k], lam, neutral, x[k]));
+            per_bin.push(self.scalar_hist(&h, b[k], lam, neutral, x[k], hint));
         }
         let (odd, twos, zeros) = (per_bin[0], per_bin[1], per_bin[2]);
         let bits = SubExp::i64(t.bits() as i64);
@@ -577,24 +587,29 @@ impl Vjp<'_> {
             let [ox, ex, _] = split(v, xv);
             let mut inv = ox;
             for _ in 0..6 {
-                let oy = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![ox, inv]);
-                let two = v.prim(PrimOp::Bin(BinOp::Sub, t), vec![c(t, 2.0), oy]);
-                inv = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![inv, two]);
+                let oy = v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![ox, inv]);
+                let two = v.e.prim(PrimOp::Bin(BinOp::Sub, t), vec![c(t, 2.0), oy]);
+                inv = v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![inv, two]);
             }
-            let others_odd = v.prim(PrimOp::Bin(BinOp::Mul, t), vec![o, inv]);
-            let shift = v.prim(PrimOp::Bin(BinOp::Sub, i64t), vec![e, ex]);
-            let wide = v.prim(PrimOp::Cmp(CmpOp::Ge, i64t), vec![shift, bits]);
-            let safe_shift = v.select(wide, SubExp::i64(0), shift);
-            let shift_t = v.prim(PrimOp::Conv(i64t, t), vec![safe_shift]);
-            let shifted = v.prim(PrimOp::Bin(BinOp::Shl, t), vec![others_odd, shift_t]);
-            let val = v.select(wide, c(t, 0.0), shifted);
-            let x0 = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![xv, c(t, 0.0)]);
-            let z0 = v.prim(PrimOp::Cmp(CmpOp::Eq, i64t), vec![z, SubExp::i64(0)]);
-            let z1 = v.prim(PrimOp::Cmp(CmpOp::Eq, i64t), vec![z, SubExp::i64(1)]);
-            let only = v.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![z1, x0]);
-            let nonzero = v.prim(PrimOp::Bin(BinOp::Or, PrimType::Bool), vec![z0, only]);
-            let d = v.select(nonzero, val, c(t, 0.0));
-            v.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, yb])
+            let others_odd = v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![o, inv]);
+            let shift = v.e.prim(PrimOp::Bin(BinOp::Sub, i64t), vec![e, ex]);
+            let wide = v.e.prim(PrimOp::Cmp(CmpOp::Ge, i64t), vec![shift, bits]);
+            let safe_shift = v.e.select(wide, SubExp::i64(0), shift);
+            let shift_t = v.e.prim(PrimOp::Conv(i64t, t), vec![safe_shift]);
+            let shifted =
+                v.e.prim(PrimOp::Bin(BinOp::Shl, t), vec![others_odd, shift_t]);
+            let val = v.e.select(wide, c(t, 0.0), shifted);
+            let x0 = v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![xv, c(t, 0.0)]);
+            let z0 =
+                v.e.prim(PrimOp::Cmp(CmpOp::Eq, i64t), vec![z, SubExp::i64(0)]);
+            let z1 =
+                v.e.prim(PrimOp::Cmp(CmpOp::Eq, i64t), vec![z, SubExp::i64(1)]);
+            let only =
+                v.e.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![z1, x0]);
+            let nonzero =
+                v.e.prim(PrimOp::Bin(BinOp::Or, PrimType::Bool), vec![z0, only]);
+            let d = v.e.select(nonzero, val, c(t, 0.0));
+            v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![d, yb])
         };
         if self.active.contains(&vs) {
             let reads = [("at", odd), ("at", twos), ("at", zeros), ("at", ybar)];

@@ -28,6 +28,7 @@
 //!   memory at the price of `k + 1` executions of the body instead of two.
 
 use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::visit::lambda_free_vars;
@@ -107,7 +108,7 @@ impl Vjp<'_> {
                 for (p, init) in params {
                     let t = self.e.names.ty(*p).clone();
                     let h = self.e.names.hint(*p).to_string();
-                    let np = self.e.names.fresh(&h, t);
+                    let np = self.e.fresh(&h, t);
                     subst.insert(*p, np);
                     new_params.push((np, *init));
                 }
@@ -119,22 +120,22 @@ impl Vjp<'_> {
                     });
                     self.e.names.set_ty(*np, t);
                 }
-                let count = self.e.names.fresh("count", Type::Prim(PrimType::I64));
+                let count = self.e.fresh("count", Type::Prim(PrimType::I64));
                 new_params.push((count, SubExp::i64(0)));
                 let (mut stms, mut result) = self.rename(&body.stms, &body.result, subst.clone());
-                let (inc_stms, inc) =
-                    self.nested(|v| Ok(v.i64_bin(BinOp::Add, SubExp::Var(count), SubExp::i64(1))))?;
+                let (inc_stms, inc) = self
+                    .nested(|v| Ok(v.e.i64_bin(BinOp::Add, SubExp::Var(count), SubExp::i64(1))))?;
                 stms.extend(inc_stms);
                 result.push(inc);
                 let pat: Vec<Var> = new_params
                     .iter()
                     .map(|(p, _)| {
                         let t = self.e.names.ty(*p).clone();
-                        self.e.names.fresh("counted", t)
+                        self.e.fresh("counted", t)
                     })
                     .collect();
                 let c = pat[pat.len() - 1];
-                self.e.stms.push(Stm {
+                self.e.add_stm(Stm {
                     pat,
                     exp: Exp::Loop {
                         params: new_params,
@@ -143,7 +144,7 @@ impl Vjp<'_> {
                     },
                     aux: s.aux.clone(),
                 });
-                let i = self.e.names.fresh("i", Type::Prim(PrimType::I64));
+                let i = self.e.fresh("i", Type::Prim(PrimType::I64));
                 Ok(Stm {
                     pat: s.pat.clone(),
                     exp: Exp::Loop {
@@ -168,7 +169,7 @@ impl Vjp<'_> {
                             .and_then(|r| r.trim().parse::<u32>().ok())
                     })
                     .unwrap_or(1);
-                if k < 2 || self.ty(bound).elem() != PrimType::I64 {
+                if k < 2 || self.e.ty(bound).elem() != PrimType::I64 {
                     return Ok(s);
                 }
                 Ok(self.stripmine(&s, params, *i, *bound, body, k))
@@ -189,40 +190,45 @@ impl Vjp<'_> {
         k: u32,
     ) -> Stm {
         let f64t = PrimType::F64;
-        let nf = self.prim(PrimOp::Conv(PrimType::I64, f64t), vec![n]);
-        let root = self.prim(
+        let nf = self.e.prim(PrimOp::Conv(PrimType::I64, f64t), vec![n]);
+        let root = self.e.prim(
             PrimOp::Bin(BinOp::Pow, f64t),
             vec![nf, SubExp::Const(crate::value::Scalar::F64(1.0 / k as f64))],
         );
-        let up = self.prim(PrimOp::Un(crate::core::prim::UnOp::Ceil, f64t), vec![root]);
-        let si = self.prim(PrimOp::Conv(f64t, PrimType::I64), vec![up]);
-        let strip = self.prim(
+        let up = self
+            .e
+            .prim(PrimOp::Un(crate::core::prim::UnOp::Ceil, f64t), vec![root]);
+        let si = self.e.prim(PrimOp::Conv(f64t, PrimType::I64), vec![up]);
+        let strip = self.e.prim(
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![si, SubExp::i64(1)],
         );
-        let sm1 = self.i64_bin(BinOp::Sub, strip, SubExp::i64(1));
-        let num = self.i64_bin(BinOp::Add, n, sm1);
-        let nb = self.prim(PrimOp::Bin(BinOp::Quot, PrimType::I64), vec![num, strip]);
-        let o = self.e.names.fresh("strip", Type::Prim(PrimType::I64));
-        let j = self.e.names.fresh("j", Type::Prim(PrimType::I64));
+        let sm1 = self.e.i64_bin(BinOp::Sub, strip, SubExp::i64(1));
+        let num = self.e.i64_bin(BinOp::Add, n, sm1);
+        let nb = self
+            .e
+            .prim(PrimOp::Bin(BinOp::Quot, PrimType::I64), vec![num, strip]);
+        let o = self.e.fresh("strip", Type::Prim(PrimType::I64));
+        let j = self.e.fresh("j", Type::Prim(PrimType::I64));
         let outer_params: Vec<(Var, SubExp)> = params
             .iter()
             .map(|(p, init)| {
                 let t = self.e.names.ty(*p).clone();
-                (self.e.names.fresh("strip_state", t), *init)
+                (self.e.fresh("strip_state", t), *init)
             })
             .collect();
         let aux = s.aux.clone();
         let mut inner_aux = aux.clone();
         inner_aux.attrs.retain(|a| !a.starts_with("stripmine"));
         let (outer_stms, outer_res) = self
-            .nested(|v| {
-                let base = v.i64_bin(BinOp::Mul, SubExp::Var(o), strip);
-                let left = v.i64_bin(BinOp::Sub, n, base);
-                let cnt = v.prim(PrimOp::Bin(BinOp::Min, PrimType::I64), vec![strip, left]);
+            .nested(|v| -> R<_> {
+                let base = v.e.i64_bin(BinOp::Mul, SubExp::Var(o), strip);
+                let left = v.e.i64_bin(BinOp::Sub, n, base);
+                let cnt =
+                    v.e.prim(PrimOp::Bin(BinOp::Min, PrimType::I64), vec![strip, left]);
                 let (mut stms, ()) = v.nested(|v| {
-                    let idx = v.i64_bin(BinOp::Add, base, SubExp::Var(j));
-                    v.e.stms.push(Stm {
+                    let idx = v.e.i64_bin(BinOp::Add, base, SubExp::Var(j));
+                    v.e.add_stm(Stm {
                         pat: vec![i],
                         exp: Exp::BasicOp(BasicOp::SubExp(idx)),
                         aux: aux.clone(),
@@ -234,10 +240,10 @@ impl Vjp<'_> {
                     .iter()
                     .map(|(p, _)| {
                         let t = v.e.names.ty(*p).clone();
-                        v.e.names.fresh("strip_out", t)
+                        v.e.fresh("strip_out", t)
                     })
                     .collect();
-                v.e.stms.push(Stm {
+                v.e.add_stm(Stm {
                     pat: pat.clone(),
                     exp: Exp::Loop {
                         params: params
@@ -298,32 +304,32 @@ impl Vjp<'_> {
                 ));
             }
         }
-        let bt = self.ty(bound).elem();
+        let bt = self.e.ty(bound).elem();
         let n64 = if bt == PrimType::I64 {
             *bound
         } else {
-            self.prim(PrimOp::Conv(bt, PrimType::I64), vec![*bound])
+            self.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![*bound])
         };
-        let n = self.prim(
+        let n = self.e.prim(
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![n64, SubExp::i64(0)],
         );
-        let chains = update_chains(params, body, self.e.names);
+        let chains = update_chains(params, body, &self.e.names);
         // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
         let mut save_params: Vec<Var> = Vec::new();
         let mut fresh_save = |v: &mut Self, t: &Type, hint: &str| -> Var {
             let mut shape = vec![n];
             shape.extend_from_slice(t.dims());
-            let scratch = v.basic(
-                hint,
+            let scratch = v.e.basic(
                 BasicOp::Scratch {
                     elem: t.elem(),
                     shape,
                 },
+                hint,
             );
             let st = v.e.names.ty(scratch).clone();
-            let cp = v.e.names.fresh(hint, st);
+            let cp = v.e.fresh(hint, st);
             new_params.push((cp, SubExp::Var(scratch)));
             save_params.push(cp);
             cp
@@ -364,18 +370,18 @@ impl Vjp<'_> {
             let i64i = if bt == PrimType::I64 {
                 SubExp::Var(*i)
             } else {
-                v.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(*i)])
+                v.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(*i)])
             };
             let mut cur: HashMap<Var, Var> = HashMap::new();
             let save = |v: &mut Self, cur: &mut HashMap<Var, Var>, sp: Var, value: SubExp| {
                 let a = cur.get(&sp).copied().unwrap_or(sp);
-                let u = v.basic(
-                    v.e.names.hint(sp).to_string().as_str(),
+                let u = v.e.basic(
                     BasicOp::Update {
                         array: a,
                         slice: vec![DimIndex::Fix(i64i)],
                         value,
                     },
+                    v.e.names.hint(sp).to_string().as_str(),
                 );
                 cur.insert(sp, u);
             };
@@ -388,14 +394,8 @@ impl Vjp<'_> {
                 if let (Some((idx, old)), Exp::BasicOp(BasicOp::Update { array, slice, .. })) =
                     (at_update.get(&k), &st.exp)
                 {
-                    v.e.aux = st.aux.clone();
-                    let o = v.basic(
-                        "overwritten",
-                        BasicOp::Index {
-                            array: *array,
-                            slice: slice.clone(),
-                        },
-                    );
+                    v.e.set_aux(st.aux.clone());
+                    let o = v.e.index(*array, slice.clone(), "overwritten");
                     save(v, &mut cur, *old, SubExp::Var(o));
                     for (d, sp) in slice.iter().zip(idx) {
                         if let DimIndex::Fix(ix) = d {
@@ -416,11 +416,11 @@ impl Vjp<'_> {
         for sp in &save_params {
             let t = self.e.names.ty(*sp).clone();
             let h = self.e.names.hint(*sp).to_string();
-            let v = self.e.names.fresh(&h, t);
+            let v = self.e.fresh(&h, t);
             pat.push(v);
             outs.insert(*sp, v);
         }
-        self.e.stms.push(Stm {
+        self.e.add_stm(Stm {
             pat,
             exp: Exp::Loop {
                 params: new_params,
@@ -459,30 +459,16 @@ impl Vjp<'_> {
             let slice = w
                 .indices
                 .iter()
-                .map(|x| {
-                    DimIndex::Fix(SubExp::Var(self.basic(
-                        "written_at",
-                        BasicOp::Index {
-                            array: *x,
-                            slice: at.clone(),
-                        },
-                    )))
-                })
+                .map(|x| DimIndex::Fix(SubExp::Var(self.e.index(*x, at.clone(), "written_at"))))
                 .collect();
-            let old = self.basic(
-                "overwritten",
-                BasicOp::Index {
-                    array: w.old,
-                    slice: at.clone(),
-                },
-            );
-            cur = self.basic(
-                "restored",
+            let old = self.e.index(w.old, at.clone(), "overwritten");
+            cur = self.e.basic(
                 BasicOp::Update {
                     array: cur,
                     slice,
                     value: SubExp::Var(old),
                 },
+                "restored",
             );
         }
         cur
@@ -530,7 +516,7 @@ impl Vjp<'_> {
                 }
             };
             let h = format!("{}_adj", self.e.names.hint(*x));
-            rparams.push((self.e.names.fresh(&h, t), init));
+            rparams.push((self.e.fresh(&h, t), init));
             kinds.push(is_acc);
         }
         Ok((rparams, kinds))
@@ -564,7 +550,7 @@ impl Vjp<'_> {
         let (LoopForm::For { i, bound }, Extra::Loop(saved)) = (form, extra) else {
             return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
         };
-        let bt = self.ty(bound).elem();
+        let bt = self.e.ty(bound).elem();
         let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
         let threaded = self.loop_threaded(&pvars, *i, body);
         // Loop parameters of the return sweep: adjoints of the loop parameters, of the free
@@ -582,7 +568,7 @@ impl Vjp<'_> {
                 None => self.zero(&t),
             };
             let h = format!("{}_adj", self.e.names.hint(*p));
-            rparams.push((self.e.names.fresh(&h, t), init));
+            rparams.push((self.e.fresh(&h, t), init));
         }
         let (tparams, thread_kinds) = self.threaded_loop_params(&threaded)?;
         rparams.extend(tparams);
@@ -591,25 +577,25 @@ impl Vjp<'_> {
         let mut inplace = Vec::new();
         for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
             if let Save::InPlace(_) = save {
-                let fin = self.basic("final", BasicOp::Copy(s.pat[j]));
+                let fin = self.e.basic(BasicOp::Copy(s.pat[j]), "final");
                 let t = self.e.names.ty(*p).clone();
                 let h = self.e.names.hint(*p).to_string();
-                rparams.push((self.e.names.fresh(&h, t), SubExp::Var(fin)));
+                rparams.push((self.e.fresh(&h, t), SubExp::Var(fin)));
                 inplace.push(j);
             }
         }
-        let ii = self.e.names.fresh("i_rev", Type::Prim(PrimType::I64));
+        let ii = self.e.fresh("i_rev", Type::Prim(PrimType::I64));
         let (stms, result) = self.nested(|v| {
-            let last = v.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
-            let i64i = v.i64_bin(BinOp::Sub, last, SubExp::Var(ii));
+            let last = v.e.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
+            let i64i = v.e.i64_bin(BinOp::Sub, last, SubExp::Var(ii));
             let iv = if bt == PrimType::I64 {
                 match i64i {
                     SubExp::Var(x) => x,
-                    c => v.basic("i", BasicOp::SubExp(c)),
+                    c => v.e.basic(BasicOp::SubExp(c), "i"),
                 }
             } else {
-                let c = v.prim(PrimOp::Conv(PrimType::I64, bt), vec![i64i]);
-                v.basic("i", BasicOp::SubExp(c))
+                let c = v.e.prim(PrimOp::Conv(PrimType::I64, bt), vec![i64i]);
+                v.e.basic(BasicOp::SubExp(c), "i")
             };
             let mut subst = HashMap::new();
             subst.insert(*i, iv);
@@ -617,12 +603,10 @@ impl Vjp<'_> {
             let mut consumable = Vec::new();
             for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
                 let pv = match save {
-                    Save::Full(ck) => v.basic(
+                    Save::Full(ck) => v.e.index(
+                        *ck,
+                        vec![DimIndex::Fix(i64i)],
                         v.e.names.hint(*p).to_string().as_str(),
-                        BasicOp::Index {
-                            array: *ck,
-                            slice: vec![DimIndex::Fix(i64i)],
-                        },
                     ),
                     Save::InPlace(writes) => {
                         let slot = inplace.iter().position(|x| *x == j).unwrap_or(0);
@@ -668,8 +652,7 @@ impl Vjp<'_> {
             }
             Ok(out)
         })?;
-        let out = self.e.bind(
-            "loop_adj",
+        let out = self.e.bind_exp(
             Exp::Loop {
                 params: rparams,
                 form: LoopForm::For {
@@ -678,6 +661,7 @@ impl Vjp<'_> {
                 },
                 body: Body { stms, result },
             },
+            "loop_adj",
         );
         self.set_threaded_adjs(&threaded, &thread_kinds, &out[k..k + nt]);
         for ((_, init), a) in params.iter().zip(&out[..k]) {

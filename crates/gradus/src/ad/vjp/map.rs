@@ -16,6 +16,7 @@
 //! adjoint instead of producing a full adjoint array per row (`O(w)` rather than `O(w · n)`).
 
 use super::{Adj, Diagnostic, R, Vjp};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{Exp, Lambda, Soac, SubExp, Type, Var};
 use crate::core::type_of::acc_type;
 use crate::core::visit::lambda_free_vars;
@@ -77,7 +78,7 @@ impl Vjp<'_> {
             for (_, a) in &accs {
                 ptys.push(("acc", v.e.names.ty(*a).clone()));
             }
-            let rev_lam = v.lambda(&ptys, |v, ps| {
+            let rev_lam = v.try_lambda(&ptys, |v, ps| {
                 let k = real_params.len();
                 let mut subst: HashMap<Var, Var> = HashMap::new();
                 let mut new_param = HashMap::new();
@@ -119,13 +120,13 @@ impl Vjp<'_> {
             let mut inputs: Vec<Var> = real_params.iter().map(|k| arrays[*k]).collect();
             inputs.extend(ybar_arrays.iter().map(|(_, y)| *y));
             inputs.extend(accs.iter().map(|(_, a)| *a));
-            Ok(v.e.bind(
-                "map_adj",
+            Ok(v.e.bind_exp(
                 Exp::Soac(Soac::Map {
                     w,
                     lam: rev_lam,
                     arrays: inputs,
                 }),
+                "map_adj",
             ))
         };
         let out: Vec<Var> = if groups.is_empty() {
@@ -135,13 +136,13 @@ impl Vjp<'_> {
                 .iter()
                 .map(|(_, a)| {
                     let shape = self.e.names.ty(*a).dims().to_vec();
-                    ("acc", acc_type(self.e.names, &shape, &[*a]))
+                    ("acc", acc_type(&self.e.names, &shape, &[*a]))
                 })
                 .collect();
             let no = outer.len();
             let outer2 = outer.clone();
             let groups_x: Vec<Var> = groups.iter().map(|(x, _)| *x).collect();
-            let wlam = self.lambda(&acc_tys, |v, ps| {
+            let wlam = self.try_lambda(&acc_tys, |v, ps| {
                 let mut accs = outer2.clone();
                 accs.extend(groups_x.iter().copied().zip(ps.iter().copied()));
                 let pat = build(v, accs)?;
@@ -158,7 +159,7 @@ impl Vjp<'_> {
                 .iter()
                 .map(|(_, a)| (self.e.names.ty(*a).dims().to_vec(), vec![*a]))
                 .collect();
-            let r = self.e.bind("adj", Exp::WithAcc { inputs, lam: wlam });
+            let r = self.e.bind_exp(Exp::WithAcc { inputs, lam: wlam }, "adj");
             // Reorder to the map's order: enclosing accumulators, new ones, rest.
             let ng = groups.len();
             let mut out = r[ng..ng + no].to_vec();

@@ -57,18 +57,16 @@ mod scan;
 mod scatter;
 mod soac;
 
-use super::derivatives::Emit;
 use super::jvp::zero_of;
-use crate::core::ir::{
-    Aux, BasicOp, Body, DimIndex, Exp, Lambda, NameTable, Soac, Stm, SubExp, Type, Var,
-};
+use crate::core::builder::{Builder, CseScope, HasBuilder};
+use crate::core::ir::{Aux, BasicOp, Body, DimIndex, Exp, NameTable, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
 use crate::core::screma::{is_fused, unfuse_stms};
 use crate::core::subst::rename_in_stm;
 use crate::core::visit::{stm_consumed_vars, stm_free_vars};
 use crate::diag::{Diagnostic, Span};
-use crate::value::{PrimType, Scalar};
+use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
 type R<T> = Result<T, Diagnostic>;
@@ -95,7 +93,7 @@ pub fn differentiate(
     let mut v = Vjp::new(names);
     v.active.extend(params.iter().copied());
     let tape = v.fwd_scope(stms, false)?;
-    v.e.aux = Aux::default();
+    v.e.set_aux(Aux::default());
     for (r, s) in results.iter().zip(seeds) {
         if let SubExp::Var(r) = r {
             let s = v.coerce_to(*s, *r);
@@ -103,10 +101,10 @@ pub fn differentiate(
         }
     }
     v.rev_scope(tape)?;
-    v.e.aux = Aux::default();
+    v.e.set_aux(Aux::default());
     let adjoints = params.iter().map(|p| v.adj_out(*p)).collect::<R<_>>()?;
     Ok(Differentiated {
-        stms: v.e.stms,
+        stms: v.e.take_stms(),
         adjoints,
     })
 }
@@ -140,7 +138,7 @@ struct Entry {
 }
 
 struct Vjp<'a> {
-    e: Emit<'a>,
+    e: Builder<'a>,
     adjs: HashMap<Var, Adj>,
     active: HashSet<Var>,
     /// Variables bound outside a re-executed scope that it may consume nevertheless (the
@@ -154,6 +152,12 @@ struct Vjp<'a> {
     acc_bars: HashMap<Var, Vec<Var>>,
 }
 
+impl<'a> HasBuilder<'a> for Vjp<'a> {
+    fn builder(&mut self) -> &mut Builder<'a> {
+        &mut self.e
+    }
+}
+
 fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::limitation(span, msg.into())
 }
@@ -161,12 +165,7 @@ fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
 impl<'a> Vjp<'a> {
     fn new(names: &'a mut NameTable) -> Self {
         Vjp {
-            e: Emit {
-                names,
-                stms: Vec::new(),
-                aux: Aux::default(),
-                available: HashMap::new(),
-            },
+            e: Builder::new(names).with_cse(CseScope::Fresh),
             adjs: HashMap::new(),
             active: HashSet::new(),
             consumable: HashSet::new(),
@@ -176,65 +175,8 @@ impl<'a> Vjp<'a> {
         }
     }
 
-    fn ty(&self, se: &SubExp) -> Type {
-        self.e.names.subexp_ty(se)
-    }
-
     fn is_active(&self, se: &SubExp) -> bool {
         matches!(se, SubExp::Var(v) if self.active.contains(v))
-    }
-
-    /// Runs `f` with a fresh statement list and returns the statements it emitted.
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<(Vec<Stm>, T)> {
-        let saved = std::mem::take(&mut self.e.stms);
-        let saved_available = std::mem::take(&mut self.e.available);
-        let r = f(self);
-        let stms = std::mem::replace(&mut self.e.stms, saved);
-        self.e.available = saved_available;
-        Ok((stms, r?))
-    }
-
-    fn bind1(&mut self, hint: &str, exp: Exp) -> Var {
-        self.e.bind(hint, exp)[0]
-    }
-
-    fn basic(&mut self, hint: &str, op: BasicOp) -> Var {
-        self.bind1(hint, Exp::BasicOp(op))
-    }
-
-    fn prim(&mut self, op: PrimOp, args: Vec<SubExp>) -> SubExp {
-        self.e.prim(op, args)
-    }
-
-    fn i64_bin(&mut self, op: BinOp, a: SubExp, b: SubExp) -> SubExp {
-        match (op, a, b) {
-            (BinOp::Mul, SubExp::Const(Scalar::I64(1)), x)
-            | (BinOp::Mul, x, SubExp::Const(Scalar::I64(1)))
-            | (BinOp::Add, SubExp::Const(Scalar::I64(0)), x)
-            | (BinOp::Add, x, SubExp::Const(Scalar::I64(0)))
-            | (BinOp::Sub, x, SubExp::Const(Scalar::I64(0))) => x,
-            _ => self.prim(PrimOp::Bin(op, PrimType::I64), vec![a, b]),
-        }
-    }
-
-    /// A lambda with fresh parameters of the given types; `f` emits its body and returns its
-    /// results, whose types become the lambda's result types.
-    fn lambda(
-        &mut self,
-        params: &[(&str, Type)],
-        f: impl FnOnce(&mut Self, &[Var]) -> R<Vec<SubExp>>,
-    ) -> R<Lambda> {
-        let ps: Vec<Var> = params
-            .iter()
-            .map(|(h, t)| self.e.names.fresh(h, t.clone()))
-            .collect();
-        let (stms, result) = self.nested(|v| f(v, &ps))?;
-        let ret = result.iter().map(|r| self.ty(r)).collect();
-        Ok(Lambda {
-            params: ps,
-            body: Body { stms, result },
-            ret,
-        })
     }
 
     /// `seed` checked to have the shape of `r` (a run-time size error otherwise).
@@ -246,13 +188,13 @@ impl<'a> Vjp<'a> {
             return seed;
         }
         let type_text = format!("{}{}", "[]".repeat(rt.rank()), rt.elem().name());
-        SubExp::Var(self.basic(
-            "seed",
+        SubExp::Var(self.e.basic(
             BasicOp::Coerce {
                 array: s,
                 shape: rt.dims().to_vec(),
                 type_text,
             },
+            "seed",
         ))
     }
 
@@ -267,14 +209,14 @@ impl<'a> Vjp<'a> {
     fn num_elems(&mut self, t: &Type) -> SubExp {
         let mut n = SubExp::i64(1);
         for d in t.dims().to_vec() {
-            n = self.i64_bin(BinOp::Mul, n, d);
+            n = self.e.i64_bin(BinOp::Mul, n, d);
         }
         n
     }
 
     /// `a + b` for values of the same type (element-wise for arrays, `||` for booleans).
     fn add_values(&mut self, a: SubExp, b: SubExp) -> R<SubExp> {
-        let t = self.ty(&a);
+        let t = self.e.ty(&a);
         let p = t.elem();
         let op = if p == PrimType::Bool {
             PrimOp::Bin(BinOp::Or, p)
@@ -282,7 +224,7 @@ impl<'a> Vjp<'a> {
             PrimOp::Bin(BinOp::Add, p)
         };
         if t.rank() == 0 {
-            return Ok(self.prim(op, vec![a, b]));
+            return Ok(self.e.prim(op, vec![a, b]));
         }
         let (SubExp::Var(av), SubExp::Var(bv)) = (a, b) else {
             return Err(Diagnostic::bug("array adjoint that is a constant"));
@@ -292,37 +234,29 @@ impl<'a> Vjp<'a> {
             if t.rank() == 1 {
                 x
             } else {
-                v.basic(
-                    "flat_adj",
-                    BasicOp::Reshape {
-                        array: x,
-                        shape: vec![n],
-                    },
-                )
+                v.e.reshape(x.into(), vec![n], "flat_adj")
             }
         };
         let fa = flat(self, av);
         let fb = flat(self, bv);
-        let lam = self.lambda(&[("a", Type::Prim(p)), ("b", Type::Prim(p))], |v, ps| {
-            Ok(vec![v.prim(op, vec![ps[0].into(), ps[1].into()])])
+        let lam = self.try_lambda(&[("a", Type::Prim(p)), ("b", Type::Prim(p))], |v, ps| {
+            Ok(vec![v.e.prim(op, vec![ps[0].into(), ps[1].into()])])
         })?;
-        let s = self.bind1(
-            "sum_adj",
+        let s = self.e.bind1(
             Exp::Soac(Soac::Map {
                 w: n,
                 lam,
                 arrays: vec![fa, fb],
             }),
+            "sum_adj",
         );
         if t.rank() == 1 {
             return Ok(SubExp::Var(s));
         }
-        Ok(SubExp::Var(self.basic(
+        Ok(SubExp::Var(self.e.reshape(
+            s.into(),
+            t.dims().to_vec(),
             "sum_adj",
-            BasicOp::Reshape {
-                array: s,
-                shape: t.dims().to_vec(),
-            },
         )))
     }
 
@@ -353,13 +287,11 @@ impl<'a> Vjp<'a> {
     fn owned_adj(&mut self, x: Var, a: Option<Adj>) -> R<Var> {
         Ok(match a {
             Some(Adj::Val(SubExp::Var(a), true)) => a,
-            Some(Adj::Val(SubExp::Var(a), false)) => self.basic("adj", BasicOp::Copy(a)),
+            Some(Adj::Val(SubExp::Var(a), false)) => self.e.basic(BasicOp::Copy(a), "adj"),
             None => {
                 let t = self.e.names.ty(x).clone();
-                match self.zero(&t) {
-                    SubExp::Var(z) => z,
-                    c => self.basic("adj", BasicOp::SubExp(c)),
-                }
+                let z = self.zero(&t);
+                self.e.as_var(z, "adj")
             }
             _ => return Err(Diagnostic::bug("owned_adj of an accumulator or constant")),
         })
@@ -375,21 +307,15 @@ impl<'a> Vjp<'a> {
             Some(Adj::Acc(acc)) => Adj::Acc(self.acc_add(acc, slice, c)?),
             other => {
                 let a = self.owned_adj(x, other)?;
-                let old = self.basic(
-                    "adj_elem",
-                    BasicOp::Index {
-                        array: a,
-                        slice: slice.to_vec(),
-                    },
-                );
+                let old = self.e.index(a, slice.to_vec(), "adj_elem");
                 let new = self.add_values(SubExp::Var(old), c)?;
-                let a2 = self.basic(
-                    "adj",
+                let a2 = self.e.basic(
                     BasicOp::Update {
                         array: a,
                         slice: slice.to_vec(),
                         value: new,
                     },
+                    "adj",
                 );
                 Adj::Val(SubExp::Var(a2), true)
             }
@@ -415,24 +341,16 @@ impl<'a> Vjp<'a> {
                     };
                     let row_t = self.e.names.ty(cv).row();
                     let acc_t = self.e.names.ty(acc).clone();
-                    let iota = self.basic(
-                        "iota",
-                        BasicOp::Iota {
-                            n: count,
-                            start: SubExp::i64(0),
-                            stride: SubExp::i64(1),
-                            elem: PrimType::I64,
-                        },
-                    );
-                    let lam = self.lambda(
+                    let iota = self.e.iota(count, "iota");
+                    let lam = self.try_lambda(
                         &[
                             ("j", Type::Prim(PrimType::I64)),
                             ("row", row_t),
                             ("acc", acc_t),
                         ],
                         |v, ps| {
-                            let off = v.i64_bin(BinOp::Mul, ps[0].into(), stride);
-                            let idx = v.i64_bin(BinOp::Add, start, off);
+                            let off = v.e.i64_bin(BinOp::Mul, ps[0].into(), stride);
+                            let idx = v.e.i64_bin(BinOp::Add, start, off);
                             let mut s: Vec<DimIndex> =
                                 prefix.iter().map(|i| DimIndex::Fix(*i)).collect();
                             s.push(DimIndex::Fix(idx));
@@ -440,13 +358,13 @@ impl<'a> Vjp<'a> {
                             Ok(vec![SubExp::Var(v.acc_add(ps[2], &s, ps[1].into())?)])
                         },
                     )?;
-                    return Ok(self.bind1(
-                        "acc",
+                    return Ok(self.e.bind1(
                         Exp::Soac(Soac::Map {
                             w: count,
                             lam,
                             arrays: vec![iota, cv, acc],
                         }),
+                        "acc",
                     ));
                 }
             }
@@ -455,15 +373,15 @@ impl<'a> Vjp<'a> {
     }
 
     fn acc_add_whole(&mut self, acc: Var, prefix: Vec<SubExp>, c: SubExp) -> R<Var> {
-        let ct = self.ty(&c);
+        let ct = self.e.ty(&c);
         if ct.rank() == 0 {
-            return Ok(self.basic(
-                "acc",
+            return Ok(self.e.basic(
                 BasicOp::UpdateAcc {
                     acc,
                     indices: prefix,
                     values: vec![c],
                 },
+                "acc",
             ));
         }
         let SubExp::Var(cv) = c else {
@@ -471,16 +389,8 @@ impl<'a> Vjp<'a> {
         };
         let n = ct.dims()[0];
         let acc_t = self.e.names.ty(acc).clone();
-        let iota = self.basic(
-            "iota",
-            BasicOp::Iota {
-                n,
-                start: SubExp::i64(0),
-                stride: SubExp::i64(1),
-                elem: PrimType::I64,
-            },
-        );
-        let lam = self.lambda(
+        let iota = self.e.iota(n, "iota");
+        let lam = self.try_lambda(
             &[
                 ("j", Type::Prim(PrimType::I64)),
                 ("row", ct.row()),
@@ -496,13 +406,13 @@ impl<'a> Vjp<'a> {
                 )?)])
             },
         )?;
-        Ok(self.bind1(
-            "acc",
+        Ok(self.e.bind1(
             Exp::Soac(Soac::Map {
                 w: n,
                 lam,
                 arrays: vec![iota, cv, acc],
             }),
+            "acc",
         ))
     }
 
@@ -551,7 +461,7 @@ impl<'a> Vjp<'a> {
         }
         let mut tape = Vec::new();
         for (k, s0) in stms.iter().enumerate() {
-            self.e.aux = s0.aux.clone();
+            self.e.set_aux(s0.aux.clone());
             let mut s = s0.clone();
             for x in stm_consumed_vars(&s) {
                 let needed = needs
@@ -564,13 +474,13 @@ impl<'a> Vjp<'a> {
                         continue;
                     }
                     let h = format!("{}_copy", self.e.names.hint(x));
-                    let c = self.e.names.fresh(&h, t);
+                    let c = self.e.fresh(&h, t);
                     let copy = Stm {
                         pat: vec![c],
                         exp: Exp::BasicOp(BasicOp::Copy(x)),
                         aux: s.aux.clone(),
                     };
-                    self.e.stms.push(copy.clone());
+                    self.e.add_stm(copy.clone());
                     if self.active.contains(&x) {
                         self.active.insert(c);
                     }
@@ -589,7 +499,7 @@ impl<'a> Vjp<'a> {
             if self.touches_virtual(&s) && !matches!(s.exp, Exp::Loop { .. }) {
                 // Only the primal part runs; the return sweep sees the whole statement.
                 if let Some(stripped) = self.strip_virtual(&s)? {
-                    self.e.stms.push(stripped);
+                    self.e.add_stm(stripped);
                 }
                 if active {
                     self.active.extend(s.pat.iter().copied());
@@ -624,9 +534,9 @@ impl<'a> Vjp<'a> {
                 // enter the product; the hist consumes them, so keep a copy.
                 let copies = dests
                     .iter()
-                    .map(|d| self.basic("bins", BasicOp::Copy(*d)))
+                    .map(|d| self.e.basic(BasicOp::Copy(*d), "bins"))
                     .collect();
-                self.e.stms.push(s.clone());
+                self.e.add_stm(s.clone());
                 Ok(Extra::Copies(copies))
             }
             Exp::Apply { .. } => Err(limitation(
@@ -643,7 +553,7 @@ impl<'a> Vjp<'a> {
     /// The return sweep of a scope.
     fn rev_scope(&mut self, tape: Vec<Entry>) -> R<()> {
         for entry in tape.into_iter().rev() {
-            self.e.aux = entry.stm.aux.clone();
+            self.e.set_aux(entry.stm.aux.clone());
             self.rev_stm(entry)?;
         }
         Ok(())
@@ -711,7 +621,7 @@ impl<'a> Vjp<'a> {
         for b in &binders {
             let t = self.e.names.ty(*b).clone();
             let h = self.e.names.hint(*b).to_string();
-            let nb = self.e.names.fresh(&h, t);
+            let nb = self.e.fresh(&h, t);
             subst.insert(*b, nb);
         }
         for b in &binders {
@@ -737,14 +647,14 @@ impl<'a> Vjp<'a> {
         let (stms, result) = self.rename(stms, result, subst);
         let tape = self.fwd_scope(&stms, true)?;
         self.consumable.clear();
-        let aux = self.e.aux.clone();
+        let aux = self.e.aux().clone();
         for (r, a) in result.iter().zip(res_adjs) {
             if let (SubExp::Var(r), Some((a, owned))) = (r, a) {
                 self.add_adj(*r, *a, *owned)?;
             }
         }
         self.rev_scope(tape)?;
-        self.e.aux = aux;
+        self.e.set_aux(aux);
         Ok(result)
     }
 
@@ -816,10 +726,10 @@ impl<'a> Vjp<'a> {
             .zip(&ret)
             .map(|(x, t)| {
                 let h = format!("{}_adj", self.e.names.hint(*x));
-                self.e.names.fresh(&h, t.clone())
+                self.e.fresh(&h, t.clone())
             })
             .collect();
-        self.e.stms.push(Stm {
+        self.e.add_stm(Stm {
             pat: pat.clone(),
             exp: Exp::If {
                 cond,

@@ -20,6 +20,7 @@
 
 use super::soac::{additive_components, c, simple_op};
 use super::{R, Vjp};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::value::PrimType;
@@ -52,19 +53,18 @@ impl Vjp<'_> {
                 BinOp::Add => return self.rev_sum_reduce(w, x, &ne, ybar),
                 BinOp::Min | BinOp::Max => {
                     let r = SubExp::Var(s.pat[0]);
-                    let ne_wins = self.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, r]);
-                    let i = self.iota(w);
+                    let ne_wins = self.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ne, r]);
+                    let i = self.e.iota(w, "iota");
                     // The candidates' indices, and (in the same pass) the zeros of the
                     // adjoint array.
                     let cand = self.map_soac(w, vec![i, x], |v, ps| {
-                        let hit = v.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[1].into(), r]);
-                        Ok(vec![v.select(hit, ps[0].into(), w), c(t, 0.0)])
+                        let hit = v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![ps[1].into(), r]);
+                        Ok(vec![v.e.select(hit, ps[0].into(), w), c(t, 0.0)])
                     })?;
                     let zeros = cand[1];
                     let cand = vec![cand[0]];
                     let lam_min = self.bin_op_lambda(BinOp::Min, PrimType::I64)?;
-                    let first = self.bind1(
-                        "first",
+                    let first = self.e.bind1(
                         Exp::Soac(Soac::Reduce {
                             w,
                             lam: lam_min,
@@ -72,22 +72,25 @@ impl Vjp<'_> {
                             arrays: cand,
                             commutative: true,
                         }),
+                        "first",
                     );
                     if self.active.contains(&x) {
                         // One non-zero element: zeros with [first] = ȳ (unless the neutral
                         // element or nothing won).
-                        let val = self.select(ne_wins, c(t, 0.0), ybar);
-                        let found =
-                            self.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![first.into(), w]);
-                        let xb = self.if_then(
+                        let val = self.e.select(ne_wins, c(t, 0.0), ybar);
+                        let found = self
+                            .e
+                            .prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![first.into(), w]);
+                        let xb = self.try_if(
                             found,
-                            |v| Ok(vec![v.write("red_adj", zeros, first.into(), val)]),
+                            |v| Ok(vec![v.write(zeros, first.into(), val, "red_adj")]),
                             |_| Ok(vec![SubExp::Var(zeros)]),
+                            "adj",
                         )?;
                         self.add_adj(x, SubExp::Var(xb[0]), true)?;
                     }
                     if self.is_active(&ne) {
-                        let nb = self.select(ne_wins, ybar, c(t, 0.0));
+                        let nb = self.e.select(ne_wins, ybar, c(t, 0.0));
                         self.add_adj_se(&ne, nb, false)?;
                     }
                     return Ok(());
@@ -102,12 +105,12 @@ impl Vjp<'_> {
     /// element and the neutral element get `r̄` (`xs̄ = replicate w r̄`).
     fn rev_sum_reduce(&mut self, w: SubExp, x: Var, ne: &SubExp, ybar: SubExp) -> R<()> {
         if self.active.contains(&x) {
-            let r = self.basic(
-                "red_adj",
+            let r = self.e.basic(
                 BasicOp::Replicate {
                     shape: vec![w],
                     value: ybar,
                 },
+                "red_adj",
             );
             self.add_adj(x, SubExp::Var(r), true)?;
         }
@@ -118,7 +121,7 @@ impl Vjp<'_> {
     /// and results.
     fn inline_op(&mut self, lam: &Lambda, args: &[Var]) -> Vec<SubExp> {
         let (stms, result) = self.renamed_body(lam, args);
-        self.e.stms.extend(stms);
+        self.e.add_stms(stms);
         result
     }
 
@@ -130,7 +133,7 @@ impl Vjp<'_> {
             .iter()
             .map(|p| ("x", self.e.names.ty(*p).clone()))
             .collect();
-        self.lambda(&tys, |v, ps| {
+        self.try_lambda(&tys, |v, ps| {
             let mut args = ps[k..].to_vec();
             args.extend_from_slice(&ps[..k]);
             Ok(v.inline_op(lam, &args))
@@ -145,18 +148,18 @@ impl Vjp<'_> {
         neutral: &[SubExp],
         arrays: Vec<Var>,
     ) -> R<Vec<Var>> {
-        let incl = self.e.bind(
-            "scan",
+        let incl = self.e.bind_exp(
             Exp::Soac(Soac::Scan {
                 w,
                 lam,
                 neutral: neutral.to_vec(),
                 arrays,
             }),
+            "scan",
         );
-        let i = self.iota(w);
+        let i = self.e.iota(w, "iota");
         self.map_soac(w, vec![i], |v, ps| {
-            let r = v.previous_or("prev", &incl, neutral, ps[0].into())?;
+            let r = v.previous_or(&incl, neutral, ps[0].into(), "prev")?;
             Ok(r.into_iter().map(SubExp::Var).collect())
         })
     }
@@ -193,10 +196,7 @@ impl Vjp<'_> {
                 let t = v.inline_op(lam, &args);
                 let mut args2: Vec<Var> = Vec::new();
                 for se in t {
-                    args2.push(match se {
-                        SubExp::Var(v) => v,
-                        c => v.basic("t", BasicOp::SubExp(c)),
-                    });
+                    args2.push(v.e.as_var(se, "t"));
                 }
                 args2.extend_from_slice(r);
                 Ok(v.inline_op(lam, &args2))

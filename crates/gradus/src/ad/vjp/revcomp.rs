@@ -51,6 +51,7 @@
 //! bit-for-bit the same iterates as the forward sweep).
 
 use super::{Diagnostic, Extra, R, Vjp};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
 use crate::core::visit::stm_free_vars;
@@ -552,16 +553,16 @@ impl Vjp<'_> {
         if pvars.iter().any(|p| self.e.names.ty(*p).rank() != 0) {
             return Ok(None);
         }
-        let Some(plan) = plan(self.e.names, &pvars, *i, body) else {
+        let Some(plan) = plan(&self.e.names, &pvars, *i, body) else {
             return Ok(None);
         };
-        let bt = self.ty(bound).elem();
+        let bt = self.e.ty(bound).elem();
         let n64 = if bt == PrimType::I64 {
             *bound
         } else {
-            self.prim(PrimOp::Conv(bt, PrimType::I64), vec![*bound])
+            self.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![*bound])
         };
-        let n = self.prim(
+        let n = self.e.prim(
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![n64, SubExp::i64(0)],
         );
@@ -573,21 +574,21 @@ impl Vjp<'_> {
                 continue;
             }
             let elem = self.e.names.ty(*p).elem();
-            let scratch = self.basic(
-                "checkpoints",
+            let scratch = self.e.basic(
                 BasicOp::Scratch {
                     elem,
                     shape: vec![n],
                 },
+                "checkpoints",
             );
             let st = self.e.names.ty(scratch).clone();
-            let cp = self.e.names.fresh("checkpoints", st);
+            let cp = self.e.fresh("checkpoints", st);
             new_params.push((cp, SubExp::Var(scratch)));
             ck_params.push(Some(cp));
         }
         let ok = plan
-            .needs_loop_flag(&pvars, self.e.names)
-            .then(|| self.e.names.fresh("invertible", Type::Prim(PrimType::Bool)));
+            .needs_loop_flag(&pvars, &self.e.names)
+            .then(|| self.e.fresh("invertible", Type::Prim(PrimType::Bool)));
         if let Some(ok) = ok {
             new_params.push((ok, SubExp::Const(Scalar::Bool(true))));
         }
@@ -595,28 +596,28 @@ impl Vjp<'_> {
             let i64i = if bt == PrimType::I64 {
                 SubExp::Var(*i)
             } else {
-                v.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(*i)])
+                v.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(*i)])
             };
             let mut saves = Vec::new();
             for (p, cp) in pvars.iter().zip(&ck_params) {
                 if let Some(cp) = cp {
-                    let u = v.basic(
-                        "checkpoints",
+                    let u = v.e.basic(
                         BasicOp::Update {
                             array: *cp,
                             slice: vec![DimIndex::Fix(i64i)],
                             value: SubExp::Var(*p),
                         },
+                        "checkpoints",
                     );
                     saves.push(SubExp::Var(u));
                 }
             }
-            v.e.stms.extend(body.stms.iter().cloned());
+            v.e.add_stms(body.stms.iter().cloned());
             let mut result = body.result.clone();
             result.extend(saves);
             if let Some(ok) = ok {
                 let g = v.rc_guard(&plan.steps, &pvars);
-                let all = v.prim(
+                let all = v.e.prim(
                     PrimOp::Bin(BinOp::And, PrimType::Bool),
                     vec![SubExp::Var(ok), g],
                 );
@@ -629,17 +630,17 @@ impl Vjp<'_> {
         for cp in &ck_params {
             ck.push(cp.map(|cp| {
                 let t = self.e.names.ty(cp).clone();
-                let v = self.e.names.fresh("checkpoints", t);
+                let v = self.e.fresh("checkpoints", t);
                 pat.push(v);
                 v
             }));
         }
         let ok_out = ok.map(|_| {
-            let v = self.e.names.fresh("invertible", Type::Prim(PrimType::Bool));
+            let v = self.e.fresh("invertible", Type::Prim(PrimType::Bool));
             pat.push(v);
             v
         });
-        self.e.stms.push(Stm {
+        self.e.add_stm(Stm {
             pat,
             exp: Exp::Loop {
                 params: new_params,
@@ -651,7 +652,7 @@ impl Vjp<'_> {
         // A solved float that overflows (or turns NaN) stays non-finite to the end: each
         // update multiplies it by a finite non-zero factor (checked) and adds something. So
         // checking the final iterate covers every iteration.
-        let ok_out = if plan.needs_flag(&pvars, self.e.names) {
+        let ok_out = if plan.needs_flag(&pvars, &self.e.names) {
             let mut g = ok_out.map(SubExp::Var);
             for (j, p) in pvars.iter().enumerate() {
                 let ty = self.e.names.ty(*p).elem();
@@ -660,7 +661,7 @@ impl Vjp<'_> {
                     g = self.and(g, f);
                 }
             }
-            g.map(|g| self.basic("invertible", BasicOp::SubExp(g)))
+            g.map(|g| self.e.basic(BasicOp::SubExp(g), "invertible"))
         } else {
             None
         };
@@ -713,7 +714,7 @@ impl Vjp<'_> {
         let LoopForm::For { i, bound } = form else {
             return Err(Diagnostic::bug("rc_rev_inner of a while loop"));
         };
-        let bt = self.ty(bound).elem();
+        let bt = self.e.ty(bound).elem();
         let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
         let threaded = self.loop_threaded(&pvars, *i, body);
         let mut rparams = Vec::new();
@@ -724,7 +725,7 @@ impl Vjp<'_> {
                 None => self.zero(&t),
             };
             let h = format!("{}_adj", self.e.names.hint(*p));
-            rparams.push((self.e.names.fresh(&h, t), init));
+            rparams.push((self.e.fresh(&h, t), init));
         }
         let (tparams, thread_kinds) = self.threaded_loop_params(&threaded)?;
         rparams.extend(tparams);
@@ -733,28 +734,26 @@ impl Vjp<'_> {
         for (j, p) in pvars.iter().enumerate() {
             let t = self.e.names.ty(*p).clone();
             let h = self.e.names.hint(*p).to_string();
-            rparams.push((self.e.names.fresh(&h, t), SubExp::Var(s.pat[j])));
+            rparams.push((self.e.fresh(&h, t), SubExp::Var(s.pat[j])));
         }
         let posts: Vec<Var> = rparams[k + nt..].iter().map(|(v, _)| *v).collect();
-        let ii = self.e.names.fresh("i_rev", Type::Prim(PrimType::I64));
+        let ii = self.e.fresh("i_rev", Type::Prim(PrimType::I64));
         let (stms, result) = self.nested(|v| {
-            let last = v.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
-            let i64i = v.i64_bin(BinOp::Sub, last, SubExp::Var(ii));
+            let last = v.e.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
+            let i64i = v.e.i64_bin(BinOp::Sub, last, SubExp::Var(ii));
             let iv = if bt == PrimType::I64 {
-                v.as_var("i", i64i)
+                v.e.as_var(i64i, "i")
             } else {
-                let c = v.prim(PrimOp::Conv(PrimType::I64, bt), vec![i64i]);
-                v.as_var("i", c)
+                let c = v.e.prim(PrimOp::Conv(PrimType::I64, bt), vec![i64i]);
+                v.e.as_var(c, "i")
             };
             let mut pre: Vec<Option<Var>> = Vec::new();
             for (p, ck) in pvars.iter().zip(&saved.ck) {
                 pre.push(ck.map(|ck| {
-                    v.basic(
+                    v.e.index(
+                        ck,
+                        vec![DimIndex::Fix(i64i)],
                         v.e.names.hint(*p).to_string().as_str(),
-                        BasicOp::Index {
-                            array: ck,
-                            slice: vec![DimIndex::Fix(i64i)],
-                        },
                     )
                 }));
             }
@@ -791,8 +790,7 @@ impl Vjp<'_> {
             out.extend(prev.iter().map(|pv| SubExp::Var(*pv)));
             Ok(out)
         })?;
-        let out = self.e.bind(
-            "loop_adj",
+        let out = self.e.bind_exp(
             Exp::Loop {
                 params: rparams,
                 form: LoopForm::For {
@@ -801,6 +799,7 @@ impl Vjp<'_> {
                 },
                 body: Body { stms, result },
             },
+            "loop_adj",
         );
         self.set_threaded_adjs(&threaded, &thread_kinds, &out[k..k + nt]);
         for ((_, init), a) in params.iter().zip(&out[..k]) {
@@ -809,19 +808,11 @@ impl Vjp<'_> {
         Ok(())
     }
 
-    /// `se` as a variable (binding a constant).
-    fn as_var(&mut self, hint: &str, se: SubExp) -> Var {
-        match se {
-            SubExp::Var(v) => v,
-            c => self.basic(hint, BasicOp::SubExp(c)),
-        }
-    }
-
     fn emit_term(&mut self, t: &Term, ty: PrimType, map: &HashMap<Var, Var>) -> SubExp {
         let bin = |v: &mut Self, op: BinOp, a: &Term, b: &Term| {
             let a = v.emit_term(a, ty, map);
             let b = v.emit_term(b, ty, map);
-            v.prim(PrimOp::Bin(op, ty), vec![a, b])
+            v.e.prim(PrimOp::Bin(op, ty), vec![a, b])
         };
         match t {
             Term::Zero => SubExp::Const(Scalar::zero(ty)),
@@ -830,7 +821,7 @@ impl Vjp<'_> {
             Term::Se(c) => *c,
             Term::Neg(a) => {
                 let a = self.emit_term(a, ty, map);
-                self.prim(PrimOp::Un(UnOp::Neg, ty), vec![a])
+                self.e.prim(PrimOp::Un(UnOp::Neg, ty), vec![a])
             }
             Term::Add(a, b) => bin(self, BinOp::Add, a, b),
             Term::Sub(a, b) => bin(self, BinOp::Sub, a, b),
@@ -841,34 +832,35 @@ impl Vjp<'_> {
 
     /// `|x| < ∞` (false for NaN).
     fn finite(&mut self, x: SubExp, ty: PrimType) -> SubExp {
-        let a = self.prim(PrimOp::Un(UnOp::Abs, ty), vec![x]);
+        let a = self.e.prim(PrimOp::Un(UnOp::Abs, ty), vec![x]);
         let inf = SubExp::Const(Scalar::from_f64(ty, f64::INFINITY));
-        self.prim(PrimOp::Cmp(CmpOp::Lt, ty), vec![a, inf])
+        self.e.prim(PrimOp::Cmp(CmpOp::Lt, ty), vec![a, inf])
     }
 
     /// `0 < |x| < ∞`.
     fn invertible_factor(&mut self, x: SubExp, ty: PrimType) -> SubExp {
-        let a = self.prim(PrimOp::Un(UnOp::Abs, ty), vec![x]);
+        let a = self.e.prim(PrimOp::Un(UnOp::Abs, ty), vec![x]);
         let inf = SubExp::Const(Scalar::from_f64(ty, f64::INFINITY));
-        let lt = self.prim(PrimOp::Cmp(CmpOp::Lt, ty), vec![a, inf]);
+        let lt = self.e.prim(PrimOp::Cmp(CmpOp::Lt, ty), vec![a, inf]);
         let zero = SubExp::Const(Scalar::zero(ty));
-        let gt = self.prim(PrimOp::Cmp(CmpOp::Lt, ty), vec![zero, a]);
-        self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![lt, gt])
+        let gt = self.e.prim(PrimOp::Cmp(CmpOp::Lt, ty), vec![zero, a]);
+        self.e
+            .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![lt, gt])
     }
 
     /// `α·x` is normal or `x` is zero: scaling `x` by `α` lost nothing to underflow.
     fn no_underflow(&mut self, alpha: SubExp, x: SubExp, ty: PrimType) -> SubExp {
-        let ax = self.prim(PrimOp::Bin(BinOp::Mul, ty), vec![alpha, x]);
-        let abs = self.prim(PrimOp::Un(UnOp::Abs, ty), vec![ax]);
+        let ax = self.e.prim(PrimOp::Bin(BinOp::Mul, ty), vec![alpha, x]);
+        let abs = self.e.prim(PrimOp::Un(UnOp::Abs, ty), vec![ax]);
         let min = match ty {
             PrimType::F32 => f64::from(f32::MIN_POSITIVE),
             _ => f64::MIN_POSITIVE,
         };
         let min = SubExp::Const(Scalar::from_f64(ty, min));
-        let normal = self.prim(PrimOp::Cmp(CmpOp::Le, ty), vec![min, abs]);
+        let normal = self.e.prim(PrimOp::Cmp(CmpOp::Le, ty), vec![min, abs]);
         let zero = SubExp::Const(Scalar::zero(ty));
-        let is_zero = self.prim(PrimOp::Cmp(CmpOp::Eq, ty), vec![x, zero]);
-        self.prim(
+        let is_zero = self.e.prim(PrimOp::Cmp(CmpOp::Eq, ty), vec![x, zero]);
+        self.e.prim(
             PrimOp::Bin(BinOp::Or, PrimType::Bool),
             vec![normal, is_zero],
         )
@@ -877,7 +869,9 @@ impl Vjp<'_> {
     fn and(&mut self, a: Option<SubExp>, b: SubExp) -> Option<SubExp> {
         Some(match a {
             None => b,
-            Some(a) => self.prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![a, b]),
+            Some(a) => self
+                .e
+                .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![a, b]),
         })
     }
 
@@ -975,7 +969,7 @@ impl Vjp<'_> {
                     let x = alpha.unscale(Term::sub(post(*eq), gamma.clone()));
                     let se = self.emit_term(&x, ty, &map);
                     let hint = self.e.names.hint(params[*param]).to_string();
-                    let pv = self.as_var(&hint, se);
+                    let pv = self.e.as_var(se, &hint);
                     map.insert(params[*param], pv);
                     pre[*param] = Some(pv);
                 }
@@ -1006,7 +1000,7 @@ impl Vjp<'_> {
                     for (j, x) in ps.iter().zip([x0, x1]) {
                         let se = self.emit_term(&x, ty, &map);
                         let hint = self.e.names.hint(params[*j]).to_string();
-                        let pv = self.as_var(&hint, se);
+                        let pv = self.e.as_var(se, &hint);
                         pre[*j] = Some(pv);
                     }
                     for j in ps {
@@ -1051,7 +1045,7 @@ impl Vjp<'_> {
                 map.insert(*o, *n);
             }
         }
-        self.e.stms.extend(stms);
+        self.e.add_stms(stms);
         Ok(())
     }
 }

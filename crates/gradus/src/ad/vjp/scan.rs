@@ -18,7 +18,8 @@
 
 use super::soac::{additive_components, c};
 use super::{Diagnostic, R, Vjp, limitation};
-use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
+use crate::core::builder::HasBuilder;
+use crate::core::ir::{Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::value::PrimType;
 use std::collections::HashMap;
@@ -42,18 +43,18 @@ impl Vjp<'_> {
                 };
                 let row = self.e.names.ty(*ybar).row();
                 let rv = self.reversed(w, *ybar);
-                let l = self.lambda(&[("a", row.clone()), ("b", row.clone())], |v, ps| {
+                let l = self.try_lambda(&[("a", row.clone()), ("b", row.clone())], |v, ps| {
                     Ok(vec![v.add_values(ps[0].into(), ps[1].into())?])
                 })?;
                 let zero = self.zero(&row);
-                let sc = self.bind1(
-                    "scan_adj",
+                let sc = self.e.bind1(
                     Exp::Soac(Soac::Scan {
                         w,
                         lam: l,
                         neutral: vec![zero],
                         arrays: vec![rv],
                     }),
+                    "scan_adj",
                 );
                 let xb = self.reversed(w, sc);
                 if self.is_active(ne) {
@@ -78,25 +79,27 @@ impl Vjp<'_> {
         // Total adjoints: c(i) = ȳ(i) + M(i) c(i+1) with M(i)[r][q] = ∂⊕_q/∂a_r at
         // (y(i), x(i+1)); then x̄(i)[r] = Σ_q ∂⊕_q/∂b_r at (y(i-1), x(i)) · c(i)[q].
         let ys: Vec<Var> = s.pat[..k].to_vec();
-        let i = self.iota(w);
-        let last = self.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+        let i = self.e.iota(w, "iota");
+        let last = self.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
         let mut inputs = vec![i];
         inputs.extend_from_slice(arrays);
         let parts = self.map_soac(w, inputs, |v, ps| {
             let i = SubExp::Var(ps[0]);
             let xi: Vec<SubExp> = ps[1..].iter().map(|x| SubExp::Var(*x)).collect();
-            let is_last = v.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![i, last]);
-            let m = v.if_then(
+            let is_last =
+                v.e.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![i, last]);
+            let m = v.try_if(
                 is_last,
                 |_| Ok(vec![c(t, 0.0); k * k]),
                 |v| {
-                    let next = v.i64_bin(BinOp::Add, i, SubExp::i64(1));
-                    let yi = v.read_each("at", &ys, i);
-                    let xn = v.read_each("at", arrays, next);
+                    let next = v.e.i64_bin(BinOp::Add, i, SubExp::i64(1));
+                    let yi = v.read_each(&ys, i, "at");
+                    let xn = v.read_each(arrays, next, "at");
                     Ok(v.op_jacobian(lam, &yi, &xn, 0)?.concat())
                 },
+                "adj",
             )?;
-            let prev = v.previous_or("y", &ys, neutral, i)?;
+            let prev = v.previous_or(&ys, neutral, i, "y")?;
             let prev: Vec<SubExp> = prev.into_iter().map(SubExp::Var).collect();
             let d = v.op_jacobian(lam, &prev, &xi, 1)?.concat();
             let mut out: Vec<SubExp> = m.into_iter().map(SubExp::Var).collect();
@@ -121,10 +124,10 @@ impl Vjp<'_> {
         let n = k * k + k;
         let ptys: Vec<(&str, Type)> = (0..2 * n).map(|_| ("m", Type::Prim(t))).collect();
         // (M_g, b_g) then (M_f, b_f): c ↦ M_f (M_g c + b_g) + b_f.
-        let comp = self.lambda(&ptys, |v, ps| {
+        let comp = self.try_lambda(&ptys, |v, ps| {
             let (g, f) = ps.split_at(n);
             let mul = |v: &mut Self, a: Var, b: Var| -> SubExp {
-                v.prim(PrimOp::Bin(BinOp::Mul, t), vec![a.into(), b.into()])
+                v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![a.into(), b.into()])
             };
             let mut out = Vec::new();
             for r in 0..k {
@@ -132,7 +135,7 @@ impl Vjp<'_> {
                     let mut acc = mul(v, f[r * k], g[q]);
                     for l in 1..k {
                         let m = mul(v, f[r * k + l], g[l * k + q]);
-                        acc = v.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                        acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
                     }
                     out.push(acc);
                 }
@@ -141,7 +144,7 @@ impl Vjp<'_> {
                 let mut acc = SubExp::Var(f[k * k + r]);
                 for l in 0..k {
                     let m = mul(v, f[r * k + l], g[k * k + l]);
-                    acc = v.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                    acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
                 }
                 out.push(acc);
             }
@@ -154,14 +157,14 @@ impl Vjp<'_> {
             }
         }
         ne.extend(std::iter::repeat_n(c(t, 0.0), k));
-        let sc = self.e.bind(
-            "lin_scan",
+        let sc = self.e.bind_exp(
             Exp::Soac(Soac::Scan {
                 w,
                 lam: comp,
                 neutral: ne,
                 arrays: scan_in,
             }),
+            "lin_scan",
         );
         let cs: Vec<Var> = sc[k * k..].iter().map(|a| self.reversed(w, *a)).collect();
         let mut inputs = ds.to_vec();
@@ -172,11 +175,11 @@ impl Vjp<'_> {
             for r in 0..k {
                 let mut acc = c(t, 0.0);
                 for q in 0..k {
-                    let m = v.prim(
+                    let m = v.e.prim(
                         PrimOp::Bin(BinOp::Mul, t),
                         vec![d[r * k + q].into(), cc[q].into()],
                     );
-                    acc = v.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                    acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
                 }
                 out.push(acc);
             }
@@ -199,10 +202,7 @@ impl Vjp<'_> {
     ) -> R<Vec<Vec<SubExp>>> {
         let mut args = Vec::new();
         for se in a.iter().chain(b) {
-            args.push(match se {
-                SubExp::Var(v) => *v,
-                c => self.basic("arg", BasicOp::SubExp(*c)),
-            });
+            args.push(self.e.as_var(*se, "arg"));
         }
         let k = a.len();
         let mut jac = Vec::new();
@@ -211,8 +211,8 @@ impl Vjp<'_> {
             let input = args[which * k + r];
             let t = self.e.names.ty(input).elem();
             let seeds: HashMap<Var, SubExp> = [(input, c(t, 1.0))].into_iter().collect();
-            let d = crate::ad::jvp::differentiate(self.e.names, &stms, seeds)?;
-            self.e.stms.extend(d.stms);
+            let d = crate::ad::jvp::differentiate(&mut self.e.names, &stms, seeds)?;
+            self.e.add_stms(d.stms);
             jac.push(
                 res.iter()
                     .map(|r| match r {

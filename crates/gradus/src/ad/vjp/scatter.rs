@@ -12,6 +12,7 @@
 //! adjoint is owned).
 
 use super::{Diagnostic, R, Vjp};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, LoopForm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::value::PrimType;
@@ -35,7 +36,7 @@ impl Vjp<'_> {
             let yb = if owned {
                 yb
             } else {
-                self.basic("adj", BasicOp::Copy(yb))
+                self.e.basic(BasicOp::Copy(yb), "adj")
             };
             let vt = self.e.names.ty(*vals).clone();
             let vb0 = match self.zero(&vt) {
@@ -43,40 +44,42 @@ impl Vjp<'_> {
                 _ => return Err(Diagnostic::bug("scatter values that are not an array")),
             };
             let m = self.e.names.ty(*dest).dims()[0];
-            let mu = self.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![m]);
-            // From the last write to the first: the first one seen wins.
-            let p_yb = self
+            let mu = self
                 .e
-                .names
-                .fresh("scatter_adj", self.e.names.ty(yb).clone());
-            let p_vb = self.e.names.fresh("vals_adj", vt.clone());
-            let jj = self.e.names.fresh("j", Type::Prim(PrimType::I64));
+                .prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![m]);
+            // From the last write to the first: the first one seen wins.
+            let p_yb = self.e.fresh("scatter_adj", self.e.names.ty(yb).clone());
+            let p_vb = self.e.fresh("vals_adj", vt.clone());
+            let jj = self.e.fresh("j", Type::Prim(PrimType::I64));
             let (stms, res) = self.nested(|v| {
-                let last = v.i64_bin(BinOp::Sub, w, SubExp::i64(1));
-                let j = v.i64_bin(BinOp::Sub, last, jj.into());
-                let b = v.read("b", indices, j);
-                let bu = v.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![b]);
-                let ok = v.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::U64), vec![bu, mu]);
-                let r = v.if_then(
+                let last = v.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+                let j = v.e.i64_bin(BinOp::Sub, last, jj.into());
+                let b = v.read(indices, j, "b");
+                let bu =
+                    v.e.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![b]);
+                let ok =
+                    v.e.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::U64), vec![bu, mu]);
+                let r = v.try_if(
                     ok,
                     |v| {
-                        let got = v.read("got", p_yb, b);
-                        let vb = v.write("vals_adj", p_vb, j, got);
+                        let got = v.read(p_yb, b, "got");
+                        let vb = v.write(p_vb, j, got, "vals_adj");
                         let z = v.zero(&vt.row());
-                        let yb2 = v.write("scatter_adj", p_yb, b, z);
+                        let yb2 = v.write(p_yb, b, z, "scatter_adj");
                         Ok(vec![yb2, vb])
                     },
                     |_| Ok(vec![SubExp::Var(p_yb), SubExp::Var(p_vb)]),
+                    "adj",
                 )?;
                 Ok(r.into_iter().map(SubExp::Var).collect::<Vec<_>>())
             })?;
-            let out = self.e.bind(
-                "scatter_adj",
+            let out = self.e.bind_exp(
                 Exp::Loop {
                     params: vec![(p_yb, SubExp::Var(yb)), (p_vb, SubExp::Var(vb0))],
                     form: LoopForm::For { i: jj, bound: w },
                     body: crate::core::ir::Body { stms, result: res },
                 },
+                "scatter_adj",
             );
             self.add_adj(*vals, SubExp::Var(out[1]), true)?;
             self.add_adj(*dest, SubExp::Var(out[0]), true)?;

@@ -9,13 +9,15 @@
 //! none reaches the dispatch.
 //!
 //! Shared here: recognising operators ([`simple_op`], [`additive_components`]) and building
-//! the pieces of adjoint code the rules have in common: a `map` over rows, an `if`, a lambda of
-//! a binary operator, a lambda's body on fresh names, reads and writes of single elements (also
-//! guarded by a range check, or of the previous element of a scan), a reversed array, `iota`.
+//! the pieces of adjoint code the rules have in common (on top of the builder's, see
+//! [`crate::core::builder`]): a `map` over rows, a lambda of a binary operator, a lambda's body
+//! on fresh names, reads and writes of single elements (also guarded by a range check, or of
+//! the previous element of a scan), a reversed array.
 
 use super::{Diagnostic, Extra, R, Vjp};
+use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::core::prim::{BinOp, CmpOp, PrimOp};
 use crate::core::type_of::map_param_type;
 use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
@@ -91,18 +93,6 @@ pub(super) fn c(t: PrimType, x: f64) -> SubExp {
 }
 
 impl Vjp<'_> {
-    pub(super) fn iota(&mut self, n: SubExp) -> Var {
-        self.basic(
-            "iota",
-            BasicOp::Iota {
-                n,
-                start: SubExp::i64(0),
-                stride: SubExp::i64(1),
-                elem: PrimType::I64,
-            },
-        )
-    }
-
     /// `map(w, \rows -> f rows, arrays)`.
     pub(super) fn map_soac(
         &mut self,
@@ -114,109 +104,77 @@ impl Vjp<'_> {
             .iter()
             .map(|a| ("row", map_param_type(self.e.names.ty(*a))))
             .collect();
-        let lam = self.lambda(&tys, f)?;
+        let lam = self.try_lambda(&tys, f)?;
         Ok(self
             .e
-            .bind("map_adj", Exp::Soac(Soac::Map { w, lam, arrays })))
+            .bind_exp(Exp::Soac(Soac::Map { w, lam, arrays }), "map_adj"))
     }
 
     /// `\a b -> a op b` on scalars of type `t`.
     pub(super) fn bin_op_lambda(&mut self, op: BinOp, t: PrimType) -> R<Lambda> {
-        self.lambda(&[("a", Type::Prim(t)), ("b", Type::Prim(t))], |v, ps| {
-            Ok(vec![v.prim(
+        self.try_lambda(&[("a", Type::Prim(t)), ("b", Type::Prim(t))], |v, ps| {
+            Ok(vec![v.e.prim(
                 PrimOp::Bin(op, t),
                 vec![ps[0].into(), ps[1].into()],
             )])
         })
     }
 
-    pub(super) fn select(&mut self, cond: SubExp, a: SubExp, b: SubExp) -> SubExp {
-        let t = self.ty(&a).elem();
-        self.prim(PrimOp::Tern(TernOp::Select, t), vec![cond, a, b])
-    }
-
-    /// `if cond then {then_f} else {else_f}`; the result types are the then-branch's.
-    pub(super) fn if_then(
-        &mut self,
-        cond: SubExp,
-        then_f: impl FnOnce(&mut Self) -> R<Vec<SubExp>>,
-        else_f: impl FnOnce(&mut Self) -> R<Vec<SubExp>>,
-    ) -> R<Vec<Var>> {
-        let (ts, tr) = self.nested(then_f)?;
-        let (es, er) = self.nested(else_f)?;
-        let ret: Vec<Type> = tr.iter().map(|r| self.ty(r)).collect();
-        Ok(self.e.bind(
-            "adj",
-            Exp::If {
-                cond,
-                then_body: crate::core::ir::Body {
-                    stms: ts,
-                    result: tr,
-                },
-                else_body: crate::core::ir::Body {
-                    stms: es,
-                    result: er,
-                },
-                ret,
-            },
-        ))
-    }
-
     /// `0 <= i < n`, as one unsigned comparison (`n` is never negative).
     pub(super) fn in_range(&mut self, i: SubExp, n: SubExp) -> SubExp {
-        let iu = self.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![i]);
-        let nu = self.prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![n]);
-        self.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::U64), vec![iu, nu])
+        let iu = self
+            .e
+            .prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![i]);
+        let nu = self
+            .e
+            .prim(PrimOp::Conv(PrimType::I64, PrimType::U64), vec![n]);
+        self.e
+            .prim(PrimOp::Cmp(CmpOp::Lt, PrimType::U64), vec![iu, nu])
     }
 
     /// `arr[i]`, bound to a fresh variable.
-    pub(super) fn read(&mut self, hint: &str, arr: Var, i: SubExp) -> SubExp {
-        SubExp::Var(self.basic(
-            hint,
-            BasicOp::Index {
-                array: arr,
-                slice: vec![DimIndex::Fix(i)],
-            },
-        ))
+    pub(super) fn read(&mut self, arr: Var, i: SubExp, hint: &str) -> SubExp {
+        SubExp::Var(self.e.index(arr, vec![DimIndex::Fix(i)], hint))
     }
 
     /// `arr with [i] = value`, bound to a fresh variable.
-    pub(super) fn write(&mut self, hint: &str, arr: Var, i: SubExp, value: SubExp) -> SubExp {
-        SubExp::Var(self.basic(
-            hint,
+    pub(super) fn write(&mut self, arr: Var, i: SubExp, value: SubExp, hint: &str) -> SubExp {
+        SubExp::Var(self.e.basic(
             BasicOp::Update {
                 array: arr,
                 slice: vec![DimIndex::Fix(i)],
                 value,
             },
+            hint,
         ))
     }
 
     /// Element `i` of each of `arrays`.
-    pub(super) fn read_each(&mut self, hint: &str, arrays: &[Var], i: SubExp) -> Vec<SubExp> {
-        arrays.iter().map(|a| self.read(hint, *a, i)).collect()
+    pub(super) fn read_each(&mut self, arrays: &[Var], i: SubExp, hint: &str) -> Vec<SubExp> {
+        arrays.iter().map(|a| self.read(*a, i, hint)).collect()
     }
 
     /// Element `i - 1` of each of `arrays`, or `neutral` where `i = 0`: the exclusive view of
     /// the inclusive scans `arrays`.
     pub(super) fn previous_or(
         &mut self,
-        hint: &str,
         arrays: &[Var],
         neutral: &[SubExp],
         i: SubExp,
+        hint: &str,
     ) -> R<Vec<Var>> {
-        let first = self.prim(
+        let first = self.e.prim(
             PrimOp::Cmp(CmpOp::Eq, PrimType::I64),
             vec![i, SubExp::i64(0)],
         );
-        self.if_then(
+        self.try_if(
             first,
             |_| Ok(neutral.to_vec()),
             |v| {
-                let prev = v.i64_bin(BinOp::Sub, i, SubExp::i64(1));
-                Ok(v.read_each(hint, arrays, prev))
+                let prev = v.e.i64_bin(BinOp::Sub, i, SubExp::i64(1));
+                Ok(v.read_each(arrays, prev, hint))
             },
+            "adj",
         )
     }
 
@@ -236,10 +194,11 @@ impl Vjp<'_> {
         let t = self.e.names.ty(arr).clone();
         let n = t.dims()[0];
         let ok = self.in_range(i, n);
-        let r = self.if_then(
+        let r = self.try_if(
             ok,
-            |v| Ok(vec![v.read("read", arr, i)]),
+            |v| Ok(vec![v.read(arr, i, "read")]),
             |v| Ok(vec![v.zero(&t.row())]),
+            "adj",
         )?;
         Ok(SubExp::Var(r[0]))
     }
@@ -299,7 +258,7 @@ impl Vjp<'_> {
             .zip(tys)
             .map(|(p, t)| {
                 let h = self.e.names.hint(*p).to_string();
-                self.e.names.fresh(&h, t)
+                self.e.fresh(&h, t)
             })
             .collect();
         let (stms, result) = self.renamed_body(lam, &params);
@@ -312,21 +271,19 @@ impl Vjp<'_> {
 
     /// `xs` in reverse order.
     pub(super) fn reversed(&mut self, w: SubExp, x: Var) -> Var {
-        let last = self.i64_bin(BinOp::Sub, w, SubExp::i64(1));
-        let start = self.prim(
+        let last = self.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+        let start = self.e.prim(
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![last, SubExp::i64(0)],
         );
-        self.basic(
+        self.e.index(
+            x,
+            vec![DimIndex::Slice {
+                start,
+                count: w,
+                stride: SubExp::i64(-1),
+            }],
             "rev",
-            BasicOp::Index {
-                array: x,
-                slice: vec![DimIndex::Slice {
-                    start,
-                    count: w,
-                    stride: SubExp::i64(-1),
-                }],
-            },
         )
     }
 }
