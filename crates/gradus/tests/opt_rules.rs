@@ -803,3 +803,92 @@ fn rows_read_elsewhere_are_not_sunk() {
         stats.rules
     );
 }
+
+#[test]
+fn a_loop_whose_rest_reads_the_invariant_scalars_is_split_through_arrays() {
+    // The loop carries a primal `p` and a tangent `q` that reads `p`'s value of each
+    // iteration; `p`'s loop leaves the map over seeds and writes the values `q` reads.
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ss_2: [4]f64) : [4]f64 {
+  let r_3: [4]f64 = map(4i64, \(s_4: f64) : f64 -> {
+    let (a_5: f64, b_6: f64) = loop (p_7: f64 = 1.0f64, q_8: f64 = s_4) for i_9: i64 < n_0 do {
+      let y_10: f64 = xs_1[i_9]
+      let e_11: f64 = exp_f64(p_7)
+      let p2_12: f64 = mul_f64(e_11, y_10)
+      let q2_13: f64 = mul_f64(q_8, e_11)
+      let q3_14: f64 = mul_f64(q2_13, y_10)
+      in p2_12, q3_14
+    }
+    let c_15: f64 = add_f64(a_5, b_6)
+    in c_15
+  }, ss_2)
+  in r_3
+}"#,
+        &["hoist", "map-fission"],
+        "loop-split-materialise",
+    );
+    let map_at = out.find("map(").unwrap();
+    assert!(out.find("exp_f64").unwrap() < map_at, "{out}");
+    assert!(out.find("scratch").unwrap() < map_at, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_redomap_of_independent_sums_leaves_its_invariant_sum_behind() {
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ss_2: [4]f64) : [4]f64 {
+  let r_3: [4]f64 = map(4i64, \(s_4: f64) : f64 -> {
+    let (a_5: f64, b_6: f64) = redomap(n_0, \(x_7: f64) : (f64, f64) -> {
+      let e_8: f64 = exp_f64(x_7)
+      let t_9: f64 = mul_f64(e_8, s_4)
+      in e_8, t_9
+    }, \(u_10: f64, v_11: f64, w_12: f64, z_13: f64) : (f64, f64) -> {
+      let p_14: f64 = add_f64(u_10, w_12)
+      let q_15: f64 = add_f64(v_11, z_13)
+      in p_14, q_15
+    }, (0.0f64, 0.0f64), xs_1)
+    let c_16: f64 = mul_f64(a_5, b_6)
+    in c_16
+  }, ss_2)
+  in r_3
+}"#,
+        &["hoist", "map-fission"],
+        "redomap-split-invariant",
+    );
+    // The sum of exponentials runs once, before the map over seeds.
+    assert!(
+        out.find("redomap").unwrap() < out.find("map(4i64").unwrap(),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_loop_split_keeps_a_rest_that_may_fail_on_its_own() {
+    // The rest divides by an integer that may be zero: running the whole invariant loop
+    // first could report another error first, so the loop stays whole.
+    let prog = parse_prog(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ks_2: [n_0]i64, ss_3: [4]i64) : [4]i64 {
+  let r_4: [4]i64 = map(4i64, \(s_5: i64) : i64 -> {
+    let (a_6: i64, b_7: i64) = loop (p_8: i64 = 1i64, q_9: i64 = s_5) for i_10: i64 < n_0 do {
+      let k_11: i64 = ks_2[i_10]
+      let j_12: i64 = ks_2[k_11]
+      let p2_13: i64 = add_i64(p_8, j_12)
+      let q2_14: i64 = div_i64(q_9, p_8)
+      in p2_13, q2_14
+    }
+    let c_15: i64 = add_i64(a_6, b_7)
+    in c_15
+  }, ss_3)
+  in r_4
+}"#,
+    )
+    .unwrap();
+    let (out, stats) = optimise(prog, &OptOptions::default()).unwrap();
+    verify(&out).unwrap();
+    assert!(
+        !stats.rules.contains_key("loop-split-materialise"),
+        "{}",
+        print_prog(&out)
+    );
+}

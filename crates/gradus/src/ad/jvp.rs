@@ -216,6 +216,8 @@ impl Jvp<'_> {
             }
             BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
                 Some(SubExp::Var(ta)) => {
+                    // The tangent has the primal's shape, and the primal read comes first.
+                    self.e.aux_mut().attrs.push(CHECKED_BEFORE.to_string());
                     let t = self.tan_var(
                         y,
                         Exp::BasicOp(BasicOp::Index {
@@ -223,10 +225,7 @@ impl Jvp<'_> {
                             slice: slice.clone(),
                         }),
                     );
-                    // The tangent has the primal's shape, and the primal read comes first.
-                    if let Some(read) = self.e.stms.last_mut() {
-                        read.aux.attrs.push(CHECKED_BEFORE.to_string());
-                    }
+                    self.e.aux_mut().attrs.pop();
                     Some(t)
                 }
                 _ => None,
