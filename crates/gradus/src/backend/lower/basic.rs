@@ -192,14 +192,24 @@ impl<'a> Lw<'a> {
                 let mut want = vec![sz.clone()];
                 want.extend(inner_dims.iter().cloned());
                 self.size_check(out, &have, &want, elem, String::new(), aux);
-                out.push(I::Alloc {
-                    arr: dname.clone(),
-                    elem,
-                    count: Ex::times(sz, inner.clone()),
-                });
+                // Operands their producers wrote in place ([`super::place`]) are not copied.
+                let in_place = dst
+                    .and_then(|d| self.preallocated.get(&d).cloned())
+                    .unwrap_or_default();
+                if in_place.is_empty() {
+                    out.push(I::Alloc {
+                        arr: dname.clone(),
+                        elem,
+                        count: Ex::times(sz, inner.clone()),
+                    });
+                }
                 let mut off = Ex::int(0);
                 for a in arrays {
                     let n = Ex::times(self.var_dims(*a)[0].clone(), inner.clone());
+                    if in_place.contains(a) {
+                        off = Ex::plus(off, n);
+                        continue;
+                    }
                     out.push(I::Copy {
                         elem,
                         dst: dname.clone(),

@@ -65,8 +65,11 @@ impl<'a> Lw<'a> {
     /// Lowers the statements of `body`; the caller uses its results, then calls
     /// [`Lw::end_scope`].
     pub(super) fn stms(&mut self, body: &Body, out: &mut Vec<I>) -> R<()> {
+        let placements = self.placements(body);
         let mut j = 0;
         while j < body.stms.len() {
+            // A producer is a map, never the reduce of a map-reduce pair.
+            self.place_before(&placements, j, out);
             if self.map_reduce(body, j, out)? {
                 j += 2;
             } else {
@@ -79,7 +82,9 @@ impl<'a> Lw<'a> {
 
     pub(super) fn stm(&mut self, stm: &Stm, out: &mut Vec<I>) -> R<()> {
         for &v in &stm.pat {
-            self.declare(v, out);
+            if !self.preallocated.contains_key(&v) {
+                self.declare(v, out);
+            }
         }
         let aux = &stm.aux;
         match &stm.exp {

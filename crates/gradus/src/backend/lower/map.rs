@@ -40,6 +40,16 @@ impl<'a> Lw<'a> {
                         self.assign(p, &SubExp::Var(a), out);
                     }
                 }
+                // An output a concatenation consumes is a view of its slice ([`super::place`]).
+                Type::Array { .. } if self.placed.contains_key(&p) => {
+                    let (src, offset) = self.placed[&p].clone();
+                    out.push(I::SetArr {
+                        dst: self.name(p),
+                        src,
+                        offset,
+                        share: imp::Share::Borrow,
+                    });
+                }
                 Type::Array { elem, dims } => {
                     let count = Ex::product(self.dims(dims));
                     out.push(I::Alloc {

@@ -69,6 +69,7 @@ mod hist;
 pub mod imp;
 mod map;
 mod memory;
+mod place;
 mod reduce;
 pub mod row_sums;
 mod scatter;
@@ -122,6 +123,8 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         in_par: false,
         par_local: HashSet::new(),
         acc_sizes: HashMap::new(),
+        placed: HashMap::new(),
+        preallocated: HashMap::new(),
         virtual_iotas: HashSet::new(),
         iota_rows: HashMap::new(),
     };
@@ -158,6 +161,11 @@ struct Lw<'a> {
     /// Element type and size of the arrays behind accumulators (`{acc}_{j}`), for
     /// privatising them in parallel loops.
     acc_sizes: HashMap<String, (PrimType, Ex)>,
+    /// Map outputs written in place into a concatenation ([`place`]): its C name and the
+    /// offset in elements.
+    placed: HashMap<Var, (String, Ex)>,
+    /// Concatenations allocated before their producers, with the operands not to copy.
+    preallocated: HashMap<Var, HashSet<Var>>,
 }
 
 /// The C identifier of a core variable: its hint (letters, digits, `_`) and its number.
