@@ -1,8 +1,9 @@
-//! The backend writes the rows a `map` builds as array literals of scalars (also nested:
-//! a 2×2 block) straight into the map's output instead of building each row and copying
-//! it: the lowered loop allocates nothing, every backend gives the interpreter's results,
-//! and a row whose literal does not fit the declared row size reports the interpreter's
-//! error.
+//! The backend writes the rows a `map` builds as array literals (of scalars, of literal
+//! rows such as a 2×2 block, of a small `replicate` of a literal, or of other arrays, which
+//! are copied in) straight into the map's output instead of building each row and copying
+//! it: the lowered loop allocates nothing for the literal, every backend gives the
+//! interpreter's results, and a row whose literal does not fit the declared row size
+//! reports the interpreter's error.
 
 use gradus::backend::c::NativeOptions;
 use gradus::program::{Backend, CallError, Program};
@@ -14,6 +15,12 @@ entry pairs [n] (xs: [n]f64) : [n][2]f64 =
 
 entry blocks [n] (xs: [n]f64) (ys: [n]f64) : [n][2][2]f64 =
   map2 (\x y -> [[x, y], [x * y, x - y]]) xs ys
+
+entry twice [n] (xs: [n]f64) : [n][2][3]f64 =
+  map (\x -> let r = [x, x + 1, x * 2] in [r, r]) xs
+
+entry rows [n] (xs: [n]f64) (k: i64) : [n][2][k]f64 =
+  map (\x -> let r = map (\j -> x * f64.i64 j) (iota k) in [r, map (+ 1) r]) xs
 
 entry misfit [n] (xs: [n]f64) (m: i64) : [n][m]f64 =
   map (\x -> [x, x] :> [m]f64) xs
@@ -42,7 +49,7 @@ fn backends() -> Vec<(&'static str, Program)> {
 fn literal_rows_are_stored_in_place_and_give_the_interpreters_results() {
     let lowered = gradus::pipeline::dump_stage("rows.fut", SRC, gradus::pipeline::Stage::Lower)
         .unwrap_or_else(|d| panic!("{}", d.render()));
-    for entry in ["pairs", "blocks"] {
+    for entry in ["pairs", "blocks", "twice"] {
         let code = lowered
             .split("entry ")
             .find(|e| e.starts_with(entry))
@@ -54,6 +61,8 @@ fn literal_rows_are_stored_in_place_and_give_the_interpreters_results() {
     let cases = [
         ("pairs", vec![vector(300, 1)]),
         ("blocks", vec![vector(300, 2), vector(300, 3)]),
+        ("twice", vec![vector(300, 4)]),
+        ("rows", vec![vector(300, 5), Value::Scalar(Scalar::I64(7))]),
     ];
     for (name, p) in backends() {
         for (entry, args) in &cases {

@@ -117,13 +117,14 @@ impl<'a> Lw<'a> {
         Ok(())
     }
 
-    /// Stores the scalars `elems` of the literal `v` (the lambda's result) as row `i` of
-    /// `dst`, after the shape check [`Lw::write_row`] makes.
+    /// Stores the pieces of the literal `v` (the lambda's result) as row `i` of `dst`, after
+    /// the shape check [`Lw::write_row`] makes: scalars one by one, whole rows by a copy
+    /// (after the check the literal itself would have made of them).
     fn write_literal_row(
         &mut self,
         dst: Var,
         v: Var,
-        elems: &[SubExp],
+        pieces: &[Piece],
         i: &Ex,
         aux: &Aux,
         out: &mut Vec<I>,
@@ -135,21 +136,50 @@ impl<'a> Lw<'a> {
         self.size_check(out, &vd, &rdims, elem, String::new(), aux);
         let block = Ex::product(rdims);
         let arr = self.name(dst);
-        for (j, e) in elems.iter().enumerate() {
-            out.push(I::Store {
-                elem,
-                arr: arr.clone(),
-                idx: Ex::plus(Ex::times(i.clone(), block.clone()), Ex::int(j as i64)),
-                val: self.se(e),
-            });
+        let mut off = Ex::times(i.clone(), block);
+        for piece in pieces {
+            match piece {
+                Piece::Scalar(e) => {
+                    out.push(I::Store {
+                        elem,
+                        arr: arr.clone(),
+                        idx: off.clone(),
+                        val: self.se(e),
+                    });
+                    off = Ex::plus(off, Ex::int(1));
+                }
+                Piece::Row(r, row_dims) => {
+                    let want = self.dims(row_dims);
+                    let have = self.var_dims(*r);
+                    self.size_check(out, &have, &want, elem, String::new(), aux);
+                    let count = Ex::product(want);
+                    out.push(I::Copy {
+                        elem,
+                        dst: arr.clone(),
+                        dst_off: off.clone(),
+                        src: self.name(*r),
+                        src_off: Ex::int(0),
+                        count: count.clone(),
+                    });
+                    off = Ex::plus(off, count);
+                }
+            }
         }
     }
 }
 
-/// The lambda body without the statements that build its results as array literals of
-/// scalars (directly or through literals of such rows, each used once), and those results'
-/// scalars in row-major order, by result position.
-fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<SubExp>>) {
+/// A piece of a literal row written in place: a scalar, or a whole row (an array of the
+/// given dimensions) that is not itself a literal built for this row.
+#[derive(Clone)]
+enum Piece {
+    Scalar(SubExp),
+    Row(Var, Vec<SubExp>),
+}
+
+/// The lambda body without the statements that build its results as array literals
+/// (directly or through literals of rows, each used once), and those results' pieces in
+/// row-major order, by result position.
+fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<Piece>>) {
     let uses = use_counts(names, body);
     let mut literals = HashMap::new();
     let mut skip: HashSet<Var> = HashSet::new();
@@ -159,9 +189,9 @@ fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<
             continue;
         }
         let mut vars = Vec::new();
-        if let Some(elems) = flat_literal(body, *v, &uses, &mut vars) {
+        if let Some(pieces) = flat_literal(names, body, *v, &uses, &mut vars) {
             skip.extend(vars);
-            literals.insert(k, elems);
+            literals.insert(k, pieces);
         }
     }
     if skip.is_empty() {
@@ -182,29 +212,64 @@ fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<
     )
 }
 
-/// The scalars of the literal bound to `v` in `body`, row-major, if it is one of scalars or
-/// of such literals used once; `vars` collects the literals' variables.
+/// The pieces of the literal (or small `replicate`) bound to `v` in `body`, row-major, if it
+/// is one: its scalars,
+/// or its rows (taken apart in turn when they are literals of the row type used once);
+/// `vars` collects the literals' variables.
 fn flat_literal(
+    names: &NameTable,
     body: &Body,
     v: Var,
     uses: &HashMap<Var, usize>,
     vars: &mut Vec<Var>,
-) -> Option<Vec<SubExp>> {
+) -> Option<Vec<Piece>> {
     let stm = body.stms.iter().find(|s| s.pat == [v])?;
+    // A few copies of one row or scalar (`[cs, cs]` after the optimiser) are pieces too.
+    if let Exp::BasicOp(BasicOp::Replicate { shape, value }) = &stm.exp
+        && let [SubExp::Const(n)] = shape.as_slice()
+        && let Some(n @ 1..=16) = n.as_i64()
+    {
+        vars.push(v);
+        let row: Vec<Piece> = match value {
+            SubExp::Var(r) if !matches!(names.ty(*r), Type::Prim(_)) => {
+                let mut inner = Vec::new();
+                match (uses.get(r) == Some(&1))
+                    .then(|| flat_literal(names, body, *r, uses, &mut inner))
+                    .flatten()
+                {
+                    Some(pieces) => {
+                        vars.extend(inner);
+                        pieces
+                    }
+                    None => vec![Piece::Row(*r, names.ty(*r).dims().to_vec())],
+                }
+            }
+            _ => vec![Piece::Scalar(*value)],
+        };
+        return Some((0..n).flat_map(|_| row.iter().cloned()).collect());
+    }
     let Exp::BasicOp(BasicOp::ArrayLit { elems, row }) = &stm.exp else {
         return None;
     };
     vars.push(v);
     if matches!(row, Type::Prim(_)) {
-        return Some(elems.clone());
+        return Some(elems.iter().map(|e| Piece::Scalar(*e)).collect());
     }
     let mut out = Vec::new();
     for e in elems {
         let SubExp::Var(r) = e else { return None };
-        if uses.get(r) != Some(&1) {
-            return None;
+        let mut inner = Vec::new();
+        // A literal row of exactly the row type needs no shape check of its own.
+        match (uses.get(r) == Some(&1) && names.ty(*r) == row)
+            .then(|| flat_literal(names, body, *r, uses, &mut inner))
+            .flatten()
+        {
+            Some(pieces) => {
+                vars.extend(inner);
+                out.extend(pieces);
+            }
+            None => out.push(Piece::Row(*r, row.dims().to_vec())),
         }
-        out.extend(flat_literal(body, *r, uses, vars)?);
     }
     Some(out)
 }
