@@ -118,10 +118,8 @@ fn split(
     local: &HashSet<Var>,
     before: &[Stm],
 ) -> Option<(Vec<Stm>, Stm, &'static str)> {
-    use super::loopsplit::split_loop_materialise;
-    use super::mapfission::{
-        split_if_invariant, split_invariant, split_loop_invariant, split_redomap_invariant,
-    };
+    use super::loopsplit::{split_loop_invariant, split_loop_materialise};
+    use super::mapfission::{split_if_invariant, split_invariant, split_redomap_invariant};
     let one = |r: Option<(Stm, Stm)>, rule| r.map(|(a, b)| (vec![a], b, rule));
     match stm.exp {
         Exp::If { .. } => one(split_if_invariant(names, stm, local), "if-split-invariant"),

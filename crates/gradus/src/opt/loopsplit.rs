@@ -1,16 +1,21 @@
-//! Rule `loop-split-materialise` (pass `map-fission`, used by [`super::hoist`]): a `for` loop
-//! inside a lambda or loop body whose parameters split into an invariant group and a rest
-//! that reads the invariant group, but not the other way round, becomes two loops. The
-//! first runs the invariant group and writes, at each iteration, the scalars the rest reads
-//! into arrays indexed by the counter; the second runs the rest and reads them back.
+//! Loop fission for code motion (pass `map-fission`, used by [`super::hoist`] and
+//! [`super::mapfission`]): a `for` loop inside a lambda or loop body whose parameters split
+//! into an invariant group and the rest becomes two loops, the invariant one first, for the
+//! caller to move out.
 //!
-//! This is the loop case of computing a `jmp`'s primal once: forward mode carries primal
-//! and tangent through the same loop, the tangent reads the primal's values of each
-//! iteration, and without the split the primal loop runs once per seed. Where
-//! [`super::mapfission::split_loop_invariant`] needs groups that do not read each other,
-//! this rule pays one array element per scalar and iteration for the one-way dependence.
+//! Rule `loop-split-invariant` ([`split_loop_invariant`]): the groups do not read each other.
 //!
-//! The split is made only when nothing changes about errors: the first loop runs all its
+//! Rule `loop-split-materialise` ([`split_loop_materialise`]): the rest reads the invariant
+//! group, but not the other way round. The first loop runs the invariant group and writes,
+//! at each iteration, the scalars the rest reads into arrays indexed by the counter; the
+//! second runs the rest and reads them back. This is the loop case of computing a `jmp`'s
+//! primal once: forward mode carries primal and tangent through the same loop, the tangent
+//! reads the primal's values of each iteration, and without the split the primal loop runs
+//! once per seed. It pays one array element per scalar and iteration for the one-way
+//! dependence.
+//!
+//! The materialising split is made only when nothing changes about errors: the first loop
+//! runs all its
 //! iterations before the second runs any, so either the invariant statements cannot fail,
 //! or the rest can fail only where an earlier statement failed first
 //! ([`crate::core::safety::fails_only_after_earlier`]: forward mode's reads of tangents).
@@ -24,9 +29,178 @@
 use super::mapfission::split_if_invariant;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
 use crate::core::safety::{Ranges, fails_only_after_earlier, is_safe};
-use crate::core::subst::fresh_copy;
+use crate::core::subst::{deps_in, fresh_copy, prune};
 use crate::core::visit::{consumed_in_body, free_in_exp, type_vars};
 use std::collections::HashSet;
+
+/// The parts of a `for` loop that either rule may split: at least two parameters, a trip
+/// count that reads nothing in `variant`, and no parameter or result whose type mentions a
+/// parameter or the counter.
+struct SplittableLoop<'s> {
+    params: &'s [(Var, SubExp)],
+    i: &'s Var,
+    bound: &'s SubExp,
+    body: &'s Body,
+    pvars: Vec<Var>,
+}
+
+fn splittable_loop<'s>(
+    names: &NameTable,
+    stm: &'s Stm,
+    variant: &HashSet<Var>,
+) -> Option<SplittableLoop<'s>> {
+    let Exp::Loop {
+        params,
+        form: LoopForm::For { i, bound },
+        body,
+    } = &stm.exp
+    else {
+        return None;
+    };
+    if matches!(bound, SubExp::Var(v) if variant.contains(v)) || params.len() < 2 {
+        return None;
+    }
+    let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+    let mut scoped: HashSet<Var> = pvars.iter().copied().collect();
+    scoped.insert(*i);
+    if pvars
+        .iter()
+        .chain(&stm.pat)
+        .any(|p| type_vars(names.ty(*p)).iter().any(|d| scoped.contains(d)))
+    {
+        return None;
+    }
+    Some(SplittableLoop {
+        params,
+        i,
+        bound,
+        body,
+        pvars,
+    })
+}
+
+/// Rule `loop-split-invariant`: a `for` loop whose parameters fall into groups that do not
+/// read each other, some of which read nothing in `variant`, becomes two loops: the
+/// invariant groups (returned first, for the caller to move out) and the rest. Statements
+/// both need (reading only the counter and free variables) are computed in both; loops whose
+/// bodies consume free variables, and parameters whose types mention other parameters, are
+/// left alone.
+pub fn split_loop_invariant(
+    names: &mut NameTable,
+    stm: &Stm,
+    variant: &HashSet<Var>,
+) -> Option<(Stm, Stm)> {
+    let SplittableLoop {
+        params,
+        body,
+        pvars,
+        ..
+    } = splittable_loop(names, stm, variant)?;
+    let pset: HashSet<Var> = pvars.iter().copied().collect();
+    // Groups: parameters linked by reading each other (union-find on positions).
+    let k = params.len();
+    let mut group: Vec<usize> = (0..k).collect();
+    fn find(g: &mut [usize], x: usize) -> usize {
+        let mut x = x;
+        while g[x] != x {
+            g[x] = g[g[x]];
+            x = g[x];
+        }
+        x
+    }
+    for c in 0..k {
+        for d in deps_in(names, body, &body.result[c], &pset) {
+            let j = pvars.iter().position(|p| *p == d)?;
+            let (a, b) = (find(&mut group, c), find(&mut group, j));
+            group[a] = b;
+        }
+    }
+    let roots: Vec<usize> = (0..k).map(|c| find(&mut group, c)).collect();
+    let mut distinct = roots.clone();
+    distinct.sort();
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    // A group is invariant if its loop would read nothing variant.
+    let mut inv = vec![false; k];
+    for r in &distinct {
+        let members: Vec<usize> = (0..k).filter(|c| roots[*c] == *r).collect();
+        let part = loop_part(names, stm, &members);
+        if free_in_exp(names, &part.exp).is_disjoint(variant) {
+            for c in members {
+                inv[c] = true;
+            }
+        }
+    }
+    if inv.iter().all(|b| *b) || !inv.iter().any(|b| *b) {
+        return None;
+    }
+    let inv_idx: Vec<usize> = (0..k).filter(|c| inv[*c]).collect();
+    let rest_idx: Vec<usize> = (0..k).filter(|c| !inv[*c]).collect();
+    let inv_loop = loop_part(names, stm, &inv_idx);
+    let rest_loop = loop_part(names, stm, &rest_idx);
+    for part in [&inv_loop, &rest_loop] {
+        let Exp::Loop { params, body, .. } = &part.exp else {
+            return None;
+        };
+        let mut consumed = HashSet::new();
+        consumed_in_body(body, &mut consumed);
+        let own: HashSet<Var> = params
+            .iter()
+            .map(|(p, _)| *p)
+            .chain(body.stms.iter().flat_map(|s| s.pat.clone()))
+            .collect();
+        if !consumed.is_subset(&own) {
+            return None;
+        }
+    }
+    // The invariant loop gets fresh names; the rest keeps the original ones.
+    let Exp::Loop {
+        params: ip,
+        form: LoopForm::For { i: ii, bound: ib },
+        body: ibody,
+    } = inv_loop.exp
+    else {
+        return None;
+    };
+    let mut binders = vec![ii];
+    binders.extend(ip.iter().map(|(p, _)| *p));
+    let (fresh, ibody) = fresh_copy(names, &binders, &ibody);
+    let i2 = fresh[0];
+    let params2: Vec<(Var, SubExp)> = fresh[1..]
+        .iter()
+        .zip(&ip)
+        .map(|(p2, (_, init))| (*p2, *init))
+        .collect();
+    let inv = Stm {
+        pat: inv_loop.pat,
+        exp: Exp::Loop {
+            params: params2,
+            form: LoopForm::For { i: i2, bound: ib },
+            body: ibody,
+        },
+        aux: stm.aux.clone(),
+    };
+    Some((inv, rest_loop))
+}
+
+/// The loop `stm` restricted to the parameters at `idx` (its body pruned to what they need).
+fn loop_part(names: &NameTable, stm: &Stm, idx: &[usize]) -> Stm {
+    let Exp::Loop { params, form, body } = &stm.exp else {
+        unreachable!("loop_part of a loop")
+    };
+    let results: Vec<SubExp> = idx.iter().map(|c| body.result[*c]).collect();
+    Stm {
+        pat: idx.iter().map(|c| stm.pat[*c]).collect(),
+        exp: Exp::Loop {
+            params: idx.iter().map(|c| params[*c]).collect(),
+            form: form.clone(),
+            body: prune(names, body, results),
+        },
+        aux: stm.aux.clone(),
+    }
+}
 
 /// A copy, under a fresh name, of the statement of `before` that binds `v`, if it builds a
 /// fresh array from invariant sizes and values.
@@ -95,28 +269,13 @@ pub fn split_loop_materialise(
     variant: &HashSet<Var>,
     before: &[Stm],
 ) -> Option<(Vec<Stm>, Stm)> {
-    let Exp::Loop {
+    let SplittableLoop {
         params,
-        form: LoopForm::For { i, bound },
+        i,
+        bound,
         body,
-    } = &stm.exp
-    else {
-        return None;
-    };
-    if matches!(bound, SubExp::Var(v) if variant.contains(v)) || params.len() < 2 {
-        return None;
-    }
-    let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-    let pset: HashSet<Var> = pvars.iter().copied().collect();
-    let mut scoped = pset.clone();
-    scoped.insert(*i);
-    if pvars
-        .iter()
-        .chain(&stm.pat)
-        .any(|p| type_vars(names.ty(*p)).iter().any(|d| scoped.contains(d)))
-    {
-        return None;
-    }
+        pvars,
+    } = splittable_loop(names, stm, variant)?;
     let k = params.len();
     // The rest: parameters with variant initial values, and those whose updates come from
     // statements that read the rest (grown to a fixed point). The body's statements are

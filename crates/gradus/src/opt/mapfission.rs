@@ -6,20 +6,25 @@
 //! read neither the enclosing scope's variant variables nor the parameters bound to variant
 //! inputs (nor anything computed from them) form a map of their own over the invariant
 //! inputs, whose results (the values the rest needs, one array each) become extra inputs of
-//! the remaining map. Nested maps are split first, so a whole invariant map nest leaves at
-//! once. This is what makes forward-mode gradients of a matrix product cheap: the tangent
-//! of `matmul w h` is computed in the same inner maps as the primal product, and the primal
-//! product (which does not depend on the seed) would otherwise be recomputed for every seed.
+//! the remaining map. Nested maps, `if`s, `redomap`s and loops are split first (rules
+//! `if-split-invariant`, `redomap-split-invariant` below and the loop rules of
+//! [`super::loopsplit`]), so a whole invariant nest leaves at once. This is what makes
+//! forward mode cheap under a map over seeds (`jmp`): the tangent of `matmul w h` is
+//! computed in the same inner maps as the primal product, the tangent of a loop in the same
+//! loop, and the primal (which does not depend on the seed) would otherwise be recomputed for
+//! every seed.
 //!
-//! The split is only made when the invariant part reduces, scans, loops or calls (element-wise
-//! work is not worth an array) and the caller can move the invariant map ([`split_invariant`]
-//! returns it for the caller to check). Both maps run over the same rows, so nothing runs
-//! more often than before; statements consuming arrays, accumulators and types that mention
-//! values bound inside the lambda stop the split.
+//! The split is made when the invariant part reduces, scans, loops or calls, or when its
+//! element-wise work outweighs the values it hands over (counted by element: each is
+//! written once and read in every run), and the caller can move the invariant map
+//! ([`split_invariant`] returns it for the caller to check). Reads the rest needs are
+//! repeated there rather than handed over. Both maps run over the same rows, so nothing
+//! runs more often than before; statements consuming arrays, accumulators and types that
+//! mention values bound inside the lambda stop the split.
 //!
 //! Takes verified IR and gives verified IR.
 
-use crate::core::ir::{Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
+use crate::core::ir::{Body, Exp, Lambda, NameTable, Soac, Stm, SubExp, Type, Var};
 use crate::core::recognise::zero_of;
 use crate::core::subst::{deps_in, fresh_copy, prune};
 use crate::core::visit::{consumed_in_body, free_in_exp, type_vars};
@@ -280,7 +285,7 @@ fn split_nested(
         Exp::Soac(Soac::Map { .. }) => one(split(names, s, variant, false)),
         Exp::Soac(Soac::Screma { .. }) => one(split_redomap_invariant(names, s, variant)),
         Exp::If { .. } => one(split_if_invariant(names, s, variant)),
-        Exp::Loop { .. } => one(split_loop_invariant(names, s, variant))
+        Exp::Loop { .. } => one(super::loopsplit::split_loop_invariant(names, s, variant))
             .or_else(|| super::loopsplit::split_loop_materialise(names, s, variant, before)),
         _ => None,
     }
@@ -547,144 +552,6 @@ fn reduces(exp: &Exp) -> bool {
             .chain(&else_body.stms)
             .any(|s| reduces(&s.exp)),
         Exp::WithAcc { .. } | Exp::BasicOp(_) | Exp::Ad { .. } => false,
-    }
-}
-
-/// Rule `loop-split-invariant`: a `for` loop whose parameters fall into groups that do not
-/// read each other, some of which read nothing in `variant`, becomes two loops: the
-/// invariant groups (returned first, for the caller to move out) and the rest. Statements
-/// both need (reading only the counter and free variables) are computed in both; loops whose
-/// bodies consume free variables, and parameters whose types mention other parameters, are
-/// left alone.
-pub fn split_loop_invariant(
-    names: &mut NameTable,
-    stm: &Stm,
-    variant: &HashSet<Var>,
-) -> Option<(Stm, Stm)> {
-    let Exp::Loop {
-        params,
-        form: LoopForm::For { i, bound },
-        body,
-    } = &stm.exp
-    else {
-        return None;
-    };
-    if matches!(bound, SubExp::Var(v) if variant.contains(v)) || params.len() < 2 {
-        return None;
-    }
-    let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-    let pset: HashSet<Var> = pvars.iter().copied().collect();
-    let mut scoped = pset.clone();
-    scoped.insert(*i);
-    if pvars
-        .iter()
-        .chain(&stm.pat)
-        .any(|p| type_vars(names.ty(*p)).iter().any(|d| scoped.contains(d)))
-    {
-        return None;
-    }
-    // Groups: parameters linked by reading each other (union-find on positions).
-    let k = params.len();
-    let mut group: Vec<usize> = (0..k).collect();
-    fn find(g: &mut [usize], x: usize) -> usize {
-        let mut x = x;
-        while g[x] != x {
-            g[x] = g[g[x]];
-            x = g[x];
-        }
-        x
-    }
-    for c in 0..k {
-        for d in deps_in(names, body, &body.result[c], &pset) {
-            let j = pvars.iter().position(|p| *p == d)?;
-            let (a, b) = (find(&mut group, c), find(&mut group, j));
-            group[a] = b;
-        }
-    }
-    let roots: Vec<usize> = (0..k).map(|c| find(&mut group, c)).collect();
-    let mut distinct = roots.clone();
-    distinct.sort();
-    distinct.dedup();
-    if distinct.len() < 2 {
-        return None;
-    }
-    // A group is invariant if its loop would read nothing variant.
-    let mut inv = vec![false; k];
-    for r in &distinct {
-        let members: Vec<usize> = (0..k).filter(|c| roots[*c] == *r).collect();
-        let part = loop_part(names, stm, &members);
-        if free_in_exp(names, &part.exp).is_disjoint(variant) {
-            for c in members {
-                inv[c] = true;
-            }
-        }
-    }
-    if inv.iter().all(|b| *b) || !inv.iter().any(|b| *b) {
-        return None;
-    }
-    let inv_idx: Vec<usize> = (0..k).filter(|c| inv[*c]).collect();
-    let rest_idx: Vec<usize> = (0..k).filter(|c| !inv[*c]).collect();
-    let inv_loop = loop_part(names, stm, &inv_idx);
-    let rest_loop = loop_part(names, stm, &rest_idx);
-    for part in [&inv_loop, &rest_loop] {
-        let Exp::Loop { params, body, .. } = &part.exp else {
-            return None;
-        };
-        let mut consumed = HashSet::new();
-        consumed_in_body(body, &mut consumed);
-        let own: HashSet<Var> = params
-            .iter()
-            .map(|(p, _)| *p)
-            .chain(body.stms.iter().flat_map(|s| s.pat.clone()))
-            .collect();
-        if !consumed.is_subset(&own) {
-            return None;
-        }
-    }
-    // The invariant loop gets fresh names; the rest keeps the original ones.
-    let Exp::Loop {
-        params: ip,
-        form: LoopForm::For { i: ii, bound: ib },
-        body: ibody,
-    } = inv_loop.exp
-    else {
-        return None;
-    };
-    let mut binders = vec![ii];
-    binders.extend(ip.iter().map(|(p, _)| *p));
-    let (fresh, ibody) = fresh_copy(names, &binders, &ibody);
-    let i2 = fresh[0];
-    let params2: Vec<(Var, SubExp)> = fresh[1..]
-        .iter()
-        .zip(&ip)
-        .map(|(p2, (_, init))| (*p2, *init))
-        .collect();
-    let inv = Stm {
-        pat: inv_loop.pat,
-        exp: Exp::Loop {
-            params: params2,
-            form: LoopForm::For { i: i2, bound: ib },
-            body: ibody,
-        },
-        aux: stm.aux.clone(),
-    };
-    Some((inv, rest_loop))
-}
-
-/// The loop `stm` restricted to the parameters at `idx` (its body pruned to what they need).
-fn loop_part(names: &NameTable, stm: &Stm, idx: &[usize]) -> Stm {
-    let Exp::Loop { params, form, body } = &stm.exp else {
-        unreachable!("loop_part of a loop")
-    };
-    let results: Vec<SubExp> = idx.iter().map(|c| body.result[*c]).collect();
-    Stm {
-        pat: idx.iter().map(|c| stm.pat[*c]).collect(),
-        exp: Exp::Loop {
-            params: idx.iter().map(|c| params[*c]).collect(),
-            form: form.clone(),
-            body: prune(names, body, results),
-        },
-        aux: stm.aux.clone(),
     }
 }
 
