@@ -26,7 +26,7 @@
 //! Takes verified IR and gives verified IR: the statements returned bind every variable
 //! the original bound, under the same names.
 
-use super::mapfission::split_if_invariant;
+use super::mapfission::{is_invariant, split_if_invariant};
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
 use crate::core::safety::{Ranges, fails_only_after_earlier, is_safe};
 use crate::core::subst::{deps_in, fresh_copy, prune};
@@ -228,14 +228,11 @@ fn rebuild(names: &mut NameTable, v: Var, variant: &HashSet<Var>, before: &[Stm]
 /// The statements of `body` that read nothing in `vb`, and the rest (whose variables join
 /// `vb`); an `if` on an invariant condition is split into both.
 fn classify(names: &mut NameTable, body: &Body, vb: &mut HashSet<Var>) -> (Vec<Stm>, Vec<Stm>) {
-    let invariant = |names: &NameTable, s: &Stm, vb: &HashSet<Var>| {
-        free_in_exp(names, &s.exp).is_disjoint(vb)
-            && !s.pat.is_empty()
-            && s.pat.iter().all(|v| {
-                !matches!(names.ty(*v), Type::Acc { .. })
-                    && type_vars(names.ty(*v)).iter().all(|d| !vb.contains(d))
-            })
-    };
+    // Consumption is checked once the parts are known (the caller's "neither part may
+    // consume" test).
+    let none = HashSet::new();
+    let invariant =
+        |names: &NameTable, s: &Stm, vb: &HashSet<Var>| is_invariant(names, s, vb, &none);
     let (mut inv_stms, mut rest_stms) = (Vec::new(), Vec::new());
     for s in &body.stms {
         if invariant(names, s, vb) {

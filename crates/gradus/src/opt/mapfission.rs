@@ -251,8 +251,9 @@ pub fn repeat_reads(
     out
 }
 
-/// Whether `s` reads nothing in `variant` and binds values that may leave the lambda.
-fn is_invariant(
+/// Whether `s` reads nothing in `variant` and binds values that may leave the body it is in
+/// (not consumed there, no accumulators, types that mention nothing variant).
+pub(super) fn is_invariant(
     names: &NameTable,
     s: &Stm,
     variant: &HashSet<Var>,
@@ -690,21 +691,12 @@ fn split_branch(
     consumed_in_body(body, &mut consumed);
     let mut vb = variant.clone();
     let (mut inv, mut rest) = (Vec::new(), Vec::new());
-    let scalar_invariant = |names: &NameTable, s: &Stm, vb: &HashSet<Var>| {
-        free_in_exp(names, &s.exp).is_disjoint(vb)
-            && !s.pat.is_empty()
-            && s.pat.iter().all(|v| {
-                !consumed.contains(v)
-                    && !matches!(names.ty(*v), Type::Acc { .. })
-                    && type_vars(names.ty(*v)).iter().all(|d| !vb.contains(d))
-            })
-    };
     for s in &body.stms {
-        if scalar_invariant(names, s, &vb) {
+        if is_invariant(names, s, &vb, &consumed) {
             inv.push(s.clone());
         } else if matches!(s.exp, Exp::If { .. })
             && let Some((nested_inv, nested_rest)) = split_if_invariant(names, s, &vb)
-            && scalar_invariant(names, &nested_inv, &vb)
+            && is_invariant(names, &nested_inv, &vb, &consumed)
         {
             // A nested `if` (`else if` chains) splits the same way.
             inv.push(nested_inv);
