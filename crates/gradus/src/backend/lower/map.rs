@@ -70,13 +70,17 @@ impl<'a> Lw<'a> {
         }
         let i = self.fresh("i");
         let iv = Ex::var(&i);
-        let (lam_body, literals) = literal_results(&self.prog.names, &lam.body);
+        let rewritten = literal_results(&self.prog.names, &lam.body);
+        let (lam_body, literals) = match &rewritten {
+            Some((body, literals)) => (body, literals),
+            None => (&lam.body, &HashMap::new()),
+        };
         let body = self.in_parallel(par, |s| -> R<Vec<I>> {
             let mut b = Vec::new();
             for (p, a) in lam.params.iter().zip(arrays) {
                 s.bind_row(*p, *a, &iv, &mut b);
             }
-            s.stms(&lam_body, &mut b)?;
+            s.stms(lam_body, &mut b)?;
             for (k, (d, r)) in pat.iter().zip(&lam_body.result).enumerate() {
                 if matches!(s.ty(*d), Type::Acc { .. }) {
                     continue;
@@ -88,7 +92,7 @@ impl<'a> Lw<'a> {
                     _ => s.write_row(*d, r, &iv, aux, &mut b),
                 }
             }
-            s.end_scope(&lam_body, &mut b);
+            s.end_scope(lam_body, &mut b);
             Ok(b)
         })?;
         if par {
@@ -178,8 +182,21 @@ enum Piece {
 
 /// The lambda body without the statements that build its results as array literals
 /// (directly or through literals of rows, each used once), and those results' pieces in
-/// row-major order, by result position.
-fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<Piece>>) {
+/// row-major order, by result position; `None` when no result is such a literal.
+fn literal_results(names: &NameTable, body: &Body) -> Option<(Body, HashMap<usize, Vec<Piece>>)> {
+    // Most lambdas return no literal: skip counting uses for them.
+    let built_here = |r: &SubExp| {
+        body.stms.iter().any(|s| {
+            r.as_var().is_some_and(|v| s.pat == [v])
+                && matches!(
+                    s.exp,
+                    Exp::BasicOp(BasicOp::ArrayLit { .. } | BasicOp::Replicate { .. })
+                )
+        })
+    };
+    if !body.result.iter().any(built_here) {
+        return None;
+    }
     let uses = use_counts(names, body);
     let mut literals = HashMap::new();
     let mut skip: HashSet<Var> = HashSet::new();
@@ -195,7 +212,7 @@ fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<
         }
     }
     if skip.is_empty() {
-        return (body.clone(), literals);
+        return None;
     }
     let stms = body
         .stms
@@ -203,13 +220,13 @@ fn literal_results(names: &NameTable, body: &Body) -> (Body, HashMap<usize, Vec<
         .filter(|s| !s.pat.iter().any(|p| skip.contains(p)))
         .cloned()
         .collect();
-    (
+    Some((
         Body {
             stms,
             result: body.result.clone(),
         },
         literals,
-    )
+    ))
 }
 
 /// The pieces of the literal (or small `replicate`) bound to `v` in `body`, row-major, if it

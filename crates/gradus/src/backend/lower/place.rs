@@ -37,6 +37,10 @@ pub(super) struct Placement {
 impl<'a> Lw<'a> {
     /// The concatenations of `body` that can be written in place.
     pub(super) fn placements(&self, body: &Body) -> Vec<Placement> {
+        let concat = |e: &Exp| matches!(e, Exp::BasicOp(BasicOp::Concat { .. }));
+        if !body.stms.iter().any(|s| concat(&s.exp)) {
+            return Vec::new();
+        }
         let names = &self.prog.names;
         let uses = use_counts(names, body);
         let mut bound_at: HashMap<Var, usize> = HashMap::new();
