@@ -5,9 +5,11 @@
 //! the rewrite fires, every backend gives the interpreter's results to the bit (each result
 //! folds the same values in the same order), and an index error names the same place.
 
-use gradus::backend::c::NativeOptions;
-use gradus::program::{Backend, CallError, Program};
-use gradus::value::{Array, Buffer, Scalar, Value};
+mod lower_common;
+
+use gradus::program::Program;
+use gradus::value::{Scalar, Value};
+use lower_common::{lowered_entry, native_backends, random_f64, runtime_error};
 
 const SRC: &str = r#"
 entry col_sums [m] [n] (xss: [m][n]f64) : [n]f64 =
@@ -22,38 +24,17 @@ entry col_out_of_bounds [m] [n] (xss: [m][n]f64) : [n]f64 =
 "#;
 
 fn matrix(m: usize, n: usize, seed: u64) -> Value {
-    let mut rng = gradus_check::SplitMix64::new(seed);
-    Value::Array(Array::new(vec![m, n], Buffer::F64(rng.vector(m * n, -1.0, 1.0))).unwrap())
+    random_f64(&[m, n], seed, -1.0, 1.0)
 }
 
 fn vector(n: usize, seed: u64) -> Value {
-    let mut rng = gradus_check::SplitMix64::new(seed);
-    Value::Array(Array::new(vec![n], Buffer::F64(rng.vector(n, 0.5, 1.5))).unwrap())
-}
-
-fn backends() -> Vec<(&'static str, Program)> {
-    let native = |multicore| {
-        Program::from_source("columns.fut", SRC)
-            .unwrap()
-            .with_backend(Backend::Native(NativeOptions {
-                multicore,
-                threads: Some(2),
-                ..Default::default()
-            }))
-            .unwrap()
-    };
-    vec![("c", native(false)), ("multicore", native(true))]
+    random_f64(&[n], seed, 0.5, 1.5)
 }
 
 #[test]
 fn the_interchanged_loops_give_the_interpreters_results_to_the_bit() {
-    let lowered = gradus::pipeline::dump_stage("columns.fut", SRC, gradus::pipeline::Stage::Lower)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
     for entry in ["col_sums", "col_max_nested"] {
-        let code = lowered
-            .split("entry ")
-            .find(|e| e.starts_with(entry))
-            .unwrap();
+        let code = lowered_entry("columns.fut", SRC, entry);
         assert!(
             code.contains("loops interchanged"),
             "not interchanged:\n{code}"
@@ -71,7 +52,7 @@ fn the_interchanged_loops_give_the_interpreters_results_to_the_bit() {
             ],
         ),
     ];
-    for (name, p) in backends() {
+    for (name, p) in native_backends("columns.fut", SRC) {
         for (entry, args) in &cases {
             let want = interp.call(entry, args.clone()).unwrap();
             let got = p.call(entry, args.clone()).unwrap();
@@ -83,13 +64,10 @@ fn the_interchanged_loops_give_the_interpreters_results_to_the_bit() {
 #[test]
 fn an_index_error_in_the_interchanged_loops_names_the_same_place() {
     let interp = Program::from_source("columns.fut", SRC).unwrap();
-    let err = |p: &Program| match p.call("col_out_of_bounds", vec![matrix(4, 6, 4)]) {
-        Err(CallError::Runtime(e)) => e.to_string(),
-        other => panic!("expected an index error, got {other:?}"),
-    };
+    let err = |p: &Program| runtime_error(p, "col_out_of_bounds", vec![matrix(4, 6, 4)]);
     let want = err(&interp);
     assert!(want.contains("columns.fut:"), "{want}");
-    for (name, p) in backends() {
+    for (name, p) in native_backends("columns.fut", SRC) {
         assert_eq!(err(&p), want, "{name}");
     }
 }

@@ -5,9 +5,11 @@
 //! operands reports the interpreter's error; an operand also read elsewhere is copied as
 //! before.
 
-use gradus::backend::c::NativeOptions;
-use gradus::program::{Backend, CallError, Program};
-use gradus::value::{Array, Buffer, Scalar, Value};
+mod lower_common;
+
+use gradus::program::Program;
+use gradus::value::{Scalar, Value};
+use lower_common::{lowered_entry, native_backends, random_f64, runtime_error};
 
 const SRC: &str = r#"
 entry csr [n] (xs: [n]f64) : []f64 =
@@ -27,31 +29,11 @@ entry shared [n] (xs: [n]f64) : ([]f64, [n]f64) =
 "#;
 
 fn vector(n: usize, seed: u64) -> Value {
-    let mut rng = gradus_check::SplitMix64::new(seed);
-    Value::Array(Array::new(vec![n], Buffer::F64(rng.vector(n, -1.0, 1.0))).unwrap())
-}
-
-fn backends() -> Vec<(&'static str, Program)> {
-    let native = |multicore| {
-        Program::from_source("concat.fut", SRC)
-            .unwrap()
-            .with_backend(Backend::Native(NativeOptions {
-                multicore,
-                threads: Some(2),
-                ..Default::default()
-            }))
-            .unwrap()
-    };
-    vec![("c", native(false)), ("multicore", native(true))]
+    random_f64(&[n], seed, -1.0, 1.0)
 }
 
 fn lowered(entry: &str) -> String {
-    let all = gradus::pipeline::dump_stage("concat.fut", SRC, gradus::pipeline::Stage::Lower)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
-    all.split("entry ")
-        .find(|e| e.starts_with(entry))
-        .unwrap()
-        .to_string()
+    lowered_entry("concat.fut", SRC, entry)
 }
 
 #[test]
@@ -60,7 +42,7 @@ fn maps_write_into_the_concatenation_and_give_the_interpreters_results() {
     assert_eq!(code.matches("alloc").count(), 1, "{code}");
     assert!(!code.contains("copy"), "{code}");
     let interp = Program::from_source("concat.fut", SRC).unwrap();
-    for (name, p) in backends() {
+    for (name, p) in native_backends("concat.fut", SRC) {
         for entry in ["csr", "shared"] {
             let args = vec![vector(5000, 1)];
             let want = interp.call(entry, args.clone()).unwrap();
@@ -79,14 +61,16 @@ fn an_operand_read_elsewhere_is_still_copied() {
 #[test]
 fn a_concatenation_of_the_wrong_size_reports_the_interpreters_error() {
     let interp = Program::from_source("concat.fut", SRC).unwrap();
-    let err =
-        |p: &Program| match p.call("misfit", vec![vector(5, 4), Value::Scalar(Scalar::I64(7))]) {
-            Err(CallError::Runtime(e)) => e.to_string(),
-            other => panic!("expected a size error, got {other:?}"),
-        };
+    let err = |p: &Program| {
+        runtime_error(
+            p,
+            "misfit",
+            vec![vector(5, 4), Value::Scalar(Scalar::I64(7))],
+        )
+    };
     let want = err(&interp);
     assert!(want.contains("concat.fut:"), "{want}");
-    for (name, p) in backends() {
+    for (name, p) in native_backends("concat.fut", SRC) {
         assert_eq!(err(&p), want, "{name}");
     }
 }

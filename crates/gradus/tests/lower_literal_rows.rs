@@ -5,9 +5,11 @@
 //! interpreter's results, and a row whose literal does not fit the declared row size
 //! reports the interpreter's error.
 
-use gradus::backend::c::NativeOptions;
-use gradus::program::{Backend, CallError, Program};
-use gradus::value::{Array, Buffer, Scalar, Value};
+mod lower_common;
+
+use gradus::program::Program;
+use gradus::value::{Scalar, Value};
+use lower_common::{lowered_entry, native_backends, random_f64, runtime_error};
 
 const SRC: &str = r#"
 entry pairs [n] (xs: [n]f64) : [n][2]f64 =
@@ -27,33 +29,13 @@ entry misfit [n] (xs: [n]f64) (m: i64) : [n][m]f64 =
 "#;
 
 fn vector(n: usize, seed: u64) -> Value {
-    let mut rng = gradus_check::SplitMix64::new(seed);
-    Value::Array(Array::new(vec![n], Buffer::F64(rng.vector(n, -1.0, 1.0))).unwrap())
-}
-
-fn backends() -> Vec<(&'static str, Program)> {
-    let native = |multicore| {
-        Program::from_source("rows.fut", SRC)
-            .unwrap()
-            .with_backend(Backend::Native(NativeOptions {
-                multicore,
-                threads: Some(2),
-                ..Default::default()
-            }))
-            .unwrap()
-    };
-    vec![("c", native(false)), ("multicore", native(true))]
+    random_f64(&[n], seed, -1.0, 1.0)
 }
 
 #[test]
 fn literal_rows_are_stored_in_place_and_give_the_interpreters_results() {
-    let lowered = gradus::pipeline::dump_stage("rows.fut", SRC, gradus::pipeline::Stage::Lower)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
     for entry in ["pairs", "blocks", "twice"] {
-        let code = lowered
-            .split("entry ")
-            .find(|e| e.starts_with(entry))
-            .unwrap();
+        let code = lowered_entry("rows.fut", SRC, entry);
         // One allocation: the output, none per row.
         assert_eq!(code.matches("alloc").count(), 1, "{code}");
     }
@@ -64,7 +46,7 @@ fn literal_rows_are_stored_in_place_and_give_the_interpreters_results() {
         ("twice", vec![vector(300, 4)]),
         ("rows", vec![vector(300, 5), Value::Scalar(Scalar::I64(7))]),
     ];
-    for (name, p) in backends() {
+    for (name, p) in native_backends("rows.fut", SRC) {
         for (entry, args) in &cases {
             let want = interp.call(entry, args.clone()).unwrap();
             let got = p.call(entry, args.clone()).unwrap();
@@ -76,14 +58,16 @@ fn literal_rows_are_stored_in_place_and_give_the_interpreters_results() {
 #[test]
 fn a_literal_row_of_the_wrong_size_reports_the_interpreters_error() {
     let interp = Program::from_source("rows.fut", SRC).unwrap();
-    let err =
-        |p: &Program| match p.call("misfit", vec![vector(5, 4), Value::Scalar(Scalar::I64(3))]) {
-            Err(CallError::Runtime(e)) => e.to_string(),
-            other => panic!("expected a size error, got {other:?}"),
-        };
+    let err = |p: &Program| {
+        runtime_error(
+            p,
+            "misfit",
+            vec![vector(5, 4), Value::Scalar(Scalar::I64(3))],
+        )
+    };
     let want = err(&interp);
     assert!(want.contains("rows.fut:"), "{want}");
-    for (name, p) in backends() {
+    for (name, p) in native_backends("rows.fut", SRC) {
         assert_eq!(err(&p), want, "{name}");
     }
 }

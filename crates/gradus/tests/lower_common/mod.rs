@@ -1,0 +1,48 @@
+//! Helpers shared by the lowering tests: random inputs, a program on both native backends,
+//! the lowered code of one entry point, and the run-time error a call reports.
+#![allow(dead_code)]
+
+use gradus::backend::c::NativeOptions;
+use gradus::program::{Backend, CallError, Program};
+use gradus::value::{Array, Buffer, Value};
+
+/// An `f64` array of the given shape with elements drawn uniformly from `[lo, hi)`.
+pub fn random_f64(shape: &[usize], seed: u64, lo: f64, hi: f64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    let n = shape.iter().product();
+    Value::Array(Array::new(shape.to_vec(), Buffer::F64(rng.vector(n, lo, hi))).unwrap())
+}
+
+/// The program `src` (named `file` in messages) on the sequential and the multicore native
+/// backend (two threads), with the backends' names.
+pub fn native_backends(file: &str, src: &str) -> Vec<(&'static str, Program)> {
+    let native = |multicore| {
+        Program::from_source(file, src)
+            .unwrap()
+            .with_backend(Backend::Native(NativeOptions {
+                multicore,
+                threads: Some(2),
+                ..Default::default()
+            }))
+            .unwrap()
+    };
+    vec![("c", native(false)), ("multicore", native(true))]
+}
+
+/// The lowered code of entry point `entry` of the program `src`.
+pub fn lowered_entry(file: &str, src: &str, entry: &str) -> String {
+    let all = gradus::pipeline::dump_stage(file, src, gradus::pipeline::Stage::Lower)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    all.split("entry ")
+        .find(|e| e.starts_with(entry))
+        .unwrap_or_else(|| panic!("no entry point {entry}"))
+        .to_string()
+}
+
+/// The message of the run-time error that calling `entry` on `args` reports.
+pub fn runtime_error(p: &Program, entry: &str, args: Vec<Value>) -> String {
+    match p.call(entry, args) {
+        Err(CallError::Runtime(e)) => e.to_string(),
+        other => panic!("expected a run-time error from {entry}, got {other:?}"),
+    }
+}
