@@ -10,7 +10,7 @@
 //! reinterpretations apply themselves to the tangent.
 
 use crate::core::builder::Builder;
-use crate::core::ir::{Exp, LoopForm, SubExp, Type};
+use crate::core::ir::{Exp, LoopForm, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::value::{PrimType, Scalar};
 
@@ -33,6 +33,148 @@ pub fn prim_tangent(
     args: &[SubExp],
     tans: &[Option<SubExp>],
 ) -> Option<SubExp> {
+    let rule = tangent_rule(e, op, args, tans)?;
+    Some(rule.apply(e, tans))
+}
+
+/// The tangents of `op(args)` in `lanes` directions at once (vector forward mode): each
+/// tangent is an array of `lanes` values (`None` is a zero one). The partial derivatives are
+/// computed once, here; only their combination with the tangents is mapped over the lanes.
+/// `None` if the tangent is zero.
+pub fn prim_tangent_lanes(
+    e: &mut Builder<'_>,
+    op: PrimOp,
+    args: &[SubExp],
+    tans: &[Option<SubExp>],
+    lanes: SubExp,
+) -> Option<SubExp> {
+    let rule = tangent_rule(e, op, args, tans)?;
+    if let TangentRule::Pass(i) = rule {
+        return tans[i];
+    }
+    let used: Vec<usize> = (0..tans.len())
+        .filter(|&i| tans[i].is_some() && rule.uses(i))
+        .collect();
+    let arrays: Vec<Var> = used
+        .iter()
+        .filter_map(|&i| match tans[i] {
+            Some(SubExp::Var(v)) => Some(v),
+            _ => None,
+        })
+        .collect();
+    if arrays.len() != used.len() {
+        // Lane tangents are always arrays; a constant one cannot occur.
+        return None;
+    }
+    let params: Vec<(&str, Type)> = arrays
+        .iter()
+        .map(|a| ("lane", e.ty(&SubExp::Var(*a)).row()))
+        .collect();
+    let lam = e.lambda(&params, |e, ps| {
+        let mut lane_tans: Vec<Option<SubExp>> = vec![None; tans.len()];
+        for (&i, p) in used.iter().zip(ps) {
+            lane_tans[i] = Some(SubExp::Var(*p));
+        }
+        vec![rule.apply(e, &lane_tans)]
+    });
+    let ty = Type::array(op.result_type(), vec![lanes]);
+    let exp = Exp::Soac(Soac::Map {
+        w: lanes,
+        lam,
+        arrays,
+    });
+    Some(SubExp::Var(e.bind(exp, vec![ty], "tan")[0]))
+}
+
+/// How the tangent of a primitive operation is formed from its arguments' tangents, once
+/// the partial derivatives (which need only the primal arguments) are computed.
+enum TangentRule {
+    /// The operation itself applied to the tangent of argument 0 (conversions).
+    Same(PrimOp),
+    /// The tangent of argument `i`, unchanged.
+    Pass(usize),
+    /// `select(cond, a_tan, b_tan)` of the given type, the tangents of arguments
+    /// `first_arg` and `first_arg + 1`, with zeros for missing ones.
+    Select {
+        cond: SubExp,
+        ty: PrimType,
+        first_arg: usize,
+    },
+    /// `Σ partial_i · tangent_i` in the result type.
+    Linear(PrimType, Vec<(usize, Partial)>),
+}
+
+impl TangentRule {
+    /// Whether the rule reads the tangent of argument `i`.
+    fn uses(&self, i: usize) -> bool {
+        match self {
+            TangentRule::Same(_) => i == 0,
+            TangentRule::Pass(j) => i == *j,
+            TangentRule::Select { first_arg, .. } => i == *first_arg || i == first_arg + 1,
+            TangentRule::Linear(_, terms) => terms.iter().any(|(j, _)| *j == i),
+        }
+    }
+
+    /// Emits the tangent for the given argument tangents (`None` is zero).
+    fn apply(&self, e: &mut Builder<'_>, tans: &[Option<SubExp>]) -> SubExp {
+        match self {
+            TangentRule::Same(op) => {
+                let t = tans[0].unwrap_or(c(op.result_type(), 0.0));
+                e.prim(*op, vec![t])
+            }
+            TangentRule::Pass(i) => tans[*i].unwrap_or(c(PrimType::Bool, 0.0)),
+            TangentRule::Select {
+                cond,
+                ty,
+                first_arg,
+            } => {
+                let zero = c(*ty, 0.0);
+                let a = tans[*first_arg].unwrap_or(zero);
+                let b = tans[first_arg + 1].unwrap_or(zero);
+                e.prim(PrimOp::Tern(TernOp::Select, *ty), vec![*cond, a, b])
+            }
+            TangentRule::Linear(rt, terms) => {
+                let rt = *rt;
+                let mut acc: Option<SubExp> = None;
+                for (i, partial) in terms {
+                    let Some(t) = tans[*i] else { continue };
+                    acc = Some(match (acc, partial) {
+                        (_, Partial::Zero) => continue,
+                        (None, Partial::One) => t,
+                        (None, Partial::NegOne) => e.prim(PrimOp::Un(UnOp::Neg, rt), vec![t]),
+                        (None, Partial::Value(p)) => {
+                            e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![*p, t])
+                        }
+                        (Some(a), Partial::One) => e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, t]),
+                        (Some(a), Partial::NegOne) => {
+                            e.prim(PrimOp::Bin(BinOp::Sub, rt), vec![a, t])
+                        }
+                        // A sum of products: one fused multiply-add per further term for
+                        // floats (also one rounding fewer), a multiplication and an addition
+                        // for integers.
+                        (Some(a), Partial::Value(p)) if rt.is_float() => {
+                            e.prim(PrimOp::Tern(TernOp::Fma, rt), vec![*p, t, a])
+                        }
+                        (Some(a), Partial::Value(p)) => {
+                            let m = e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![*p, t]);
+                            e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, m])
+                        }
+                    });
+                }
+                acc.unwrap_or(c(rt, 0.0))
+            }
+        }
+    }
+}
+
+/// The rule for the tangent of `op(args)`, emitting the partial derivatives it needs, or
+/// `None` if the tangent is zero.
+fn tangent_rule(
+    e: &mut Builder<'_>,
+    op: PrimOp,
+    args: &[SubExp],
+    tans: &[Option<SubExp>],
+) -> Option<TangentRule> {
     if tans.iter().all(Option::is_none) {
         return None;
     }
@@ -43,55 +185,54 @@ pub fn prim_tangent(
             if from == PrimType::Bool || to == PrimType::Bool {
                 return None;
             }
-            let t = tans[0]?;
-            return Some(e.prim(PrimOp::Conv(from, to), vec![t]));
+            tans[0]?;
+            return Some(TangentRule::Same(op));
         }
         PrimOp::FromBits(..) | PrimOp::Un(UnOp::ToBits, _) => {
-            let t = tans[0]?;
-            return Some(e.prim(op, vec![t]));
+            tans[0]?;
+            return Some(TangentRule::Same(op));
         }
-        PrimOp::Un(UnOp::Not, PrimType::Bool) => return tans[0],
+        PrimOp::Un(UnOp::Not, PrimType::Bool) => {
+            tans[0]?;
+            return Some(TangentRule::Pass(0));
+        }
         PrimOp::Tern(TernOp::Select, t) => {
-            let zero = c(t, 0.0);
-            let a = tans[1].unwrap_or(zero);
-            let b = tans[2].unwrap_or(zero);
-            return Some(e.prim(PrimOp::Tern(TernOp::Select, t), vec![args[0], a, b]));
+            return Some(TangentRule::Select {
+                cond: args[0],
+                ty: t,
+                first_arg: 1,
+            });
         }
         PrimOp::Bin(BinOp::Min | BinOp::Max, t) => {
             let first = first_chosen(e, op, args[0], args[1]);
-            let zero = c(t, 0.0);
-            let a = tans[0].unwrap_or(zero);
-            let b = tans[1].unwrap_or(zero);
-            return Some(e.prim(PrimOp::Tern(TernOp::Select, t), vec![first, a, b]));
+            return Some(TangentRule::Select {
+                cond: first,
+                ty: t,
+                first_arg: 0,
+            });
         }
         _ => {}
     }
     if rt == PrimType::Bool {
         return None;
     }
-    let mut acc: Option<SubExp> = None;
+    let mut terms = Vec::new();
     for (i, t) in tans.iter().enumerate() {
-        let Some(t) = t else { continue };
-        let partial = partial(e, op, args, i);
-        acc = Some(match (acc, partial) {
-            (_, Partial::Zero) => continue,
-            (None, Partial::One) => *t,
-            (None, Partial::NegOne) => e.prim(PrimOp::Un(UnOp::Neg, rt), vec![*t]),
-            (None, Partial::Value(p)) => e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![p, *t]),
-            (Some(a), Partial::One) => e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, *t]),
-            (Some(a), Partial::NegOne) => e.prim(PrimOp::Bin(BinOp::Sub, rt), vec![a, *t]),
-            // A sum of products: one fused multiply-add per further term for floats (also
-            // one rounding fewer), a multiplication and an addition for integers.
-            (Some(a), Partial::Value(p)) if rt.is_float() => {
-                e.prim(PrimOp::Tern(TernOp::Fma, rt), vec![p, *t, a])
-            }
-            (Some(a), Partial::Value(p)) => {
-                let m = e.prim(PrimOp::Bin(BinOp::Mul, rt), vec![p, *t]);
-                e.prim(PrimOp::Bin(BinOp::Add, rt), vec![a, m])
-            }
-        });
+        if t.is_none() {
+            continue;
+        }
+        match partial(e, op, args, i) {
+            Partial::Zero => {}
+            p => terms.push((i, p)),
+        }
     }
-    acc
+    if terms.is_empty() {
+        return None;
+    }
+    if let [(i, Partial::One)] = terms.as_slice() {
+        return Some(TangentRule::Pass(*i));
+    }
+    Some(TangentRule::Linear(rt, terms))
 }
 
 /// Whether `min`/`max` returns its first operand: on ties the first, and the other operand

@@ -27,7 +27,7 @@
 //! Accumulators come from reverse mode (`jvp` of a `vjp`: Hessian-vector products). Calls
 //! (`Apply`) are reported as limitations: the front end inlines every call.
 
-use super::derivatives::prim_tangent;
+use super::derivatives::{prim_tangent, prim_tangent_lanes};
 use crate::core::builder::{Builder, CseScope, HasBuilder};
 use crate::core::ir::{
     BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
@@ -58,6 +58,7 @@ pub fn differentiate(
     let mut j = Jvp {
         e: Builder::new(names).with_cse(CseScope::Inherit),
         tangents: seeds,
+        lanes: None,
     };
     for s in stms {
         j.stm(s)?;
@@ -66,6 +67,34 @@ pub fn differentiate(
         stms: j.e.take_stms(),
         tangents: j.tangents,
     })
+}
+
+/// Vector forward mode: differentiates the body in `lanes` directions at once. Every tangent
+/// has its primal's shape followed by an innermost dimension of `lanes` (a scalar's tangent
+/// is a `[lanes]` array, an `[n][3]` array's an `[n][3][lanes]` one), so the primal is
+/// computed once and each primitive operation's partial derivatives once, and only their
+/// combination with the tangents is a `map` over the lanes, innermost, where consecutive
+/// ones fuse and the C compiler can vectorise them. `seeds` are the parameters' tangents in
+/// that layout. Returns the statements and the tangents of the body's results (zeros
+/// materialised). Fails on constructs without a lane rule (accumulators, from reverse
+/// mode); the caller then differentiates one direction at a time.
+pub fn differentiate_lanes(
+    names: &mut NameTable,
+    body: &Body,
+    seeds: HashMap<Var, SubExp>,
+    lanes: SubExp,
+) -> R<(Vec<Stm>, Vec<SubExp>)> {
+    let stms = &unfuse_stms(names, &body.stms, &is_fused);
+    let mut j = Jvp {
+        e: Builder::new(names).with_cse(CseScope::Inherit),
+        tangents: seeds,
+        lanes: Some(lanes),
+    };
+    for s in stms {
+        j.stm(s)?;
+    }
+    let tangents = body.result.iter().map(|r| j.tangent_or_zero(r)).collect();
+    Ok((j.e.take_stms(), tangents))
 }
 
 /// The zero of a type, emitted (a constant for scalars, `replicate` for arrays).
@@ -89,6 +118,8 @@ pub fn zero_of(e: &mut Builder<'_>, t: &Type) -> SubExp {
 struct Jvp<'a> {
     e: Builder<'a>,
     tangents: HashMap<Var, SubExp>,
+    /// The number of directions in vector mode ([`differentiate_lanes`]); `None` for one.
+    lanes: Option<SubExp>,
 }
 
 impl<'a> HasBuilder<'a> for Jvp<'a> {
@@ -115,8 +146,54 @@ impl Jvp<'_> {
             Some(t) => t,
             None => {
                 let t = self.e.ty(se);
-                zero_of(&mut self.e, &t)
+                self.zero_tangent(&t)
             }
+        }
+    }
+
+    /// A zero tangent for a primal of type `t`.
+    fn zero_tangent(&mut self, t: &Type) -> SubExp {
+        let t = self.tangent_type(t);
+        zero_of(&mut self.e, &t)
+    }
+
+    /// The type of the tangent of a primal of type `t`: the same, or in vector mode with
+    /// the lanes as innermost dimension.
+    fn tangent_type(&self, t: &Type) -> Type {
+        match (self.lanes, t) {
+            (Some(k), Type::Prim(_) | Type::Array { .. }) => {
+                let mut dims = t.dims().to_vec();
+                dims.push(k);
+                Type::array(t.elem(), dims)
+            }
+            _ => t.clone(),
+        }
+    }
+
+    /// The tangent types of primal types `ts`.
+    fn tangent_types(&self, ts: &[Type]) -> Vec<Type> {
+        ts.iter().map(|t| self.tangent_type(t)).collect()
+    }
+
+    /// A fresh variable for the tangent of `of`.
+    fn fresh_tangent(&mut self, of: Var) -> Var {
+        let t = self.tangent_type(self.e.names.ty(of));
+        let h = format!("{}_tan", self.e.names.hint(of));
+        self.e.fresh(&h, t)
+    }
+
+    /// `dims` followed by the lanes in vector mode: the shape of a tangent.
+    fn tangent_shape(&self, dims: &[SubExp]) -> Vec<SubExp> {
+        let mut dims = dims.to_vec();
+        dims.extend(self.lanes);
+        dims
+    }
+
+    /// Accumulators have no lane rule.
+    fn no_lanes(&self, span: Span, what: &str) -> R<()> {
+        match self.lanes {
+            Some(_) => Err(limitation(span, &format!("vector forward mode of {what}"))),
+            None => Ok(()),
         }
     }
 
@@ -162,15 +239,7 @@ impl Jvp<'_> {
                 let eb = self.body(else_body)?;
                 let mut pat = s.pat.clone();
                 let mut ret = ret.clone();
-                let tan_vars: Vec<Var> = s
-                    .pat
-                    .iter()
-                    .map(|v| {
-                        let t = self.e.names.ty(*v).clone();
-                        let h = format!("{}_tan", self.e.names.hint(*v));
-                        self.e.fresh(&h, t)
-                    })
-                    .collect();
+                let tan_vars: Vec<Var> = s.pat.iter().map(|v| self.fresh_tangent(*v)).collect();
                 for v in &tan_vars {
                     ret.push(self.e.names.ty(*v).clone());
                 }
@@ -212,7 +281,10 @@ impl Jvp<'_> {
             BasicOp::SubExp(se) => self.tangent_of(se),
             BasicOp::Prim(p, args) => {
                 let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
-                prim_tangent(&mut self.e, *p, args, &tans)
+                match self.lanes {
+                    None => prim_tangent(&mut self.e, *p, args, &tans),
+                    Some(k) => prim_tangent_lanes(&mut self.e, *p, args, &tans, k),
+                }
             }
             BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
                 Some(SubExp::Var(ta)) => {
@@ -268,13 +340,8 @@ impl Jvp<'_> {
                     None
                 } else {
                     let elems = elems.iter().map(|x| self.tangent_or_zero(x)).collect();
-                    Some(self.tan_var(
-                        y,
-                        Exp::BasicOp(BasicOp::ArrayLit {
-                            elems,
-                            row: row.clone(),
-                        }),
-                    ))
+                    let row = self.tangent_type(row);
+                    Some(self.tan_var(y, Exp::BasicOp(BasicOp::ArrayLit { elems, row })))
                 }
             }
             BasicOp::Concat { arrays, size } => {
@@ -299,15 +366,17 @@ impl Jvp<'_> {
                 Some(SubExp::Var(ta)) => Some(self.tan_var(y, Exp::BasicOp(BasicOp::Copy(ta)))),
                 other => other,
             },
-            BasicOp::Reshape { array, shape } => self.map_array(y, *array, |ta| BasicOp::Reshape {
-                array: ta,
-                shape: shape.clone(),
-            }),
+            BasicOp::Reshape { array, shape } => {
+                let shape = self.tangent_shape(shape);
+                self.map_array(y, *array, |ta| BasicOp::Reshape { array: ta, shape })
+            }
             BasicOp::Rearrange { array, perm } => {
-                self.map_array(y, *array, |ta| BasicOp::Rearrange {
-                    array: ta,
-                    perm: perm.clone(),
-                })
+                // The lanes stay innermost.
+                let mut perm = perm.clone();
+                if self.lanes.is_some() {
+                    perm.push(perm.len());
+                }
+                self.map_array(y, *array, |ta| BasicOp::Rearrange { array: ta, perm })
             }
             BasicOp::Rotate { array, amount } => self.map_array(y, *array, |ta| BasicOp::Rotate {
                 array: ta,
@@ -317,17 +386,21 @@ impl Jvp<'_> {
                 array,
                 shape,
                 type_text,
-            } => self.map_array(y, *array, |ta| BasicOp::Coerce {
-                array: ta,
-                shape: shape.clone(),
-                type_text: type_text.clone(),
-            }),
+            } => {
+                let shape = self.tangent_shape(shape);
+                self.map_array(y, *array, |ta| BasicOp::Coerce {
+                    array: ta,
+                    shape,
+                    type_text: type_text.clone(),
+                })
+            }
             BasicOp::UpdateAcc {
                 acc,
                 indices,
                 values,
             } => {
                 // The tangent accumulator receives the values' tangents at the same position.
+                self.no_lanes(s.aux.span, "accumulator updates")?;
                 let Some(SubExp::Var(ta)) = self.tangents.get(acc).copied() else {
                     return Err(limitation(
                         s.aux.span,
@@ -374,9 +447,7 @@ impl Jvp<'_> {
             if Some(*p) == cond {
                 continue;
             }
-            let t = self.e.names.ty(*p).clone();
-            let h = format!("{}_tan", self.e.names.hint(*p));
-            let tp = self.e.fresh(&h, t);
+            let tp = self.fresh_tangent(*p);
             let ti = self.tangent_or_zero(init);
             tan_params.push((*p, tp));
             new_params.push((tp, ti));
@@ -404,9 +475,7 @@ impl Jvp<'_> {
             if Some(*p) == cond {
                 continue;
             }
-            let t = self.e.names.ty(*v).clone();
-            let h = format!("{}_tan", self.e.names.hint(*v));
-            let tv = self.e.fresh(&h, t);
+            let tv = self.fresh_tangent(*v);
             pat.push(tv);
             outs.push((*v, tv));
         }
@@ -431,6 +500,7 @@ impl Jvp<'_> {
     /// tangents, the other results and their tangents; the statement binds the arrays, their
     /// tangents, the other results and their tangents.
     fn with_acc(&mut self, s: &Stm, inputs: &[(Vec<SubExp>, Vec<Var>)], lam: &Lambda) -> R<()> {
+        self.no_lanes(s.aux.span, "accumulators")?;
         let mut new_inputs = inputs.to_vec();
         for (shape, arrays) in inputs {
             let mut tans = Vec::new();
@@ -505,14 +575,7 @@ impl Jvp<'_> {
         let k = lam.params.len() / 2;
         let mut params = Vec::new();
         for half in [&lam.params[..k], &lam.params[k..]] {
-            let tans: Vec<Var> = half
-                .iter()
-                .map(|p| {
-                    let t = self.e.names.ty(*p).clone();
-                    let h = format!("{}_tan", self.e.names.hint(*p));
-                    self.e.fresh(&h, t)
-                })
-                .collect();
+            let tans: Vec<Var> = half.iter().map(|p| self.fresh_tangent(*p)).collect();
             for (p, t) in half.iter().zip(&tans) {
                 self.tangents.insert(*p, SubExp::Var(*t));
             }
@@ -521,21 +584,13 @@ impl Jvp<'_> {
         }
         let body = self.body(&lam.body)?;
         let mut ret = lam.ret.clone();
-        ret.extend(lam.ret.clone());
+        ret.extend(self.tangent_types(&lam.ret));
         Ok(Lambda { params, body, ret })
     }
 
     fn soac(&mut self, s: &Stm, soac: &Soac) -> R<()> {
-        let tangent_pattern = |j: &mut Self| -> Vec<Var> {
-            s.pat
-                .iter()
-                .map(|v| {
-                    let t = j.e.names.ty(*v).clone();
-                    let h = format!("{}_tan", j.e.names.hint(*v));
-                    j.e.fresh(&h, t)
-                })
-                .collect()
-        };
+        let tangent_pattern =
+            |j: &mut Self| -> Vec<Var> { s.pat.iter().map(|v| j.fresh_tangent(*v)).collect() };
         let new_soac = match soac {
             Soac::Map { w, lam, arrays } => {
                 // Only inputs with tangents get tangent parameters.
@@ -543,9 +598,7 @@ impl Jvp<'_> {
                 let mut new_arrays = arrays.clone();
                 for (p, a) in lam.params.iter().zip(arrays) {
                     if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
-                        let t = self.e.names.ty(*p).clone();
-                        let h = format!("{}_tan", self.e.names.hint(*p));
-                        let tp = self.e.fresh(&h, t);
+                        let tp = self.fresh_tangent(*p);
                         self.tangents.insert(*p, SubExp::Var(tp));
                         params.push(tp);
                         new_arrays.push(ta);
@@ -553,7 +606,7 @@ impl Jvp<'_> {
                 }
                 let body = self.body(&lam.body)?;
                 let mut ret = lam.ret.clone();
-                ret.extend(lam.ret.clone());
+                ret.extend(self.tangent_types(&lam.ret));
                 Soac::Map {
                     w: *w,
                     lam: Lambda { params, body, ret },
@@ -665,7 +718,7 @@ impl Jvp<'_> {
         let mut ne = neutral.to_vec();
         for n in neutral {
             let t = self.e.ty(n);
-            let z = zero_of(&mut self.e, &t);
+            let z = self.zero_tangent(&t);
             ne.push(z);
         }
         let mut arrs = arrays.to_vec();

@@ -26,12 +26,15 @@
 //! lambda's parameters are bound to the arguments, followed by the statements
 //! [`jvp::differentiate`] or [`vjp::differentiate`] make of its body, and the statement's
 //! pattern is bound to the results and their tangents (or the parameters' adjoints).
+//! A `map` of one `jvp` over seeds (`jmp`) is expanded in vector mode ([`vector`]): the
+//! primal once, the directions as an innermost dimension of every tangent.
 //! Expanding the innermost operators first means a `jvp` of a function that calls `vjp`
 //! differentiates the already expanded reverse sweep (a Hessian-vector product). Every
 //! variable is bound once, so nested operators cannot confuse their perturbations.
 
 pub mod derivatives;
 pub mod jvp;
+pub mod vector;
 pub mod vjp;
 
 use crate::core::builder::Builder;
@@ -56,6 +59,13 @@ fn expand_body(names: &mut NameTable, body: &mut Body) -> Result<(), Diagnostic>
     let stms = std::mem::take(&mut body.stms);
     let mut out = Vec::with_capacity(stms.len());
     for mut stm in stms {
+        if let Some(function) = vector::jmp_function_mut(&mut stm) {
+            expand_body(names, function)?;
+            if let Some(stms) = vector::expand_jmp(names, &stm) {
+                out.extend(stms);
+                continue;
+            }
+        }
         for inner in stm.exp.bodies_mut() {
             expand_body(names, inner)?;
         }
