@@ -75,14 +75,21 @@ impl<'a> Lw<'a> {
             Some((body, literals)) => (body, literals),
             None => (&lam.body, &HashMap::new()),
         };
+        let in_place = self.rows_in_place(pat, lam_body, literals);
         let body = self.in_parallel(par, |s| -> R<Vec<I>> {
             let mut b = Vec::new();
             for (p, a) in lam.params.iter().zip(arrays) {
                 s.bind_row(*p, *a, &iv, &mut b);
             }
+            for (k, v) in &in_place {
+                let d = pat[*k];
+                let block = Ex::product(s.dims(&s.ty(d).dims()[1..]));
+                s.placed
+                    .insert(*v, (s.name(d), Ex::times(iv.clone(), block)));
+            }
             s.stms(lam_body, &mut b)?;
             for (k, (d, r)) in pat.iter().zip(&lam_body.result).enumerate() {
-                if matches!(s.ty(*d), Type::Acc { .. }) {
+                if matches!(s.ty(*d), Type::Acc { .. }) || in_place.contains_key(&k) {
                     continue;
                 }
                 match (literals.get(&k), r) {
@@ -119,6 +126,51 @@ impl<'a> Lw<'a> {
             });
         }
         Ok(())
+    }
+
+    /// The results of the lambda `body` (by position) that an inner `map` of the body
+    /// computes, used nowhere else, with exactly the shape of a row of the output: that map
+    /// writes straight into the output's row (its output is a view of the row, see
+    /// [`super::place`]) instead of into an array of its own copied there afterwards. Rows
+    /// of the lanes of vector forward mode, of tangent matrices, of nested `tabulate`s.
+    fn rows_in_place(
+        &self,
+        pat: &[Var],
+        body: &Body,
+        literals: &HashMap<usize, Vec<Piece>>,
+    ) -> HashMap<usize, Var> {
+        let by_map = |v: Var| {
+            body.stms.iter().any(|s| {
+                s.pat.contains(&v) && matches!(s.exp, Exp::Soac(crate::core::ir::Soac::Map { .. }))
+            })
+        };
+        let candidates: Vec<(usize, Var)> = pat
+            .iter()
+            .zip(&body.result)
+            .enumerate()
+            .filter_map(|(k, (d, r))| {
+                let v = r.as_var()?;
+                let (Type::Array { elem, dims }, Type::Array { elem: ve, dims: vd }) =
+                    (self.ty(*d), self.ty(v))
+                else {
+                    return None;
+                };
+                let fits = !literals.contains_key(&k)
+                    && elem == ve
+                    && dims[1..] == vd[..]
+                    && !self.placed.contains_key(&v)
+                    && by_map(v);
+                fits.then_some((k, v))
+            })
+            .collect();
+        if candidates.is_empty() {
+            return HashMap::new();
+        }
+        let uses = use_counts(&self.prog.names, body);
+        candidates
+            .into_iter()
+            .filter(|(_, v)| uses.get(v) == Some(&1))
+            .collect()
     }
 
     /// Stores the pieces of the literal `v` (the lambda's result) as row `i` of `dst`, after
