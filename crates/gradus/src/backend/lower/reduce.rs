@@ -194,6 +194,9 @@ impl<'a> Lw<'a> {
 
     /// `reduce`/`scan` left to right.
     fn seq_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
+        if let Some(ew) = elementwise(r, |v| self.ty(v), |se| self.se_ty(se)) {
+            return self.elementwise_reduce(r, &ew, out);
+        }
         let lam = r.lam;
         let accs: Vec<(String, Type)> = lam
             .ret
@@ -269,6 +272,88 @@ impl<'a> Lw<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A reduction whose operator is element-wise ([`elementwise`]), in place: the
+    /// accumulators are one exclusively owned copy of the neutral arrays, and each row is
+    /// combined into them element by element, instead of the operator building a new array
+    /// per row (an allocation and a copy per step). The same operations in the same order.
+    fn elementwise_reduce(
+        &mut self,
+        r: &Reduction<'_>,
+        ew: &Elementwise<'_>,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let lam = r.lam;
+        let len = self.ix(&ew.len);
+        let accs: Vec<(String, Type)> = lam
+            .ret
+            .iter()
+            .map(|t| (self.fresh("acc"), t.clone()))
+            .collect();
+        for ((a, t), ne) in accs.iter().zip(r.neutral) {
+            self.decl_named(a, t, out);
+            self.assign_named(a, t, ne, out);
+            out.push(I::MakeUnique {
+                arr: a.clone(),
+                elem: t.elem(),
+                count: len.clone(),
+            });
+        }
+        let i = self.fresh("i");
+        let iv = Ex::var(&i);
+        let mut body = Vec::new();
+        let rows = self.rows(r.arrays, &iv, &mut body);
+        // Where each parameter of the operator lives: accumulators, then the row's values.
+        let storage: Vec<&(String, Type)> = accs.iter().chain(&rows).collect();
+        let l = self.fresh("l");
+        let lv = Ex::var(&l);
+        let mut lanes = Vec::new();
+        for (p, src) in ew.inner.params.iter().zip(&ew.sources) {
+            self.declare(*p, &mut lanes);
+            let (arr, t) = storage[*src];
+            lanes.push(I::Set {
+                name: self.name(*p),
+                val: Ex::Load {
+                    elem: t.elem(),
+                    arr: arr.clone(),
+                    idx: Box::new(lv.clone()),
+                },
+            });
+        }
+        self.stms(&ew.inner.body, &mut lanes)?;
+        for ((a, t), res) in accs.iter().zip(&ew.inner.body.result) {
+            lanes.push(I::Store {
+                elem: t.elem(),
+                arr: a.clone(),
+                idx: lv.clone(),
+                val: self.se(res),
+            });
+        }
+        self.end_scope(&ew.inner.body, &mut lanes);
+        body.push(I::For {
+            var: l,
+            bound: len,
+            body: lanes,
+        });
+        out.push(I::For {
+            var: i,
+            bound: r.w.clone(),
+            body,
+        });
+        for (p, (a, t)) in r.pat.iter().zip(&accs) {
+            let pn = self.name(*p);
+            self.move_into(&pn, a, t, out);
+        }
+        Ok(())
+    }
+
+    /// The type of an operand.
+    fn se_ty(&self, se: &SubExp) -> Type {
+        match se {
+            SubExp::Const(c) => Type::Prim(c.prim_type()),
+            SubExp::Var(v) => self.ty(*v).clone(),
+        }
     }
 
     /// `reduce`/`scan` over [`CHUNKS`] chunks in parallel, scalar operands only.
@@ -385,4 +470,71 @@ impl<'a> Lw<'a> {
         }
         Ok(())
     }
+}
+
+/// An element-wise reduction operator: `\(a.., b..) -> map(n, f, a.., b..)` over
+/// one-dimensional arrays of length `n` (accumulators, neutral elements and rows alike), with
+/// a scalar `f` that reads nothing else of the operator (the vectorised `+` of vector
+/// forward mode's tangents, a sum of rows inside a lambda).
+struct Elementwise<'l> {
+    /// The arrays' length.
+    len: SubExp,
+    /// The scalar function.
+    inner: &'l Lambda,
+    /// For each parameter of `inner`, the position of the operator parameter it reads.
+    sources: Vec<usize>,
+}
+
+/// The element-wise form of a plain (unfused) reduction's operator, if it has one.
+fn elementwise<'l>(
+    r: &Reduction<'l>,
+    ty: impl Fn(Var) -> &'l Type,
+    se_ty: impl Fn(&SubExp) -> Type,
+) -> Option<Elementwise<'l>> {
+    if r.scan || r.pre.is_some() {
+        return None;
+    }
+    let lam = r.lam;
+    let [stm] = lam.body.stms.as_slice() else {
+        return None;
+    };
+    let Exp::Soac(Soac::Map {
+        w,
+        lam: inner,
+        arrays: ins,
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let results_are_outputs = lam.body.result.len() == stm.pat.len()
+        && lam
+            .body
+            .result
+            .iter()
+            .zip(&stm.pat)
+            .all(|(r, p)| r.as_var() == Some(*p));
+    let one_dim = |t: &Type| matches!(t, Type::Array { dims, .. } if dims.as_slice() == [*w]);
+    let rows_fit = r.arrays.iter().all(|a| one_dim(&ty(*a).row()));
+    if !results_are_outputs
+        || !lam.ret.iter().all(one_dim)
+        || !r.neutral.iter().all(|n| one_dim(&se_ty(n)))
+        || !rows_fit
+        || !inner.ret.iter().all(|t| matches!(t, Type::Prim(_)))
+        || inner.params.len() != ins.len()
+    {
+        return None;
+    }
+    let sources = ins
+        .iter()
+        .map(|a| lam.params.iter().position(|p| p == a))
+        .collect::<Option<Vec<_>>>()?;
+    let free = crate::core::visit::lambda_free_vars(inner);
+    if free.iter().any(|v| lam.params.contains(v)) {
+        return None;
+    }
+    Some(Elementwise {
+        len: *w,
+        inner,
+        sources,
+    })
 }
