@@ -157,8 +157,10 @@ static GR_UNUSED inline void gr_copy(void *dst, const void *src, int64_t bytes) 
   if (bytes > 0 && dst != src) memmove(dst, src, (size_t)bytes);
 }
 
-/* Records the first error of a call; later ones are dropped. */
-static GR_UNUSED void gr_fail(struct gr_ctx *ctx, int32_t site, int32_t n, const int64_t *args) {
+/* Records the first error of a call; later ones are dropped. Cold: the C compiler then
+   predicts every check that leads here as never failing, so code behind many checks (the
+   inner loops) is still optimised for speed and vectorised rather than treated as rare. */
+static GR_UNUSED __attribute__((cold, noinline)) void gr_fail(struct gr_ctx *ctx, int32_t site, int32_t n, const int64_t *args) {
   int32_t expected = 0;
   if (__atomic_compare_exchange_n(&ctx->failed, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
     ctx->site = site;
