@@ -46,13 +46,14 @@ use std::collections::HashMap;
 pub fn run(prog: &mut Prog) -> Result<(), Diagnostic> {
     let Prog { names, funs } = prog;
     for f in funs.iter_mut() {
-        expand_body(names, &mut f.body)?;
+        expand_body(names, &mut f.body, false)?;
     }
     Ok(())
 }
 
-/// Expands the AD statements of `body` and of every body nested in it.
-fn expand_body(names: &mut NameTable, body: &mut Body) -> Result<(), Diagnostic> {
+/// Expands the AD statements of `body` and of every body nested in it; `under_vjp` says
+/// whether `body` is part of a function that reverse mode differentiates afterwards.
+fn expand_body(names: &mut NameTable, body: &mut Body, under_vjp: bool) -> Result<(), Diagnostic> {
     if !contains_ad(body) {
         return Ok(());
     }
@@ -60,14 +61,22 @@ fn expand_body(names: &mut NameTable, body: &mut Body) -> Result<(), Diagnostic>
     let mut out = Vec::with_capacity(stms.len());
     for mut stm in stms {
         if let Some(function) = vector::jmp_function_mut(&mut stm) {
-            expand_body(names, function)?;
-            if let Some(stms) = vector::expand_jmp(names, &stm) {
+            expand_body(names, function, under_vjp)?;
+            if let Some(stms) = vector::expand_jmp(names, &stm, under_vjp) {
                 out.extend(stms);
                 continue;
             }
         }
+        let inner_under_vjp = under_vjp
+            || matches!(
+                stm.exp,
+                Exp::Ad {
+                    mode: AdMode::Vjp,
+                    ..
+                }
+            );
         for inner in stm.exp.bodies_mut() {
-            expand_body(names, inner)?;
+            expand_body(names, inner, inner_under_vjp)?;
         }
         if matches!(stm.exp, Exp::Ad { .. }) {
             out.extend(expand(names, stm)?);

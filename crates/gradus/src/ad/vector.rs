@@ -10,11 +10,14 @@
 //! (`[k]` rows of the parameters' shapes) are transposed to that layout and the tangents
 //! back (a transpose that a following `transpose`, as in a Jacobian `[m][k]`, cancels).
 //! Where the body has a construct without a lane rule (accumulators of reverse mode: `jmp`
-//! of a `vjp`), nothing is rewritten and the `map` of `jvp`s is expanded as written.
+//! of a `vjp`), nothing is rewritten and the `map` of `jvp`s is expanded as written. So too
+//! under an enclosing `vjp` when the body has a `scan` or a histogram: their lane tangents
+//! combine arrays, which reverse mode does not differentiate yet, while one `jvp` per
+//! direction keeps them scalar.
 
 use super::jvp;
 use crate::core::builder::Builder;
-use crate::core::ir::{AdMode, BasicOp, Body, Exp, NameTable, Soac, Stm, SubExp, Var};
+use crate::core::ir::{AdMode, BasicOp, Body, Exp, NameTable, ScremaForm, Soac, Stm, SubExp, Var};
 use crate::core::visit::lambda_free_vars;
 use std::collections::{HashMap, HashSet};
 
@@ -43,7 +46,7 @@ pub fn jmp_function_mut(stm: &mut Stm) -> Option<&mut Body> {
 /// The statements computing `stm` in vector mode, or `None` if `stm` is not a `map` of one
 /// `jvp` over its seeds, or its body has no lane rule. AD statements inside the `jvp`'s
 /// function must already be expanded.
-pub fn expand_jmp(names: &mut NameTable, stm: &Stm) -> Option<Vec<Stm>> {
+pub fn expand_jmp(names: &mut NameTable, stm: &Stm, under_vjp: bool) -> Option<Vec<Stm>> {
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
         return None;
     };
@@ -59,6 +62,9 @@ pub fn expand_jmp(names: &mut NameTable, stm: &Stm) -> Option<Vec<Stm>> {
     else {
         return None;
     };
+    if under_vjp && has_scan_or_hist(&f.body) {
+        return None;
+    }
     // The point and the function must not depend on the seed.
     let seed_params: HashSet<Var> = lam.params.iter().copied().collect();
     let depends = |se: &SubExp| se.as_var().is_some_and(|v| seed_params.contains(&v));
@@ -138,4 +144,18 @@ pub fn expand_jmp(names: &mut NameTable, stm: &Stm) -> Option<Vec<Stm>> {
     }
     out.extend(e.take_stms());
     Some(out)
+}
+
+/// Whether `body` has a `scan` or a histogram at any depth.
+fn has_scan_or_hist(body: &Body) -> bool {
+    body.stms.iter().any(|s| {
+        let here = match &s.exp {
+            Exp::Soac(Soac::Scan { .. } | Soac::Hist { .. }) => true,
+            Exp::Soac(Soac::Screma { form, .. }) => {
+                matches!(**form, ScremaForm::Scan { .. } | ScremaForm::Hist { .. })
+            }
+            _ => false,
+        };
+        here || s.exp.bodies().into_iter().any(has_scan_or_hist)
+    })
 }

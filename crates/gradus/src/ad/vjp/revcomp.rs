@@ -38,7 +38,9 @@
 //! or not finite, or when an iterate overflows. The forward sweep therefore computes, per
 //! iteration, a flag `ok &&= 0 < |α| < ∞` (the determinant for a pair; nothing for `α = ±1`),
 //! and after the loop `ok && |x| < ∞` for every solved float `x` (an iterate that overflows or
-//! turns NaN stays non-finite: each update scales it by a checked factor and adds to it). If
+//! turns NaN stays non-finite: each update scales it by a checked factor and adds to it); a
+//! sum whose value nothing else reads (`acc + x·y`, a dot product) is left out, since no
+//! adjoint depends on its iterates (`unread_sums`). If
 //! the flag is false, the return sweep falls back to re-running the loop with full
 //! checkpoints and differentiating that (so a zero factor costs one more forward run and the
 //! usual checkpoint memory, and the gradient is the checkpointed one). Loops whose solved
@@ -53,7 +55,7 @@
 use super::{Diagnostic, Extra, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::visit::stm_free_vars;
 use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
@@ -164,13 +166,17 @@ pub(super) struct Plan {
     pub steps: Vec<Step>,
     /// Per loop parameter: solved by some step.
     pub solved: Vec<bool>,
+    /// Per loop parameter: an accumulator whose value nothing reads ([`unread_sums`]).
+    pub unread: Vec<bool>,
 }
 
 impl Plan {
-    /// Whether some step needs the invertibility flag (it solves a float).
+    /// Whether some step needs the invertibility flag (it solves a float that is read).
     pub(super) fn needs_flag(&self, params: &[Var], names: &NameTable) -> bool {
         self.steps.iter().any(|s| match s {
-            Step::One { param, .. } => names.ty(params[*param]).elem().is_float(),
+            Step::One { param, .. } => {
+                names.ty(params[*param]).elem().is_float() && !self.unread[*param]
+            }
             Step::Two { .. } => true,
         })
     }
@@ -180,11 +186,46 @@ impl Plan {
     fn needs_loop_flag(&self, params: &[Var], names: &NameTable) -> bool {
         self.steps.iter().any(|s| match s {
             Step::One { param, alpha, .. } => {
-                names.ty(params[*param]).elem().is_float() && !alpha.is_unit()
+                names.ty(params[*param]).elem().is_float()
+                    && !alpha.is_unit()
+                    && !self.unread[*param]
             }
             Step::Two { .. } => true,
         })
     }
+}
+
+/// Per loop parameter: whether it is a sum `p' = p + e` (`e + p`, `p - e`, `e - p`,
+/// `fma(a, b, p)`) whose value nothing else in the body reads. Its adjoint passes through
+/// each iteration unchanged and no derivative needs its value, so iterates recovered
+/// imprecisely (or from an overflowed sum) change no adjoint: it needs no invertibility check
+/// (a dot product accumulated in a loop would otherwise make the forward sweep check its
+/// result and the return sweep carry a checkpointed copy of the whole loop).
+fn unread_sums(names: &NameTable, params: &[Var], body: &Body) -> Vec<bool> {
+    let uses = crate::core::visit::use_counts(names, body);
+    params
+        .iter()
+        .zip(&body.result)
+        .map(|(p, r)| {
+            let Some(r) = r.as_var() else { return false };
+            if uses.get(p) != Some(&1) || uses.get(&r) != Some(&1) {
+                return false;
+            }
+            let Some(def) = body.stms.iter().find(|st| st.pat == [r]) else {
+                return false;
+            };
+            let is_p = |a: &SubExp| a.as_var() == Some(*p);
+            match &def.exp {
+                Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add | BinOp::Sub, t), args)) => {
+                    t.is_float() && args.iter().any(is_p)
+                }
+                Exp::BasicOp(BasicOp::Prim(PrimOp::Tern(TernOp::Fma | TernOp::Mad, t), args)) => {
+                    t.is_float() && args.len() == 3 && is_p(&args[2])
+                }
+                _ => false,
+            }
+        })
+        .collect()
 }
 
 /// An affine function of the unknowns: `Σ coef[k] · unknown[k] + off`.
@@ -517,7 +558,12 @@ pub(super) fn plan(names: &NameTable, params: &[Var], i: Var, body: &Body) -> Op
         }
         s.memo.clear();
     }
-    (!steps.is_empty()).then_some(Plan { steps, solved })
+    let unread = unread_sums(names, params, body);
+    (!steps.is_empty()).then_some(Plan {
+        steps,
+        solved,
+        unread,
+    })
 }
 
 /// What the forward sweep of a reverse-computed loop saved.
@@ -656,7 +702,7 @@ impl Vjp<'_> {
             let mut g = ok_out.map(SubExp::Var);
             for (j, p) in pvars.iter().enumerate() {
                 let ty = self.e.names.ty(*p).elem();
-                if plan.solved[j] && ty.is_float() {
+                if plan.solved[j] && ty.is_float() && !plan.unread[j] {
                     let f = self.finite(SubExp::Var(s.pat[j]), ty);
                     g = self.and(g, f);
                 }
