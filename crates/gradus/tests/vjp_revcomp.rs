@@ -34,6 +34,10 @@ def rotation (a0: f64, b0: f64, t: f64) (n: i64) =
     in (c * a - s * b, s * a + c * b)
   in a * a * b + 3 * b
 
+-- A dot product: the sum is never read, so no adjoint depends on its iterates.
+def dot [n] (xs: [n]f64) (ys: [n]f64) = loop acc = 0 for i < n do acc + xs[i] * ys[i]
+
+entry dot_grad [n] (xs: [n]f64) (ys: [n]f64) = vjp (\(xs, ys) -> dot xs ys) (xs, ys) 1
 entry pendulum_grad (x0: f64) (v0: f64) (h: f64) (n: i64) = vjp (\p -> pendulum p n) (x0, v0, h) 1
 entry pendulum_ck_grad (x0: f64) (v0: f64) (h: f64) (n: i64) = vjp (\p -> pendulum_ck p n) (x0, v0, h) 1
 entry product_grad [n] (x: f64) (es: [n]f64) = vjp (\(x, es) -> product x es) (x, es) 1
@@ -114,6 +118,34 @@ fn reverse_computed_loops_have_checkpoints_only_in_the_fallback() {
     assert_eq!(scratch_lines("product_grad"), (0, 1));
     // `#[checkpoint]`: the forward sweep checkpoints x and v, and there is no fallback.
     assert_eq!(scratch_lines("pendulum_ck_grad"), (2, 2));
+}
+
+#[test]
+fn a_sum_nothing_reads_needs_no_invertibility_check() {
+    // No flag, no fallback branch, no checkpoints: the adjoint of `acc` passes through.
+    let src: String = PROGRAMS
+        .lines()
+        .filter(|l| !l.starts_with("entry") || l.starts_with("entry dot_grad "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ad =
+        dump_stage("revcomp.fut", &src, Stage::Ad).unwrap_or_else(|d| panic!("{}", d.render()));
+    assert!(!ad.contains("invertible"), "{ad}");
+    assert_eq!(scratch_lines("dot_grad"), (0, 0));
+    let p = program();
+    let xs = vec![1.5, -2.0, 0.25, 4.0];
+    let ys = vec![0.5, 3.0, -1.0, 2.0];
+    let (g, _) = run(&p, "dot_grad", vec![f64s(xs.clone()), f64s(ys.clone())]);
+    let mut want = ys.clone();
+    want.extend(xs);
+    assert_eq!(g, want);
+    // An overflowing sum changes nothing: its adjoint does not depend on it.
+    let (g, _) = run(
+        &p,
+        "dot_grad",
+        vec![f64s(vec![1e308, 1e308]), f64s(vec![10.0, 10.0])],
+    );
+    assert_eq!(g, vec![10.0, 10.0, 1e308, 1e308]);
 }
 
 #[test]

@@ -1,14 +1,21 @@
 //! `jmp` as vector forward mode.
 //!
-//! **Takes** a `map` over seeds whose body is one `jvp` at a point that does not depend on
-//! the seed, returning only tangents: what internalisation makes of `jmp f x seeds`
-//! (and of a user's `map (\s -> jvp f x s) seeds`).
+//! **Takes** a `map` over a constant number of seeds whose body is one `jvp` at a point that
+//! does not depend on the seed, returning only tangents: what internalisation makes of
+//! `jmp f x seeds` (and of a user's `map (\s -> jvp f x s) seeds`).
 //!
 //! **Guarantees** the same results computed by [`jvp::differentiate_lanes`] with the `k`
 //! seeds as lanes: the primal is computed once and every tangent carries the `k` directions
 //! in an innermost dimension, instead of `k` passes of the whole forward sweep. The seeds
 //! (`[k]` rows of the parameters' shapes) are transposed to that layout and the tangents
 //! back (a transpose that a following `transpose`, as in a Jacobian `[m][k]`, cancels).
+//! The number of directions must be a constant (the 26 pose parameters of a hand model, the
+//! 15 parameters of a bundle-adjustment block): lanes of a known width fit in registers and
+//! vectorise. With a number known only at run time, typically one direction per input element
+//! (a whole Jacobian or gradient), each direction usually touches one input (a one-hot seed),
+//! and one `jvp` per direction lets the optimiser compute only what that input affects
+//! (`single-point`), which lanes cannot; such maps are expanded as written.
+//!
 //! Where the body has a construct without a lane rule (accumulators of reverse mode: `jmp`
 //! of a `vjp`), nothing is rewritten and the `map` of `jvp`s is expanded as written. So too
 //! under an enclosing `vjp` when the body has a `scan` or a histogram: their lane tangents
@@ -50,6 +57,9 @@ pub fn expand_jmp(names: &mut NameTable, stm: &Stm, under_vjp: bool) -> Option<V
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
         return None;
     };
+    if !matches!(w, SubExp::Const(_)) {
+        return None;
+    }
     let [ad] = lam.body.stms.as_slice() else {
         return None;
     };

@@ -1,5 +1,5 @@
--- jmp in vector mode: the primal once, every tangent with the directions innermost. One entry
--- per construct with a lane rule; the expected Jacobians were computed one direction at a time
+-- jmp in vector mode: the primal once, every tangent with the directions innermost (for a
+-- constant number of directions). One entry per construct with a lane rule; the expected Jacobians were computed one direction at a time
 -- (a jvp per seed) and agree with finite differences (checked for every AD program).
 
 def eye (n: i64) : [n][n]f64 = tabulate_2d n n (\i j -> f64.bool (i == j))
@@ -43,7 +43,7 @@ def arrays [n] (x: [n]f64) : []f64 =
 -- input { [0.5, -1.5, 2.0, 0.25] }
 -- output { [[2.0f64, -6.0f64, 18.5625f64, 1.0f64], [-0.75f64, 0.25f64, -0.1875f64, -1.5f64], [0.0f64, 0.0f64, 0.0f64, 0.5f64], [-0.0f64, -3.0f64, -0.0f64, -0.0f64], [-3.0f64, 1.0f64, -0.75f64, 0.0f64], [1.0f64, 0.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 4.0f64, 0.0f64], [1.0f64, 0.0f64, 0.0f64, 0.0f64], [0.013444907391197787f64, 0.05433983403942439f64, 0.05377962956479115f64, 0.006722453695598893f64], [0.013444907391197787f64, 0.05433983403942439f64, 0.05377962956479115f64, 0.006722453695598893f64]] }
 
-entry arrays_jac [n] (x: [n]f64) = transpose (jmp arrays x (eye n))
+entry arrays_jac (x: [4]f64) = transpose (jmp arrays x (eye 4))
 
 -- Loops and branches, with a loop-carried array.
 def loops [n] (x: [n]f64) : [n]f64 =
@@ -58,7 +58,7 @@ def loops [n] (x: [n]f64) : [n]f64 =
 -- input { [0.5, -1.5, 2.0] }
 -- output { [[16.171875f64, -2.09765625f64, 2.302734375f64], [86.0625f64, -50.34375f64, 17.5078125f64], [79.03125f64, -16.78125f64, 18.421875f64]] }
 
-entry loops_jac [n] (x: [n]f64) = transpose (jmp loops x (eye n))
+entry loops_jac (x: [3]f64) = transpose (jmp loops x (eye 3))
 
 -- Histograms and scatter, with integer indices computed from the input's shape.
 def hists [n] (x: [n]f64) : []f64 =
@@ -73,7 +73,7 @@ def hists [n] (x: [n]f64) : []f64 =
 -- input { [0.5, -1.5, 2.0, 0.25, 1.25] }
 -- output { [[2.0f64, 0.0f64, 0.0f64, 2.0f64, 0.0f64], [0.0f64, 2.0f64, 0.0f64, 0.0f64, 2.0f64], [0.0f64, 0.0f64, 2.0f64, 0.0f64, 0.0f64], [1.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 0.0f64, 0.0f64, 1.0f64], [0.0f64, 0.0f64, 1.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 0.0f64, 0.0f64, 3.4903429574618414f64], [0.0f64, 0.0f64, 0.0f64, 1.2840254166877414f64, 0.0f64], [0.0f64, 0.0f64, 7.38905609893065f64, 0.0f64, 0.0f64], [0.0f64, 0.22313016014842982f64, 0.0f64, 0.0f64, 0.0f64]] }
 
-entry hists_jac [n] (x: [n]f64) = transpose (jmp hists x (eye n))
+entry hists_jac (x: [5]f64) = transpose (jmp hists x (eye 5))
 
 -- Several parameters of different shapes, results of several ranks, seeds not one-hot.
 def mixed (a: f64, v: [3]f64, m: [2][3]f64) : (f64, [2]f64, [2][3]f64) =
