@@ -892,3 +892,33 @@ fn a_loop_split_keeps_a_rest_that_may_fail_on_its_own() {
         print_prog(&out)
     );
 }
+
+#[test]
+fn a_later_if_on_the_same_condition_reads_what_the_earlier_one_computed() {
+    // The return sweep's branch recomputes the forward branch's sqrt and sin (the first
+    // through the second): both are handed over, the cos of the sqrt reads the handed value,
+    // and the else branches, which share nothing, are unchanged.
+    let out = run(
+        r#"fun f (c_0: bool, x_1: f64, y_2: f64) : (f64, f64) {
+  let a_3: f64 = if c_0 then {
+    let s_4: f64 = sqrt_f64(x_1)
+    let t_5: f64 = sin_f64(s_4)
+    let u_6: f64 = mul_f64(t_5, y_2)
+    in u_6
+  } else { let v_7: f64 = mul_f64(x_1, y_2) in v_7 } : f64
+  let w_8: f64 = mul_f64(a_3, a_3)
+  let b_9: f64 = if c_0 then {
+    let s_10: f64 = sqrt_f64(x_1)
+    let t_11: f64 = sin_f64(s_10)
+    let k_12: f64 = cos_f64(s_10)
+    let m_13: f64 = mul_f64(t_11, k_12)
+    let n_14: f64 = mul_f64(m_13, w_8)
+    in n_14
+  } else { let v_15: f64 = mul_f64(x_1, w_8) in v_15 } : f64
+  in w_8, b_9
+}"#,
+        &["if-share"],
+        "if-share",
+    );
+    insta::assert_snapshot!(out);
+}

@@ -42,6 +42,7 @@ pub mod fission;
 pub mod fold;
 pub mod fusion;
 pub mod hoist;
+pub mod ifshare;
 pub mod ifsimp;
 pub mod inline;
 pub mod loops;

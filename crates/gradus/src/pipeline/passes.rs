@@ -115,6 +115,8 @@ passes! {
         "loop- and lambda-invariant code motion";
     MAP_FISSION: "map-fission", Optimiser, Run::RulesIn("hoist"),
         "maps, redomaps, loops and ifs split so that their invariant part can be hoisted";
+    IF_SHARE: "if-share", Optimiser, Run::Opt(crate::opt::ifshare::run),
+        "an if hands operations to a later if on the same condition that recomputes them";
     FUSION: "fusion", Optimiser, Run::Opt(fusion_vertical),
         "SOAC fusion (vertical in the fixed point, horizontal once after it)";
     CONSUMER_FUSION: "consumer-fusion", Optimiser, Run::Opt(crate::opt::consumer::run),

@@ -46,6 +46,7 @@ mod prim;
 
 pub use nested::HasBuilder;
 pub use prim::CseScope;
+pub(crate) use prim::{Key as PrimKey, key as prim_key};
 
 use crate::core::ir::{
     Aux, BasicOp, Body, DimIndex, Exp, Lambda, NameTable, Soac, Stm, SubExp, Type, Var,

@@ -19,14 +19,16 @@ pub enum CseScope {
 
 /// A hashable form of an operand: a variable, or a constant's type and bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum OperandKey {
+pub(crate) enum OperandKey {
     Var(Var),
     Const(PrimType, u64),
 }
 
-type Key = (PrimOp, Vec<OperandKey>);
+/// What identifies a primitive operation for CSE: the operation and its operands (constants
+/// by their bits).
+pub(crate) type Key = (PrimOp, Vec<OperandKey>);
 
-fn key(op: PrimOp, args: &[SubExp]) -> Key {
+pub(crate) fn key(op: PrimOp, args: &[SubExp]) -> Key {
     let keys = args
         .iter()
         .map(|a| match a {
