@@ -29,6 +29,8 @@ pub fn prim_can_fail(op: PrimOp) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     facts: HashMap<Var, (i64, SubExp)>,
+    /// Facts `v <= n` (`v = x + 1` with `x < n`: the bound of a triangular loop).
+    at_most: HashMap<Var, SubExp>,
     /// Variables bound to `iota(n, 0, 1)`, with their `n`.
     pub iotas: HashMap<Var, SubExp>,
 }
@@ -37,6 +39,10 @@ impl Ranges {
     /// Records `lo <= v < hi`.
     pub fn insert(&mut self, v: Var, lo: i64, hi: SubExp) {
         self.facts.insert(v, (lo, hi));
+    }
+    /// Records `v <= n`.
+    pub fn insert_at_most(&mut self, v: Var, n: SubExp) {
+        self.at_most.insert(v, n);
     }
     /// The fact about `v`.
     pub fn get(&self, v: Var) -> Option<(i64, SubExp)> {
@@ -50,7 +56,10 @@ impl Ranges {
                 _ => false,
             },
             SubExp::Var(v) => match self.facts.get(v) {
-                Some((lo, hi)) => *lo >= 0 && hi == n,
+                Some((lo, hi)) => {
+                    *lo >= 0
+                        && (hi == n || hi.as_var().and_then(|h| self.at_most.get(&h)) == Some(n))
+                }
                 None => false,
             },
             _ => false,
@@ -81,6 +90,11 @@ impl Ranges {
         }
     }
 }
+
+/// The attribute of an index whose positions the optimiser has proved to lie in the array's
+/// dimensions (rule `index-in-bounds`): the backends emit no bounds check for it. It says
+/// nothing about other places: a statement carrying it is no safer to move than without it.
+pub const IN_BOUNDS: &str = "in_bounds";
 
 /// The attribute of a read whose bounds an earlier statement has checked: forward mode's
 /// read of a tangent, which has the primal array's shape, right after the same read of the

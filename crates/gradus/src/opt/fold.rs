@@ -24,6 +24,10 @@
 //!   `index-one-hot` (an element, known in bounds, of an all-zero array updated at one
 //!   element is `select(i == c, v, 0)`: reading a one-hot seed `copy zeros with [c] = v`
 //!   never needs the array);
+//! * `index-in-bounds`: an index whose every position is known to lie in its dimension is
+//!   marked [`crate::core::safety::IN_BOUNDS`] when the engine keeps it (`simplify.rs`), and
+//!   the backends emit no bounds check for it (a triangular loop's
+//!   `q[i, c]` with `c <= i < n`);
 //! * `array-of-equal-rows`: an array literal whose rows are all the same is a `replicate`;
 //! * `rearrange-rearrange` (permutations compose; `transpose (transpose x)` is `x`),
 //!   `rearrange-id`, `reshape-same`, `coerce-same`, `assert-true`;

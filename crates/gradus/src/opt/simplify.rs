@@ -12,9 +12,11 @@
 
 use super::Ctx;
 use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
-use crate::core::safety::Ranges;
+use crate::core::prim::{BinOp, PrimOp};
+use crate::core::safety::{IN_BOUNDS, Ranges};
 use crate::core::subst::{subst_body, subst_names};
 use crate::core::visit::consumed_in_body;
+use crate::value::PrimType;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// What a rule does with a statement.
@@ -187,7 +189,9 @@ impl<'n> Engine<'n> {
                         break;
                     }
                     Some(Rewrite::Exp(e)) => {
+                        // A new expression is proved in bounds (or not) afresh in `keep`.
                         stm.exp = e;
+                        forget_in_bounds(&mut stm);
                     }
                     Some(Rewrite::Subst(ses)) => {
                         for (v, se) in stm.pat.iter().zip(ses) {
@@ -210,7 +214,8 @@ impl<'n> Engine<'n> {
                             result: vec![],
                         };
                         consumed_in_body(&new, &mut self.consumed);
-                        for s in new.stms.into_iter().rev() {
+                        for mut s in new.stms.into_iter().rev() {
+                            forget_in_bounds(&mut s);
                             work.push_front(s);
                         }
                         break;
@@ -224,7 +229,7 @@ impl<'n> Engine<'n> {
         Body { stms: out, result }
     }
 
-    fn keep(&mut self, ctx: &mut Ctx, stm: Stm, scope: &mut Scope, out: &mut Vec<Stm>) {
+    fn keep(&mut self, ctx: &mut Ctx, mut stm: Stm, scope: &mut Scope, out: &mut Vec<Stm>) {
         if ctx.on("cse")
             && let Some(key) = super::cse::key(self, &stm)
         {
@@ -249,6 +254,28 @@ impl<'n> Engine<'n> {
             && crate::core::recognise::is_int_const(stride, 1)
         {
             scope.ranges.iotas.insert(*v, *n);
+        }
+        // Rule `index-in-bounds` (module `fold`): marked here, on the statement as kept.
+        if ctx.on("fold") {
+            mark_in_bounds(self, ctx, &mut stm, scope);
+        }
+        // `h = x + 1` with `x < n`: `h <= n` (the bound of a loop over `0..=x`).
+        if let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, PrimType::I64), args)), [h]) =
+            (&stm.exp, stm.pat.as_slice())
+            && let [a, b] = args.as_slice()
+        {
+            let x = if crate::core::recognise::is_int_const(b, 1) {
+                a
+            } else {
+                b
+            };
+            let one = if x == a { b } else { a };
+            if crate::core::recognise::is_int_const(one, 1)
+                && let Some(x) = x.as_var()
+                && let Some((_, n)) = scope.ranges.get(x)
+            {
+                scope.ranges.insert_at_most(*h, n);
+            }
         }
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (stm.clone(), k));
@@ -352,5 +379,31 @@ impl<'n> Engine<'n> {
             return Some(r);
         }
         None
+    }
+}
+
+/// Drops the [`IN_BOUNDS`] mark of a statement a rule rewrote.
+fn forget_in_bounds(stm: &mut Stm) {
+    stm.aux.attrs.retain(|a| a != IN_BOUNDS);
+}
+
+/// Rule `index-in-bounds`: an index whose every position is known to lie in its dimension is
+/// marked [`IN_BOUNDS`] (see the module `fold`).
+fn mark_in_bounds(eng: &Engine, ctx: &mut Ctx, stm: &mut Stm, scope: &Scope) {
+    let Exp::BasicOp(BasicOp::Index { array, slice }) = &stm.exp else {
+        return;
+    };
+    if slice.is_empty() || stm.aux.attrs.iter().any(|a| a == IN_BOUNDS) {
+        return;
+    }
+    let dims = eng.names.ty(*array).dims();
+    let known = slice.len() <= dims.len()
+        && slice.iter().zip(dims).all(|(d, n)| match d {
+            crate::core::ir::DimIndex::Fix(i) => scope.ranges.in_bounds(i, n),
+            crate::core::ir::DimIndex::Slice { .. } => false,
+        });
+    if known {
+        ctx.fire("index-in-bounds");
+        stm.aux.attrs.push(IN_BOUNDS.to_string());
     }
 }

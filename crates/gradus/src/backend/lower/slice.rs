@@ -9,6 +9,7 @@
 use super::imp::{Ex, IdxOp, Share, SiteKind, Stm as I};
 use super::{Lw, R, and, bool_ex, eq, in_range, le};
 use crate::core::ir::{Aux, DimIndex, SubExp, Type, Var};
+use crate::core::safety::IN_BOUNDS;
 use crate::value::PrimType;
 
 /// A resolved index entry.
@@ -207,7 +208,10 @@ impl<'a> Lw<'a> {
     ) -> (Vec<Ex>, Vec<Ix>) {
         let dims = self.var_dims(array);
         let ixs = self.resolve(slice);
-        self.index_check(&ixs, &dims, aux, out);
+        // The optimiser proved the positions in bounds (`index-in-bounds`).
+        if !aux.attrs.iter().any(|a| a == IN_BOUNDS) {
+            self.index_check(&ixs, &dims, aux, out);
+        }
         (dims, ixs)
     }
 

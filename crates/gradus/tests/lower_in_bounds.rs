@@ -1,0 +1,54 @@
+//! Indexes the optimiser proves in bounds (rule `index-in-bounds`) get no bounds check in the
+//! generated code: rows of an `iota` map, loop counters, and the counter of a triangular loop
+//! `for c < i + 1` with `i < n`. An index it cannot prove keeps its check and reports the
+//! interpreter's error on every backend.
+
+mod lower_common;
+
+use gradus::program::Program;
+use gradus::value::{Scalar, Value};
+use lower_common::{lowered_entry, native_backends, random_f64, runtime_error};
+
+const SRC: &str = r#"
+entry triangular [n] (q: [n][n]f64) (x: [n]f64) : [n]f64 =
+  map (\i -> loop acc = 0 for c < i + 1 do acc + q[i, c] * x[c]) (iota n)
+
+entry shifted [n] (q: [n][n]f64) (k: i64) : [n]f64 =
+  map (\i -> q[i, i + k]) (iota n)
+"#;
+
+#[test]
+fn proved_indexes_have_no_check() {
+    // The only check left is iota's `0 <= n`.
+    let code = lowered_entry("bounds.fut", SRC, "triangular");
+    assert_eq!(code.matches("check").count(), 1, "{code}");
+    assert!(code.contains("check (0i64 <= n_0)"), "{code}");
+    // `i + k` may leave the row: checked.
+    let code = lowered_entry("bounds.fut", SRC, "shifted");
+    assert_eq!(code.matches("check").count(), 2, "{code}");
+}
+
+#[test]
+fn results_and_errors_are_the_interpreters() {
+    let interp = Program::from_source("bounds.fut", SRC).unwrap();
+    let q = random_f64(&[40, 40], 1, -1.0, 1.0);
+    let x = random_f64(&[40], 2, -1.0, 1.0);
+    let k = |v: i64| Value::Scalar(Scalar::I64(v));
+    let want = interp
+        .call("triangular", vec![q.clone(), x.clone()])
+        .unwrap();
+    let shifted_ok = interp.call("shifted", vec![q.clone(), k(0)]).unwrap();
+    let error = runtime_error(&interp, "shifted", vec![q.clone(), k(1)]);
+    assert!(error.contains("bounds.fut:"), "{error}");
+    for (name, p) in native_backends("bounds.fut", SRC) {
+        let got = p.call("triangular", vec![q.clone(), x.clone()]).unwrap();
+        assert_eq!(got, want, "{name}");
+        let got = p.call("shifted", vec![q.clone(), k(0)]).unwrap();
+        assert_eq!(got, shifted_ok, "{name}");
+        assert_eq!(
+            runtime_error(&p, "shifted", vec![q.clone(), k(1)]),
+            error,
+            "{name}"
+        );
+    }
+}
