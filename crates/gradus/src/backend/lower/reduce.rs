@@ -198,15 +198,7 @@ impl<'a> Lw<'a> {
             return self.elementwise_reduce(r, &ew, out);
         }
         let lam = r.lam;
-        let accs: Vec<(String, Type)> = lam
-            .ret
-            .iter()
-            .map(|t| (self.fresh("acc"), t.clone()))
-            .collect();
-        for ((a, t), ne) in accs.iter().zip(r.neutral) {
-            self.decl_named(a, t, out);
-            self.assign_named(a, t, ne, out);
-        }
+        let accs = self.init_accs(r, out);
         let i = self.fresh("i");
         let iv = Ex::var(&i);
         let mut body = Vec::new();
@@ -284,16 +276,9 @@ impl<'a> Lw<'a> {
         ew: &Elementwise<'_>,
         out: &mut Vec<I>,
     ) -> R<()> {
-        let lam = r.lam;
         let len = self.ix(&ew.len);
-        let accs: Vec<(String, Type)> = lam
-            .ret
-            .iter()
-            .map(|t| (self.fresh("acc"), t.clone()))
-            .collect();
-        for ((a, t), ne) in accs.iter().zip(r.neutral) {
-            self.decl_named(a, t, out);
-            self.assign_named(a, t, ne, out);
+        let accs = self.init_accs(r, out);
+        for (a, t) in &accs {
             out.push(I::MakeUnique {
                 arr: a.clone(),
                 elem: t.elem(),
@@ -346,6 +331,21 @@ impl<'a> Lw<'a> {
             self.move_into(&pn, a, t, out);
         }
         Ok(())
+    }
+
+    /// Fresh accumulators of the operator's result types, set to the neutral elements.
+    fn init_accs(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> Vec<(String, Type)> {
+        let accs: Vec<(String, Type)> = r
+            .lam
+            .ret
+            .iter()
+            .map(|t| (self.fresh("acc"), t.clone()))
+            .collect();
+        for ((a, t), ne) in accs.iter().zip(r.neutral) {
+            self.decl_named(a, t, out);
+            self.assign_named(a, t, ne, out);
+        }
+        accs
     }
 
     /// The type of an operand.
