@@ -21,7 +21,7 @@
 
 use super::Ctx;
 use crate::core::builder::{PrimKey, prim_key};
-use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, SubExp, Type, Var};
+use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, SubExp, Var};
 use crate::core::prim::PrimOp;
 use crate::core::subst::subst_body;
 use crate::core::visit::{stm_free_vars, walk_bodies_mut};
@@ -79,6 +79,18 @@ fn prim_of(stm: &Stm) -> Option<(PrimOp, &[SubExp], Var)> {
     }
 }
 
+/// The `then` or `else` branch of an `if` statement.
+fn branch(s: &Stm, then_branch: bool) -> Option<&Body> {
+    match &s.exp {
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => Some(if then_branch { then_body } else { else_body }),
+        _ => None,
+    }
+}
+
 /// Shares the operations of one branch (`then` or `else`) of `s2` that `s1`'s same branch
 /// computes; returns whether it shared any.
 fn share_branch(
@@ -87,17 +99,7 @@ fn share_branch(
     s2: &mut Stm,
     then_branch: bool,
 ) -> bool {
-    let branch = |s: &Stm| -> Option<Body> {
-        match &s.exp {
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => Some(if then_branch { then_body } else { else_body }.clone()),
-            _ => None,
-        }
-    };
-    let (Some(b1), Some(b2)) = (branch(s1), branch(s2)) else {
+    let (Some(b1), Some(b2)) = (branch(s1, then_branch), branch(s2, then_branch)) else {
         return false;
     };
     let available: HashMap<PrimKey, Var> = b1
@@ -164,8 +166,9 @@ fn share_branch(
     };
     for v2 in &handed {
         let v1 = same[v2];
+        // A primitive operation's result: a scalar, whose zero the other branch returns.
         let ty = names.ty(v1).clone();
-        let Type::Prim(p) = ty else { continue };
+        let zero = Scalar::zero(ty.elem());
         let hint = names.hint(v1).to_string();
         let r = names.fresh(&hint, ty.clone());
         let (mine, other) = if then_branch {
@@ -174,7 +177,7 @@ fn share_branch(
             (&mut *e1, &mut *t1)
         };
         mine.result.push(SubExp::Var(v1));
-        other.result.push(SubExp::Const(Scalar::zero(p)));
+        other.result.push(SubExp::Const(zero));
         ret1.push(ty);
         s1.pat.push(r);
         subst.insert(*v2, SubExp::Var(r));

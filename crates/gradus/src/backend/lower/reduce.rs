@@ -9,7 +9,7 @@
 use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
 use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, lt};
-use crate::core::ir::{Aux, Body, Exp, Lambda, Soac, SubExp, Type, Var};
+use crate::core::ir::{Aux, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
 use crate::core::visit::free_in_exp;
 use crate::value::PrimType;
 
@@ -194,7 +194,7 @@ impl<'a> Lw<'a> {
 
     /// `reduce`/`scan` left to right.
     fn seq_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
-        if let Some(ew) = elementwise(r, |v| self.ty(v), |se| self.se_ty(se)) {
+        if let Some(ew) = elementwise(r, &self.prog.names) {
             return self.elementwise_reduce(r, &ew, out);
         }
         let lam = r.lam;
@@ -348,14 +348,6 @@ impl<'a> Lw<'a> {
         accs
     }
 
-    /// The type of an operand.
-    fn se_ty(&self, se: &SubExp) -> Type {
-        match se {
-            SubExp::Const(c) => Type::Prim(c.prim_type()),
-            SubExp::Var(v) => self.ty(*v).clone(),
-        }
-    }
-
     /// `reduce`/`scan` over [`CHUNKS`] chunks in parallel, scalar operands only.
     fn par_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
         let &Reduction {
@@ -486,11 +478,7 @@ struct Elementwise<'l> {
 }
 
 /// The element-wise form of a plain (unfused) reduction's operator, if it has one.
-fn elementwise<'l>(
-    r: &Reduction<'l>,
-    ty: impl Fn(Var) -> &'l Type,
-    se_ty: impl Fn(&SubExp) -> Type,
-) -> Option<Elementwise<'l>> {
+fn elementwise<'l>(r: &Reduction<'l>, names: &NameTable) -> Option<Elementwise<'l>> {
     if r.scan || r.pre.is_some() {
         return None;
     }
@@ -514,10 +502,10 @@ fn elementwise<'l>(
             .zip(&stm.pat)
             .all(|(r, p)| r.as_var() == Some(*p));
     let one_dim = |t: &Type| matches!(t, Type::Array { dims, .. } if dims.as_slice() == [*w]);
-    let rows_fit = r.arrays.iter().all(|a| one_dim(&ty(*a).row()));
+    let rows_fit = r.arrays.iter().all(|a| one_dim(&names.ty(*a).row()));
     if !results_are_outputs
         || !lam.ret.iter().all(one_dim)
-        || !r.neutral.iter().all(|n| one_dim(&se_ty(n)))
+        || !r.neutral.iter().all(|n| one_dim(&names.subexp_ty(n)))
         || !rows_fit
         || !inner.ret.iter().all(|t| matches!(t, Type::Prim(_)))
         || inner.params.len() != ins.len()
