@@ -45,27 +45,18 @@ pub fn prim_tangent_lanes(
     e: &mut Builder<'_>,
     op: PrimOp,
     args: &[SubExp],
-    tans: &[Option<SubExp>],
+    tans: &[Option<Var>],
     lanes: SubExp,
 ) -> Option<SubExp> {
-    let rule = tangent_rule(e, op, args, tans)?;
+    let tans: Vec<Option<SubExp>> = tans.iter().map(|t| t.map(SubExp::Var)).collect();
+    let rule = tangent_rule(e, op, args, &tans)?;
     if let TangentRule::Pass(i) = rule {
         return tans[i];
     }
     let used: Vec<usize> = (0..tans.len())
         .filter(|&i| tans[i].is_some() && rule.uses(i))
         .collect();
-    let arrays: Vec<Var> = used
-        .iter()
-        .filter_map(|&i| match tans[i] {
-            Some(SubExp::Var(v)) => Some(v),
-            _ => None,
-        })
-        .collect();
-    if arrays.len() != used.len() {
-        // Lane tangents are always arrays; a constant one cannot occur.
-        return None;
-    }
+    let arrays: Vec<Var> = used.iter().filter_map(|&i| tans[i]?.as_var()).collect();
     let params: Vec<(&str, Type)> = arrays
         .iter()
         .map(|a| ("lane", e.ty(&SubExp::Var(*a)).row()))

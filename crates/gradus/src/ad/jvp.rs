@@ -26,6 +26,12 @@
 //! ```
 //! Accumulators come from reverse mode (`jvp` of a `vjp`: Hessian-vector products). Calls
 //! (`Apply`) are reported as limitations: the front end inlines every call.
+//!
+//! Vector mode ([`differentiate_lanes`], for `jmp`): the same rules with `k` directions at
+//! once. Every tangent has its primal's shape followed by `[k]`, and each primitive
+//! operation's tangent is a `map` over the `k` lanes of the combination of its partial
+//! derivatives, which are computed once (`derivatives::prim_tangent_lanes`); accumulators
+//! have no lane rule.
 
 use super::derivatives::{prim_tangent, prim_tangent_lanes};
 use crate::core::builder::{Builder, CseScope, HasBuilder};
@@ -54,15 +60,7 @@ pub fn differentiate(
     stms: &[Stm],
     seeds: HashMap<Var, SubExp>,
 ) -> R<Differentiated> {
-    let stms = &unfuse_stms(names, stms, &is_fused);
-    let mut j = Jvp {
-        e: Builder::new(names).with_cse(CseScope::Inherit),
-        tangents: seeds,
-        lanes: None,
-    };
-    for s in stms {
-        j.stm(s)?;
-    }
+    let mut j = sweep(names, stms, seeds, None)?;
     Ok(Differentiated {
         stms: j.e.take_stms(),
         tangents: j.tangents,
@@ -84,17 +82,29 @@ pub fn differentiate_lanes(
     seeds: HashMap<Var, SubExp>,
     lanes: SubExp,
 ) -> R<(Vec<Stm>, Vec<SubExp>)> {
-    let stms = &unfuse_stms(names, &body.stms, &is_fused);
+    let mut j = sweep(names, &body.stms, seeds, Some(lanes))?;
+    let tangents = body.result.iter().map(|r| j.tangent_or_zero(r)).collect();
+    Ok((j.e.take_stms(), tangents))
+}
+
+/// The forward sweep over `stms` (fused SOACs split first) with the given seeds, in one
+/// direction or in `lanes`.
+fn sweep<'a>(
+    names: &'a mut NameTable,
+    stms: &[Stm],
+    seeds: HashMap<Var, SubExp>,
+    lanes: Option<SubExp>,
+) -> R<Jvp<'a>> {
+    let stms = &unfuse_stms(names, stms, &is_fused);
     let mut j = Jvp {
         e: Builder::new(names).with_cse(CseScope::Inherit),
         tangents: seeds,
-        lanes: Some(lanes),
+        lanes,
     };
     for s in stms {
         j.stm(s)?;
     }
-    let tangents = body.result.iter().map(|r| j.tangent_or_zero(r)).collect();
-    Ok((j.e.take_stms(), tangents))
+    Ok(j)
 }
 
 /// The zero of a type, emitted (a constant for scalars, `replicate` for arrays).
@@ -283,7 +293,21 @@ impl Jvp<'_> {
                 let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
                 match self.lanes {
                     None => prim_tangent(&mut self.e, *p, args, &tans),
-                    Some(k) => prim_tangent_lanes(&mut self.e, *p, args, &tans, k),
+                    Some(k) => {
+                        // Lane tangents are arrays: seeds, maps over lanes, or zeros
+                        // materialised with `replicate`.
+                        let lane_tans = tans
+                            .iter()
+                            .map(|t| match t {
+                                None => Ok(None),
+                                Some(SubExp::Var(v)) => Ok(Some(*v)),
+                                Some(SubExp::Const(_)) => {
+                                    Err(Diagnostic::bug("a lane tangent is a constant"))
+                                }
+                            })
+                            .collect::<R<Vec<_>>>()?;
+                        prim_tangent_lanes(&mut self.e, *p, args, &lane_tans, k)
+                    }
                 }
             }
             BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
@@ -513,9 +537,7 @@ impl Jvp<'_> {
         let g = inputs.len();
         let mut params = lam.params.clone();
         for p in &lam.params {
-            let t = self.e.names.ty(*p).clone();
-            let h = format!("{}_tan", self.e.names.hint(*p));
-            let tp = self.e.fresh(&h, t);
+            let tp = self.fresh_tangent(*p);
             self.tangents.insert(*p, SubExp::Var(tp));
             params.push(tp);
         }
@@ -540,14 +562,9 @@ impl Jvp<'_> {
             ret,
         };
         let n_arrays: usize = inputs.iter().map(|(_, a)| a.len()).sum();
-        let fresh_tan = |j: &mut Self, v: Var| -> Var {
-            let t = j.e.names.ty(v).clone();
-            let h = format!("{}_tan", j.e.names.hint(v));
-            j.e.fresh(&h, t)
-        };
         let (arrays_out, others) = s.pat.split_at(n_arrays.min(s.pat.len()));
-        let arrays_tan: Vec<Var> = arrays_out.iter().map(|v| fresh_tan(self, *v)).collect();
-        let others_tan: Vec<Var> = others.iter().map(|v| fresh_tan(self, *v)).collect();
+        let arrays_tan: Vec<Var> = arrays_out.iter().map(|v| self.fresh_tangent(*v)).collect();
+        let others_tan: Vec<Var> = others.iter().map(|v| self.fresh_tangent(*v)).collect();
         let mut pat = arrays_out.to_vec();
         pat.extend(&arrays_tan);
         pat.extend_from_slice(others);

@@ -38,7 +38,7 @@ pub mod vector;
 pub mod vjp;
 
 use crate::core::builder::Builder;
-use crate::core::ir::{AdMode, BasicOp, Body, Exp, NameTable, Prog, Stm, SubExp, Var};
+use crate::core::ir::{AdMode, Aux, BasicOp, Body, Exp, NameTable, Prog, Stm, SubExp, Var};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
 
@@ -106,17 +106,7 @@ fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
     else {
         return Ok(vec![Stm { pat, exp, aux }]);
     };
-    let bind = |v: Var, se: SubExp| Stm {
-        pat: vec![v],
-        exp: Exp::BasicOp(BasicOp::SubExp(se)),
-        aux: aux.clone(),
-    };
-    let mut out: Vec<Stm> = lam
-        .params
-        .iter()
-        .zip(&args)
-        .map(|(p, a)| bind(*p, *a))
-        .collect();
+    let mut out = bind_all(&lam.params, &args, &aux);
     let results = &lam.body.result;
     let derivative: Vec<SubExp> = match mode {
         AdMode::Jvp => {
@@ -154,8 +144,27 @@ fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
             results.len() + derivative.len()
         )));
     }
-    for (v, se) in pat.into_iter().zip(results.iter().chain(&derivative)) {
-        out.push(bind(v, *se));
-    }
+    out.extend(bind_all(
+        &pat,
+        &results
+            .iter()
+            .chain(&derivative)
+            .copied()
+            .collect::<Vec<_>>(),
+        &aux,
+    ));
     Ok(out)
+}
+
+/// `let v = se` for each pair of `vars` and `values`: a differentiated function's parameters
+/// bound to the point, an AD statement's pattern to its results.
+fn bind_all(vars: &[Var], values: &[SubExp], aux: &Aux) -> Vec<Stm> {
+    vars.iter()
+        .zip(values)
+        .map(|(v, se)| Stm {
+            pat: vec![*v],
+            exp: Exp::BasicOp(BasicOp::SubExp(*se)),
+            aux: aux.clone(),
+        })
+        .collect()
 }

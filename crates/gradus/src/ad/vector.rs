@@ -126,13 +126,7 @@ pub fn expand_jmp(names: &mut NameTable, stm: &Stm, under_vjp: bool) -> Option<V
     }
     let mut out = e.take_stms();
     // The function's parameters are bound to the point.
-    for (p, a) in f.params.iter().zip(args) {
-        out.push(Stm {
-            pat: vec![*p],
-            exp: Exp::BasicOp(BasicOp::SubExp(*a)),
-            aux: stm.aux.clone(),
-        });
-    }
+    out.extend(super::bind_all(&f.params, args, &stm.aux));
     let (stms, tangents) = jvp::differentiate_lanes(names, &f.body, lane_seeds, *w).ok()?;
     out.extend(stms);
     let mut e = Builder::new(names);
