@@ -7,7 +7,7 @@ use crate::core::ir::{
 };
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::recognise::is_int_const;
-use crate::value::Scalar;
+use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// Whether a primitive operation can fail at run time (integer division by zero).
@@ -63,6 +63,30 @@ impl Ranges {
                 None => false,
             },
             _ => false,
+        }
+    }
+    /// Whether every entry of `slice` is a position known to lie in its dimension of `dims`
+    /// (and there are no more entries than dimensions).
+    pub fn fixed_in_bounds(&self, slice: &[DimIndex], dims: &[SubExp]) -> bool {
+        slice.len() <= dims.len()
+            && slice.iter().zip(dims).all(|(d, n)| match d {
+                DimIndex::Fix(i) => self.in_bounds(i, n),
+                DimIndex::Slice { .. } => false,
+            })
+    }
+    /// Records `h <= n` when `stm` binds `h = x + 1` (or `1 + x`) with `x < n` known: the
+    /// bound of a loop over `0..=x`, whose counter is then in bounds of `n` too.
+    pub fn note_successor(&mut self, stm: &Stm) {
+        if let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, PrimType::I64), args)), [h]) =
+            (&stm.exp, stm.pat.as_slice())
+            && let [a, b] = args.as_slice()
+            && let Some((x, _)) = [(a, b), (b, a)]
+                .into_iter()
+                .find(|(_, one)| is_int_const(one, 1))
+            && let Some(x) = x.as_var()
+            && let Some((_, n)) = self.get(x)
+        {
+            self.insert_at_most(*h, n);
         }
     }
     /// Records `v = iota(n, 0, 1)` when `stm` binds one, so that rows of `v` are known to lie
@@ -144,11 +168,7 @@ fn exp_safe(exp: &Exp, ranges: &Ranges, names: &NameTable, trust_checked: bool) 
                 shape.iter().all(nonneg)
             }
             BasicOp::Index { array, slice } => {
-                let dims = names.ty(*array).dims().to_vec();
-                slice.iter().zip(&dims).all(|(d, n)| match d {
-                    DimIndex::Fix(i) => ranges.in_bounds(i, n),
-                    DimIndex::Slice { .. } => false,
-                })
+                ranges.fixed_in_bounds(slice, names.ty(*array).dims())
             }
             // A write of a row of the array's row type at indices in range.
             BasicOp::Update {
@@ -158,12 +178,7 @@ fn exp_safe(exp: &Exp, ranges: &Ranges, names: &NameTable, trust_checked: bool) 
             } => {
                 let ty = names.ty(*array);
                 let dims = ty.dims().to_vec();
-                let fixed = slice.len() <= dims.len()
-                    && slice.iter().zip(&dims).all(|(d, n)| match d {
-                        DimIndex::Fix(i) => ranges.in_bounds(i, n),
-                        DimIndex::Slice { .. } => false,
-                    });
-                fixed
+                ranges.fixed_in_bounds(slice, &dims)
                     && names.subexp_ty(value)
                         == Type::array(ty.elem(), dims[slice.len()..].to_vec())
             }

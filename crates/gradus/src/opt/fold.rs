@@ -381,11 +381,10 @@ fn index(
             && super::singlepoint::all_zero(eng, *inner, 0) =>
         {
             // An element of a one-hot array: the value where the indices agree, else zero.
-            let dims = eng.names.ty(def.pat[0]).dims().to_vec();
-            if !slice.iter().zip(&dims).all(|(d, n)| match d {
-                DimIndex::Fix(i) => scope.ranges.in_bounds(i, n),
-                DimIndex::Slice { .. } => false,
-            }) {
+            if !scope
+                .ranges
+                .fixed_in_bounds(slice, eng.names.ty(def.pat[0]).dims())
+            {
                 return None;
             }
             let t = eng.names.ty(def.pat[0]).elem();

@@ -12,11 +12,9 @@
 
 use super::Ctx;
 use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
-use crate::core::prim::{BinOp, PrimOp};
 use crate::core::safety::{IN_BOUNDS, Ranges};
 use crate::core::subst::{subst_body, subst_names};
 use crate::core::visit::consumed_in_body;
-use crate::value::PrimType;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// What a rule does with a statement.
@@ -259,24 +257,7 @@ impl<'n> Engine<'n> {
         if ctx.on("fold") {
             mark_in_bounds(self, ctx, &mut stm, scope);
         }
-        // `h = x + 1` with `x < n`: `h <= n` (the bound of a loop over `0..=x`).
-        if let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, PrimType::I64), args)), [h]) =
-            (&stm.exp, stm.pat.as_slice())
-            && let [a, b] = args.as_slice()
-        {
-            let x = if crate::core::recognise::is_int_const(b, 1) {
-                a
-            } else {
-                b
-            };
-            let one = if x == a { b } else { a };
-            if crate::core::recognise::is_int_const(one, 1)
-                && let Some(x) = x.as_var()
-                && let Some((_, n)) = scope.ranges.get(x)
-            {
-                scope.ranges.insert_at_most(*h, n);
-            }
-        }
+        scope.ranges.note_successor(&stm);
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (stm.clone(), k));
             scope.local.insert(*v);
@@ -396,13 +377,10 @@ fn mark_in_bounds(eng: &Engine, ctx: &mut Ctx, stm: &mut Stm, scope: &Scope) {
     if slice.is_empty() || stm.aux.attrs.iter().any(|a| a == IN_BOUNDS) {
         return;
     }
-    let dims = eng.names.ty(*array).dims();
-    let known = slice.len() <= dims.len()
-        && slice.iter().zip(dims).all(|(d, n)| match d {
-            crate::core::ir::DimIndex::Fix(i) => scope.ranges.in_bounds(i, n),
-            crate::core::ir::DimIndex::Slice { .. } => false,
-        });
-    if known {
+    if scope
+        .ranges
+        .fixed_in_bounds(slice, eng.names.ty(*array).dims())
+    {
         ctx.fire("index-in-bounds");
         stm.aux.attrs.push(IN_BOUNDS.to_string());
     }
