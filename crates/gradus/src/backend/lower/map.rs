@@ -3,7 +3,8 @@
 //! Takes a `map` whose results are arrays or accumulators passed through. Guarantees one
 //! loop over the width writing each result row straight into freshly allocated outputs (a
 //! row the lambda builds as an array literal of scalars, also nested, is never built: its
-//! elements are stored into the output, saving an allocation and a copy per row); with
+//! elements are stored into the output, saving an allocation and a copy per row, and a row
+//! an inner `map` computes is written by that map into the output directly); with
 //! `parallel`, the outermost map is a parallel loop whose accumulator updates are atomic or go
 //! to per-thread copies (see [`imp::Stm::ParFor`]); a map of column reductions is lowered by
 //! [`super::columns`].
