@@ -922,3 +922,42 @@ fn a_later_if_on_the_same_condition_reads_what_the_earlier_one_computed() {
     );
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_later_map_over_the_same_rows_reads_what_the_earlier_one_computed() {
+    // The adjoint map recomputes each row's loop sum (the earlier map's), and its negation
+    // of the row's weight: the loop sum is handed over as an extra result of the earlier map
+    // (an array of one value per row) and read through a new parameter; the negation, which
+    // costs no more than storing it, is recomputed.
+    let out = run(
+        r#"fun f [n_0, m_1] (q_2: [n_0][m_1]f64, w_3: [n_0]f64, y_4: f64) : ([n_0]f64, [n_0]f64) {
+  let a_5: [n_0]f64 = map(n_0, \(r_6: [m_1]f64, v_7: f64) : f64 -> {
+    let g_8: f64 = neg_f64(v_7)
+    let s_9: f64 = loop (acc_10: f64 = 0.0f64) for c_11: i64 < m_1 do {
+      let e_12: f64 = r_6[c_11]
+      let t_13: f64 = mul_f64(e_12, e_12)
+      let u_14: f64 = add_f64(acc_10, t_13)
+      in u_14
+    }
+    let p_15: f64 = mul_f64(s_9, g_8)
+    in p_15
+  }, q_2, w_3)
+  let b_16: [n_0]f64 = map(n_0, \(v_17: f64, r_18: [m_1]f64) : f64 -> {
+    let g_19: f64 = neg_f64(v_17)
+    let s_20: f64 = loop (acc_21: f64 = 0.0f64) for c_22: i64 < m_1 do {
+      let e_23: f64 = r_18[c_22]
+      let t_24: f64 = mul_f64(e_23, e_23)
+      let u_25: f64 = add_f64(acc_21, t_24)
+      in u_25
+    }
+    let p_26: f64 = mul_f64(s_20, y_4)
+    let h_27: f64 = add_f64(p_26, g_19)
+    in h_27
+  }, w_3, q_2)
+  in a_5, b_16
+}"#,
+        &["map-share"],
+        "map-share",
+    );
+    insta::assert_snapshot!(out);
+}

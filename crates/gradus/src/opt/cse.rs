@@ -7,7 +7,7 @@
 //! are consumed are never merged, so no consumed array gains an alias.
 
 use super::simplify::Engine;
-use crate::core::ir::{BasicOp, Body, Exp, Stm, Type, Var};
+use crate::core::ir::{BasicOp, Body, Exp, NameTable, Stm, Type, Var};
 use crate::core::renumber::map_vars_body;
 use crate::core::visit::{consumed_in_body, exp_binders, type_vars};
 use std::collections::{HashMap, HashSet};
@@ -45,6 +45,13 @@ pub fn key(eng: &Engine, stm: &Stm) -> Option<String> {
             }
         }
     }
+    Some(alpha_key(&*eng.names, stm))
+}
+
+/// A statement's expression and the types of its results, with the variables bound inside the
+/// expression renamed to their position: equal for alpha-equivalent statements computing
+/// values of the same types.
+pub fn alpha_key(names: &NameTable, stm: &Stm) -> String {
     // Inner binders are renamed to their position so alpha-equivalent expressions agree.
     let binders = exp_binders(&stm.exp);
     let mut order: Vec<Var> = Vec::new();
@@ -66,7 +73,7 @@ pub fn key(eng: &Engine, stm: &Stm) -> Option<String> {
     let mut key = format!("{:?}", b.stms[0].exp);
     // Types of the binders and of the results, renamed the same way.
     for v in order.iter().chain(&stm.pat) {
-        let mut t = eng.names.ty(*v).clone();
+        let mut t = names.ty(*v).clone();
         if type_vars(&t).iter().any(|d| binders.contains(d)) {
             crate::core::renumber::map_vars_type(&mut t, &mut |d| {
                 canon.get(&d).copied().unwrap_or(d)
@@ -74,5 +81,5 @@ pub fn key(eng: &Engine, stm: &Stm) -> Option<String> {
         }
         key.push_str(&format!("|{t:?}"));
     }
-    Some(key)
+    key
 }

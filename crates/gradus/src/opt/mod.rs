@@ -48,6 +48,7 @@ pub mod inline;
 pub mod loops;
 pub mod loopsplit;
 pub mod mapfission;
+pub mod mapshare;
 pub mod scalarise;
 pub mod simplify;
 pub mod singlepoint;

@@ -117,6 +117,8 @@ passes! {
         "maps, redomaps, loops and ifs split so that their invariant part can be hoisted";
     IF_SHARE: "if-share", Optimiser, Run::Opt(crate::opt::ifshare::run),
         "an if hands operations to a later if on the same condition that recomputes them";
+    MAP_SHARE: "map-share", Optimiser, Run::Opt(crate::opt::mapshare::run),
+        "a map hands loops and reductions per row to a later map over the same rows that recomputes them";
     FUSION: "fusion", Optimiser, Run::Opt(fusion_vertical),
         "SOAC fusion (vertical in the fixed point, horizontal once after it)";
     CONSUMER_FUSION: "consumer-fusion", Optimiser, Run::Opt(crate::opt::consumer::run),

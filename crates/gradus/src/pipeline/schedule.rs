@@ -4,7 +4,7 @@
 //! repeat (at most max_rounds times, until a round changes nothing):
 //!     inline; acc-reduce; acc-sink; simplify (copy-prop, fold, if-simp, fusion's index-of-map,
 //!     single-point, fission, loop-norm, cse); dce + tuple-elim; hoist (with map-fission);
-//!     simplify; if-share;
+//!     simplify; if-share; map-share;
 //!     vertical fusion (map-of-replicate, map-map, map-sink); dce
 //! then once: horizontal fusion; simplify; dce
 //! then once: consumer-fusion
@@ -23,8 +23,8 @@
 //! rewrites per body.
 
 use super::passes::{
-    ACC_REDUCE, ACC_SINK, CONSUMER_FUSION, DCE, FUSION, HOIST, IF_SHARE, INLINE, Pass, Run,
-    after_pass,
+    ACC_REDUCE, ACC_SINK, CONSUMER_FUSION, DCE, FUSION, HOIST, IF_SHARE, INLINE, MAP_SHARE, Pass,
+    Run, after_pass,
 };
 use crate::core::ir::Prog;
 use crate::opt::{Ctx, OptOptions, Stats};
@@ -67,6 +67,7 @@ pub fn optimise(mut prog: Prog, opts: &OptOptions) -> Result<(Prog, Stats), Stri
         step(&mut prog, &mut ctx, &HOIST)?;
         simplify(&mut prog, &mut ctx)?;
         step(&mut prog, &mut ctx, &IF_SHARE)?;
+        step(&mut prog, &mut ctx, &MAP_SHARE)?;
         step(&mut prog, &mut ctx, &FUSION)?;
         step(&mut prog, &mut ctx, &DCE)?;
         if ctx.changes() == before {
