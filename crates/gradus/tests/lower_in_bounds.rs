@@ -1,7 +1,8 @@
 //! Indexes the optimiser proves in bounds (rule `index-in-bounds`) get no bounds check in the
-//! generated code: rows of an `iota` map, loop counters, and the counter of a triangular loop
-//! `for c < i + 1` with `i < n`. An index it cannot prove keeps its check and reports the
-//! interpreter's error on every backend.
+//! generated code: rows of an `iota` map, loop counters, the counter of a triangular loop
+//! `for c < i + 1` with `i < n`, and the position `h - 1 - c` that the return sweep of such a
+//! loop visits backwards (whose accumulator updates need no test either). An index it cannot
+//! prove keeps its check and reports the interpreter's error on every backend.
 
 mod lower_common;
 
@@ -13,6 +14,10 @@ const SRC: &str = r#"
 entry triangular [n] (q: [n][n]f64) (x: [n]f64) : [n]f64 =
   map (\i -> loop acc = 0 for c < i + 1 do acc + q[i, c] * x[c]) (iota n)
 
+entry triangular_grad [n] (q: [n][n]f64) (x: [n]f64) : ([n][n]f64, [n]f64) =
+  vjp (\(q, x) -> f64.sum (map (\i -> loop acc = 0 for c < i + 1 do acc + q[i, c] * x[c]) (iota n)))
+      (q, x) 1
+
 entry shifted [n] (q: [n][n]f64) (k: i64) : [n]f64 =
   map (\i -> q[i, i + k]) (iota n)
 "#;
@@ -23,6 +28,12 @@ fn proved_indexes_have_no_check() {
     let code = lowered_entry("bounds.fut", SRC, "triangular");
     assert_eq!(code.matches("check").count(), 1, "{code}");
     assert!(code.contains("check (0i64 <= n_0)"), "{code}");
+    // The return sweep's loop runs `c` from `i` down to 0: its reads of `q` and `x` and its
+    // accumulator updates are proved; only the sizes of `iota` and the zero adjoints are
+    // checked.
+    let code = lowered_entry("bounds.fut", SRC, "triangular_grad");
+    assert_eq!(code.matches("check").count(), 4, "{code}");
+    assert!(!code.contains("if "), "{code}");
     // `i + k` may leave the row: checked.
     let code = lowered_entry("bounds.fut", SRC, "shifted");
     assert_eq!(code.matches("check").count(), 2, "{code}");
@@ -37,12 +48,19 @@ fn results_and_errors_are_the_interpreters() {
     let want = interp
         .call("triangular", vec![q.clone(), x.clone()])
         .unwrap();
+    let grad = interp
+        .call("triangular_grad", vec![q.clone(), x.clone()])
+        .unwrap();
     let shifted_ok = interp.call("shifted", vec![q.clone(), k(0)]).unwrap();
     let error = runtime_error(&interp, "shifted", vec![q.clone(), k(1)]);
     assert!(error.contains("bounds.fut:"), "{error}");
     for (name, p) in native_backends("bounds.fut", SRC) {
         let got = p.call("triangular", vec![q.clone(), x.clone()]).unwrap();
         assert_eq!(got, want, "{name}");
+        let got = p
+            .call("triangular_grad", vec![q.clone(), x.clone()])
+            .unwrap();
+        assert_eq!(got, grad, "{name}");
         let got = p.call("shifted", vec![q.clone(), k(0)]).unwrap();
         assert_eq!(got, shifted_ok, "{name}");
         assert_eq!(

@@ -31,6 +31,8 @@ pub struct Ranges {
     facts: HashMap<Var, (i64, SubExp)>,
     /// Facts `v <= n` (`v = x + 1` with `x < n`: the bound of a triangular loop).
     at_most: HashMap<Var, SubExp>,
+    /// Variables bound to `h - 1`, with their `h`: the last position of a loop over `0..h`.
+    last_of: HashMap<Var, SubExp>,
     /// Variables bound to `iota(n, 0, 1)`, with their `n`.
     pub iotas: HashMap<Var, SubExp>,
 }
@@ -74,19 +76,58 @@ impl Ranges {
                 DimIndex::Slice { .. } => false,
             })
     }
-    /// Records `h <= n` when `stm` binds `h = x + 1` (or `1 + x`) with `x < n` known: the
-    /// bound of a loop over `0..=x`, whose counter is then in bounds of `n` too.
-    pub fn note_successor(&mut self, stm: &Stm) {
-        if let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, PrimType::I64), args)), [h]) =
+    /// Records what integer arithmetic tells about positions:
+    /// * `h = x + 1` (or `1 + x`) with `0 <= x < n` known: `h <= n` (and `n > 0`), the bound of a loop over
+    ///   `0..=x`, whose counter is then in bounds of `n` too;
+    /// * `h = max(a, 0)` (or `max(0, a)`) with `a <= n` known: `h <= n` (sizes are never
+    ///   negative), the trip count reverse mode gives the return sweep of such a loop;
+    /// * `p = h - 1`, and then `s = p - i` with `0 <= i < h` known: `0 <= s < h`, the
+    ///   position a loop running backwards over `0..h` visits.
+    pub fn note_arithmetic(&mut self, stm: &Stm) {
+        let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op, PrimType::I64), args)), [v]) =
             (&stm.exp, stm.pat.as_slice())
-            && let [a, b] = args.as_slice()
-            && let Some((x, _)) = [(a, b), (b, a)]
-                .into_iter()
-                .find(|(_, one)| is_int_const(one, 1))
-            && let Some(x) = x.as_var()
-            && let Some((_, n)) = self.get(x)
-        {
-            self.insert_at_most(*h, n);
+        else {
+            return;
+        };
+        let [a, b] = args.as_slice() else {
+            return;
+        };
+        match op {
+            BinOp::Add => {
+                if let Some((x, _)) = [(a, b), (b, a)]
+                    .into_iter()
+                    .find(|(_, one)| is_int_const(one, 1))
+                    && let Some(x) = x.as_var()
+                    && let Some((lo, n)) = self.get(x)
+                    && lo >= 0
+                {
+                    self.insert_at_most(*v, n);
+                }
+            }
+            BinOp::Max => {
+                if let Some((x, _)) = [(a, b), (b, a)]
+                    .into_iter()
+                    .find(|(_, zero)| is_int_const(zero, 0))
+                    && let Some(x) = x.as_var()
+                    && let Some(n) = self.at_most.get(&x).copied()
+                {
+                    self.insert_at_most(*v, n);
+                }
+            }
+            BinOp::Sub => {
+                if is_int_const(b, 1)
+                    && let SubExp::Var(h) = a
+                {
+                    self.last_of.insert(*v, SubExp::Var(*h));
+                } else if let (SubExp::Var(p), SubExp::Var(i)) = (a, b)
+                    && let Some(h) = self.last_of.get(p).copied()
+                    && let Some((0, hi)) = self.get(*i)
+                    && hi == h
+                {
+                    self.insert(*v, 0, h);
+                }
+            }
+            _ => {}
         }
     }
     /// Records `v = iota(n, 0, 1)` when `stm` binds one, so that rows of `v` are known to lie

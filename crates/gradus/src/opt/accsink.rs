@@ -367,6 +367,10 @@ fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Op
             Exp::BasicOp(BasicOp::UpdateAcc { acc, indices, .. }) if set.contains(acc) => {
                 indices.insert(0, SubExp::Var(j));
                 set.insert(stm.pat[0]);
+                // The new position is proved again, or checked.
+                stm.aux
+                    .attrs
+                    .retain(|a| a != crate::core::safety::IN_BOUNDS);
             }
             Exp::BasicOp(BasicOp::SubExp(SubExp::Var(v))) if set.contains(v) => {
                 set.insert(stm.pat[0]);

@@ -257,7 +257,7 @@ impl<'n> Engine<'n> {
         if ctx.on("fold") {
             mark_in_bounds(self, ctx, &mut stm, scope);
         }
-        scope.ranges.note_successor(&stm);
+        scope.ranges.note_arithmetic(&stm);
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (stm.clone(), k));
             scope.local.insert(*v);
@@ -371,16 +371,32 @@ fn forget_in_bounds(stm: &mut Stm) {
 /// Rule `index-in-bounds`: an index whose every position is known to lie in its dimension is
 /// marked [`IN_BOUNDS`] (see the module `fold`).
 fn mark_in_bounds(eng: &Engine, ctx: &mut Ctx, stm: &mut Stm, scope: &Scope) {
-    let Exp::BasicOp(BasicOp::Index { array, slice }) = &stm.exp else {
-        return;
-    };
-    if slice.is_empty() || stm.aux.attrs.iter().any(|a| a == IN_BOUNDS) {
+    if stm.aux.attrs.iter().any(|a| a == IN_BOUNDS) {
         return;
     }
-    if scope
-        .ranges
-        .fixed_in_bounds(slice, eng.names.ty(*array).dims())
-    {
+    let proved = match &stm.exp {
+        Exp::BasicOp(BasicOp::Index { array, slice }) => {
+            !slice.is_empty()
+                && scope
+                    .ranges
+                    .fixed_in_bounds(slice, eng.names.ty(*array).dims())
+        }
+        // An accumulator update outside the accumulator is skipped, not an error: proved in
+        // bounds, it needs no test either.
+        Exp::BasicOp(BasicOp::UpdateAcc { acc, indices, .. }) => match eng.names.ty(*acc) {
+            crate::core::ir::Type::Acc { shape, .. } => {
+                !indices.is_empty()
+                    && indices.len() == shape.len()
+                    && indices
+                        .iter()
+                        .zip(shape)
+                        .all(|(i, n)| scope.ranges.in_bounds(i, n))
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if proved {
         ctx.fire("index-in-bounds");
         stm.aux.attrs.push(IN_BOUNDS.to_string());
     }

@@ -452,11 +452,20 @@ impl<'a> Lw<'a> {
                         }),
                     }
                 }
-                out.push(I::If {
-                    cond,
-                    then,
-                    els: vec![],
-                });
+                // The optimiser proved the position inside the accumulator (`index-in-bounds`).
+                if aux
+                    .attrs
+                    .iter()
+                    .any(|a| a == crate::core::safety::IN_BOUNDS)
+                {
+                    out.extend(then);
+                } else {
+                    out.push(I::If {
+                        cond,
+                        then,
+                        els: vec![],
+                    });
+                }
                 if let Some(d) = dst {
                     self.assign(d, &SubExp::Var(*acc), out);
                 }
