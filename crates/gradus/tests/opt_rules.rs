@@ -925,10 +925,10 @@ fn a_later_if_on_the_same_condition_reads_what_the_earlier_one_computed() {
 
 #[test]
 fn a_later_map_over_the_same_rows_reads_what_the_earlier_one_computed() {
-    // The adjoint map recomputes each row's loop sum (the earlier map's), and its negation
-    // of the row's weight: the loop sum is handed over as an extra result of the earlier map
-    // (an array of one value per row) and read through a new parameter; the negation, which
-    // costs no more than storing it, is recomputed.
+    // The adjoint map recomputes each row's loop sum (the earlier map's), the exponential
+    // of the row's weight and its negation: the loop sum and the exponential are handed over
+    // as extra results of the earlier map (arrays of one value per row) and read through new
+    // parameters; the negation, which costs no more than storing it, is recomputed.
     let out = run(
         r#"fun f [n_0, m_1] (q_2: [n_0][m_1]f64, w_3: [n_0]f64, y_4: f64) : ([n_0]f64, [n_0]f64) {
   let a_5: [n_0]f64 = map(n_0, \(r_6: [m_1]f64, v_7: f64) : f64 -> {
@@ -939,8 +939,10 @@ fn a_later_map_over_the_same_rows_reads_what_the_earlier_one_computed() {
       let u_14: f64 = add_f64(acc_10, t_13)
       in u_14
     }
+    let x_28: f64 = exp_f64(v_7)
     let p_15: f64 = mul_f64(s_9, g_8)
-    in p_15
+    let q_29: f64 = mul_f64(p_15, x_28)
+    in q_29
   }, q_2, w_3)
   let b_16: [n_0]f64 = map(n_0, \(v_17: f64, r_18: [m_1]f64) : f64 -> {
     let g_19: f64 = neg_f64(v_17)
@@ -951,8 +953,10 @@ fn a_later_map_over_the_same_rows_reads_what_the_earlier_one_computed() {
       in u_25
     }
     let p_26: f64 = mul_f64(s_20, y_4)
+    let x_30: f64 = exp_f64(v_17)
     let h_27: f64 = add_f64(p_26, g_19)
-    in h_27
+    let k_31: f64 = mul_f64(h_27, x_30)
+    in k_31
   }, w_3, q_2)
   in a_5, b_16
 }"#,

@@ -15,8 +15,8 @@
 //! keep it), and the later `map` takes the rows of that result as an extra input instead of
 //! recomputing it.
 //!
-//! Worth storing: a `loop`, a reduction, or a SOAC whose lambda itself iterates (more work than
-//! values), whose type's sizes are bound outside the earlier `map`, of rank no higher than the
+//! Worth storing: a `loop`, a reduction, a SOAC whose lambda itself iterates (more work than
+//! values), or a transcendental function (an LSTM cell's `exp` and `tanh`), whose type's sizes are bound outside the earlier `map`, of rank no higher than the
 //! highest-ranked row the earlier `map` reads, so that the residual costs at most a constant
 //! factor of the memory of the earlier `map`'s inputs. Cheap element-wise statements are
 //! matched (so that statements built on them match) but recomputed.
@@ -29,6 +29,7 @@
 use super::Ctx;
 use super::cse::alpha_key;
 use crate::core::ir::{BasicOp, Body, Exp, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
+use crate::core::prim::{BinOp, PrimOp, UnOp};
 use crate::core::renumber::map_vars_body;
 use crate::core::subst::subst_body;
 use crate::core::visit::{consumed_in_body, exp_binders, type_vars, walk_bodies_mut};
@@ -105,8 +106,9 @@ fn shareable(names: &NameTable, stm: &Stm) -> bool {
     }
 }
 
-/// Whether a statement does more work than the values it produces: a loop, a reduction, or a
-/// SOAC whose lambda iterates.
+/// Whether a statement does more work than the values it produces: a loop, a reduction, a
+/// SOAC whose lambda iterates, or a transcendental function (tens of cycles, against a store
+/// and a load of its value).
 fn worth_storing(stm: &Stm) -> bool {
     let iterates = |b: &Body| {
         b.stms
@@ -117,6 +119,45 @@ fn worth_storing(stm: &Stm) -> bool {
         Exp::Loop { .. } => true,
         Exp::Soac(Soac::Map { lam, .. }) => iterates(&lam.body),
         Exp::Soac(_) => true,
+        Exp::BasicOp(BasicOp::Prim(op, _)) => transcendental(*op),
+        _ => false,
+    }
+}
+
+fn transcendental(op: PrimOp) -> bool {
+    use UnOp::*;
+    match op {
+        PrimOp::Un(u, _) => matches!(
+            u,
+            Cbrt | Exp
+                | Log
+                | Log2
+                | Log10
+                | Log1p
+                | Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinpi
+                | Cospi
+                | Tanpi
+                | Asinpi
+                | Acospi
+                | Atanpi
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Gamma
+                | Lgamma
+                | Erf
+                | Erfc
+        ),
+        PrimOp::Bin(BinOp::Pow, t) => t.is_float(),
         _ => false,
     }
 }
@@ -230,6 +271,11 @@ fn share_maps(names: &mut NameTable, s1: &mut Stm, s2: &mut Stm) -> bool {
     let mut extra: Vec<(Var, Var)> = Vec::new();
     for (_, pairs) in &handed {
         for (v2, v1) in pairs {
+            // A value the earlier map returns already is read from that result.
+            if let Some(k) = l1.body.result.iter().position(|r| *r == SubExp::Var(*v1)) {
+                extra.push((*v2, s1.pat[k]));
+                continue;
+            }
             let ty = names.ty(*v1).clone();
             let hint = names.hint(*v1).to_string();
             let residual = names.fresh(&hint, ty.array_of(w));

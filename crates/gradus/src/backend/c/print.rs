@@ -111,8 +111,8 @@ static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   gr_mem *b;
   int64_t cls = -1;
   if (total <= ((size_t)1 << GR_CACHE_MAX_CLS)) {
-    cls = 7;
-    while (((size_t)1 << cls) < total) cls++;
+    /* The smallest class whose capacity holds `total` (at least 2^7 bytes). */
+    cls = total <= 128 ? 7 : 64 - __builtin_clzll((unsigned long long)(total - 1));
     if (gr_cache[cls]) {
       b = gr_cache[cls];
       gr_cache[cls] = b->next;
