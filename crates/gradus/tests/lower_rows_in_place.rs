@@ -1,7 +1,7 @@
 //! Two ways the backend avoids an array per iteration of a loop:
 //! * a `map` whose lambda returns the output of an inner `map` (a nested `tabulate`, the
-//!   tangent lanes of vector forward mode) lets the inner map write straight into the output's
-//!   row;
+//!   tangent lanes of vector forward mode, a residual that reverse mode keeps per row) lets the
+//!   inner map write straight into the output's row, which the rest of the lambda then reads;
 //! * a reduction whose operator is element-wise over rows (`reduce (map2 op)`) accumulates in
 //!   one owned array instead of building a new one per row.
 //!
@@ -24,6 +24,10 @@ entry two [n] (xs: [n]f64) (k: i64) : ([n][k]f64, [n]f64) =
 entry nested [n] (xs: [n]f64) (k: i64) : [n][k][k]f64 =
   map (\x -> map (\i -> map (\j -> x * f64.i64 (i + j)) (iota k)) (iota k)) xs
 
+entry read_too [n] (xs: [n]f64) (k: i64) : ([n][k]f64, [n]f64) =
+  unzip (map (\x -> let r = map (\j -> x * f64.i64 j - 1) (iota k)
+                    in (r, f64.sum (map (\v -> v * v) r))) xs)
+
 entry sums [n] [m] (xss: [n][m]f64) : [m]f64 =
   reduce (map2 (+)) (replicate m 0) xss
 
@@ -42,7 +46,7 @@ fn int(k: i64) -> Value {
 fn inner_maps_write_into_the_outer_rows() {
     // One allocation per output (and, in `nested`, the table of `f64.i64 (i + j)` that the
     // optimiser hoists out of the outer map): no row is built apart and copied.
-    for (entry, outputs) in [("table", 1), ("two", 2), ("nested", 2)] {
+    for (entry, outputs) in [("table", 1), ("two", 2), ("nested", 2), ("read_too", 2)] {
         let code = lowered_entry("rows.fut", SRC, entry);
         assert_eq!(code.matches("alloc").count(), outputs, "{entry}: {code}");
     }
@@ -67,6 +71,7 @@ fn both_give_the_interpreters_results() {
         ("table", vec![random_f64(&[200], 1, -1.0, 1.0), int(7)]),
         ("two", vec![random_f64(&[200], 2, -1.0, 1.0), int(9)]),
         ("nested", vec![random_f64(&[50], 3, -1.0, 1.0), int(6)]),
+        ("read_too", vec![random_f64(&[60], 9, -1.0, 1.0), int(11)]),
         ("sums", vec![random_f64(&[300, 40], 4, -1.0, 1.0)]),
         ("folds", vec![random_f64(&[30, 40], 5, 0.5, 1.5)]),
         ("row_sums", vec![random_f64(&[20, 5, 33], 6, -1.0, 1.0)]),

@@ -13,7 +13,7 @@ use super::columns::column_reduction;
 use super::imp::{self, Ex, Stm as I};
 use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, SubExp, Type, Var};
-use crate::core::visit::use_counts;
+use crate::core::visit::{consumed_in_body, use_counts};
 use std::collections::{HashMap, HashSet};
 
 impl<'a> Lw<'a> {
@@ -130,7 +130,8 @@ impl<'a> Lw<'a> {
     }
 
     /// The results of the lambda `body` (by position) that an inner `map` of the body
-    /// computes, used nowhere else, with exactly the shape of a row of the output: that map
+    /// computes, returned once and consumed nowhere, with exactly the shape of a row of the
+    /// output: that map
     /// writes straight into the output's row (its output is a view of the row, see
     /// [`super::place`]) instead of into an array of its own copied there afterwards. Rows
     /// of the lanes of vector forward mode, of tangent matrices, of nested `tabulate`s.
@@ -167,10 +168,14 @@ impl<'a> Lw<'a> {
         if candidates.is_empty() {
             return HashMap::new();
         }
-        let uses = use_counts(&self.prog.names, body);
+        // Other statements may read the row (it is a view of the output's row), but none may
+        // consume it, and it is returned once.
+        let mut consumed = HashSet::new();
+        consumed_in_body(body, &mut consumed);
+        let returned = |v: Var| body.result.iter().filter(|r| **r == SubExp::Var(v)).count();
         candidates
             .into_iter()
-            .filter(|(_, v)| uses.get(v) == Some(&1))
+            .filter(|(_, v)| !consumed.contains(v) && returned(*v) == 1)
             .collect()
     }
 
