@@ -12,7 +12,7 @@
 
 use super::Ctx;
 use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
-use crate::core::safety::{IN_BOUNDS, Ranges};
+use crate::core::safety::{IN_BOUNDS, NO_WRAP, Ranges};
 use crate::core::subst::{subst_body, subst_names};
 use crate::core::visit::consumed_in_body;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -257,7 +257,9 @@ impl<'n> Engine<'n> {
         if ctx.on("fold") {
             mark_in_bounds(self, ctx, &mut stm, scope);
         }
-        scope.ranges.note_arithmetic(&stm);
+        if scope.ranges.note_arithmetic(&stm) && !stm.aux.attrs.iter().any(|a| a == NO_WRAP) {
+            stm.aux.attrs.push(NO_WRAP.to_string());
+        }
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (stm.clone(), k));
             scope.local.insert(*v);
@@ -363,9 +365,9 @@ impl<'n> Engine<'n> {
     }
 }
 
-/// Drops the [`IN_BOUNDS`] mark of a statement a rule rewrote.
+/// Drops the [`IN_BOUNDS`] and [`NO_WRAP`] marks of a statement a rule rewrote.
 fn forget_in_bounds(stm: &mut Stm) {
-    stm.aux.attrs.retain(|a| a != IN_BOUNDS);
+    stm.aux.attrs.retain(|a| a != IN_BOUNDS && a != NO_WRAP);
 }
 
 /// Rule `index-in-bounds`: an index whose every position is known to lie in its dimension is
