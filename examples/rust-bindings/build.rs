@@ -1,0 +1,6 @@
+fn main() {
+    gradus_build::Program::new("../../benchmarks/gmm.fut")
+        .threads_default()
+        .compile()
+        .unwrap();
+}
