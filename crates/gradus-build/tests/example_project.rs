@@ -1,7 +1,9 @@
 //! Builds and runs `examples/rust-bindings`, a project of its own whose build script compiles
-//! `benchmarks/gmm.fut` with this crate: its entry points are called on `ndarray` arrays, the
-//! gradient is checked against finite differences and forward mode, and a size mismatch is
-//! reported with its location.
+//! `benchmarks/gmm.fut` (multicore) and a program over other element types (one thread) with
+//! this crate: their entry points are called on `ndarray` arrays (bool, integers, floats,
+//! ranks 0 to 3, several results, a view not in standard layout), the gradient is checked
+//! against finite differences and forward mode, and run-time errors carry their messages and
+//! locations.
 //!
 //! The project builds into `target/rust-bindings-example` (its own folder: the workspace's
 //! is locked by the running `cargo test`); the first build compiles the compiler for the

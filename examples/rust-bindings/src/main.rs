@@ -6,6 +6,10 @@ mod gmm {
     include!(concat!(env!("OUT_DIR"), "/gmm.rs"));
 }
 
+mod kinds {
+    include!(concat!(env!("OUT_DIR"), "/kinds.rs"));
+}
+
 use gmm::ndarray::{Array, Array1, Array2, Dimension};
 
 /// A small deterministic mixture: 3 components in 2 dimensions, 6 points.
@@ -37,7 +41,40 @@ fn close<D: Dimension>(a: &Array<f64, D>, b: &Array<f64, D>, tol: f64) -> bool {
         .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
 }
 
+/// Calls over other element types, ranks and layouts; panics on a wrong result.
+fn element_types() -> Result<(), kinds::Error> {
+    use kinds::ndarray::{Array3, array};
+    let k = kinds::Context::new()?;
+    let xss = array![[1.0f32, 2.0], [3.0, 4.5]];
+    assert_eq!(k.row_sums(xss.view())?, array![3.0f32, 7.5]);
+    // A transposed view: not in standard layout, copied once.
+    assert_eq!(k.row_sums(xss.t())?, array![4.0f32, 6.5]);
+    assert_eq!(k.stats(array![1.0, 5.0, 2.0].view())?, (8.0, 5.0, 3));
+    assert_eq!(
+        k.positive(array![3, -1, 0].view())?,
+        array![true, false, false]
+    );
+    assert_eq!(k.count(array![true, false, true].view())?, 2);
+    assert_eq!(k.shift(array![250u8, 1].view(), 10)?, array![4u8, 11]);
+    assert_eq!(k.both(true, 3, 1.5)?, (false, 4, 3.0));
+    let cube: Array3<i64> = k.cube(3)?;
+    assert_eq!(cube.shape(), &[3, 3, 3]);
+    assert_eq!(cube[[2, 1, 0]], 210);
+    assert_eq!(k.take(2, array![1.0, 2.0, 3.0].view())?, array![1.0, 2.0]);
+    let err = k.pick(array![1.0, 2.0].view(), 5).unwrap_err();
+    assert_eq!(
+        err.message,
+        "Index [5] out of bounds for array of shape [2]."
+    );
+    assert!(err.locations[0].starts_with("src/kinds.fut:13:"), "{err}");
+    let err = k.take(4, array![1.0].view()).unwrap_err();
+    println!("{err}");
+    println!("element types, ranks and layouts: ok");
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    element_types()?;
     let ctx = gmm::Context::new()?;
     let (alphas, means, icf, x) = inputs();
     let (gamma, m) = (1.0, 0);
