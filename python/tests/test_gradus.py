@@ -40,6 +40,8 @@ def test_compile_source_and_call():
     assert "sq" in prog and "cube" not in prog
     assert "sq" in dir(prog)
     assert prog.path == "sq.fut"
+    assert prog.backend == "multicore"  # a C compiler is there
+    assert prog.safe and prog.threads is None
 
 
 def test_entry_point_description(kinds):

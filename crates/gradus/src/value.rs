@@ -4,7 +4,8 @@
 //! An array is a flat, typed buffer in row-major order plus a shape — never a boxed value per
 //! element. Buffers are reference counted so that passing an array around is cheap; a backend
 //! that updates in place calls [`Array::buffer_mut`], which copies only when the buffer is
-//! shared (copy-on-write).
+//! shared (copy-on-write). [`ValueRef`] and [`ArrayView`] borrow values from elsewhere (a
+//! numpy array, an `ndarray` view) for calls that read them in place.
 
 use std::fmt;
 use std::sync::Arc;

@@ -7,7 +7,9 @@
 //! (`crate::pipeline::prepare_for_lowering`) and its [`SourceMap`]; [`Native::compile`] lowers
 //! it ([`crate::backend::lower`]), prints C ([`print`](crate::backend::c::print)), compiles and loads it ([`build`], through
 //! the `libloading` crate). [`Native::call`] takes argument values that fit the entry point's
-//! parameters in element type and rank (the caller checks that).
+//! parameters in element type and rank (the caller checks that); [`Native::call_ref`] takes
+//! them borrowed ([`ValueRef`]) and hands the generated code the arrays' elements where they
+//! lie.
 //!
 //! **Guarantees** the interpreter's results (up to the reassociation of parallel `reduce` and
 //! `scan`, LANGUAGE.md 8.1) and, with checks on, its run-time errors: the same messages and
