@@ -136,9 +136,6 @@ fn compile_program(
     })
 }
 
-/// compile(path, *, backend=None, threads=None, safe=True)
-/// --
-///
 /// Compiles the program in the file `path`.
 ///
 /// `backend` is `"multicore"` (generated C on several threads), `"c"` (generated C on one
@@ -170,11 +167,8 @@ fn compile(
     compile_program(py, name, source, backend, threads, safe)
 }
 
-/// compile_source(source, name="<string>", *, backend=None, threads=None, safe=True)
-/// --
-///
-/// Compiles a program given as text; `name` names it in messages and is the base of its
-/// relative imports. The options are those of `compile`.
+/// Compiles a program given as text; `name` names it in error messages and run-time error
+/// locations. The options are those of `compile`.
 #[pyfunction]
 #[pyo3(signature = (source, name = "<string>".to_string(), *, backend = None, threads = None, safe = true))]
 fn compile_source(
