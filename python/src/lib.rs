@@ -170,16 +170,16 @@ fn compile(
 /// Compiles a program given as text; `name` names it in error messages and run-time error
 /// locations. The options are those of `compile`.
 #[pyfunction]
-#[pyo3(signature = (source, name = "<string>".to_string(), *, backend = None, threads = None, safe = true))]
+#[pyo3(signature = (source, name = "<string>", *, backend = None, threads = None, safe = true))]
 fn compile_source(
     py: Python<'_>,
     source: String,
-    name: String,
+    name: &str,
     backend: Option<&str>,
     threads: Option<usize>,
     safe: bool,
 ) -> PyResult<PyProgram> {
-    compile_program(py, name, source, backend, threads, safe)
+    compile_program(py, name.to_string(), source, backend, threads, safe)
 }
 
 /// The directory where compiled programs are cached (`$GRADUS_CACHE_DIR`, by default `gradus`
