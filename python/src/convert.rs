@@ -275,8 +275,33 @@ pub(crate) fn prepare_array<'py>(
             .cast_into::<PyUntypedArray>()
             .map_err(|_| PyRuntimeError::new_err("internal error: numpy returned no array"))?
     };
+    let array = if elem == PrimType::Bool && !bytes_are_booleans(&array) {
+        // A bool array whose bytes are not all 0 or 1 (a reinterpreted integer array): such
+        // bytes are not booleans to Rust or C, so the array is converted (non-zero is true).
+        array
+            .call_method1("view", ("u1",))?
+            .call_method1("astype", ("?",))?
+            .cast_into::<PyUntypedArray>()
+            .map_err(|_| PyRuntimeError::new_err("internal error: numpy returned no array"))?
+    } else {
+        array
+    };
     let shape = array.shape().to_vec();
     Ok(Prepared::Array { array, elem, shape })
+}
+
+/// Whether every byte of a C-contiguous one-byte array is 0 or 1.
+fn bytes_are_booleans(array: &Bound<'_, PyUntypedArray>) -> bool {
+    let len: usize = array.shape().iter().product();
+    if len == 0 {
+        return true;
+    }
+    // SAFETY: the array is C-contiguous with `len` elements of one byte, kept alive by
+    // `array`; they are read as bytes, which any value is.
+    let bytes = unsafe {
+        std::slice::from_raw_parts((*array.as_array_ptr()).fields.data as *const u8, len)
+    };
+    bytes.iter().all(|&b| b <= 1)
 }
 
 /// Whether the elements of `array` (converted from a list) take the dtype `target` without

@@ -169,6 +169,8 @@ def test_integer_arithmetic_wraps_at_the_type(kinds):
 def test_bool_arrays(kinds):
     np.testing.assert_array_equal(kinds.positive(np.array([3, -1, 0], dtype=np.int32)), [True, False, False])
     assert kinds.count(np.array([True, False, True])) == 2
+    # Bytes other than 0 and 1 reinterpreted as booleans count as true.
+    assert kinds.count(np.array([0, 2, 1, 255], dtype=np.uint8).view(np.bool_)) == 3
 
 
 def test_wrong_dtype_names_the_parameter(kinds):
