@@ -37,6 +37,8 @@
 //! gcc, `libomp` with clang). `examples/rust-bindings` in the repository is a complete
 //! project.
 
+#![deny(missing_docs)]
+
 pub use ndarray;
 
 pub mod runtime;
