@@ -11,7 +11,7 @@
 pub use crate::core::external::{CallError, EntryPoint, ExternalType};
 pub use crate::diag::RuntimeError;
 use crate::diag::{Diagnostics, SourceMap};
-use crate::value::Value;
+use crate::value::{Value, ValueRef};
 use std::path::Path;
 
 /// Which backend runs a program's calls.
@@ -100,16 +100,37 @@ impl Program {
     /// Calls an entry point with values; returns its results (a top-level tuple as its
     /// components).
     pub fn call(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
-        let fun = crate::core::external::check_args(self.prog.entry(entry), entry, &args)?;
+        let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+        let fun = crate::core::external::check_args(self.prog.entry(entry), entry, &refs)?;
+        match &self.native {
+            None => {
+                drop(refs);
+                crate::backend::interp::run_function(
+                    &self.prog,
+                    &self.sources,
+                    fun,
+                    args,
+                    &self.counter,
+                )
+            }
+            Some(n) => n.call_ref(&self.prog, &self.sources, entry, &refs),
+        }
+        .map_err(CallError::Runtime)
+    }
+
+    /// Calls an entry point with borrowed arguments. The native backend reads the arrays
+    /// where they lie (no copy); the interpreter, which owns its values, copies them first.
+    pub fn call_ref(&self, entry: &str, args: &[ValueRef]) -> Result<Vec<Value>, CallError> {
+        let fun = crate::core::external::check_args(self.prog.entry(entry), entry, args)?;
         match &self.native {
             None => crate::backend::interp::run_function(
                 &self.prog,
                 &self.sources,
                 fun,
-                args,
+                args.iter().map(ValueRef::to_value).collect(),
                 &self.counter,
             ),
-            Some(n) => n.call(&self.prog, &self.sources, entry, args),
+            Some(n) => n.call_ref(&self.prog, &self.sources, entry, args),
         }
         .map_err(CallError::Runtime)
     }

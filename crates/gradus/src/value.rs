@@ -4,7 +4,8 @@
 //! An array is a flat, typed buffer in row-major order plus a shape — never a boxed value per
 //! element. Buffers are reference counted so that passing an array around is cheap; a backend
 //! that updates in place calls [`Array::buffer_mut`], which copies only when the buffer is
-//! shared (copy-on-write).
+//! shared (copy-on-write). [`ValueRef`] and [`ArrayView`] borrow values from elsewhere (a
+//! numpy array, an `ndarray` view) for calls that read them in place.
 
 use std::fmt;
 use std::sync::Arc;
@@ -535,6 +536,153 @@ impl From<Array> for Value {
     }
 }
 
+/// An array borrowed from its owner (a [`Value`], a numpy array, an `ndarray` view): element
+/// type, shape and the elements in row-major order. Calling a native program with borrowed
+/// arguments passes their elements to the generated code where they lie, without copying.
+#[derive(Clone, Copy, Debug)]
+pub struct ArrayView<'a> {
+    shape: &'a [usize],
+    data: ViewData<'a>,
+}
+
+/// The elements of an [`ArrayView`].
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)]
+pub enum ViewData<'a> {
+    Bool(&'a [bool]),
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+impl<'a> ArrayView<'a> {
+    /// A view of `data` under `shape` (rank at least 1). `None` if the element count does not
+    /// match the shape or the shape is empty.
+    pub fn new<T: Element>(shape: &'a [usize], data: &'a [T]) -> Option<ArrayView<'a>> {
+        let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+        (!shape.is_empty() && n == data.len()).then(|| ArrayView {
+            shape,
+            data: T::view(data),
+        })
+    }
+
+    /// A view of an owned array.
+    pub fn of(a: &'a Array) -> ArrayView<'a> {
+        let data = with_buffer!(a.buffer(), v => Element::view(v.as_slice()));
+        ArrayView {
+            shape: a.shape(),
+            data,
+        }
+    }
+
+    /// The shape, outermost dimension first.
+    pub fn shape(&self) -> &'a [usize] {
+        self.shape
+    }
+    /// The element type.
+    pub fn elem_type(&self) -> PrimType {
+        match self.data {
+            ViewData::Bool(_) => PrimType::Bool,
+            ViewData::I8(_) => PrimType::I8,
+            ViewData::I16(_) => PrimType::I16,
+            ViewData::I32(_) => PrimType::I32,
+            ViewData::I64(_) => PrimType::I64,
+            ViewData::U8(_) => PrimType::U8,
+            ViewData::U16(_) => PrimType::U16,
+            ViewData::U32(_) => PrimType::U32,
+            ViewData::U64(_) => PrimType::U64,
+            ViewData::F32(_) => PrimType::F32,
+            ViewData::F64(_) => PrimType::F64,
+        }
+    }
+    /// The elements.
+    pub fn data(&self) -> ViewData<'a> {
+        self.data
+    }
+    /// The address of the first element, as the generated code takes it.
+    pub fn as_ptr(&self) -> *const std::ffi::c_void {
+        macro_rules! ptr {
+            ($($v:ident),*) => {
+                match self.data { $(ViewData::$v(s) => s.as_ptr() as *const std::ffi::c_void),* }
+            };
+        }
+        ptr!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64)
+    }
+    /// An owned copy.
+    pub fn to_array(&self) -> Array {
+        macro_rules! owned {
+            ($($v:ident),*) => {
+                match self.data { $(ViewData::$v(s) => Buffer::$v(s.to_vec())),* }
+            };
+        }
+        let buf = owned!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64);
+        Array {
+            shape: self.shape.to_vec(),
+            data: Arc::new(buf),
+        }
+    }
+}
+
+/// A value borrowed from its owner: a primitive or an [`ArrayView`].
+#[derive(Clone, Copy, Debug)]
+pub enum ValueRef<'a> {
+    /// A primitive value (rank 0).
+    Scalar(Scalar),
+    /// A borrowed array (rank at least 1).
+    Array(ArrayView<'a>),
+}
+
+impl ValueRef<'_> {
+    /// The element type.
+    pub fn elem_type(&self) -> PrimType {
+        match self {
+            ValueRef::Scalar(s) => s.prim_type(),
+            ValueRef::Array(a) => a.elem_type(),
+        }
+    }
+    /// The shape (empty for scalars).
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            ValueRef::Scalar(_) => &[],
+            ValueRef::Array(a) => a.shape(),
+        }
+    }
+    /// The rank (0 for scalars).
+    pub fn rank(&self) -> usize {
+        self.shape().len()
+    }
+    /// The type of the value in source syntax, e.g. `[2][3]f64`.
+    pub fn type_name(&self) -> String {
+        let mut s: String = self.shape().iter().map(|d| format!("[{d}]")).collect();
+        s.push_str(self.elem_type().name());
+        s
+    }
+    /// An owned copy.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ValueRef::Scalar(s) => Value::Scalar(*s),
+            ValueRef::Array(a) => Value::Array(a.to_array()),
+        }
+    }
+}
+
+impl Value {
+    /// The value borrowed (no copy).
+    pub fn as_value_ref(&self) -> ValueRef<'_> {
+        match self {
+            Value::Scalar(s) => ValueRef::Scalar(*s),
+            Value::Array(a) => ValueRef::Array(ArrayView::of(a)),
+        }
+    }
+}
+
 /// Element types that convert between `ndarray` arrays and [`Value`]s.
 pub trait Element: Copy + 'static {
     /// The primitive type.
@@ -543,6 +691,8 @@ pub trait Element: Copy + 'static {
     fn into_buffer(v: Vec<Self>) -> Buffer;
     /// Borrows the elements of a buffer of this type.
     fn slice(b: &Buffer) -> Option<&[Self]>;
+    /// Wraps borrowed elements.
+    fn view(v: &[Self]) -> ViewData<'_>;
 }
 
 macro_rules! element {
@@ -557,6 +707,9 @@ macro_rules! element {
                     Buffer::$variant(v) => Some(v),
                     _ => None,
                 }
+            }
+            fn view(v: &[Self]) -> ViewData<'_> {
+                ViewData::$variant(v)
             }
         }
     };
@@ -637,6 +790,26 @@ mod tests {
         assert_eq!(Scalar::from_f64(PrimType::I32, -2.9), Scalar::I32(-2));
         assert_eq!(Scalar::from_f64(PrimType::U8, f64::NAN), Scalar::U8(0));
         assert_eq!(Scalar::from_f64(PrimType::Bool, 0.5), Scalar::Bool(true));
+    }
+
+    #[test]
+    fn borrowed_views() {
+        let data = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let shape = [2, 3];
+        let view = ArrayView::new(&shape, &data).unwrap();
+        assert_eq!(view.elem_type(), PrimType::F64);
+        assert_eq!(view.as_ptr(), data.as_ptr() as *const std::ffi::c_void);
+        let r = ValueRef::Array(view);
+        assert_eq!(r.type_name(), "[2][3]f64");
+        let owned = r.to_value();
+        assert_eq!(
+            owned,
+            Value::from_ndarray(ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        );
+        assert_eq!(owned.as_value_ref().type_name(), "[2][3]f64");
+        assert!(ArrayView::new(&[4], &data).is_none());
+        assert!(ArrayView::new::<f64>(&[], &[1.0]).is_none());
+        assert_eq!(ValueRef::Scalar(Scalar::I8(3)).type_name(), "i8");
     }
 
     #[test]

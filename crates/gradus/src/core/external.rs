@@ -8,7 +8,7 @@
 
 use crate::core::ir::FunDef;
 use crate::diag::RuntimeError;
-use crate::value::{PrimType, Value};
+use crate::value::{PrimType, ValueRef};
 use std::fmt;
 
 /// The type of an entry-point parameter or result as seen from outside.
@@ -75,7 +75,7 @@ impl std::error::Error for CallError {}
 pub fn check_args<'a>(
     fun: Option<&'a FunDef>,
     entry: &str,
-    args: &[Value],
+    args: &[ValueRef],
 ) -> Result<&'a FunDef, CallError> {
     let fun = fun.ok_or_else(|| CallError::UnknownEntry(entry.to_string()))?;
     let info = fun

@@ -7,7 +7,9 @@
 //! (`crate::pipeline::prepare_for_lowering`) and its [`SourceMap`]; [`Native::compile`] lowers
 //! it ([`crate::backend::lower`]), prints C ([`print`](crate::backend::c::print)), compiles and loads it ([`build`], through
 //! the `libloading` crate). [`Native::call`] takes argument values that fit the entry point's
-//! parameters in element type and rank (the caller checks that).
+//! parameters in element type and rank (the caller checks that); [`Native::call_ref`] takes
+//! them borrowed ([`ValueRef`]) and hands the generated code the arrays' elements where they
+//! lie.
 //!
 //! **Guarantees** the interpreter's results (up to the reassociation of parallel `reduce` and
 //! `scan`, LANGUAGE.md 8.1) and, with checks on, its run-time errors: the same messages and
@@ -35,7 +37,7 @@ use crate::backend::lower::{self, imp};
 use crate::core::ir::{FunDef, Prog, SubExp, Type};
 use crate::diag::RuntimeError;
 use crate::diag::SourceMap;
-use crate::value::{Array, Buffer, PrimType, Scalar, Value};
+use crate::value::{Array, Buffer, PrimType, Scalar, Value, ValueRef};
 use std::ffi::c_void;
 
 /// Options of the native backend.
@@ -185,6 +187,20 @@ impl Native {
         entry: &str,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, RuntimeError> {
+        let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+        self.call_ref(prog, sources, entry, &refs)
+    }
+
+    /// Calls entry point `entry` of `prog` with borrowed arguments: the generated code reads
+    /// the arrays' elements where they lie. The results are the only copies made (out of the
+    /// buffers the generated code allocated).
+    pub fn call_ref(
+        &self,
+        prog: &Prog,
+        sources: &SourceMap,
+        entry: &str,
+        args: &[ValueRef],
+    ) -> Result<Vec<Value>, RuntimeError> {
         let internal = |m: String| RuntimeError {
             message: format!("internal error: {m}"),
             locations: vec![],
@@ -199,14 +215,14 @@ impl Native {
             message,
             locations: vec![sources.location(f.span)],
         };
-        let sizes = bind_sizes(prog, f, &args).map_err(here)?;
+        let sizes = bind_sizes(prog, f, args).map_err(here)?;
         // Inputs: sizes, then scalars by address and arrays by data pointer.
         let mut scalars: Vec<u64> = Vec::with_capacity(sizes.len() + args.len());
         for s in &sizes {
             scalars.push(*s as u64);
         }
-        for a in &args {
-            if let Value::Scalar(s) = a {
+        for a in args {
+            if let ValueRef::Scalar(s) = a {
                 scalars.push(scalar_bits(*s));
             }
         }
@@ -216,13 +232,13 @@ impl Native {
             ins.push(&scalars[next_scalar] as *const u64 as *const c_void);
             next_scalar += 1;
         }
-        for a in &args {
+        for a in args {
             match a {
-                Value::Scalar(_) => {
+                ValueRef::Scalar(_) => {
                     ins.push(&scalars[next_scalar] as *const u64 as *const c_void);
                     next_scalar += 1;
                 }
-                Value::Array(arr) => ins.push(buffer_ptr(arr.buffer())),
+                ValueRef::Array(arr) => ins.push(arr.as_ptr()),
             }
         }
         let nres = e.results.len();
@@ -416,17 +432,17 @@ fn plain(t: PrimType, bits: i64) -> String {
 
 /// Binds the size parameters of `f` from the shapes of `args` (first occurrence binds, later
 /// ones are checked), as the interpreter does; the message of a mismatch.
-fn bind_sizes(prog: &Prog, f: &FunDef, args: &[Value]) -> Result<Vec<i64>, String> {
+fn bind_sizes(prog: &Prog, f: &FunDef, args: &[ValueRef]) -> Result<Vec<i64>, String> {
     let mut sizes: Vec<Option<i64>> = vec![None; f.size_params.len()];
     let scalar_of = |v: crate::core::ir::Var| -> Option<i64> {
         let k = f.params.iter().position(|p| *p == v)?;
         match args.get(k)? {
-            Value::Scalar(s) => s.as_i64(),
-            Value::Array(_) => None,
+            ValueRef::Scalar(s) => s.as_i64(),
+            ValueRef::Array(_) => None,
         }
     };
     for (p, a) in f.params.iter().zip(args) {
-        let Value::Array(arr) = a else { continue };
+        let ValueRef::Array(arr) = a else { continue };
         let ty = prog.names.ty(*p);
         let shape = arr.shape();
         for (d, dim) in shape.iter().zip(ty.dims()) {
@@ -522,22 +538,6 @@ fn scalar_from_bits(t: PrimType, b: u64) -> Scalar {
         PrimType::U64 => Scalar::U64(b),
         PrimType::F32 => Scalar::F32(f32::from_bits(b as u32)),
         PrimType::F64 => Scalar::F64(f64::from_bits(b)),
-    }
-}
-
-fn buffer_ptr(b: &Buffer) -> *const c_void {
-    match b {
-        Buffer::Bool(v) => v.as_ptr() as *const c_void,
-        Buffer::I8(v) => v.as_ptr() as *const c_void,
-        Buffer::I16(v) => v.as_ptr() as *const c_void,
-        Buffer::I32(v) => v.as_ptr() as *const c_void,
-        Buffer::I64(v) => v.as_ptr() as *const c_void,
-        Buffer::U8(v) => v.as_ptr() as *const c_void,
-        Buffer::U16(v) => v.as_ptr() as *const c_void,
-        Buffer::U32(v) => v.as_ptr() as *const c_void,
-        Buffer::U64(v) => v.as_ptr() as *const c_void,
-        Buffer::F32(v) => v.as_ptr() as *const c_void,
-        Buffer::F64(v) => v.as_ptr() as *const c_void,
     }
 }
 

@@ -1,0 +1,49 @@
+"""Compile gradus programs and call their entry points on numpy arrays.
+
+    >>> import gradus
+    >>> prog = gradus.compile_source("entry sq (x: f64) = x * x", name="sq.fut")
+    >>> prog.entry_points
+    {'sq': '(x: f64) -> f64'}
+    >>> prog.sq(3.0)
+    9.0
+
+``compile(path)`` compiles a file; both take ``backend`` (``"multicore"``, ``"c"`` or
+``"interp"``), ``threads`` and ``safe``. Entry points are attributes of the program (and
+items: ``prog["sq"]``). Arguments are numpy arrays of the parameter's dtype (read in place
+when C-contiguous, copied once otherwise), lists whose elements convert without loss, and
+Python or numpy numbers; results are numpy arrays and Python numbers, several as a tuple.
+
+Errors: ``CompileError`` (the message starts with ``path:line:col``), ``ProgramError``
+(run-time errors, with ``message`` and ``locations``), ``TypeError`` and ``ValueError`` for
+arguments that do not fit a parameter (the message names it).
+"""
+
+import os as _os
+
+# The multicore backend's OpenMP threads sleep between parallel loops instead of spinning,
+# unless the user chose: spinning threads take their cores from every other thread of the
+# process (numpy's included) and from other processes, and a parallel loop then waits at its
+# end for a thread that is not running. The OpenMP runtime reads this when the first compiled
+# program loads it, after this import.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["OMP_WAIT_POLICY"] = "passive"
+
+from ._gradus import (  # noqa: E402
+    CompileError,
+    EntryPoint,
+    Program,
+    ProgramError,
+    cache_dir,
+    compile,
+    compile_source,
+)
+
+__all__ = [
+    "CompileError",
+    "EntryPoint",
+    "Program",
+    "ProgramError",
+    "cache_dir",
+    "compile",
+    "compile_source",
+]

@@ -1,0 +1,397 @@
+//! The `Program` and `EntryPoint` classes: a compiled program, its entry points' signatures
+//! with their parameters' names, and calls.
+//!
+//! **Takes** a compiled [`gradus::program::Program`]. **Guarantees** that a call checks and
+//! converts every argument first ([`crate::convert`]), runs with the GIL released, and
+//! reports run-time errors as `ProgramError` with the message and locations, and panics of
+//! the library as a `RuntimeError` saying it is an internal error.
+
+use crate::ProgramError;
+use crate::convert::{Prepared, describe, prepare_array, prepare_scalar, to_python};
+use gradus::program::{CallError, ExternalType, Program};
+use gradus::value::ValueRef;
+use pyo3::IntoPyObjectExt;
+use pyo3::exceptions::{PyAttributeError, PyKeyError, PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+/// A compiled program and what the Python side needs to know about it.
+pub(crate) struct Loaded {
+    pub(crate) program: Program,
+    pub(crate) path: String,
+    pub(crate) backend: &'static str,
+    pub(crate) threads: Option<usize>,
+    pub(crate) safe: bool,
+    pub(crate) entries: Vec<Signature>,
+}
+
+/// An entry point's signature with the names of its parameters.
+pub(crate) struct Signature {
+    name: String,
+    params: Vec<(String, ExternalType)>,
+    results: Vec<ExternalType>,
+}
+
+impl Signature {
+    fn text(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(n, t)| format!("{n}: {t}"))
+            .collect();
+        let results = match self.results.as_slice() {
+            [one] => one.to_string(),
+            many => format!(
+                "({})",
+                many.iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        format!("({}) -> {results}", params.join(", "))
+    }
+}
+
+/// The signatures of `program`'s entry points, parameters named as in the source where a
+/// parameter is a plain name (`arg0`, `arg1`, ... otherwise).
+pub(crate) fn signatures(program: &Program) -> Vec<Signature> {
+    let core = program.core();
+    program
+        .entry_points()
+        .into_iter()
+        .map(|ep| {
+            let vars = core
+                .entry(&ep.name)
+                .and_then(|f| f.entry.as_ref())
+                .map(|e| {
+                    e.params
+                        .iter()
+                        .map(|(_, vs)| vs.clone())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            let params = ep
+                .params
+                .into_iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    let hint = match vars.get(k).map(Vec::as_slice) {
+                        Some([v]) => core.names.hint(*v).to_string(),
+                        _ => String::new(),
+                    };
+                    let plain = !hint.is_empty()
+                        && hint
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '\'');
+                    (if plain { hint } else { format!("arg{k}") }, t)
+                })
+                .collect();
+            Signature {
+                name: ep.name,
+                params,
+                results: ep.results,
+            }
+        })
+        .collect()
+}
+
+/// The message of a panic payload.
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// A `ProgramError` with `message` and `locations` set.
+fn program_error(py: Python<'_>, e: gradus::program::RuntimeError) -> PyErr {
+    let err = ProgramError::new_err(e.to_string());
+    let value = err.value(py);
+    let _ = value.setattr("message", &e.message);
+    let _ = value.setattr("locations", PyList::new(py, &e.locations).ok());
+    err
+}
+
+/// A compiled gradus program. Its entry points are attributes (`prog.gradient(...)`) and
+/// items (`prog["gradient"]`); `entry_points` maps their names to their signatures.
+#[pyclass(frozen, module = "gradus", name = "Program")]
+pub(crate) struct PyProgram {
+    pub(crate) loaded: Arc<Loaded>,
+}
+
+#[pymethods]
+impl PyProgram {
+    /// The entry points: a dict from name to signature, e.g.
+    /// `{"sq": "(x: f64) -> f64"}`, in declaration order.
+    #[getter]
+    fn entry_points<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for s in &self.loaded.entries {
+            d.set_item(&s.name, s.text())?;
+        }
+        Ok(d)
+    }
+
+    /// The path (or name) the program was compiled from.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.loaded.path
+    }
+
+    /// The backend running the calls: `"interp"`, `"c"` or `"multicore"`.
+    #[getter]
+    fn backend(&self) -> &str {
+        self.loaded.backend
+    }
+
+    /// The number of threads of the multicore backend (None: all cores).
+    #[getter]
+    fn threads(&self) -> Option<usize> {
+        self.loaded.threads
+    }
+
+    /// Whether the run-time checks (bounds, sizes, division by zero, assertions) are on.
+    #[getter]
+    fn safe(&self) -> bool {
+        self.loaded.safe
+    }
+
+    fn __getattr__(&self, name: &str) -> PyResult<PyEntryPoint> {
+        self.entry(name).ok_or_else(|| {
+            PyAttributeError::new_err(format!(
+                "program {} has no entry point or attribute `{name}`{}",
+                self.loaded.path,
+                self.known()
+            ))
+        })
+    }
+
+    fn __getitem__(&self, name: &str) -> PyResult<PyEntryPoint> {
+        self.entry(name).ok_or_else(|| {
+            PyKeyError::new_err(format!(
+                "program {} has no entry point `{name}`{}",
+                self.loaded.path,
+                self.known()
+            ))
+        })
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.entry(name).is_some()
+    }
+
+    fn __dir__(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
+        let py = slf.py();
+        let mut names: Vec<String> = py
+            .import("builtins")?
+            .getattr("object")?
+            .getattr("__dir__")?
+            .call1((slf,))?
+            .extract()?;
+        names.extend(slf.get().loaded.entries.iter().map(|s| s.name.clone()));
+        Ok(names)
+    }
+
+    fn __repr__(&self) -> String {
+        let names: Vec<&str> = self
+            .loaded
+            .entries
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        format!(
+            "<gradus.Program {} on {}: {}>",
+            self.loaded.path,
+            self.loaded.backend,
+            names.join(", ")
+        )
+    }
+}
+
+impl PyProgram {
+    fn entry(&self, name: &str) -> Option<PyEntryPoint> {
+        let index = self.loaded.entries.iter().position(|s| s.name == name)?;
+        Some(PyEntryPoint {
+            loaded: Arc::clone(&self.loaded),
+            index,
+        })
+    }
+
+    fn known(&self) -> String {
+        let names: Vec<&str> = self
+            .loaded
+            .entries
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        if names.is_empty() {
+            " (it has none)".into()
+        } else {
+            format!(" (entry points: {})", names.join(", "))
+        }
+    }
+}
+
+/// An entry point of a compiled program; call it with one argument per parameter
+/// (positionally or by name). Scalars come back as Python numbers, arrays as numpy arrays,
+/// several results as a tuple.
+#[pyclass(frozen, module = "gradus", name = "EntryPoint")]
+pub(crate) struct PyEntryPoint {
+    loaded: Arc<Loaded>,
+    index: usize,
+}
+
+#[pymethods]
+impl PyEntryPoint {
+    /// The entry point's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.signature_ref().name
+    }
+
+    /// The signature, e.g. `"(x: [n]f64) -> f64"`.
+    #[getter]
+    fn signature(&self) -> String {
+        self.signature_ref().text()
+    }
+
+    /// The parameters as `(name, type)` pairs.
+    #[getter]
+    fn parameters(&self) -> Vec<(String, String)> {
+        self.signature_ref()
+            .params
+            .iter()
+            .map(|(n, t)| (n.clone(), t.to_string()))
+            .collect()
+    }
+
+    /// The types of the results.
+    #[getter]
+    fn results(&self) -> Vec<String> {
+        self.signature_ref()
+            .results
+            .iter()
+            .map(|t| t.to_string())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let s = self.signature_ref();
+        format!("<gradus.EntryPoint {}{}>", s.name, s.text())
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let sig = self.signature_ref();
+        let objs = self.bind_arguments(args, kwargs)?;
+        let numpy = py.import("numpy")?;
+        let mut prepared = Vec::with_capacity(objs.len());
+        for ((name, ty), obj) in sig.params.iter().zip(&objs) {
+            let what = describe(&sig.name, name, ty);
+            prepared.push(match ty {
+                ExternalType::Value { elem, rank: 0, .. } => {
+                    Prepared::Scalar(prepare_scalar(&what, *elem, obj)?)
+                }
+                ExternalType::Value { elem, rank, .. } => {
+                    prepare_array(&numpy, &what, *elem, *rank, obj)?
+                }
+                ExternalType::Opaque(_) => {
+                    return Err(PyTypeError::new_err(format!(
+                        "{what} has a type that cannot be given from Python (only primitives \
+                         and regular arrays of primitives can)"
+                    )));
+                }
+            });
+        }
+        let refs: Vec<ValueRef> = prepared.iter().map(Prepared::value_ref).collect();
+        let program = &self.loaded.program;
+        let entry = sig.name.as_str();
+        let outcome = py.detach(|| {
+            catch_unwind(AssertUnwindSafe(|| program.call_ref(entry, &refs)))
+                .map_err(|p| panic_message(p.as_ref()))
+        });
+        drop(refs);
+        drop(prepared);
+        let results = match outcome {
+            Ok(Ok(r)) => r,
+            Ok(Err(CallError::Runtime(e))) => return Err(program_error(py, e)),
+            Ok(Err(e)) => return Err(PyTypeError::new_err(e.to_string())),
+            Err(p) => {
+                return Err(PyRuntimeError::new_err(format!(
+                    "internal error: gradus panicked while running `{entry}`: {p}"
+                )));
+            }
+        };
+        let mut out = Vec::with_capacity(results.len());
+        for r in results {
+            out.push(to_python(py, r)?);
+        }
+        match out.len() {
+            0 => Ok(py.None()),
+            1 => Ok(out.pop().unwrap_or_else(|| py.None())),
+            _ => PyTuple::new(py, out)?.into_py_any(py),
+        }
+    }
+}
+
+impl PyEntryPoint {
+    fn signature_ref(&self) -> &Signature {
+        &self.loaded.entries[self.index]
+    }
+
+    /// The arguments in parameter order, from positional and keyword arguments.
+    fn bind_arguments<'py>(
+        &self,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let sig = self.signature_ref();
+        let n = sig.params.len();
+        let given = args.len() + kwargs.map_or(0, |k| k.len());
+        if args.len() > n || given != n {
+            return Err(PyTypeError::new_err(format!(
+                "{}() takes {n} argument(s) {}, but {given} were given",
+                sig.name,
+                sig.text()
+            )));
+        }
+        let mut slots: Vec<Option<Bound<'py, PyAny>>> = args.iter().map(Some).collect();
+        slots.resize(n, None);
+        if let Some(kwargs) = kwargs {
+            for (key, value) in kwargs.iter() {
+                let key: String = key.extract()?;
+                let Some(k) = sig.params.iter().position(|(p, _)| *p == key) else {
+                    return Err(PyTypeError::new_err(format!(
+                        "{}() has no parameter named `{key}` {}",
+                        sig.name,
+                        sig.text()
+                    )));
+                };
+                if slots[k].is_some() {
+                    return Err(PyTypeError::new_err(format!(
+                        "{}() got parameter `{key}` twice",
+                        sig.name
+                    )));
+                }
+                slots[k] = Some(value);
+            }
+        }
+        slots
+            .into_iter()
+            .zip(&sig.params)
+            .map(|(s, (name, _))| {
+                s.ok_or_else(|| {
+                    PyTypeError::new_err(format!("{}() is missing parameter `{name}`", sig.name))
+                })
+            })
+            .collect()
+    }
+}
