@@ -20,21 +20,22 @@
 //!   parameter and a copy of the body with fresh node ids ([`crate::syntax::renumber`]),
 //!   ascribed to the result type if there is one. A parametric module defined inside another
 //!   module (an imported file, say) and applied outside it opens that module (and the modules
-//!   it had opened) locally first, so that the body's names mean what they meant there.
+//!   it had opened) locally first and copies the `local` declarations that preceded the
+//!   definition, so that the body's names mean what they meant there.
 //!
 //! Differences from Futhark, for what the checker then sees: abstract types of an ascribed
 //! module are transparent (a program Futhark accepts is accepted; one that relies on a type
-//! being abstract to be rejected is not), an argument is not checked against its parameter's
-//! module type (a missing member is reported where the body uses it), and the `local`
-//! declarations of a module that defines a parametric module are not visible to the
-//! parametric module's body when it is applied outside that module. Higher-order modules
+//! being abstract to be rejected is not), and an argument is not checked against its
+//! parameter's module type (a missing member is reported where the body uses it). A name
+//! declared in the defining module after the definition is visible in the body of an
+//! application outside that module (when nothing nearer has that name). Higher-order modules
 //! (module types with arrows, parametric modules as arguments, partial application) are
 //! reported as limitations.
 
 use crate::diag::{Diagnostic, FileId, SourceMap, Span};
 use crate::syntax::ast::*;
 use crate::syntax::renumber;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -55,14 +56,56 @@ enum Entity {
     ModType(Rc<Vec<Spec>>),
 }
 
-/// The static members of a module: its modules, parametric modules and module types.
+/// The static members of a module: its modules, parametric modules and module types, and
+/// the names of its values and types.
 #[derive(Clone, Default)]
 struct Env {
     names: HashMap<String, Entity>,
+    values: HashSet<String>,
+    types: HashSet<String>,
+    /// Whether every member is known (not for a module this pass has not seen, such as the
+    /// prelude's `f64`, nor one that opens such a module).
+    complete: bool,
 }
+
+impl Env {
+    fn complete() -> Env {
+        Env {
+            complete: true,
+            ..Env::default()
+        }
+    }
+
+    /// The first specification that this module does not provide, if all its members are
+    /// known.
+    fn missing<'s>(&self, specs: &'s [Spec]) -> Option<(&'s Spec, &'s str, &'static str)> {
+        if !self.complete {
+            return None;
+        }
+        specs.iter().find_map(|s| match &s.kind {
+            SpecKind::Val { name, .. } if !self.values.contains(name) => {
+                Some((s, name.as_str(), "value"))
+            }
+            SpecKind::Type { name, .. } if !self.types.contains(name) => {
+                Some((s, name.as_str(), "type"))
+            }
+            SpecKind::Module { name, .. } if !self.names.contains_key(name) => {
+                Some((s, name.as_str(), "module"))
+            }
+            _ => None,
+        })
+    }
+}
+
+/// The module types of the prelude (LANGUAGE.md 11.2), which parameters may name; their
+/// arguments are not checked here.
+const PRELUDE_MODULE_TYPES: &[&str] =
+    &["numeric", "integral", "real", "float", "from_prim", "size"];
 
 struct Functor {
     params: Vec<ModParam>,
+    /// Each parameter's specifications, where its module type is not one of the prelude's.
+    param_specs: Vec<Option<Vec<Spec>>>,
     /// The result's specifications, when the result is ascribed.
     sig: Option<Vec<Spec>>,
     body: ModExp,
@@ -73,6 +116,9 @@ struct Functor {
     /// The modules opened around the definition, to be opened again at an application
     /// outside `path`.
     opens: Vec<QualName>,
+    /// The `local` declarations before the definition in the modules around it, copied
+    /// into an application outside `path` (they are not visible from there).
+    locals: Vec<Dec>,
 }
 
 /// Rewrites the main file's declarations `decs` (of file `main`) into ones without module
@@ -95,10 +141,11 @@ pub fn eliminate(
         sources,
         ids,
         scope: Vec::new(),
-        exports: vec![Env::default()],
+        exports: vec![Env::complete()],
         local_depth: 0,
         path: Vec::new(),
         opens: Vec::new(),
+        locals: Vec::new(),
         files: HashMap::new(),
         loading: Vec::new(),
         dirs: vec![dir],
@@ -146,6 +193,8 @@ struct Eliminator<'s> {
     path: Vec<String>,
     /// The modules opened in the current module (and around it in its file).
     opens: Vec<QualName>,
+    /// The `local` declarations of the current module and those around it in its file.
+    locals: Vec<Dec>,
     /// Imported files (canonical paths): their modules' names and exports.
     files: HashMap<PathBuf, (String, Rc<Env>)>,
     /// The files being imported, for cycles.
@@ -223,6 +272,30 @@ fn exp(span: Span, kind: ExpKind) -> Exp {
     }
 }
 
+/// What an ascription to `specs` leaves of a module's members.
+fn restrict(env: &Env, specs: &[Spec]) -> Env {
+    let mut out = Env::complete();
+    for s in specs {
+        match &s.kind {
+            SpecKind::Val { name, .. } => {
+                out.values.insert(name.clone());
+            }
+            SpecKind::Type { name, .. } => {
+                out.types.insert(name.clone());
+            }
+            SpecKind::Module { name, .. } => {
+                let inner = env.names.get(name).cloned();
+                out.names.insert(
+                    name.clone(),
+                    inner.unwrap_or_else(|| Entity::Struct(Rc::default())),
+                );
+            }
+            SpecKind::Include(_) => {}
+        }
+    }
+    out
+}
+
 fn is_operator(name: &str) -> bool {
     !name
         .chars()
@@ -255,6 +328,40 @@ impl Eliminator<'_> {
         for (n, ent) in names {
             self.declare(n, ent.clone());
         }
+        if self.local_depth == 0
+            && let Some(e) = self.exports.last_mut()
+        {
+            e.values.extend(env.values.iter().cloned());
+            e.types.extend(env.types.iter().cloned());
+            e.complete &= env.complete;
+        }
+    }
+
+    /// Records an exported value or type name.
+    fn declare_member(&mut self, value: Option<&str>, ty: Option<&str>) {
+        if self.local_depth == 0
+            && let Some(e) = self.exports.last_mut()
+        {
+            e.values.extend(value.map(String::from));
+            e.types.extend(ty.map(String::from));
+        }
+    }
+
+    /// Reports the first specification `env` lacks.
+    fn check_provides(&self, env: &Env, specs: &[Spec], span: Span, what: &str) -> R<()> {
+        match env.missing(specs) {
+            None => Ok(()),
+            Some((spec, name, kind)) => Err(Box::new(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "{what} does not provide the {kind} `{name}` that its module type specifies"
+                    ),
+                )
+                .with_label(format!("no {kind} `{name}` here"))
+                .with_secondary(spec.span, "specified here"),
+            )),
+        }
     }
 
     fn lookup(&self, path: &[String]) -> Option<Entity> {
@@ -285,7 +392,20 @@ impl Eliminator<'_> {
     fn dec(&mut self, d: Dec, out: &mut Vec<Dec>) -> R<()> {
         let span = d.span;
         match d.kind {
-            DecKind::Value(_) | DecKind::TypeAbbrev(_) => out.push(d),
+            DecKind::Value(v) => {
+                self.declare_member(Some(&v.name), None);
+                out.push(Dec {
+                    kind: DecKind::Value(v),
+                    ..d
+                });
+            }
+            DecKind::TypeAbbrev(t) => {
+                self.declare_member(None, Some(&t.name));
+                out.push(Dec {
+                    kind: DecKind::TypeAbbrev(t),
+                    ..d
+                });
+            }
             DecKind::ModuleType(mt) => {
                 let specs = self.specs(&mt.body)?;
                 self.declare(&mt.name, Entity::ModType(Rc::new(specs)));
@@ -311,7 +431,15 @@ impl Eliminator<'_> {
                 let r = self.dec(*inner, &mut inner_out);
                 self.local_depth -= 1;
                 r?;
-                out.extend(inner_out.into_iter().map(local));
+                let inner_out: Vec<Dec> = inner_out.into_iter().map(local).collect();
+                // Opened modules are reopened by `opens` instead.
+                self.locals.extend(
+                    inner_out
+                        .iter()
+                        .filter(|d| !matches!(&d.kind, DecKind::Local(i) if matches!(i.kind, DecKind::Open(_))))
+                        .cloned(),
+                );
+                out.extend(inner_out);
             }
             DecKind::Import { path, path_span } => {
                 let (name, env) = self.import(&path, path_span)?;
@@ -347,25 +475,40 @@ impl Eliminator<'_> {
                 Some(s) => Some(self.specs(s)?),
                 None => None,
             };
+            let mut param_specs = Vec::new();
+            for p in &params {
+                let prelude_type = matches!(&p.sig.kind, ModTypeExpKind::Var(q)
+                    if q.is_unqualified() && PRELUDE_MODULE_TYPES.contains(&q.name.as_str())
+                        && self.lookup(&qual_path(q)).is_none());
+                param_specs.push(if prelude_type {
+                    None
+                } else {
+                    Some(self.specs(&p.sig)?)
+                });
+            }
             let mut opens = self.opens.clone();
             if !self.path.is_empty() {
                 opens.push(qual(&self.path));
             }
             let f = Functor {
                 params,
+                param_specs,
                 sig,
                 body,
                 scope: self.scope.clone(),
                 path: self.path.clone(),
                 opens,
+                locals: self.locals.clone(),
             };
             self.declare(&md.name, Entity::Functor(Rc::new(f)));
             return Ok(());
         }
-        let (mut me, env) = self.mod_exp(body, &md.name)?;
+        let (mut me, mut env) = self.mod_exp(body, &md.name)?;
         if let Some(s) = sig {
             let specs = self.specs(&s)?;
+            self.check_provides(&env, &specs, md.name_span, &format!("module `{}`", md.name))?;
             me = self.ascribe(me, &specs, s.span);
+            env = Rc::new(restrict(&env, &specs));
         }
         out.push(module_dec(span, &md.name, me));
         self.declare(&md.name, Entity::Struct(env));
@@ -406,6 +549,8 @@ impl Eliminator<'_> {
             ModExpKind::Ascribe(m, t) => {
                 let (m, env) = self.mod_exp(*m, name)?;
                 let specs = self.specs(&t)?;
+                self.check_provides(&env, &specs, m.span, "this module")?;
+                let env = Rc::new(restrict(&env, &specs));
                 Ok((self.ascribe(m, &specs, t.span), env))
             }
             ModExpKind::Apply(..) => self.apply(me, name),
@@ -421,12 +566,14 @@ impl Eliminator<'_> {
         let mark = self.scope.len();
         let saved_local = std::mem::replace(&mut self.local_depth, 0);
         let saved_opens = self.opens.clone();
-        self.exports.push(Env::default());
+        let locals_mark = self.locals.len();
+        self.exports.push(Env::complete());
         self.path.push(name.to_string());
         let r = f(self);
         self.path.pop();
         let env = self.exports.pop().unwrap_or_default();
         self.opens = saved_opens;
+        self.locals.truncate(locals_mark);
         self.local_depth = saved_local;
         self.scope.truncate(mark);
         Ok((r?, Rc::new(env)))
@@ -486,17 +633,34 @@ impl Eliminator<'_> {
         }
         let mut arg_mods = Vec::new();
         for (i, a) in args.into_iter().enumerate() {
+            let arg_span = a.span;
             let (m, env) = self.mod_exp(a, &format!("{name}_arg{i}"))?;
+            if let (Some(Some(specs)), Some(p)) =
+                (functor.param_specs.get(i), functor.params.get(i))
+            {
+                self.check_provides(
+                    &env,
+                    specs,
+                    arg_span,
+                    &format!("the argument for parameter `{}` of `{fname}`", p.name),
+                )?;
+            }
             arg_mods.push((m, env));
         }
         let inside_definition = self.path.starts_with(&functor.path);
         self.depth += 1;
         let saved_scope = std::mem::replace(&mut self.scope, functor.scope.clone());
+        let saved_locals = std::mem::replace(&mut self.locals, functor.locals.clone());
         let r = self.in_module(name, |e| {
             let mut out = Vec::new();
             if !inside_definition {
                 for q in &functor.opens {
                     out.push(local(open_dec(span, q.clone())));
+                }
+                for d in &functor.locals {
+                    let mut d = d.clone();
+                    renumber::dec(&mut d, e.ids);
+                    out.push(d);
                 }
             }
             for (p, (m, env)) in functor.params.iter().zip(arg_mods) {
@@ -546,8 +710,12 @@ impl Eliminator<'_> {
             Ok(out)
         });
         self.scope = saved_scope;
+        self.locals = saved_locals;
         self.depth -= 1;
-        let (decs, env) = r?;
+        let (decs, mut env) = r?;
+        if let Some(specs) = &functor.sig {
+            env = Rc::new(restrict(&env, specs));
+        }
         Ok((
             ModExp {
                 span,
@@ -801,10 +969,12 @@ impl Eliminator<'_> {
         let saved_scope = std::mem::take(&mut self.scope);
         let saved_path = std::mem::take(&mut self.path);
         let saved_opens = std::mem::take(&mut self.opens);
+        let saved_locals = std::mem::take(&mut self.locals);
         let r = self.in_module(&name, |e| e.decs(decs));
         self.scope = saved_scope;
         self.path = saved_path;
         self.opens = saved_opens;
+        self.locals = saved_locals;
         self.dirs.pop();
         self.loading.pop();
         let (decs, env) = r?;
