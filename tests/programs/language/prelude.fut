@@ -59,3 +59,10 @@ entry streams (xs: []i32) =
   , map_stream_per (\_ c -> map (* 3) c) xs
   , reduce_stream_per (+) (\_ c -> i32.sum c) xs
   )
+
+-- `break` is the identity.
+-- ==
+-- entry: breakpoint
+-- input { 1 } output { 2 }
+
+entry breakpoint (x: i32) = break (x + 1)

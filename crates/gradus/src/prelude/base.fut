@@ -28,6 +28,8 @@ def unzip 'a 'b [n] (xs: [n](a, b)) : ([n]a, [n]b) = ???
 def length 't [n] (xs: [n]t) : i64 = ???
 def opaque 't (x: t) : t = ???
 def trace 't (x: t) : t = ???
+-- A debugger breakpoint in Futhark; the identity here (LANGUAGE.md 9.6).
+def break 't (x: t) : t = x
 
 -- Automatic differentiation (LANGUAGE.md section 10).
 def jvp 'a 'b (f: a -> b) (x: a) (dx: a) : b = ???
