@@ -35,3 +35,10 @@ entry zeros_twice [n] (xs: [n]f64) (ys: [][]f64) = (map2 (+) xs zeros, add_zeros
 def ones [n] : [n]f64 = replicate n 1
 
 entry grad [n] (xs: [n]f64) = vjp (\v -> f64.sum (map2 (*) ones (map (\x -> x * x) v))) xs 1.0
+
+-- A sized constant at the implicit size of an entry point's `[]` parameter.
+-- ==
+-- entry: implicit
+-- input { [1.0, 2.0] } output { [1.0, 2.0] }
+
+entry implicit (xs: []f64) = map2 (+) xs zeros
