@@ -16,6 +16,7 @@ pub mod core;
 pub mod data;
 pub mod diag;
 pub mod internalise;
+pub mod modules;
 pub mod opt;
 pub mod pipeline;
 pub mod prelude;

@@ -281,8 +281,12 @@ fn indexing_and_slicing() {
         "test.fut:1:21: too many indices: type `[]f64` has 1 dimension(s)"
     );
     assert_eq!(
-        err_line("def f (xs: []f64) (i: i32) = xs[i]"),
-        "test.fut:1:33: an index must have type `i64`"
+        ty_of("def f (xs: []f64) (i: i32) (j: u8) = (xs[i], xs[j:])", "f"),
+        "[n]f64 -> i32 -> u8 -> (f64, []f64)"
+    );
+    assert_eq!(
+        err_line("def f (xs: []f64) (i: f32) = xs[i]"),
+        "test.fut:1:33: an index must have an integer type"
     );
 }
 

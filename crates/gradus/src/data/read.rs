@@ -741,6 +741,13 @@ fn convert(bytes: &[u8], l: &Lit, t: PrimType) -> Res<Scalar> {
                 ))
             };
             let Some(v) = v else { return out_of_range() };
+            // As Futhark's reader does, a negative literal for an unsigned type wraps around
+            // (`-1u8` is 255) when its two's-complement form fits in the type's width.
+            let v = if t.is_unsigned_int() && v < 0 && v >= -(1i128 << (t.bits() - 1)) {
+                v + (1i128 << t.bits())
+            } else {
+                v
+            };
             macro_rules! fit {
                 ($ty:ty, $variant:ident) => {
                     match <$ty>::try_from(v) {

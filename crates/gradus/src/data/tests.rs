@@ -28,6 +28,11 @@ fn defaults_and_suffixes() {
     assert_eq!(one("1_000i64"), Value::Scalar(Scalar::I64(1000)));
     assert_eq!(one("255u8"), Value::Scalar(Scalar::U8(255)));
     assert_eq!(one("0xffu8"), Value::Scalar(Scalar::U8(255)));
+    // Negative literals of unsigned types wrap around, as in Futhark.
+    assert_eq!(one("-1u8"), Value::Scalar(Scalar::U8(255)));
+    assert_eq!(one("-128u8"), Value::Scalar(Scalar::U8(128)));
+    assert_eq!(one("-2u32"), Value::Scalar(Scalar::U32(u32::MAX - 1)));
+    assert_eq!(one("-1u64"), Value::Scalar(Scalar::U64(u64::MAX)));
     assert_eq!(one("0b101"), Value::Scalar(Scalar::I32(5)));
     assert_eq!(one("2.5e-3f64"), Value::Scalar(Scalar::F64(2.5e-3)));
     assert_eq!(one("1e5"), Value::Scalar(Scalar::F64(1e5)));
@@ -87,7 +92,7 @@ fn rejects_malformed_text() {
         "1e5i32",
         "1.5i32",
         "300u8",
-        "-1u8",
+        "-129u8",
         "128i8",
         "empty([2]f64)",
         "empty(f64)",

@@ -59,6 +59,24 @@ impl<'a> Internaliser<'a> {
                 node,
             })));
         }
+        let sized_constant = dec.params.is_empty()
+            && self
+                .typed
+                .size_params
+                .get(&dec.body.id)
+                .is_some_and(|v| !v.is_empty());
+        if sized_constant {
+            // `def indices [n] : [n]i64 = iota n`: the sizes come from each use's
+            // instantiation, so the constant is evaluated per use, like a call.
+            let fv = FunVal {
+                callee: Callee::Decl(i),
+                args: Vec::new(),
+                ty: ty.cloned(),
+                env: env.clone(),
+                node,
+            };
+            return self.call(&fv, Vec::new(), span);
+        }
         if dec.params.is_empty() {
             if let Some(v) = self.constants.get(&i) {
                 return Ok(v.clone());
@@ -286,6 +304,8 @@ impl<'a> Internaliser<'a> {
                     '+' => BinOp::Add,
                     '-' => BinOp::Sub,
                     '*' => BinOp::Mul,
+                    '/' => BinOp::Div,
+                    '%' => BinOp::Mod,
                     _ => return None,
                 };
                 Some(self.em.i64_bin(op, a, b))

@@ -114,8 +114,7 @@ impl<'a> Internaliser<'a> {
             let n = dims.get(k).copied().unwrap_or(i64c(0));
             match ix {
                 ast::DimIndex::Fix(x) => {
-                    let v = self.exp(x, env)?;
-                    let i = self.leaf(&v, x.span)?;
+                    let i = self.index_exp(x, env)?;
                     out.push(DimIndex::Fix(i));
                     msg_parts.push("{}".to_string());
                     msg_args.push(i);
@@ -124,10 +123,7 @@ impl<'a> Internaliser<'a> {
                     has_slice = true;
                     let eval = |s: &mut Self, x: &'a Option<ast::Exp>| -> R<Option<SubExp>> {
                         match x {
-                            Some(x) => {
-                                let v = s.exp(x, env)?;
-                                Ok(Some(s.leaf(&v, x.span)?))
-                            }
+                            Some(x) => Ok(Some(s.index_exp(x, env)?)),
                             None => Ok(None),
                         }
                     };
@@ -432,6 +428,16 @@ impl<'a> Internaliser<'a> {
             },
             "range",
         ))))
+    }
+
+    /// An index, slice bound or stride: any integer type (LANGUAGE.md 5.5), converted to
+    /// `i64` so that the bounds checks see its value (a negative `i32` stays negative, a
+    /// `u8` keeps its value).
+    fn index_exp(&mut self, x: &'a ast::Exp, env: &Env) -> R<SubExp> {
+        let v = self.exp(x, env)?;
+        let i = self.leaf(&v, x.span)?;
+        let t = self.prim_type_of(x, PrimType::I64);
+        Ok(self.convert_to_i64(i, t))
     }
 
     fn convert_to_i64(&mut self, x: SubExp, t: PrimType) -> SubExp {

@@ -23,7 +23,7 @@ impl<'a> Internaliser<'a> {
         self.typed.exp_types.get(&e.id)
     }
 
-    fn prim_type_of(&self, e: &ast::Exp, default: PrimType) -> PrimType {
+    pub(super) fn prim_type_of(&self, e: &ast::Exp, default: PrimType) -> PrimType {
         match self.exp_type(e) {
             Some(Ty::Prim(t)) => *t,
             _ => default,

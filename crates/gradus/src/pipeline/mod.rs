@@ -1,7 +1,8 @@
 //! The one place that orders the compiler's stages.
 //!
 //! ```text
-//! prelude + program text --parse--> AST --check--> typed AST --internalise--> core IR
+//! prelude + program text --parse--> AST --modules--> AST without module types, functors or
+//!   imports --check--> typed AST --internalise--> core IR
 //!   --verify--> opt (crate::opt, verified after every pass) --> interpreter
 //! ```
 //!
@@ -54,6 +55,8 @@ fn parse(path: &str, source: &str) -> Result<Parsed, Diagnostics> {
         .map_err(|d| fail(&sources, d))?;
     let program =
         crate::syntax::parse_file(file, source, &mut ids).map_err(|d| fail(&sources, d))?;
+    let program = crate::modules::eliminate(file, program, &mut sources, &mut ids)
+        .map_err(|d| fail(&sources, d))?;
     Ok(Parsed {
         sources,
         prelude,

@@ -28,6 +28,8 @@ def unzip 'a 'b [n] (xs: [n](a, b)) : ([n]a, [n]b) = ???
 def length 't [n] (xs: [n]t) : i64 = ???
 def opaque 't (x: t) : t = ???
 def trace 't (x: t) : t = ???
+-- A debugger breakpoint in Futhark; the identity here (LANGUAGE.md 9.6).
+def break 't (x: t) : t = x
 
 -- Automatic differentiation (LANGUAGE.md section 10).
 def jvp 'a 'b (f: a -> b) (x: a) (dx: a) : b = ???
@@ -146,4 +148,52 @@ def partition 'a [n] (p: a -> bool) (as: [n]a) : ([]a, []a) =
   let is = map3 (\f o i -> if f == 1 then o - 1 else m + i - o) flags offsets (iota n)
   let all = scatter (copy as) is as
   in (all[:m], all[m:])
+
+
+def partition2 'a [n] (p1: a -> bool) (p2: a -> bool) (as: [n]a) : ([]a, []a, []a) =
+  let (xs, rest) = partition p1 as
+  let (ys, zs) = partition p2 rest
+  in (xs, ys, zs)
+
+-- Multi-dimensional scatter and histograms: the index tuples become positions in the
+-- flattened destination; a tuple with any component out of range becomes -1 (ignored).
+def scatter_2d 't [k] [m] [n] (dest: *[k][m]t) (is: [n](i64, i64)) (vs: [n]t) : *[k][m]t =
+  let flat = map (\(i, j) -> if 0 <= i && i < k && 0 <= j && j < m then i * m + j else -1) is
+  in unflatten (scatter (flatten dest) flat vs)
+def scatter_3d 't [k] [m] [l] [n] (dest: *[k][m][l]t) (is: [n](i64, i64, i64)) (vs: [n]t)
+    : *[k][m][l]t =
+  let flat =
+    map (\(i, j, h) ->
+           if 0 <= i && i < k && 0 <= j && j < m && 0 <= h && h < l
+           then (i * m + j) * l + h
+           else -1)
+        is
+  in unflatten_3d (scatter (flatten_3d dest) flat vs)
+def reduce_by_index_2d 'a [k] [m] [n] (dest: *[k][m]a) (f: a -> a -> a) (ne: a)
+    (is: [n](i64, i64)) (as: [n]a) : *[k][m]a =
+  let flat = map (\(i, j) -> if 0 <= i && i < k && 0 <= j && j < m then i * m + j else -1) is
+  in unflatten (reduce_by_index (flatten dest) f ne flat as)
+def reduce_by_index_3d 'a [k] [m] [l] [n] (dest: *[k][m][l]a) (f: a -> a -> a) (ne: a)
+    (is: [n](i64, i64, i64)) (as: [n]a) : *[k][m][l]a =
+  let flat =
+    map (\(i, j, h) ->
+           if 0 <= i && i < k && 0 <= j && j < m && 0 <= h && h < l
+           then (i * m + j) * l + h
+           else -1)
+        is
+  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as)
+def hist_2d 'a [n] (op: a -> a -> a) (ne: a) (k: i64) (m: i64) (is: [n](i64, i64)) (as: [n]a)
+    : *[k][m]a =
+  reduce_by_index_2d (replicate k (replicate m ne)) op ne is as
+def hist_3d 'a [n] (op: a -> a -> a) (ne: a) (k: i64) (m: i64) (l: i64)
+    (is: [n](i64, i64, i64)) (as: [n]a) : *[k][m][l]a =
+  reduce_by_index_3d (replicate k (replicate m (replicate l ne))) op ne is as
+
+-- Streams, as one chunk: the whole array.
+def map_stream 'a 'b [n] (f: (k: i64) -> [k]a -> [k]b) (as: [n]a) : *[n]b = copy (f n as)
+def map_stream_per 'a 'b [n] (f: (k: i64) -> [k]a -> [k]b) (as: [n]a) : *[n]b = copy (f n as)
+def reduce_stream 'a 'b [n] (_op: b -> b -> b) (f: (k: i64) -> [k]a -> b) (as: [n]a) : b =
+  f n as
+def reduce_stream_per 'a 'b [n] (_op: b -> b -> b) (f: (k: i64) -> [k]a -> b) (as: [n]a) : b =
+  f n as
 

@@ -44,6 +44,7 @@ pub mod ast;
 pub mod lexer;
 pub mod parser;
 pub mod print;
+pub mod renumber;
 
 use crate::diag::{Diagnostic, FileId};
 use ast::NodeIdGen;

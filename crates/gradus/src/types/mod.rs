@@ -71,8 +71,9 @@
 //! - Unqualified built-in operators are [`Resolved::Builtin`] unless a declaration or an
 //!   opened module (`open M`, `M.(e)`) provides an operator of that name.
 //!
-//! Not supported (reported as limitations at their span): parametric modules, module types
-//! and ascription, `import`, sum types and `match`.
+//! Not supported (reported as limitations at their span): sum types and `match`. Parametric
+//! modules, module types, ascription and `import` are eliminated before checking
+//! ([`crate::modules`]); given to the checker directly, they are reported as limitations.
 
 mod check;
 mod infer;

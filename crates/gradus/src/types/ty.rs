@@ -30,7 +30,8 @@ pub enum Size {
     /// The value of an `i64` binding (a size parameter or an `i64` variable), with its name for
     /// printing.
     Named(BindingId, String),
-    /// `a + b`, `a * b`, `a - b` of sizes (compared syntactically, LANGUAGE.md 7.3).
+    /// `a + b`, `a * b`, `a - b` of sizes, or `a / c`, `a % c` with a non-zero constant `c`
+    /// (compared syntactically, LANGUAGE.md 7.3).
     Op(char, Box<Size>, Box<Size>),
     /// Not yet known: to be found by unification.
     Var(SizeVar),

@@ -1,7 +1,7 @@
 //! Module expressions, module types and specifications (LANGUAGE.md 12).
 //!
-//! Parsed fully even though the checker supports only plain modules: parametric modules and
-//! module types reach the checker, which reports them as limitations at their spans.
+//! Parsed fully; [`crate::modules`] rewrites parametric modules, module types, ascription and
+//! imports into the plain modules the checker supports.
 
 use super::{PResult, Parser, split_qual};
 use crate::syntax::ast::*;

@@ -95,6 +95,19 @@ impl Parser<'_> {
                     pat: Box::new(pat),
                 }
             }
+            // An operator bound as a name: `def sort ((<=): a -> a -> bool) ...`.
+            Tok::LParen
+                if matches!(self.peek_at(1), Tok::Op(_))
+                    && matches!(self.peek_at(2), Tok::RParen) =>
+            {
+                self.bump();
+                let name = match self.bump() {
+                    Tok::Op(o) => o,
+                    _ => String::new(),
+                };
+                self.bump();
+                PatKind::Name(name)
+            }
             Tok::LParen => {
                 self.bump();
                 if self.eat(&Tok::RParen) {

@@ -87,25 +87,27 @@ impl Checker {
         Ok(ft)
     }
 
+    /// An index or slice part: any integer type (LANGUAGE.md 5.5). A type not yet known (a
+    /// literal, a lambda parameter) becomes `i64`, as it would if indices had to be `i64`.
+    fn check_index(&mut self, e: &Exp, what: &str) -> R<()> {
+        let t = self.check_exp(e)?;
+        match self.u.resolve(&t) {
+            Ty::Prim(p) if p.is_int() => Ok(()),
+            _ => self.expect(e.span, what, &Ty::Prim(PrimType::I64), &t),
+        }
+    }
+
     pub(super) fn index_type(&mut self, t: &Ty, idx: &[DimIndex], span: Span) -> R<Ty> {
         let mut slices: Vec<Option<&DimIndex>> = Vec::new();
         for d in idx {
             match d {
                 DimIndex::Fix(e) => {
-                    self.check_exp_as(
-                        e,
-                        "an index must have type `i64`",
-                        &Ty::Prim(PrimType::I64),
-                    )?;
+                    self.check_index(e, "an index must have an integer type")?;
                     slices.push(None);
                 }
                 DimIndex::Slice { start, end, stride } => {
                     for e in [start, end, stride].into_iter().flatten() {
-                        self.check_exp_as(
-                            e,
-                            "a slice bound must have type `i64`",
-                            &Ty::Prim(PrimType::I64),
-                        )?;
+                        self.check_index(e, "a slice bound must have an integer type")?;
                     }
                     slices.push(Some(d));
                 }

@@ -5,7 +5,9 @@
 //! done, overloaded variables are defaulted, pending checks run and what is still free is
 //! generalised (see the module doc of [`super`]).
 
-use super::typeops::{arrows, bare_in, free_size_vars, free_vars, size_is_known, ty_mentions};
+use super::typeops::{
+    arrows, bare_in, free_size_vars, free_vars, size_is_known, size_mentions, ty_mentions,
+};
 use super::{
     AbbrParam, Anon, Checker, FunctionParts, Item, ModEnv, PendingStatic, R, Scheme, SizeParams,
     TypeAbbr, TypeParams, ValEntry, err, limitation, strip,
@@ -298,7 +300,7 @@ impl Checker {
         )?;
         let _ = lifted_names;
 
-        self.finish_constraints(var_start, lit_start, static_start)?;
+        self.finish_constraints(var_start, lit_start)?;
 
         // Generalise.
         let fn_res = self.u.resolve(&fn_ty);
@@ -318,7 +320,9 @@ impl Checker {
             tparams.push((name, lifted));
         }
         let mut sparams = explicit_sizes;
+        let explicit_count = sparams.len();
         self.generalise_sizes(&ptys, svar_start, &mut sparams, &avoid);
+        self.check_static_sizes(static_start, &sparams[explicit_count..], &ptys)?;
         // Sizes of the result only (or nowhere) are unknown.
         let fn_res = self.u.resolve(&fn_ty);
         let mut leftover = Vec::new();
@@ -473,12 +477,7 @@ impl Checker {
     }
 
     /// Defaulting and the checks that wait until a top-level declaration is inferred.
-    fn finish_constraints(
-        &mut self,
-        var_start: usize,
-        lit_start: usize,
-        static_start: usize,
-    ) -> R<()> {
+    fn finish_constraints(&mut self, var_start: usize, lit_start: usize) -> R<()> {
         for i in var_start..self.u.tvar_count() {
             let v = TyVar(i as u32);
             if self.u.is_bound(v) {
@@ -536,11 +535,28 @@ impl Checker {
                 }
             }
         }
-        // Sizes that must be known statically.
+        Ok(())
+    }
+
+    /// Sizes that must be known statically (7.3 rule 4), checked once the declaration's
+    /// implicit size parameters are generalised: a size that became one of them (`[]` in a
+    /// parameter type) is known.
+    /// An implicit parameter counts only where some parameter type has it as a whole
+    /// dimension (`def f xs = unflatten xs` cannot tell the sizes of `unflatten`).
+    fn check_static_sizes(
+        &mut self,
+        static_start: usize,
+        implicit: &[(String, BindingId)],
+        ptys: &[Ty],
+    ) -> R<()> {
+        let ptys: Vec<Ty> = ptys.iter().map(|t| self.u.resolve(t)).collect();
         let pend: Vec<PendingStatic> = self.pending_static.drain(static_start..).collect();
         for p in pend {
             let s = self.u.resolve_size(&p.size);
-            if !size_is_known(&s) {
+            let hidden = implicit
+                .iter()
+                .any(|(_, b)| size_mentions(&s, *b) && !ptys.iter().any(|t| bare_in(t, *b)));
+            if hidden || !size_is_known(&s) {
                 return Err(Box::new(
                     Diagnostic::error(p.span, format!("cannot determine the size `{}` of `{}`", p.size_name, p.func))
                         .with_label(format!("size `{}` must be known here", p.size_name))

@@ -89,7 +89,7 @@ fn map_sizes(t: &Ty, f: &impl Fn(&Size) -> Size) -> Ty {
     }
 }
 
-fn size_mentions(s: &Size, b: BindingId) -> bool {
+pub(super) fn size_mentions(s: &Size, b: BindingId) -> bool {
     match s {
         Size::Named(x, _) => *x == b,
         Size::Op(_, l, r) => size_mentions(l, b) || size_mentions(r, b),

@@ -187,6 +187,14 @@ impl Checker {
                     "+" => '+',
                     "-" => '-',
                     "*" => '*',
+                    // Division by a non-zero constant (`2 * (n / 2)`), which cannot fail.
+                    "/" | "%" if matches!(&strip(rhs).kind, ExpKind::Int(l) if l.value != 0) => {
+                        if op == "/" {
+                            '/'
+                        } else {
+                            '%'
+                        }
+                    }
                     _ => return None,
                 };
                 Some(Size::Op(
