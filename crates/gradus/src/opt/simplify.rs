@@ -16,6 +16,7 @@ use crate::core::safety::{IN_BOUNDS, NO_WRAP, Ranges};
 use crate::core::subst::{subst_body, subst_names};
 use crate::core::visit::consumed_in_body;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
 /// What a rule does with a statement.
 pub enum Rewrite {
@@ -45,7 +46,8 @@ pub struct Engine<'n> {
     /// The name table.
     pub names: &'n mut NameTable,
     /// Definitions of the variables seen so far (variable to its statement and position).
-    pub defs: HashMap<Var, (Stm, usize)>,
+    /// Shared: one copy per statement, not one per variable it binds.
+    pub defs: HashMap<Var, (Rc<Stm>, usize)>,
     /// Variables consumed somewhere in the function.
     pub consumed: HashSet<Var>,
     /// Whether the float policy is strict IEEE.
@@ -60,7 +62,7 @@ pub struct Engine<'n> {
 impl<'n> Engine<'n> {
     /// The definition of `v`, if it is a statement's single result (or any result).
     pub fn def(&self, v: Var) -> Option<&Stm> {
-        self.defs.get(&v).map(|(s, _)| s)
+        self.defs.get(&v).map(|(s, _)| &**s)
     }
 
     /// The definition of a sub-expression's variable.
@@ -260,8 +262,9 @@ impl<'n> Engine<'n> {
         if scope.ranges.note_arithmetic(&stm) && !stm.aux.attrs.iter().any(|a| a == NO_WRAP) {
             stm.aux.attrs.push(NO_WRAP.to_string());
         }
+        let shared = Rc::new(stm.clone());
         for (k, v) in stm.pat.iter().enumerate() {
-            self.defs.insert(*v, (stm.clone(), k));
+            self.defs.insert(*v, (shared.clone(), k));
             scope.local.insert(*v);
         }
         out.push(stm);
