@@ -63,6 +63,11 @@ def scat [n] (xs: [n]f64) (is: [n]i64) = scatter (map (* 2) xs) is (map f64.sin 
 entry scatter_primal [n] (xs: [n]f64) (is: [n]i64) = scat xs is
 entry scatter_grad [n] (xs: [n]f64) (is: [n]i64) = vjp2 (\xs -> scat xs is) xs (replicate n 1)
 
+-- A custom reverse derivative: the adjoint code is the user's, once per element.
+def my_sqrt (x: f64) = with_vjp f64.sqrt (\r ybar -> ybar / (2 * r)) x
+entry custom_primal [n] (xs: [n]f64) = f64.sum (map my_sqrt xs)
+entry custom_grad [n] (xs: [n]f64) = vjp2 (\xs -> f64.sum (map my_sqrt xs)) xs 1
+
 -- A small Gaussian mixture objective (BENCHMARKS.md, ADBench GMM without the Wishart prior):
 -- k components in d dimensions with diagonal covariances, n points.
 def logsumexp [k] (xs: [k]f64) = let m = f64.maximum xs in m + f64.log (f64.sum (map (\x -> f64.exp (x - m)) xs))
@@ -103,6 +108,7 @@ fn gradients_cost_a_constant_factor_of_the_primal() {
             ("min", vec![f64s(n, 7)]),
             ("hist", vec![f64s(n, 8), indices(n, 10, 9)]),
             ("scatter", vec![f64s(n, 10), indices(n, n, 11)]),
+            ("custom", vec![f64s(n, 16)]),
             (
                 "gmm",
                 vec![mat(n / 5, 3, 12), f64s(4, 13), mat(4, 3, 14), mat(4, 3, 15)],
