@@ -50,6 +50,7 @@ mod accs;
 mod basic;
 mod custom;
 mod hist;
+mod hist_general;
 mod loops;
 mod map;
 mod reduce;
