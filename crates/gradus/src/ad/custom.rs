@@ -20,6 +20,7 @@
 //! Values the lambda captures are constants for the user's derivative: the rules pass
 //! derivatives to the arguments only, so captured values receive none.
 
+use crate::core::builder::Builder;
 use crate::core::ir::{AdMode, Aux, BasicOp, Body, Exp, Lambda, NameTable, Stm, SubExp, Var};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
 use crate::core::visit::stm_free_vars;
@@ -118,6 +119,26 @@ pub fn primal(names: &mut NameTable, c: &Custom<'_>, aux: &Aux) -> (Vec<Stm>, Ve
 /// `let pat_i = value_i` for each variable of `pat`.
 pub fn bind_results(pat: &[Var], values: &[SubExp], aux: &Aux) -> Vec<Stm> {
     super::bind_all(pat, values, aux)
+}
+
+/// `value` checked to have the shape of `like` (a run-time size error at the statement being
+/// emitted otherwise): the user's derivative must have exactly the shape of what it is the
+/// derivative of (LANGUAGE.md 10.1).
+pub fn coerce_like(e: &mut Builder<'_>, value: SubExp, like: Var) -> SubExp {
+    let want = e.names.ty(like).clone();
+    let SubExp::Var(v) = value else { return value };
+    if want.rank() == 0 || e.names.ty(v).dims() == want.dims() {
+        return value;
+    }
+    let type_text = format!("{}{}", "[]".repeat(want.rank()), want.elem().name());
+    SubExp::Var(e.basic(
+        BasicOp::Coerce {
+            array: v,
+            shape: want.dims().to_vec(),
+            type_text,
+        },
+        "derivative",
+    ))
 }
 
 /// Replaces every custom-derivative statement of `body`, at any depth, by the function it

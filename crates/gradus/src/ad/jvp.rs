@@ -313,7 +313,8 @@ impl Jvp<'_> {
         for (k, y) in s.pat.iter().enumerate() {
             self.e
                 .push(vec![*y], Exp::BasicOp(BasicOp::SubExp(results[k])));
-            self.set(*y, Some(results[c.n_results + k]));
+            let ydot = custom::coerce_like(&mut self.e, results[c.n_results + k], *y);
+            self.set(*y, Some(ydot));
         }
         Ok(())
     }

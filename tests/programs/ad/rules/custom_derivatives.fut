@@ -94,3 +94,13 @@ entry nested (x: f64) (y: f64) =
   , jvp (\s -> vjp my_sqrt s 1) x 1
   , vjp (\s -> jvp my_sin s 1) y 1
   , jvp (\s -> jvp my_sin s 1) y 1 )
+
+-- A user derivative must have exactly the shape of what it is the derivative of: a run-time
+-- size error otherwise (LANGUAGE.md 10.1, 10.7).
+-- ==
+-- entry: wrong_shape
+-- input { [1.0, 2.0, 3.0] 1i64 } error: cannot match shape
+-- input { [1.0, 2.0, 3.0] 3i64 } output { [2.0, 2.0, 2.0] [2.0, 2.0, 2.0] }
+entry wrong_shape (x: []f64) (k: i64) =
+  ( vjp (\v -> f64.sum (with_vjp (map (* 2)) (\_ yb -> map (* 2) (take k yb)) v)) x 1
+  , jvp (with_jvp (map (* 2)) (\_ xd -> map (* 2) (take k xd))) x (map (const 1) x) )

@@ -50,6 +50,8 @@ entry h_mat2 [n] (is: [n]i64) (dest: [2][4]f64) (ms: [n][4]f64) (yb: [2][4]f64) 
 -- input { [0i64, 2i64, 0i64, 1i64, 5i64, 2i64, -1i64] [2.0, -1.0, 3.5, 0.5, 4.0, 1.5, 2.5]
 --         [1.0, 2.0, -1.0] [0.5, -3.0, 4.0] }
 -- output { [1.0, -1.0, 0.5, -1.0, 0.0, 4.0, 0.0] }
+-- input { empty([0]i64) empty([0]f64) [1.0, 2.0, -1.0] [0.5, -3.0, 4.0] }
+-- output { empty([0]f64) }
 entry h_minmax [n] (is: [n]i64) (vs: [n]f64) (ymin: [3]f64) (ymax: [3]f64) =
   vjp (\vs -> unzip (hist (\(a1, b1) (a2, b2) -> (f64.min a1 a2, f64.max b1 b2))
                           (f64.inf, -f64.inf) 3 is (zip vs vs)))

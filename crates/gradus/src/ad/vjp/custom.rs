@@ -7,7 +7,7 @@
 //! nested scope.
 
 use super::{R, Vjp};
-use crate::ad::custom::{as_custom, bind_results, instantiate, primal};
+use crate::ad::custom::{as_custom, bind_results, coerce_like, instantiate, primal};
 use crate::core::ir::{AdMode, Stm, SubExp};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -44,7 +44,12 @@ impl Vjp<'_> {
         let (stms, results) = instantiate(&mut self.e.names, c.lam, &inputs, &s.aux);
         self.e.add_stms(stms);
         for (x, xbar) in c.args.iter().zip(&results[c.n_results..]) {
-            self.add_adj_se(x, *xbar, false)?;
+            // f' must return exactly the shape of x (a run-time size error otherwise).
+            let xbar = match x {
+                SubExp::Var(x) => coerce_like(&mut self.e, *xbar, *x),
+                SubExp::Const(_) => *xbar,
+            };
+            self.add_adj_se(x, xbar, false)?;
         }
         Ok(())
     }
