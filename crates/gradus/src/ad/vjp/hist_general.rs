@@ -17,17 +17,20 @@
 //! * `dest̄[b] = vjp (\d -> d ⊕ h[b]) dest[b] ȳ[b]`.
 //!
 //! Contributions with out-of-range indices were dropped by the `hist` and get zero. The
-//! per-contribution adjoints are scattered back to the original positions.
+//! per-contribution adjoints are scattered back to the original positions. An operator that
+//! reads a value being differentiated from its surroundings is reported as not supported
+//! (its operands are what is differentiated), here and by `scan.rs`'s general rule.
 //!
 //! Cost: the sort makes one pass per bit of the number of bins (a map, a `+` scan and a
 //! scatter over the `w` contributions each), the scans and maps a constant number of
 //! operator applications and their derivatives per contribution: `O(w · log k)` for `k`
 //! bins, parallel throughout. Memory: the sorted copies, `O(w)` values.
 
-use super::{R, Vjp};
+use super::{R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::visit::lambda_free_vars;
 use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
@@ -46,6 +49,7 @@ impl Vjp<'_> {
         bins: &[Var],
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
+        self.no_active_captures(lam)?;
         let k = dests.len();
         let nb = self.e.names.ty(dests[0]).dims()[0];
         let rows: Vec<Type> = values.iter().map(|v| self.e.names.ty(*v).row()).collect();
@@ -203,6 +207,22 @@ impl Vjp<'_> {
             for (c, a) in active_dests.iter().zip(db) {
                 self.add_adj(dests[*c], SubExp::Var(a), true)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The general rules differentiate the operator with respect to its operands only: an
+    /// operator that reads a value being differentiated is reported instead.
+    pub(super) fn no_active_captures(&self, lam: &Lambda) -> R<()> {
+        if lambda_free_vars(lam)
+            .iter()
+            .any(|v| self.active.contains(v))
+        {
+            return Err(limitation(
+                self.e.aux().span,
+                "reverse-mode AD of a hist or scan whose operator reads a value being \
+                 differentiated (pass it in the elements instead)",
+            ));
         }
         Ok(())
     }

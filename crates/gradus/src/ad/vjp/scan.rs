@@ -309,6 +309,7 @@ impl Vjp<'_> {
         ys: &[Var],
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
+        self.no_active_captures(lam)?;
         let k = arrays.len();
         let mut ybar = Vec::with_capacity(k);
         for (y, yb) in ys.iter().zip(ybars) {
