@@ -33,10 +33,11 @@
 //! derivatives, which are computed once (`derivatives::prim_tangent_lanes`); accumulators
 //! have no lane rule.
 
+use super::custom;
 use super::derivatives::{prim_tangent, prim_tangent_lanes};
 use crate::core::builder::{Builder, CseScope, HasBuilder};
 use crate::core::ir::{
-    BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
+    AdMode, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::safety::CHECKED_BEFORE;
 use crate::core::screma::{is_fused, unfuse_stms};
@@ -276,11 +277,46 @@ impl Jvp<'_> {
                 "forward-mode AD of function calls (functions are inlined before AD)",
             )),
             Exp::WithAcc { inputs, lam } => self.with_acc(s, inputs, lam),
+            Exp::Ad { mode, .. } if mode.is_custom() => self.custom(s),
             Exp::Ad { mode, .. } => Err(Diagnostic::bug(format!(
                 "jvp reached an unexpanded {} (the AD pass expands innermost first)",
                 mode.name()
             ))),
         }
+    }
+
+    /// A custom derivative ([`custom`]): the results' tangents of `with_jvp f f' x` are
+    /// `f' x xdot`; `with_vjp` is differentiated as the function it wraps.
+    fn custom(&mut self, s: &Stm) -> R<()> {
+        let c =
+            custom::as_custom(&s.exp).ok_or_else(|| Diagnostic::bug("not a custom derivative"))?;
+        if c.mode == AdMode::WithVjp {
+            let (stms, results) = custom::primal(&mut self.e.names, &c, &s.aux);
+            for st in &stms {
+                self.stm(st)?;
+            }
+            self.e.set_aux(s.aux.clone());
+            for (y, r) in s.pat.iter().zip(&results) {
+                self.e.push(vec![*y], Exp::BasicOp(BasicOp::SubExp(*r)));
+                let t = self.tangent_of(r);
+                self.set(*y, t);
+            }
+            return Ok(());
+        }
+        self.no_lanes(s.aux.span, "with_jvp")?;
+        let mut inputs = c.args.to_vec();
+        for a in c.args {
+            inputs.push(self.tangent_or_zero(a));
+        }
+        let (stms, results) = custom::instantiate(&mut self.e.names, c.lam, &inputs, &s.aux);
+        self.e.add_stms(stms);
+        for (k, y) in s.pat.iter().enumerate() {
+            self.e
+                .push(vec![*y], Exp::BasicOp(BasicOp::SubExp(results[k])));
+            let ydot = custom::coerce_like(&mut self.e, results[c.n_results + k], *y);
+            self.set(*y, Some(ydot));
+        }
+        Ok(())
     }
 
     fn basic(&mut self, s: &Stm, op: &BasicOp) -> R<()> {

@@ -28,10 +28,14 @@
 //! pattern is bound to the results and their tangents (or the parameters' adjoints).
 //! A `map` of one `jvp` over seeds (`jmp`) is expanded in vector mode ([`vector`]): the
 //! primal once, the directions as an innermost dimension of every tangent.
+//! Custom derivatives (`with_vjp`, `with_jvp`, [`custom`]) are not expanded on their own:
+//! the enclosing operator's rule reads them, and once every operator is expanded the ones
+//! left (outside any operator) are replaced by the function they wrap.
 //! Expanding the innermost operators first means a `jvp` of a function that calls `vjp`
 //! differentiates the already expanded reverse sweep (a Hessian-vector product). Every
 //! variable is bound once, so nested operators cannot confuse their perturbations.
 
+pub mod custom;
 pub mod derivatives;
 pub mod jvp;
 pub mod vector;
@@ -47,6 +51,7 @@ pub fn run(prog: &mut Prog) -> Result<(), Diagnostic> {
     let Prog { names, funs } = prog;
     for f in funs.iter_mut() {
         expand_body(names, &mut f.body, false)?;
+        custom::strip(names, &mut f.body);
     }
     Ok(())
 }
@@ -78,7 +83,7 @@ fn expand_body(names: &mut NameTable, body: &mut Body, under_vjp: bool) -> Resul
         for inner in stm.exp.bodies_mut() {
             expand_body(names, inner, inner_under_vjp)?;
         }
-        if matches!(stm.exp, Exp::Ad { .. }) {
+        if matches!(stm.exp, Exp::Ad { mode, .. } if !mode.is_custom()) {
             out.extend(expand(names, stm)?);
         } else {
             out.push(stm);
@@ -134,6 +139,9 @@ fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
             let d = vjp::differentiate(names, &lam.body.stms, &lam.params, results, &seeds)?;
             out.extend(d.stms);
             d.adjoints
+        }
+        AdMode::WithVjp | AdMode::WithJvp => {
+            return Err(Diagnostic::bug("a custom derivative expanded on its own"));
         }
     };
     if pat.len() != results.len() + derivative.len() {

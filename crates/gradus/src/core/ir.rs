@@ -670,6 +670,12 @@ pub enum Exp {
     /// in scope outside it. The statement binds its results, then the derivative: for
     /// [`AdMode::Jvp`] the tangent of each result given the parameters' tangents `seeds`; for
     /// [`AdMode::Vjp`] the adjoint of each parameter given the results' adjoints `seeds`.
+    ///
+    /// A custom derivative ([`AdMode::WithVjp`], [`AdMode::WithJvp`]) has no seeds: its lambda
+    /// takes `args` and then one more parameter per derivative input (the results' adjoints,
+    /// or the parameters' tangents), and returns the function's results followed by the
+    /// user's derivative. The statement binds the function's results only; an enclosing
+    /// `vjp` or `jvp` reads the derivative part, and the AD pass drops it where none does.
     Ad {
         /// Forward or reverse.
         mode: AdMode,
@@ -689,6 +695,12 @@ pub enum AdMode {
     Jvp,
     /// Reverse mode: adjoints of the parameters.
     Vjp,
+    /// `with_vjp f f' x`: the lambda takes `x` then `ybar` and returns `f x` then
+    /// `f' (f x) ybar`, the cotangent of `x` an enclosing `vjp` uses.
+    WithVjp,
+    /// `with_jvp f f' x`: the lambda takes `x` then `xdot` and returns `f x` then
+    /// `f' x xdot`, the tangent of the result an enclosing `jvp` uses.
+    WithJvp,
 }
 
 impl AdMode {
@@ -697,6 +709,24 @@ impl AdMode {
         match self {
             AdMode::Jvp => "jvp",
             AdMode::Vjp => "vjp",
+            AdMode::WithVjp => "with_vjp",
+            AdMode::WithJvp => "with_jvp",
+        }
+    }
+
+    /// Whether this is a custom derivative (`with_vjp`, `with_jvp`) rather than an AD
+    /// operator.
+    pub fn is_custom(self) -> bool {
+        matches!(self, AdMode::WithVjp | AdMode::WithJvp)
+    }
+
+    /// How many of `lam`'s results are the function's own (the rest are the derivative),
+    /// for a statement with `n_args` arguments.
+    pub fn primal_results(self, lam: &Lambda, n_args: usize) -> usize {
+        match self {
+            AdMode::Jvp | AdMode::Vjp => lam.ret.len(),
+            AdMode::WithVjp => lam.ret.len().saturating_sub(n_args),
+            AdMode::WithJvp => lam.ret.len() / 2,
         }
     }
 }

@@ -121,10 +121,15 @@ pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
             out.extend(lam.ret.iter().skip(inputs.len()).cloned());
             out
         }
-        Exp::Ad { mode, lam, .. } => {
+        Exp::Ad {
+            mode, lam, args, ..
+        } => {
             let derivative: Vec<Type> = match mode {
                 AdMode::Jvp => lam.ret.clone(),
                 AdMode::Vjp => lam.params.iter().map(|p| names.ty(*p).clone()).collect(),
+                AdMode::WithVjp | AdMode::WithJvp => {
+                    return lam.ret[..mode.primal_results(lam, args.len())].to_vec();
+                }
             };
             lam.ret.iter().cloned().chain(derivative).collect()
         }

@@ -115,6 +115,75 @@ impl<'a> Internaliser<'a> {
         Ok((y, x_adj))
     }
 
+    /// `with_vjp f df x` or `with_jvp f df x` (LANGUAGE.md 10.7): a custom-derivative
+    /// statement ([`AdMode::WithVjp`], [`AdMode::WithJvp`]) whose lambda takes fresh
+    /// parameters shaped like `x` and then like the derivative's input (`f x` for `with_vjp`,
+    /// `x` for `with_jvp`), and returns `f x` followed by `df`'s result. The statement binds
+    /// `f x`; the AD pass decides what the derivative part becomes.
+    pub(super) fn custom_derivative(&mut self, name: &str, args: &[IVal], span: Span) -> R<IVal> {
+        let arg = |k: usize| args.get(k).cloned().unwrap_or_else(IVal::unit);
+        let (f, df, x) = (arg(0), arg(1), arg(2));
+        let mode = if name == "with_vjp" {
+            AdMode::WithVjp
+        } else {
+            AdMode::WithJvp
+        };
+        let mut params: Vec<Var> = x
+            .leaves()
+            .iter()
+            .map(|xv| {
+                let t = self.em.ty(xv);
+                self.em.fresh("custom_x", t)
+            })
+            .collect();
+        let point = x.rebuild(&mut params.iter().map(|p| SubExp::Var(*p)));
+        let mut inputs = Vec::new();
+        let mut result = IVal::unit();
+        let (_, body) = self.body_of(|s| {
+            let y = s.apply(f, vec![point.clone()], span)?;
+            // The derivative's input has the shape of the results (adjoints) or of the point
+            // (tangents).
+            let shaped_like = if mode == AdMode::WithVjp { &y } else { &point };
+            inputs = shaped_like
+                .leaves()
+                .iter()
+                .map(|l| {
+                    let t = s.em.ty(l);
+                    s.em.fresh(
+                        if mode == AdMode::WithVjp {
+                            "ybar"
+                        } else {
+                            "xdot"
+                        },
+                        t,
+                    )
+                })
+                .collect();
+            let input = shaped_like.rebuild(&mut inputs.iter().map(|p| SubExp::Var(*p)));
+            let first = if mode == AdMode::WithVjp {
+                y.clone()
+            } else {
+                point.clone()
+            };
+            let d = s.apply(df, vec![first, input], span)?;
+            result = y.clone();
+            Ok(IVal::tuple(vec![y, d]))
+        })?;
+        let y = result;
+        let n_results = y.leaves().len();
+        let ret: Vec<_> = body.result.iter().map(|r| self.em.ty(r)).collect();
+        let tys = ret[..n_results].to_vec();
+        params.extend(inputs);
+        let exp = Exp::Ad {
+            mode,
+            lam: Lambda { params, body, ret },
+            args: x.leaves(),
+            seeds: Vec::new(),
+        };
+        let mut out = self.em.bind(exp, tys, name).into_iter().map(SubExp::Var);
+        Ok(y.rebuild(&mut out))
+    }
+
     /// `f` applied to fresh parameters shaped like `x`, as a lambda, and the structure of its
     /// result.
     fn ad_lambda(&mut self, f: IVal, x: &IVal, hint: &str, span: Span) -> R<(IVal, Lambda)> {

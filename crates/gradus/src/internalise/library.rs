@@ -145,6 +145,7 @@ impl<'a> Internaliser<'a> {
             "jvp" | "jvp2" | "jmp" | "jmp2" | "vjp" | "vjp2" | "mjp" | "mjp2" => {
                 self.ad_operator(name, &args, span)
             }
+            "with_vjp" | "with_jvp" => self.custom_derivative(name, &args, span),
             _ => self.scalar_intrinsic(name, args, span),
         }
     }

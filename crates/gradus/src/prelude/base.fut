@@ -40,6 +40,10 @@ def jmp 'a 'b [k] (f: a -> b) (x: a) (dxs: [k]a) : [k]b = ???
 def jmp2 'a 'b [k] (f: a -> b) (x: a) (dxs: [k]a) : (b, [k]b) = ???
 def mjp 'a 'b [k] (f: a -> b) (x: a) (ybars: [k]b) : [k]a = ???
 def mjp2 'a 'b [k] (f: a -> b) (x: a) (ybars: [k]b) : (b, [k]a) = ???
+-- Custom derivatives (10.7): `f x`, differentiated by `df (f x) ybar` in reverse mode or by
+-- `df x xdot` in forward mode.
+def with_vjp 'a 'b (f: a -> b) (df: b -> b -> a) (x: a) : b = ???
+def with_jvp 'a 'b (f: a -> b) (df: a -> a -> b) (x: a) : b = ???
 
 -- Functions.
 def (|>) '^a '^b (x: a) (f: a -> b) : b = f x

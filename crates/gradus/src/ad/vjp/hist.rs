@@ -21,10 +21,14 @@
 //!   same operator run on (value, index) pairs finds each bin's winning contribution, and every
 //!   component's adjoint goes to it.
 //!
+//! * **any other operator** (tuples, rows, matrices, several dimensions of bins as rows):
+//!   sort by bin, segmented scans forward and backward, one `vjp` of the operator per
+//!   contribution (`hist_general.rs`).
+//!
 //! Contributions with out-of-range indices were dropped by the `hist`, so they get zero.
 
 use super::soac::{additive_components, c, simple_op};
-use super::{Diagnostic, Extra, R, Vjp, limitation};
+use super::{Diagnostic, Extra, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
@@ -123,10 +127,12 @@ fn select_payload(lam: &Lambda) -> Option<(Vec<Stm>, Var, Option<Stm>)> {
 
 /// Whether the adjoint of a `hist` with this operator needs the original bins.
 pub(super) fn hist_needs_bins(lam: &Lambda) -> bool {
-    matches!(
-        simple_op(lam),
-        Some((BinOp::Mul | BinOp::Min | BinOp::Max, _))
-    ) || select_payload(lam).is_some()
+    match simple_op(lam) {
+        Some((op, _)) => op != BinOp::Add,
+        // Sums need nothing; every other operator goes to a rule that reads the bins
+        // (payload-carrying max/min, or the general one).
+        None => !additive_components(lam),
+    }
 }
 
 /// A `hist` with a `*`, `min` or `max` operator on scalar bins, as its return sweep sees it.
@@ -377,7 +383,6 @@ impl Vjp<'_> {
         extra: Extra,
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
-        let _ = neutral;
         // A tuple of independent sums (what `jvp` makes of a `+` hist), or element-wise sums
         // of rows: one `+` adjoint each (a row of the bins' adjoint per value).
         if (dests.len() > 1 || dests.iter().any(|d| self.e.names.ty(*d).rank() > 1))
@@ -403,16 +408,12 @@ impl Vjp<'_> {
         let (Some((op, t)), [dest], [vs], [Some((SubExp::Var(ybar), owned))]) =
             (simple_op(lam), dests, values, ybars)
         else {
-            return Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of a hist other than +, *, min or max on scalars",
-            ));
+            return self
+                .rev_hist_general_saved(w, dests, lam, neutral, indices, values, extra, ybars);
         };
         if self.e.names.ty(*dest).rank() != 1 {
-            return Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of a multi-dimensional hist",
-            ));
+            return self
+                .rev_hist_general_saved(w, dests, lam, neutral, indices, values, extra, ybars);
         }
         let (dest, vs, ybar, owned) = (*dest, *vs, *ybar, *owned);
         let m = self.e.names.ty(dest).dims()[0];
@@ -438,11 +439,27 @@ impl Vjp<'_> {
                     _ => self.rev_hist_min_max(h, s.pat[0]),
                 }
             }
-            _ => Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of a hist other than +, *, min or max on scalars",
-            )),
+            _ => self.rev_hist_general_saved(w, dests, lam, neutral, indices, values, extra, ybars),
         }
+    }
+
+    /// The general rule ([`Vjp::rev_hist_general`]) with the bins the forward sweep saved.
+    #[allow(clippy::too_many_arguments)]
+    fn rev_hist_general_saved(
+        &mut self,
+        w: SubExp,
+        dests: &[Var],
+        lam: &Lambda,
+        neutral: &[SubExp],
+        indices: Var,
+        values: &[Var],
+        extra: Extra,
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        let Extra::Copies(bins) = extra else {
+            return Err(Diagnostic::bug("hist without saved bins"));
+        };
+        self.rev_hist_general(w, dests, lam, neutral, indices, values, &bins, ybars)
     }
 
     /// The adjoint of a `min` or `max` hist with result `r`: a bin's whole adjoint goes to

@@ -48,7 +48,9 @@
 
 mod accs;
 mod basic;
+mod custom;
 mod hist;
+mod hist_general;
 mod loops;
 mod map;
 mod reduce;
@@ -543,6 +545,10 @@ impl<'a> Vjp<'a> {
                 s.aux.span,
                 "reverse-mode AD of function calls (functions are inlined before AD)",
             )),
+            Exp::Ad { mode, .. } if mode.is_custom() => {
+                self.fwd_custom(s)?;
+                Ok(Extra::None)
+            }
             _ => {
                 self.push_primal(s)?;
                 Ok(Extra::None)
@@ -587,6 +593,7 @@ impl<'a> Vjp<'a> {
                 values,
             }) => self.rev_update_acc(*acc, indices, values),
             Exp::WithAcc { inputs, lam } => self.rev_with_acc(s, inputs, lam, &vals),
+            Exp::Ad { mode, .. } if mode.is_custom() => self.rev_custom(s, &vals),
             Exp::Ad { mode, .. } => Err(Diagnostic::bug(format!(
                 "vjp reached an unexpanded {} (the AD pass expands innermost first)",
                 mode.name()

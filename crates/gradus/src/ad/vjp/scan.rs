@@ -13,15 +13,19 @@
 //!   affine maps `c ↦ Mᵢ c + ȳᵢ`, whose composition is associative; then
 //!   `x̄ᵢ = (∂⊕/∂b)ᵀ cᵢ` at `(y(i-1), xᵢ)`. The Jacobians come from the forward-mode rules
 //!   (`jvp.rs`), so integers stay exact. Work `O(w·k³)` (composing two maps multiplies `k×k`
-//!   matrices), a constant for a given operator. Operators on arrays or mixed types are reported
-//!   as a limitation.
+//!   matrices), a constant for a given operator.
+//! * **any operator on arrays or mixed types** (vectorised operators, matrix products, a
+//!   segmented scan's (flag, value) pairs): the same recurrence run as a loop from the right,
+//!   one `vjp` of the operator per element, `cᵢ = ȳᵢ + ā(i+1)` splitting into `x̄ᵢ` and the
+//!   adjoint `āᵢ` of `y(i-1)`. Work: a constant times the primal's; memory: the adjoints
+//!   only; sequential (`rev_scan_sequential`).
 
-use super::soac::{additive_components, c};
-use super::{Diagnostic, R, Vjp, limitation};
+use super::soac::{additive_components, c, simple_op};
+use super::{Diagnostic, R, Vjp};
 use crate::core::builder::HasBuilder;
-use crate::core::ir::{Exp, Lambda, Soac, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, CmpOp, PrimOp};
-use crate::value::PrimType;
+use crate::core::ir::{Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 impl Vjp<'_> {
@@ -70,15 +74,117 @@ impl Vjp<'_> {
         if arrays.iter().any(|a| self.e.names.ty(*a).rank() != 1)
             || ts.iter().any(|t| *t != ts[0] || *t == PrimType::Bool)
         {
-            return Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of a scan whose operator combines arrays or mixed types",
-            ));
+            return self.rev_scan_sequential(w, lam, neutral, arrays, &s.pat[..k], ybars);
         }
         let t = ts[0];
+        let ys: Vec<Var> = s.pat[..k].to_vec();
+        if let (Some((BinOp::Mul, _)), [x], [ne], [Some((SubExp::Var(ybar), _))]) =
+            (simple_op(lam), arrays, neutral, ybars)
+            && t.is_float()
+            && !self.is_active(ne)
+        {
+            if !self.active.contains(x) {
+                return Ok(());
+            }
+            let xb = self.rev_scan_product(w, lam, neutral, *x, ys[0], *ybar, ybars, t)?;
+            return self.add_adj(*x, SubExp::Var(xb), true);
+        }
+        let xb = self.scan_linear_adjoint(w, lam, neutral, arrays, &ys, ybars, t)?;
+        for (x, b) in arrays.iter().zip(xb) {
+            self.add_adj(*x, SubExp::Var(b), true)?;
+        }
+        Ok(())
+    }
+
+    /// The adjoint of `scan (*) ne xs` on floats with a constant `ne`, from its results `ys`:
+    /// `x̄ᵢ = Σ_{j≥i} ȳⱼ ∂yⱼ/∂xᵢ = (Σ_{j≥i} ȳⱼ yⱼ) / xᵢ` when no element is zero, a reversed
+    /// `+` scan and two maps (about 4 operations per element against the primal's one). A
+    /// zero element makes every later result zero, so the last result tells: when it is zero
+    /// (or NaN), the exact linear-recurrence rule runs instead.
+    #[allow(clippy::too_many_arguments)]
+    fn rev_scan_product(
+        &mut self,
+        w: SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        x: Var,
+        y: Var,
+        ybar: Var,
+        ybars: &[Option<(SubExp, bool)>],
+        t: PrimType,
+    ) -> R<Var> {
+        let nonempty = self.e.prim(
+            PrimOp::Cmp(CmpOp::Lt, PrimType::I64),
+            vec![SubExp::i64(0), w],
+        );
+        let risky = self.try_if(
+            nonempty,
+            |v| {
+                let last = v.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+                let yl = v.read(y, last, "last");
+                let zero = v.e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![yl, c(t, 0.0)]);
+                let nan = v.e.prim(PrimOp::Un(UnOp::IsNan, t), vec![yl]);
+                Ok(vec![v.e.prim(
+                    PrimOp::Bin(BinOp::Or, PrimType::Bool),
+                    vec![zero, nan],
+                )])
+            },
+            |_| Ok(vec![SubExp::Const(Scalar::Bool(false))]),
+            "has_zero",
+        )?;
+        let xb = self.try_if(
+            risky[0].into(),
+            |v| {
+                let xb = v.scan_linear_adjoint(w, lam, neutral, &[x], &[y], ybars, t)?;
+                Ok(vec![SubExp::Var(xb[0])])
+            },
+            |v| {
+                let weighted = v.map_soac(w, vec![ybar, y], |v, ps| {
+                    Ok(vec![v.e.prim(
+                        PrimOp::Bin(BinOp::Mul, t),
+                        vec![ps[0].into(), ps[1].into()],
+                    )])
+                })?[0];
+                let rev = v.reversed(w, weighted);
+                let add = v.bin_op_lambda(BinOp::Add, t)?;
+                let sums = v.e.bind1(
+                    Exp::Soac(Soac::Scan {
+                        w,
+                        lam: add,
+                        neutral: vec![c(t, 0.0)],
+                        arrays: vec![rev],
+                    }),
+                    "suffix_sums",
+                );
+                let suffix = v.reversed(w, sums);
+                let xb = v.map_soac(w, vec![suffix, x], |v, ps| {
+                    Ok(vec![v.e.prim(
+                        PrimOp::Bin(BinOp::Div, t),
+                        vec![ps[0].into(), ps[1].into()],
+                    )])
+                })?[0];
+                Ok(vec![SubExp::Var(xb)])
+            },
+            "scan_adj",
+        )?;
+        Ok(xb[0])
+    }
+
+    /// The adjoint of a scan of `k` scalars by the linear recurrence (module documentation).
+    #[allow(clippy::too_many_arguments)]
+    fn scan_linear_adjoint(
+        &mut self,
+        w: SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        ys: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+        t: PrimType,
+    ) -> R<Vec<Var>> {
+        let k = arrays.len();
         // Total adjoints: c(i) = ȳ(i) + M(i) c(i+1) with M(i)[r][q] = ∂⊕_q/∂a_r at
         // (y(i), x(i+1)); then x̄(i)[r] = Σ_q ∂⊕_q/∂b_r at (y(i-1), x(i)) · c(i)[q].
-        let ys: Vec<Var> = s.pat[..k].to_vec();
         let i = self.e.iota(w, "iota");
         let last = self.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
         let mut inputs = vec![i];
@@ -93,13 +199,13 @@ impl Vjp<'_> {
                 |_| Ok(vec![c(t, 0.0); k * k]),
                 |v| {
                     let next = v.e.i64_bin(BinOp::Add, i, SubExp::i64(1));
-                    let yi = v.read_each(&ys, i, "at");
+                    let yi = v.read_each(ys, i, "at");
                     let xn = v.read_each(arrays, next, "at");
                     Ok(v.op_jacobian(lam, &yi, &xn, 0)?.concat())
                 },
                 "adj",
             )?;
-            let prev = v.previous_or(&ys, neutral, i, "y")?;
+            let prev = v.previous_or(ys, neutral, i, "y")?;
             let prev: Vec<SubExp> = prev.into_iter().map(SubExp::Var).collect();
             let d = v.op_jacobian(lam, &prev, &xi, 1)?.concat();
             let mut out: Vec<SubExp> = m.into_iter().map(SubExp::Var).collect();
@@ -185,8 +291,103 @@ impl Vjp<'_> {
             }
             Ok(out)
         })?;
-        for (x, b) in arrays.iter().zip(xb) {
-            self.add_adj(*x, SubExp::Var(b), true)?;
+        Ok(xb)
+    }
+
+    /// The general rule, for operators on arrays or on tuples of mixed types, whose
+    /// Jacobians a scan of affine maps cannot compose cheaply: one loop from the right, where
+    /// the adjoint `cᵢ = ȳᵢ + āᵢ₊₁` of `yᵢ` splits, by one `vjp` of the operator at
+    /// `(y(i-1), xᵢ)`, into `x̄ᵢ` and the part `āᵢ` that flows on to `y(i-1)` (to the
+    /// neutral element after the first). Work: one application of the operator and of its
+    /// `vjp` per element; memory: the adjoints only. Sequential.
+    fn rev_scan_sequential(
+        &mut self,
+        w: SubExp,
+        lam: &Lambda,
+        neutral: &[SubExp],
+        arrays: &[Var],
+        ys: &[Var],
+        ybars: &[Option<(SubExp, bool)>],
+    ) -> R<()> {
+        self.no_active_captures(lam)?;
+        let k = arrays.len();
+        let mut ybar = Vec::with_capacity(k);
+        for (y, yb) in ys.iter().zip(ybars) {
+            ybar.push(match yb {
+                Some((SubExp::Var(a), _)) => *a,
+                _ => {
+                    let t = self.e.names.ty(*y).clone();
+                    let z = self.zero(&t);
+                    self.e.as_var(z, "adj")
+                }
+            });
+        }
+        let mut params = Vec::new();
+        let mut carries = Vec::new();
+        for y in ys {
+            let row = self.e.names.ty(*y).row();
+            let z = self.zero(&row);
+            let p = self.e.fresh("carry_adj", row);
+            carries.push(p);
+            params.push((p, z));
+        }
+        let mut xbars = Vec::new();
+        for x in arrays {
+            let t = self.e.names.ty(*x).clone();
+            let z = self.zero(&t);
+            let p = self.e.fresh("scan_adj", t);
+            xbars.push(p);
+            params.push((p, z));
+        }
+        let q = self.e.fresh("q", Type::Prim(PrimType::I64));
+        let body = self.try_body(|v| {
+            let last = v.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+            let i = v.e.i64_bin(BinOp::Sub, last, q.into());
+            let mut cs = Vec::with_capacity(k);
+            for (yb, carry) in ybar.iter().zip(&carries) {
+                let here = v.read(*yb, i, "yb");
+                cs.push(v.add_values(here, SubExp::Var(*carry))?);
+            }
+            let prev = v.previous_or(ys, neutral, i, "y")?;
+            let mut x = Vec::with_capacity(k);
+            for a in arrays {
+                let xi = v.read(*a, i, "x");
+                x.push(v.e.as_var(xi, "x"));
+            }
+            let (stms, res) = v.nested(|v| {
+                let mut args = prev.clone();
+                args.extend(&x);
+                let (stms, result) = v.renamed_body(lam, &args);
+                v.e.add_stms(stms);
+                Ok(result)
+            })?;
+            let mut wrt = prev.clone();
+            wrt.extend(&x);
+            let adj = v.adjoints_of(&stms, &res, &cs, &wrt)?;
+            let mut out = adj[..k].to_vec();
+            for (xb, a) in xbars.iter().zip(&adj[k..]) {
+                out.push(v.write(*xb, i, *a, "scan_adj"));
+            }
+            Ok(out)
+        })?;
+        let tys: Vec<Type> = params
+            .iter()
+            .map(|(p, _)| self.e.names.ty(*p).clone())
+            .collect();
+        let out = self.e.bind(
+            Exp::Loop {
+                params,
+                form: LoopForm::For { i: q, bound: w },
+                body,
+            },
+            tys,
+            "scan_adj",
+        );
+        for (ne, a) in neutral.iter().zip(&out[..k]) {
+            self.add_adj_se(ne, SubExp::Var(*a), false)?;
+        }
+        for (x, a) in arrays.iter().zip(&out[k..]) {
+            self.add_adj(*x, SubExp::Var(*a), true)?;
         }
         Ok(())
     }

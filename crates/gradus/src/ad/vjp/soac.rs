@@ -4,7 +4,8 @@
 //! The rules, one file each with its derivation: `map.rs` (re-execute the lambda per row,
 //! accumulators for free arrays), `reduce.rs` (`+`, `min`/`max`, any operator through two
 //! exclusive scans), `scan.rs` (`+` as a reversed prefix sum, any scalar operator through a
-//! linear-recurrence scan), `hist.rs` (`+`, `*`, `min`/`max`, payload-carrying max/min) and
+//! linear-recurrence scan, any other operator by a loop from the right), `hist.rs` (`+`, `*`,
+//! `min`/`max`, payload-carrying max/min; any other operator in `hist_general.rs`) and
 //! `scatter.rs` (last write wins). Fused SOACs (`screma`) are split before reverse mode, so
 //! none reaches the dispatch.
 //!

@@ -119,14 +119,19 @@ impl Parser {
                     form: Box::new(form),
                 }))
             }
-            "jvp" | "vjp" => {
+            "jvp" | "vjp" | "with_vjp" | "with_jvp" => {
                 let lam = self.lambda()?;
                 self.punct(",")?;
                 let args = self.paren_subexps()?;
                 self.punct(",")?;
                 let seeds = self.paren_subexps()?;
                 self.punct(")")?;
-                let mode = if w == "jvp" { AdMode::Jvp } else { AdMode::Vjp };
+                let mode = match w {
+                    "jvp" => AdMode::Jvp,
+                    "vjp" => AdMode::Vjp,
+                    "with_vjp" => AdMode::WithVjp,
+                    _ => AdMode::WithJvp,
+                };
                 Ok(Exp::Ad {
                     mode,
                     lam,

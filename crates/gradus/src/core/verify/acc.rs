@@ -77,11 +77,14 @@ impl<'a> Verifier<'a> {
         let arg_tys = self.use_ses(args)?;
         // The differentiated function runs once, in place of the statement.
         self.lambda_runs_once = true;
+        if mode.is_custom() {
+            return self.custom_derivative(stm, mode, lam, arg_tys, seeds);
+        }
         self.lambda(lam, &arg_tys, &what)?;
         let seed_tys = self.use_ses(seeds)?;
         let (expected, of) = match mode {
             AdMode::Jvp => (arg_tys, "parameter"),
-            AdMode::Vjp => (lam.ret.clone(), "result"),
+            _ => (lam.ret.clone(), "result"),
         };
         if seed_tys.len() != expected.len() {
             return self.fail(format!(
@@ -102,6 +105,55 @@ impl<'a> Verifier<'a> {
                 ));
             }
         }
+        self.expect_pattern(stm)?;
+        Ok(Vec::new())
+    }
+
+    /// Checks a `with_vjp` or `with_jvp` statement (see [`crate::core::ir::Exp::Ad`]): the
+    /// lambda takes the arguments, then one derivative input per result (`with_vjp`) or per
+    /// argument (`with_jvp`) of the same types, and returns the results followed by one
+    /// derivative per argument (`with_vjp`) or per result (`with_jvp`).
+    fn custom_derivative(
+        &mut self,
+        stm: &'a Stm,
+        mode: AdMode,
+        lam: &'a Lambda,
+        arg_tys: Vec<Type>,
+        seeds: &[SubExp],
+    ) -> R<Vec<Var>> {
+        let n = arg_tys.len();
+        let n_results = mode.primal_results(lam, n);
+        let (inputs, outputs) = match mode {
+            AdMode::WithVjp => (lam.ret[..n_results].to_vec(), arg_tys.clone()),
+            _ => (arg_tys.clone(), lam.ret[..n_results].to_vec()),
+        };
+        if !seeds.is_empty()
+            || lam.params.len() != n + inputs.len()
+            || lam.ret.len() != n_results + outputs.len()
+        {
+            return self.fail(format!(
+                "{} takes {} parameters and returns {} results, expected {} and {}, and no seeds",
+                mode.name(),
+                lam.params.len(),
+                lam.ret.len(),
+                n + inputs.len(),
+                n_results + outputs.len()
+            ));
+        }
+        for (k, (d, e)) in lam.ret[n_results..].iter().zip(&outputs).enumerate() {
+            if d.elem() != e.elem() || d.rank() != e.rank() {
+                return self.fail(format!(
+                    "derivative #{k} of {} has type {}, expected {}",
+                    mode.name(),
+                    self.show_ty(d),
+                    self.show_ty(e)
+                ));
+            }
+        }
+        let mut param_tys = arg_tys;
+        param_tys.extend(inputs);
+        let what = format!("the lambda of {}", mode.name());
+        self.lambda(lam, &param_tys, &what)?;
         self.expect_pattern(stm)?;
         Ok(Vec::new())
     }
