@@ -42,6 +42,9 @@ struct Args {
     /// minutes.
     #[arg(long, default_value_t = 0.0)]
     robust_minutes: f64,
+    /// The C optimisation level of the native builds.
+    #[arg(long, default_value = "-O1")]
+    c_opt: String,
     /// Print the program of one seed and exit.
     #[arg(long)]
     print: bool,
@@ -49,7 +52,7 @@ struct Args {
 
 fn main() {
     let args = Args::parse();
-    diff::configure_c_compiler();
+    diff::configure_c_compiler(&args.c_opt);
     // Panics are caught and reported as findings; the default hook's messages would bury
     // the summary.
     std::panic::set_hook(Box::new(|_| {}));
