@@ -184,6 +184,12 @@ impl<'r> Gen<'r> {
         fits.choose(self.rng).map(|n| Exp::var(n))
     }
 
+    /// A variable in scope whose type satisfies `want`, with its type.
+    fn var_where(&mut self, want: impl Fn(&Ty) -> bool) -> Option<(String, Ty)> {
+        let fits: Vec<(String, Ty)> = self.vars.iter().filter(|(_, t)| want(t)).cloned().collect();
+        fits.choose(self.rng).cloned()
+    }
+
     /// A literal of type `t`.
     pub fn literal(&mut self, t: PrimType) -> Exp {
         let s = match t {
@@ -260,7 +266,8 @@ impl<'r> Gen<'r> {
                     }
                 }
                 9 => return self.loop_exp(&Ty::Prim(t), d),
-                10 | 11 => return self.local_sizes(&Ty::Prim(t), d),
+                10 => return self.local_sizes(&Ty::Prim(t), d),
+                11 if t != PrimType::Bool => return self.arith(t, d),
                 12 => return self.leaf(t),
                 _ => {}
             }
@@ -455,6 +462,12 @@ impl<'r> Gen<'r> {
     }
 
     fn index_scalar(&mut self, t: PrimType, d: usize) -> Exp {
+        if self.chance(0.7)
+            && let Some((a, aty)) = self.var_where(|ty| ty.rank() > 0 && ty.elem() == t)
+        {
+            let fallback = self.leaf(t);
+            return self.guarded_index(&a, &aty, aty.rank(), fallback, d);
+        }
         let rank = 1 + self.below(3);
         let mut dims: Vec<Dim> = (0..rank).map(|_| Some(self.size())).collect();
         if self.chance(0.2) {
@@ -524,7 +537,10 @@ impl<'r> Gen<'r> {
     fn reduce(&mut self, t: PrimType, d: usize) -> Exp {
         self.coverage.note("reduce");
         let (op, ne) = self.operator(t);
-        let arr = if self.chance(0.3) {
+        let existing = self.var_where(|ty| ty.rank() == 1 && ty.elem() == t);
+        let arr = if let Some((v, _)) = existing.filter(|_| self.chance(0.5)) {
+            Exp::var(&v)
+        } else if self.chance(0.3) {
             self.irregular_array(t, d)
         } else {
             let dim = if self.chance(0.3) {
@@ -744,6 +760,14 @@ impl<'r> Gen<'r> {
         let mut params = Vec::new();
         let mut ptys = Vec::new();
         for _ in 0..arity {
+            if self.chance(0.6)
+                && let Some((v, vty)) = self.var_where(|ty| ty.rank() > 0 && ty.dims()[0] == d0)
+            {
+                srcs.push(Exp::var(&v));
+                params.push(self.fresh("x"));
+                ptys.push(vty.row());
+                continue;
+            }
             let sty = self.any_ty(false);
             let sty = match sty {
                 Ty::Prim(t) => Ty::Array(t, vec![d0.clone()]),
@@ -950,8 +974,15 @@ impl<'r> Gen<'r> {
         for s in &used {
             self.vars.push((s.clone(), Ty::Prim(PrimType::I64)));
         }
-        let result = self.any_ty(true);
-        let body = self.exp(&result, depth);
+        // A body that is a single variable or literal tests nothing: draw again.
+        let mut body = Exp::i64(0);
+        for _ in 0..8 {
+            let result = self.any_ty(true);
+            body = self.exp(&result, depth);
+            if body.size() >= 4 {
+                break;
+            }
+        }
         Entry {
             name: name.to_string(),
             sizes: used,
