@@ -154,6 +154,25 @@ pub enum Exp {
         /// The new value of `acc`.
         body: Box<Exp>,
     },
+    /// `(a, b, ...)`
+    Tuple(Vec<Exp>),
+    /// `(e).k`
+    Proj(Box<Exp>, usize),
+    /// `((loop (a, b) = (ia, ib) for var < bound do (ba, bb)).pick)`: a loop over a tuple.
+    LoopTuple {
+        /// The loop variables.
+        accs: Vec<String>,
+        /// Their initial values.
+        inits: Vec<Exp>,
+        /// The counter.
+        var: String,
+        /// The number of iterations.
+        bound: Box<Exp>,
+        /// The new values.
+        bodies: Vec<Exp>,
+        /// The component returned.
+        pick: usize,
+    },
     /// Source text taken as it is (AD wrappers).
     Raw(String),
 }
@@ -230,6 +249,19 @@ impl Exp {
             Exp::LoopIn {
                 init, arr, body, ..
             } => vec![init, arr, body],
+            Exp::Tuple(items) => items.iter_mut().collect(),
+            Exp::Proj(e, _) => vec![e],
+            Exp::LoopTuple {
+                inits,
+                bound,
+                bodies,
+                ..
+            } => {
+                let mut v: Vec<&mut Exp> = inits.iter_mut().collect();
+                v.push(bound);
+                v.extend(bodies.iter_mut());
+                v
+            }
         }
     }
 
@@ -386,6 +418,35 @@ impl Exp {
                 body.print_into(o);
                 let _ = write!(o, ", {counter} + 1)).0)");
             }
+            Exp::Tuple(items) => {
+                o.push('(');
+                print_list(items, o);
+                o.push(')');
+            }
+            Exp::Proj(e, k) => {
+                let s = e.print();
+                if s.starts_with('(') {
+                    let _ = write!(o, "({s}.{k})");
+                } else {
+                    let _ = write!(o, "(({s}).{k})");
+                }
+            }
+            Exp::LoopTuple {
+                accs,
+                inits,
+                var,
+                bound,
+                bodies,
+                pick,
+            } => {
+                let _ = write!(o, "((loop ({}) = (", accs.join(", "));
+                print_list(inits, o);
+                let _ = write!(o, ") for {var} < ");
+                bound.print_into(o);
+                o.push_str(" do (");
+                print_list(bodies, o);
+                let _ = write!(o, ")).{pick})");
+            }
             Exp::Raw(s) => o.push_str(s),
         }
     }
@@ -435,6 +496,8 @@ pub struct Entry {
     pub sizes: Vec<String>,
     /// Value parameters and their types.
     pub params: Vec<(String, Ty)>,
+    /// The type of the body.
+    pub result: Ty,
     /// The body.
     pub body: Exp,
 }
@@ -442,29 +505,49 @@ pub struct Entry {
 impl Entry {
     /// The entry point as source text.
     pub fn print(&self) -> String {
-        let mut s = format!("entry {}", self.name);
+        self.print_as("entry")
+    }
+
+    /// The same as a function (`def`), with its result type when every size of it is known.
+    pub fn print_as(&self, keyword: &str) -> String {
+        let mut s = format!("{keyword} {}", self.name);
         for n in &self.sizes {
             let _ = write!(s, " [{n}]");
         }
         for (p, t) in &self.params {
             let _ = write!(s, " ({p}: {})", t.source());
         }
+        if keyword == "def" && self.result.dims().iter().all(|d| d.is_some()) {
+            let _ = write!(s, " : {}", self.result.source());
+        }
         let _ = write!(s, " =\n  {}\n", self.body.print());
         s
     }
 }
 
-/// A generated program: entry points, each with the inputs it is called with.
+/// A generated program: helper functions and entry points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenProgram {
+    /// Functions the entry points may call.
+    pub helpers: Vec<Entry>,
     /// The entry points.
     pub entries: Vec<Entry>,
 }
 
 impl GenProgram {
+    /// The helper functions as source text.
+    pub fn print_helpers(&self) -> String {
+        let mut s = String::new();
+        for h in &self.helpers {
+            s.push_str(&h.print_as("def"));
+            s.push('\n');
+        }
+        s
+    }
+
     /// The program as source text.
     pub fn print(&self) -> String {
-        let mut s = String::new();
+        let mut s = self.print_helpers();
         for e in &self.entries {
             s.push_str(&e.print());
             s.push('\n');

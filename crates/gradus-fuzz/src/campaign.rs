@@ -23,6 +23,8 @@ use std::time::Duration;
 pub struct Settings {
     /// Entry points per general program.
     pub entries: usize,
+    /// Helper functions per general program, which its entry points may call.
+    pub helpers: usize,
     /// Random inputs per entry point.
     pub cases: usize,
     /// Nesting depth of generated expressions.
@@ -39,6 +41,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             entries: 8,
+            helpers: 3,
             cases: 2,
             depth: 4,
             ad_functions: 2,
@@ -116,8 +119,17 @@ pub fn general(seed: u64, settings: &Settings) -> (GenProgram, Subject, Coverage
     let mut entries = Vec::new();
     let mut cases = Vec::new();
     let mut coverage = Coverage::default();
+    let helpers: Vec<_> = (0..settings.helpers)
+        .map(|k| {
+            let mut g = Gen::new(&mut rng, Mode::General);
+            let h = g.entry(&format!("h{k}"), settings.depth.min(3));
+            coverage.merge(&g.coverage);
+            h
+        })
+        .collect();
     for k in 0..settings.entries {
         let mut g = Gen::new(&mut rng, Mode::General);
+        g.set_helpers(&helpers);
         let entry = g.entry(&format!("e{k}"), settings.depth);
         coverage.merge(&g.coverage);
         for _ in 0..settings.cases {
@@ -128,7 +140,7 @@ pub fn general(seed: u64, settings: &Settings) -> (GenProgram, Subject, Coverage
         }
         entries.push(entry);
     }
-    let program = GenProgram { entries };
+    let program = GenProgram { helpers, entries };
     let subject = Subject {
         name: format!("fuzz-{seed}.fut"),
         source: program.print(),
@@ -216,6 +228,7 @@ fn shrink_and_write(
 ) -> Option<PathBuf> {
     let kind = failure.kind;
     let config = failure.config;
+    let helpers = program.print_helpers();
     let fails = |s: &Subject| diff::still_fails(s, kind, config);
     // The failing entry and input: the case's, or the first entry that fails alone.
     let (entry, args) = match failure.case {
@@ -226,11 +239,11 @@ fn shrink_and_write(
         }
         None => program.entries.iter().find_map(|e| {
             let case = subject.cases.iter().find(|c| c.entry == e.name)?;
-            fails(&shrink::subject(e, &case.args)).then(|| (e.clone(), case.args.clone()))
+            fails(&shrink::subject(&helpers, e, &case.args)).then(|| (e.clone(), case.args.clone()))
         })?,
     };
-    let (small, small_args) = shrink::shrink(&entry, &args, &fails, budget);
-    let small_subject = shrink::subject(&small, &small_args);
+    let (small, small_args) = shrink::shrink(&helpers, &entry, &args, &fails, budget);
+    let small_subject = shrink::subject(&helpers, &small, &small_args);
     let outcome = diff::oracle(&small_subject)
         .ok()
         .and_then(|o| o.into_iter().next());
@@ -240,8 +253,12 @@ fn shrink_and_write(
         .map_or_else(|| failure.to_string(), |f| f.to_string());
     let note = format!("Found by gradus-fuzz (seed {seed}), shrunk:\n{detail}");
     let text = match &outcome {
-        Some(o) => shrink::test_program(&note, &small, &small_args, o),
-        None => format!("-- {}\n{}", note.replace('\n', "\n-- "), small.print()),
+        Some(o) => shrink::test_program(&note, &helpers, &small, &small_args, o),
+        None => format!(
+            "-- {}\n{helpers}{}",
+            note.replace('\n', "\n-- "),
+            small.print()
+        ),
     };
     let slug = match kind {
         Kind::Rejected => "rejected",

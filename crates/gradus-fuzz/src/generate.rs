@@ -55,6 +55,7 @@ pub struct Gen<'r> {
     vars: Vec<(String, Ty)>,
     sizes: Vec<String>,
     next: usize,
+    helpers: Vec<Entry>,
     /// What was generated.
     pub coverage: Coverage,
 }
@@ -89,6 +90,7 @@ impl<'r> Gen<'r> {
             vars: Vec::new(),
             sizes: Vec::new(),
             next: 0,
+            helpers: Vec::new(),
             coverage: Coverage::default(),
         }
     }
@@ -101,9 +103,10 @@ impl<'r> Gen<'r> {
         self.rng.random_range(0..n)
     }
 
+    /// A new name. The underscore keeps it apart from the numeric modules (`u8`, `i32`).
     fn fresh(&mut self, prefix: &str) -> String {
         self.next += 1;
-        format!("{prefix}{}", self.next)
+        format!("{prefix}_{}", self.next)
     }
 
     fn prim(&mut self) -> PrimType {
@@ -268,7 +271,17 @@ impl<'r> Gen<'r> {
                 9 => return self.loop_exp(&Ty::Prim(t), d),
                 10 => return self.local_sizes(&Ty::Prim(t), d),
                 11 if t != PrimType::Bool => return self.arith(t, d),
-                12 => return self.leaf(t),
+                12 => {
+                    if self.chance(0.5)
+                        && let Some(call) = self.call_helper(&Ty::Prim(t), d)
+                    {
+                        return call;
+                    }
+                    if self.mode == Mode::General && self.chance(0.5) {
+                        return self.tuple_loop(&Ty::Prim(t), d);
+                    }
+                    return self.leaf(t);
+                }
                 _ => {}
             }
         }
@@ -679,7 +692,7 @@ impl<'r> Gen<'r> {
         let d0 = dims[0].clone().unwrap();
         let row = ty.row();
         loop {
-            match self.below(17) {
+            match self.below(20) {
                 0..=2 => return self.map(&ty, d),
                 3 => {
                     self.coverage.note("replicate");
@@ -731,6 +744,13 @@ impl<'r> Gen<'r> {
                 14 if dims.len() == 1 && t != PrimType::Bool => return self.row_reduce(&ty, d),
                 15 => return self.index_row(&ty, d),
                 16 => return self.local_sizes(&ty, d),
+                17 => {
+                    if let Some(call) = self.call_helper(&ty, d) {
+                        return call;
+                    }
+                }
+                18 if self.mode == Mode::General => return self.tuple_map(&ty, d),
+                19 if self.mode == Mode::General => return self.tuple_loop(&ty, d),
                 _ => {}
             }
         }
@@ -976,8 +996,9 @@ impl<'r> Gen<'r> {
         }
         // A body that is a single variable or literal tests nothing: draw again.
         let mut body = Exp::i64(0);
+        let mut result = Ty::Prim(PrimType::I64);
         for _ in 0..8 {
-            let result = self.any_ty(true);
+            result = self.any_ty(true);
             body = self.exp(&result, depth);
             if body.size() >= 4 {
                 break;
@@ -987,7 +1008,128 @@ impl<'r> Gen<'r> {
             name: name.to_string(),
             sizes: used,
             params,
+            result,
             body,
+        }
+    }
+
+    /// Makes `helpers` callable from the expressions generated from now on.
+    pub fn set_helpers(&mut self, helpers: &[Entry]) {
+        self.helpers = helpers.to_vec();
+    }
+
+    /// A call of a helper function whose result can have type `ty`, with its sizes
+    /// instantiated with sizes in scope; `None` when no helper fits.
+    fn call_helper(&mut self, ty: &Ty, d: usize) -> Option<Exp> {
+        let fits: Vec<Entry> = self
+            .helpers
+            .iter()
+            .filter(|h| {
+                h.result.elem() == ty.elem()
+                    && h.result.rank() == ty.rank()
+                    && h.result
+                        .dims()
+                        .iter()
+                        .zip(ty.dims())
+                        .all(|(hd, want)| hd.is_some() || want.is_none())
+            })
+            .cloned()
+            .collect();
+        let h = fits.choose(self.rng)?.clone();
+        let mut map: BTreeMap<String, String> = BTreeMap::new();
+        for (hd, want) in h.result.dims().iter().zip(ty.dims()) {
+            if let (Some(hd), Some(want)) = (hd, want) {
+                match map.get(hd) {
+                    Some(prev) if prev != want => return None,
+                    _ => {
+                        map.insert(hd.clone(), want.clone());
+                    }
+                }
+            }
+        }
+        for s in &h.sizes {
+            if !map.contains_key(s) {
+                let size = self.size();
+                map.insert(s.clone(), size);
+            }
+        }
+        self.coverage.note("call");
+        let args = h
+            .params
+            .iter()
+            .map(|(_, pty)| {
+                let aty = match pty {
+                    Ty::Prim(t) => Ty::Prim(*t),
+                    Ty::Array(t, ds) => Ty::Array(
+                        *t,
+                        ds.iter()
+                            .map(|d| d.as_ref().map(|n| map[n].clone()))
+                            .collect(),
+                    ),
+                };
+                self.exp(&aty, d)
+            })
+            .collect();
+        Some(Exp::App(h.name.clone(), args))
+    }
+
+    /// `(unzip (map (\x -> (a, b)) xs)).k`: a map with two results, one of them used.
+    fn tuple_map(&mut self, ty: &Ty, d: usize) -> Exp {
+        self.coverage.note("tuple");
+        let d0 = ty.dims()[0].clone();
+        let other = self.any_ty(false);
+        let other = match other {
+            Ty::Array(t, mut ds) if ds.len() < 3 => {
+                ds[0] = Some(self.size());
+                Ty::Array(t, ds)
+            }
+            _ => Ty::Prim(other.elem()),
+        };
+        let (sv, sty) = match self.var_where(|t| t.rank() > 0 && t.dims()[0] == d0) {
+            Some(v) => v,
+            None => {
+                let sty = Ty::Array(self.prim(), vec![d0.clone()]);
+                (String::new(), sty)
+            }
+        };
+        let src = if sv.is_empty() {
+            self.exp(&sty, d)
+        } else {
+            Exp::var(&sv)
+        };
+        let x = self.fresh("x");
+        let (a, b) = self.with_var(&x, sty.row(), |g| (g.exp(&ty.row(), d), g.exp(&other, d)));
+        let pick = self.below(2);
+        let items = if pick == 0 { vec![a, b] } else { vec![b, a] };
+        let mapped = Exp::app(
+            "map",
+            vec![Exp::Lambda(vec![x], Box::new(Exp::Tuple(items))), src],
+        );
+        Exp::Proj(Box::new(Exp::app("unzip", vec![mapped])), pick)
+    }
+
+    /// A `for` loop over a pair, one component returned.
+    fn tuple_loop(&mut self, ty: &Ty, d: usize) -> Exp {
+        self.coverage.note("loop-tuple");
+        let other = Ty::Prim(self.prim());
+        let (a, b) = (self.fresh("acc"), self.fresh("acc"));
+        let var = self.fresh("i");
+        let inits = vec![self.exp(ty, d), self.exp(&other, d)];
+        let bound = self.loop_bound(d);
+        let bodies = self.with_var(&a, ty.clone(), |g| {
+            g.with_var(&b, other.clone(), |g| {
+                g.with_var(&var, Ty::Prim(PrimType::I64), |g| {
+                    vec![g.exp(ty, d), g.exp(&other, d)]
+                })
+            })
+        });
+        Exp::LoopTuple {
+            accs: vec![a, b],
+            inits,
+            var,
+            bound: Box::new(bound),
+            bodies,
+            pick: 0,
         }
     }
 

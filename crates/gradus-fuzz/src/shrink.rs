@@ -15,11 +15,11 @@ use gradus::program::{CallError, Program};
 use gradus::value::{Array, Buffer, PrimType, Scalar, Value};
 use std::time::{Duration, Instant};
 
-/// The subject of one entry point called once.
-pub fn subject(entry: &Entry, args: &[Value]) -> Subject {
+/// The subject of one entry point called once, after `helpers` (source text).
+pub fn subject(helpers: &str, entry: &Entry, args: &[Value]) -> Subject {
     Subject {
         name: "shrunk.fut".into(),
-        source: entry.print(),
+        source: format!("{helpers}{}", entry.print()),
         cases: vec![Case {
             entry: entry.name.clone(),
             args: args.to_vec(),
@@ -58,8 +58,8 @@ fn candidates(node: &Exp) -> Vec<Exp> {
     out
 }
 
-fn accepted(entry: &Entry) -> bool {
-    Program::from_source("shrunk.fut", &entry.print()).is_ok()
+fn accepted(helpers: &str, entry: &Entry) -> bool {
+    Program::from_source("shrunk.fut", &format!("{helpers}{}", entry.print())).is_ok()
 }
 
 /// `v` with dimension `axis` cut to `len` elements.
@@ -110,8 +110,10 @@ fn with_element_zero(v: &Value, i: usize) -> Option<Value> {
     Some(Value::Array(b))
 }
 
-/// Shrinks `entry` called with `args` while `fails` holds, for at most `budget`.
+/// Shrinks `entry` (which may call the functions of `helpers`) called with `args` while
+/// `fails` holds, for at most `budget`.
 pub fn shrink(
+    helpers: &str,
     entry: &Entry,
     args: &[Value],
     fails: &dyn Fn(&Subject) -> bool,
@@ -135,10 +137,10 @@ pub fn shrink(
                 }
                 let mut candidate = best.clone();
                 *nth_mut(&mut candidate.body, k).expect("node in range") = replacement;
-                if candidate.body.size() >= best.body.size() || !accepted(&candidate) {
+                if candidate.body.size() >= best.body.size() || !accepted(helpers, &candidate) {
                     continue;
                 }
-                if fails(&subject(&candidate, &best_args)) {
+                if fails(&subject(helpers, &candidate, &best_args)) {
                     best = candidate;
                     continue 'restart;
                 }
@@ -164,7 +166,7 @@ pub fn shrink(
                     v
                 })
                 .collect();
-            if fails(&subject(&best, &cut)) {
+            if fails(&subject(helpers, &best, &cut)) {
                 best_args = cut;
                 continue 'restart;
             }
@@ -174,7 +176,7 @@ pub fn shrink(
             if z != best_args[i] {
                 let mut cand = best_args.clone();
                 cand[i] = z;
-                if fails(&subject(&best, &cand)) {
+                if fails(&subject(helpers, &best, &cand)) {
                     best_args = cand;
                     continue 'restart;
                 }
@@ -190,7 +192,7 @@ pub fn shrink(
                 if let Some(v) = with_element_zero(&best_args[i], j) {
                     let mut cand = best_args.clone();
                     cand[i] = v;
-                    if fails(&subject(&best, &cand)) {
+                    if fails(&subject(helpers, &best, &cand)) {
                         best_args = cand;
                         continue 'restart;
                     }
@@ -229,9 +231,15 @@ fn regex_escape(s: &str) -> String {
     o
 }
 
-/// A test-block program: `note` as a comment, the entry point, and one case whose expected
-/// result is the oracle's `outcome`.
-pub fn test_program(note: &str, entry: &Entry, args: &[Value], outcome: &Outcome) -> String {
+/// A test-block program: `note` as a comment, the helper functions, the entry point, and one
+/// case whose expected result is the oracle's `outcome`.
+pub fn test_program(
+    note: &str,
+    helpers: &str,
+    entry: &Entry,
+    args: &[Value],
+    outcome: &Outcome,
+) -> String {
     let mut s = String::new();
     for line in note.lines() {
         s.push_str("-- ");
@@ -255,6 +263,7 @@ pub fn test_program(note: &str, entry: &Entry, args: &[Value], outcome: &Outcome
         }
     }
     s.push('\n');
+    s.push_str(helpers);
     s.push_str(&entry.print());
     s
 }
