@@ -85,7 +85,12 @@ impl<'a> Internaliser<'a> {
             let v = self.exp(&dec.body, &Rc::new(HashMap::new()));
             self.em.at(saved);
             let v = v?;
-            self.constants.insert(i, v.clone());
+            // Only a value made of constants can be reused anywhere: one that names variables
+            // names them in the scope of its first use (a branch, a lambda, a loop body),
+            // where a later use elsewhere cannot see them.
+            if !v.has_function() && v.leaves().iter().all(|l| matches!(l, SubExp::Const(_))) {
+                self.constants.insert(i, v.clone());
+            }
             return Ok(v);
         }
         Ok(IVal::Fun(Rc::new(FunVal {

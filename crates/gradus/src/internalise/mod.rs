@@ -152,6 +152,8 @@ struct Internaliser<'a> {
     em: Builder<'static>,
     decls: Vec<DeclInfo<'a>>,
     closures: Vec<ClosureDef<'a>>,
+    /// The values of parameterless declarations already internalised in this entry point,
+    /// when they are made of constants only (others are internalised again at each use).
     constants: HashMap<usize, IVal>,
     depth: usize,
 }

@@ -91,6 +91,21 @@ pub fn inline(op: PrimOp, a: &[String]) -> Option<String> {
             (CmpOp::Ne, true) => format!("(isnan({}) != 0)", a[0]),
             (CmpOp::Lt | CmpOp::Gt, true) => "false".to_string(),
         }),
+        // An unsigned operand against zero: compilers warn that `x >= 0` is always true.
+        PrimOp::Cmp(c, t) if t.is_unsigned_int() && (is_zero(&a[0]) || is_zero(&a[1])) => {
+            match (c, is_zero(&a[0]), is_zero(&a[1])) {
+                (CmpOp::Ge, _, true) | (CmpOp::Le, true, _) => Some("true".to_string()),
+                (CmpOp::Lt, _, true) | (CmpOp::Gt, true, _) => Some("false".to_string()),
+                _ => bin(match c {
+                    CmpOp::Eq => "==",
+                    CmpOp::Ne => "!=",
+                    CmpOp::Lt => "<",
+                    CmpOp::Le => "<=",
+                    CmpOp::Gt => ">",
+                    CmpOp::Ge => ">=",
+                }),
+            }
+        }
         PrimOp::Cmp(c, _) => bin(match c {
             CmpOp::Eq => "==",
             CmpOp::Ne => "!=",
@@ -406,4 +421,12 @@ fn float_tern(o: TernOp, t: PrimType) -> Option<String> {
         ),
         _ => return None,
     })
+}
+
+/// Whether a printed operand is an unsigned zero constant (as `print` writes them).
+fn is_zero(operand: &str) -> bool {
+    matches!(
+        operand,
+        "UINT64_C(0)" | "((uint8_t)0)" | "((uint16_t)0)" | "((uint32_t)0)"
+    )
 }

@@ -335,6 +335,11 @@ impl<'a> Lw<'a> {
                     elem,
                     count: Ex::times(n.clone(), inner.clone()),
                 });
+                if n == Ex::int(0) {
+                    // Nothing to copy; the amount modulo a constant zero would be a division
+                    // by zero that C compilers reject even where it is never executed.
+                    return Ok(());
+                }
                 let r = self.fresh("rot");
                 let amt = self.ix(amount);
                 // r = amount mod n (Euclidean), for n > 0.

@@ -189,11 +189,20 @@ fn and(a: Ex, b: Ex) -> Ex {
     Ex::idx(IdxOp::And, a, b)
 }
 
+/// `a < b`; `false` when the two are the same expression (an index equal to the size it is
+/// checked against), which C compilers warn about as a self-comparison.
 fn lt(a: Ex, b: Ex) -> Ex {
+    if a == b {
+        return bool_ex(false);
+    }
     Ex::idx(IdxOp::Lt, a, b)
 }
 
+/// `a <= b`; `true` when the two are the same expression.
 fn le(a: Ex, b: Ex) -> Ex {
+    if a == b {
+        return bool_ex(true);
+    }
     Ex::idx(IdxOp::Le, a, b)
 }
 

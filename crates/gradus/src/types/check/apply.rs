@@ -124,6 +124,21 @@ impl Checker {
             self.expect(span, "cannot index this value", &want, &t)?;
             t = self.u.resolve(&t);
         }
+        // An array whose element type is not known yet (a lambda parameter checked before the
+        // array the lambda is mapped over) may have more dimensions than known so far.
+        if let Ty::Array(dims, elem) = &t
+            && idx.len() > dims.len()
+            && matches!(self.u.resolve(elem), Ty::Var(_))
+        {
+            let mut want = self.fresh();
+            for _ in dims.len()..idx.len() {
+                let s = self.fresh_size();
+                want = self.u.resolve(&want).array_of(s);
+            }
+            let elem = (**elem).clone();
+            self.expect(span, "cannot index this value", &want, &elem)?;
+            t = self.u.resolve(&t);
+        }
         let Ty::Array(dims, elem) = &t else {
             return Err(Box::new(
                 Diagnostic::error(span, format!("cannot index into a value of type `{t}`"))

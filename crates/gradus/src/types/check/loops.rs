@@ -98,10 +98,17 @@ impl Checker {
                 if self.u.size_is_bound(*v) {
                     continue;
                 }
-                if varying.contains(v) {
+                // The initial size may itself have been unified with `v` in the body (an
+                // inner loop whose body returns the outer loop's parameter): binding `v` to a
+                // size that mentions `v` would make a cycle.
+                let orig = self.u.resolve_size(orig);
+                if orig == Size::Var(*v) {
+                    continue;
+                }
+                if varying.contains(v) || mentions(&orig, *v) {
                     self.u.set_size(*v, Size::Unknown);
                 } else {
-                    self.u.set_size(*v, orig.clone());
+                    self.u.set_size(*v, orig);
                 }
             }
             // The initial value of a parameter the body consumes is consumed (7.4).
@@ -167,6 +174,15 @@ impl Checker {
             }
             _ => t.clone(),
         }
+    }
+}
+
+/// Whether size `s` mentions the size variable `v`.
+fn mentions(s: &Size, v: SizeVar) -> bool {
+    match s {
+        Size::Var(w) => *w == v,
+        Size::Op(_, a, b) => mentions(a, v) || mentions(b, v),
+        _ => false,
     }
 }
 

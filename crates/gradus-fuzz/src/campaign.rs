@@ -1,0 +1,276 @@
+//! A campaign: seeds turned into programs, run differentially and through the AD checks,
+//! failures shrunk and written out, and a summary of what was covered and found.
+//!
+//! Seed `s` gives one general program of [`Settings::entries`] entry points (each called on
+//! [`Settings::cases`] random inputs) and one AD program of [`Settings::ad_functions`]
+//! functions. Batching several entry points into one program matters: compiling the C
+//! (four times: `c` and `multicore`, optimised and not) is most of the cost of a seed.
+
+use crate::adcheck::{self, AdFunction};
+use crate::ast::GenProgram;
+use crate::diff::{self, Case, Config, Failure, Kind, Subject};
+use crate::generate::{self, Coverage, Gen, Mode};
+use crate::shrink;
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What a campaign generates and runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Entry points per general program.
+    pub entries: usize,
+    /// Helper functions per general program, which its entry points may call.
+    pub helpers: usize,
+    /// Random inputs per entry point.
+    pub cases: usize,
+    /// Nesting depth of generated expressions.
+    pub depth: usize,
+    /// Functions per AD program (0: no AD programs).
+    pub ad_functions: usize,
+    /// The configurations compared with the oracle.
+    pub configs: Vec<Config>,
+    /// Where shrunk failures are written, and the time allowed for each.
+    pub shrink: Option<(PathBuf, Duration)>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            entries: 8,
+            helpers: 3,
+            cases: 2,
+            depth: 4,
+            ad_functions: 2,
+            configs: Config::ALL.to_vec(),
+            shrink: None,
+        }
+    }
+}
+
+/// Totals of a campaign.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Seeds run.
+    pub seeds: u64,
+    /// Programs compiled (general and AD).
+    pub programs: u64,
+    /// Generated entry points (general) and functions (AD).
+    pub functions: u64,
+    /// Calls compared.
+    pub cases: u64,
+    /// Calls of the general programs that ended in a run-time error on the oracle.
+    pub runtime_errors: u64,
+    /// Constructs generated.
+    pub coverage: Coverage,
+    /// Failures, with their seeds.
+    pub failures: Vec<(u64, Failure)>,
+    /// Test-block programs written for failures.
+    pub written: Vec<PathBuf>,
+}
+
+impl Summary {
+    /// Failures counted by kind.
+    pub fn by_kind(&self) -> BTreeMap<Kind, usize> {
+        let mut m = BTreeMap::new();
+        for (_, f) in &self.failures {
+            *m.entry(f.kind).or_default() += 1;
+        }
+        m
+    }
+
+    /// The summary as text.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "seeds {}, programs {}, functions {}, calls compared {} ({} ended in a run-time error)",
+            self.seeds, self.programs, self.functions, self.cases, self.runtime_errors
+        );
+        let _ = writeln!(s, "constructs generated:");
+        for (k, v) in &self.coverage.0 {
+            let _ = writeln!(s, "  {k:<20} {v}");
+        }
+        let by_kind = self.by_kind();
+        if by_kind.is_empty() {
+            let _ = writeln!(s, "failures: none");
+        } else {
+            let _ = writeln!(s, "failures by kind:");
+            for (k, v) in by_kind {
+                let _ = writeln!(s, "  {k}: {v}");
+            }
+            for (seed, f) in &self.failures {
+                let _ = writeln!(s, "  seed {seed}: {f}");
+            }
+        }
+        for p in &self.written {
+            let _ = writeln!(s, "written: {}", p.display());
+        }
+        s
+    }
+}
+
+/// The general program of `seed`, its entry points' inputs, and the coverage.
+pub fn general(seed: u64, settings: &Settings) -> (GenProgram, Subject, Coverage) {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let mut entries = Vec::new();
+    let mut cases = Vec::new();
+    let mut coverage = Coverage::default();
+    let helpers: Vec<_> = (0..settings.helpers)
+        .map(|k| {
+            let mut g = Gen::new(&mut rng, Mode::General);
+            let h = g.entry(&format!("h{k}"), settings.depth.min(3));
+            coverage.merge(&g.coverage);
+            h
+        })
+        .collect();
+    for k in 0..settings.entries {
+        let mut g = Gen::new(&mut rng, Mode::General);
+        g.set_helpers(&helpers);
+        let entry = g.entry(&format!("e{k}"), settings.depth);
+        coverage.merge(&g.coverage);
+        for _ in 0..settings.cases {
+            cases.push(Case {
+                entry: entry.name.clone(),
+                args: generate::inputs(&mut rng, &entry, Mode::General),
+            });
+        }
+        entries.push(entry);
+    }
+    let program = GenProgram { helpers, entries };
+    let subject = Subject {
+        name: format!("fuzz-{seed}.fut"),
+        source: program.print(),
+        cases,
+    };
+    (program, subject, coverage)
+}
+
+/// The AD functions of `seed` and their program.
+pub fn ad(seed: u64, settings: &Settings) -> (Vec<AdFunction>, Subject, Coverage) {
+    let mut rng = Pcg64::seed_from_u64(seed ^ 0x5eed_ad00_0000_0000);
+    let mut coverage = Coverage::default();
+    let functions: Vec<AdFunction> = (0..settings.ad_functions)
+        .map(|_| {
+            let (f, c) = AdFunction::generate(&mut rng, settings.depth.min(3));
+            coverage.merge(&c);
+            f
+        })
+        .collect();
+    let subject = adcheck::subject(&format!("fuzz-ad-{seed}.fut"), &functions);
+    (functions, subject, coverage)
+}
+
+/// Runs seed `seed` and adds its results to `summary`. The general and the AD program are
+/// compiled as one, to compile C once per configuration.
+pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
+    summary.seeds += 1;
+    summary.programs += 1;
+    let (program, general_subject, coverage) = general(seed, settings);
+    summary.coverage.merge(&coverage);
+    summary.functions += program.entries.len() as u64;
+    let (functions, ad_subject, coverage) = ad(seed, settings);
+    summary.coverage.merge(&coverage);
+    summary.functions += functions.len() as u64;
+    let subject = Subject {
+        name: general_subject.name.clone(),
+        source: format!("{}\n{}", general_subject.source, ad_subject.source),
+        cases: [general_subject.cases.clone(), ad_subject.cases.clone()].concat(),
+    };
+    summary.cases += subject.cases.len() as u64;
+    if let Ok(outcomes) = diff::oracle(&subject) {
+        summary.runtime_errors += outcomes[..general_subject.cases.len()]
+            .iter()
+            .filter(|o| o.is_err())
+            .count() as u64;
+    }
+    let mut failures = diff::run(&subject, &settings.configs);
+    if failures.is_empty() && !functions.is_empty() {
+        failures = adcheck::check_all(&ad_subject, &functions);
+    }
+    for f in failures {
+        let general_case = f.case.is_none_or(|c| c < general_subject.cases.len());
+        if let Some((dir, budget)) = &settings.shrink {
+            let written = if general_case && f.kind != Kind::Derivative {
+                shrink_and_write(seed, &program, &general_subject, &f, dir, *budget)
+            } else {
+                None
+            };
+            let written = written.or_else(|| {
+                // Not reproducible from one general entry point alone: the whole program.
+                let path = dir.join(format!("whole-{seed}.fut"));
+                let text = format!(
+                    "-- Found by gradus-fuzz (seed {seed}): {}\n{}",
+                    f.to_string().replace('\n', "\n-- "),
+                    subject.source
+                );
+                std::fs::create_dir_all(dir).ok()?;
+                std::fs::write(&path, text).ok()?;
+                Some(path)
+            });
+            summary.written.extend(written);
+        }
+        summary.failures.push((seed, f));
+    }
+}
+
+/// Finds the entry point behind `failure`, shrinks it, and writes a test-block program.
+fn shrink_and_write(
+    seed: u64,
+    program: &GenProgram,
+    subject: &Subject,
+    failure: &Failure,
+    dir: &std::path::Path,
+    budget: Duration,
+) -> Option<PathBuf> {
+    let kind = failure.kind;
+    let config = failure.config;
+    let helpers = program.print_helpers();
+    let fails = |s: &Subject| diff::still_fails(s, kind, config);
+    // The failing entry and input: the case's, or the first entry that fails alone.
+    let (entry, args) = match failure.case {
+        Some(c) => {
+            let case = &subject.cases[c];
+            let e = program.entries.iter().find(|e| e.name == case.entry)?;
+            (e.clone(), case.args.clone())
+        }
+        None => program.entries.iter().find_map(|e| {
+            let case = subject.cases.iter().find(|c| c.entry == e.name)?;
+            fails(&shrink::subject(&helpers, e, &case.args)).then(|| (e.clone(), case.args.clone()))
+        })?,
+    };
+    let (small, small_args) = shrink::shrink(&helpers, &entry, &args, &fails, budget);
+    let small_subject = shrink::subject(&helpers, &small, &small_args);
+    let outcome = diff::oracle(&small_subject)
+        .ok()
+        .and_then(|o| o.into_iter().next());
+    let detail = diff::run(&small_subject, &config.into_iter().collect::<Vec<_>>())
+        .into_iter()
+        .find(|f| f.kind == kind)
+        .map_or_else(|| failure.to_string(), |f| f.to_string());
+    let note = format!("Found by gradus-fuzz (seed {seed}), shrunk:\n{detail}");
+    let text = match &outcome {
+        Some(o) => shrink::test_program(&note, &helpers, &small, &small_args, o),
+        None => format!(
+            "-- {}\n{helpers}{}",
+            note.replace('\n', "\n-- "),
+            small.print()
+        ),
+    };
+    let slug = match kind {
+        Kind::Rejected => "rejected",
+        Kind::InternalError => "ice",
+        Kind::CCompile => "cc",
+        Kind::NativeUnsupported => "unsupported",
+        Kind::Panic => "panic",
+        Kind::Mismatch => "mismatch",
+        Kind::Derivative => "derivative",
+    };
+    std::fs::create_dir_all(dir).ok()?;
+    let path = dir.join(format!("{slug}-{seed}.fut"));
+    std::fs::write(&path, text).ok()?;
+    Some(path)
+}
