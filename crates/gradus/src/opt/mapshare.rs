@@ -24,7 +24,7 @@
 //! Takes verified IR; gives verified IR computing the same values: the shared statement ran on
 //! the same row values and the same free variables, at the top level of the earlier lambda,
 //! for every row, and it has no effects (assertions, updates, accumulators, calls and
-//! consumers are never shared, nor are values the later lambda consumes).
+//! consumers are never shared, nor are values either lambda consumes).
 
 use super::Ctx;
 use super::cse::alpha_key;
@@ -238,6 +238,8 @@ fn share_maps(names: &mut NameTable, s1: &mut Stm, s2: &mut Stm) -> bool {
         .map(|p| names.ty(*p).rank())
         .max()
         .unwrap_or(0);
+    let mut consumed1 = HashSet::new();
+    consumed_in_body(&l1.body, &mut consumed1);
     let mut consumed2 = HashSet::new();
     consumed_in_body(&l2.body, &mut consumed2);
     let fits = |v: Var| {
@@ -252,7 +254,7 @@ fn share_maps(names: &mut NameTable, s1: &mut Stm, s2: &mut Stm) -> bool {
             let st2 = &l2.body.stms[*i];
             worth_storing(st1)
                 && st2.pat.iter().all(|v| !consumed2.contains(v))
-                && st1.pat.iter().all(|v| fits(*v))
+                && st1.pat.iter().all(|v| fits(*v) && !consumed1.contains(v))
         })
         .map(|(i, st1)| {
             let st2 = &l2.body.stms[*i];
