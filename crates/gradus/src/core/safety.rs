@@ -83,18 +83,14 @@ impl Ranges {
     ///   negative), the trip count reverse mode gives the return sweep of such a loop;
     /// * `p = h - 1`, and then `s = p - i` with `0 <= i < h` known: `0 <= s < h`, the
     ///   position a loop running backwards over `0..h` visits.
-    ///
-    /// Returns whether the statement is an `i64` addition or subtraction that these facts
-    /// show cannot wrap around (`x + 1` and `h - 1` with `0 <= x`, `0 <= h`, and `p - i`
-    /// above): see [`NO_WRAP`].
-    pub fn note_arithmetic(&mut self, stm: &Stm) -> bool {
+    pub fn note_arithmetic(&mut self, stm: &Stm) {
         let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op, PrimType::I64), args)), [v]) =
             (&stm.exp, stm.pat.as_slice())
         else {
-            return false;
+            return;
         };
         let [a, b] = args.as_slice() else {
-            return false;
+            return;
         };
         match op {
             BinOp::Add => {
@@ -106,9 +102,7 @@ impl Ranges {
                     && lo >= 0
                 {
                     self.insert_at_most(*v, n);
-                    return true;
                 }
-                false
             }
             BinOp::Max => {
                 if let Some((x, _)) = [(a, b), (b, a)]
@@ -119,27 +113,21 @@ impl Ranges {
                 {
                     self.insert_at_most(*v, n);
                 }
-                false
             }
             BinOp::Sub => {
                 if is_int_const(b, 1)
                     && let SubExp::Var(h) = a
                 {
                     self.last_of.insert(*v, SubExp::Var(*h));
-                    // Every variable with an `at_most` fact is known not to be negative.
-                    self.at_most.contains_key(h)
                 } else if let (SubExp::Var(p), SubExp::Var(i)) = (a, b)
                     && let Some(h) = self.last_of.get(p).copied()
                     && let Some((0, hi)) = self.get(*i)
                     && hi == h
                 {
                     self.insert(*v, 0, h);
-                    true
-                } else {
-                    false
                 }
             }
-            _ => false,
+            _ => {}
         }
     }
     /// Records `v = iota(n, 0, 1)` when `stm` binds one, so that rows of `v` are known to lie
@@ -172,13 +160,6 @@ impl Ranges {
 /// dimensions (rule `index-in-bounds`): the backends emit no bounds check for it. It says
 /// nothing about other places: a statement carrying it is no safer to move than without it.
 pub const IN_BOUNDS: &str = "in_bounds";
-
-/// The attribute of an `i64` addition or subtraction whose operands the optimiser knows lie
-/// where it cannot wrap around (positions and sizes, see [`Ranges::note_arithmetic`]): the
-/// backends may compute it with plain signed arithmetic, which C compilers analyse as an
-/// affine function of the loop counter (vectorising the loops of a return sweep, which run
-/// backwards) where the wrapping form hides it.
-pub const NO_WRAP: &str = "no_wrap";
 
 /// The attribute of a read whose bounds an earlier statement has checked: forward mode's
 /// read of a tangent, which has the primal array's shape, right after the same read of the

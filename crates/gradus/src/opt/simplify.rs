@@ -12,7 +12,7 @@
 
 use super::Ctx;
 use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
-use crate::core::safety::{IN_BOUNDS, NO_WRAP, Ranges};
+use crate::core::safety::{IN_BOUNDS, Ranges};
 use crate::core::subst::{subst_body, subst_names};
 use crate::core::visit::consumed_in_body;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -259,9 +259,7 @@ impl<'n> Engine<'n> {
         if ctx.on("fold") {
             mark_in_bounds(self, ctx, &mut stm, scope);
         }
-        if scope.ranges.note_arithmetic(&stm) && !stm.aux.attrs.iter().any(|a| a == NO_WRAP) {
-            stm.aux.attrs.push(NO_WRAP.to_string());
-        }
+        scope.ranges.note_arithmetic(&stm);
         let shared = Rc::new(stm.clone());
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (shared.clone(), k));
@@ -368,9 +366,9 @@ impl<'n> Engine<'n> {
     }
 }
 
-/// Drops the [`IN_BOUNDS`] and [`NO_WRAP`] marks of a statement a rule rewrote.
+/// Drops the [`IN_BOUNDS`] mark of a statement a rule rewrote.
 fn forget_in_bounds(stm: &mut Stm) {
-    stm.aux.attrs.retain(|a| a != IN_BOUNDS && a != NO_WRAP);
+    stm.aux.attrs.retain(|a| a != IN_BOUNDS);
 }
 
 /// Rule `index-in-bounds`: an index whose every position is known to lie in its dimension is

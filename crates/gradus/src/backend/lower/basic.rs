@@ -45,19 +45,10 @@ impl<'a> Lw<'a> {
                         self.check(out, nz, SiteKind::DivZero, vec![], aux);
                     }
                 }
-                // Proved not to wrap (`no_wrap`): plain signed arithmetic, which the C
-                // compiler sees as affine in the loop counter.
-                let plain = match p {
-                    PrimOp::Bin(BinOp::Add, PrimType::I64) => Some(IdxOp::Add),
-                    PrimOp::Bin(BinOp::Sub, PrimType::I64) => Some(IdxOp::Sub),
-                    _ => None,
-                }
-                .filter(|_| aux.attrs.iter().any(|a| a == crate::core::safety::NO_WRAP));
-                let val = match (plain, xs.as_slice()) {
-                    (Some(op), [a, b]) => Ex::Idx(op, Box::new(a.clone()), Box::new(b.clone())),
-                    _ => Ex::Prim(*p, xs),
-                };
-                out.push(I::Set { name: dname, val });
+                out.push(I::Set {
+                    name: dname,
+                    val: Ex::Prim(*p, xs),
+                });
             }
             BasicOp::Index { array, slice } => self.index(dname, *array, slice, aux, out)?,
             BasicOp::Update {
