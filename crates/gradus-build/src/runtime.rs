@@ -46,6 +46,8 @@ pub struct Ctx {
     nthreads: i32,
     nargs: i32,
     args: [i64; MAX_ARGS],
+    fail_iter: i64,
+    lock: i32,
 }
 
 impl Ctx {
@@ -57,6 +59,8 @@ impl Ctx {
             nthreads: threads,
             nargs: 0,
             args: [0; MAX_ARGS],
+            fail_iter: 0,
+            lock: 0,
         }
     }
 

@@ -54,7 +54,7 @@ fn header(name: &str, low: &imp::Program) -> String {
          * the values its message mentions. Set ctx->nthreads (0: all cores) and zero the rest of\n\
          * *ctx before each call.\n\
          */\n#ifndef {guard}\n#define {guard}\n#include <stdint.h>\n#include <stdbool.h>\n\n\
-         struct gr_ctx {{\n  int32_t failed;\n  int32_t site;\n  int32_t nthreads;\n  int32_t nargs;\n  int64_t args[32];\n}};\n\n\
+         struct gr_ctx {{\n  int32_t failed;\n  int32_t site;\n  int32_t nthreads;\n  int32_t nargs;\n  int64_t args[32];\n  int64_t fail_iter;\n  int32_t lock;\n}};\n\n\
          void gradus_release(void *m);\n"
     );
     for f in &low.functions {

@@ -24,7 +24,8 @@
 //! gcc ships libgomp and clang libomp, whose thread pools persist between calls; and the thread
 //! count is one clause (`num_threads`) fed from `--threads`. Errors inside a parallel loop are
 //! recorded in the call's context and reported after the loop, since nothing may jump out of
-//! an OpenMP region.
+//! an OpenMP region; the context keeps the error of the lowest failing iteration, so the
+//! error reported does not depend on which thread failed first.
 //!
 //! On a run-time error the buffers the failed call had allocated are not freed (the call is
 //! abandoned where it failed); the results of successful calls are always released.
@@ -69,6 +70,8 @@ struct Ctx {
     nthreads: i32,
     nargs: i32,
     args: [i64; print::MAX_ARGS],
+    fail_iter: i64,
+    lock: i32,
 }
 
 type EntryFn =
@@ -257,6 +260,8 @@ impl Native {
             nthreads: self.options.threads.map_or(0, |t| t.min(4096) as i32),
             nargs: 0,
             args: [0; print::MAX_ARGS],
+            fail_iter: 0,
+            lock: 0,
         };
         // SAFETY: the pointers follow the calling convention of `print`: `ins` holds one
         // valid pointer per input (the scalar storage and the argument buffers outlive the

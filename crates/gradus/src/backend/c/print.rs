@@ -16,9 +16,11 @@
 //! returns 0, or 1 after recording an error site and its values in `ctx`.
 //!
 //! Parallel loops are OpenMP `parallel for` loops (without `-fopenmp` they are ordinary
-//! loops). An error inside one sets `ctx->failed`, skips the rest of its iteration (a `goto`
-//! to the end of the iteration body, since nothing may jump out of an OpenMP region) and makes
-//! the remaining iterations return at once; the error is reported after the loop.
+//! loops). An error inside one is recorded in `ctx` with the iteration it happened in, unless
+//! an earlier iteration's error is recorded already, and skips the rest of its iteration (a
+//! `goto` to the end of the iteration body, since nothing may jump out of an OpenMP region);
+//! later iterations then return at once, and the error is reported after the loop. So the
+//! error reported is the sequentially first one, as on one thread and in the interpreter.
 
 use super::prims::{c_type, definition, fn_name, inline};
 use crate::backend::lower::imp::{self, Ex, Share, SiteKind, Stm, Ty};
@@ -58,6 +60,10 @@ struct gr_ctx {
   int32_t nthreads;
   int32_t nargs;
   int64_t args[32];
+  /* The iteration of the outermost parallel loop whose error is recorded (INT64_MAX for an
+     error outside parallel loops), and the lock under which an error is recorded. */
+  int64_t fail_iter;
+  int32_t lock;
 };
 
 /* A reference-counted buffer; the elements follow the header. `cls` is the size class of a
@@ -157,19 +163,32 @@ static GR_UNUSED inline void gr_copy(void *dst, const void *src, int64_t bytes) 
   if (bytes > 0 && dst != src) memmove(dst, src, (size_t)bytes);
 }
 
-/* Records the first error of a call; later ones are dropped. Cold: the C compiler then
-   predicts every check that leads here as never failing, so code behind many checks (the
-   inner loops) is still optimised for speed and vectorised rather than treated as rare. */
-static GR_UNUSED __attribute__((cold, noinline)) void gr_fail(struct gr_ctx *ctx, int32_t site, int32_t n, const int64_t *args) {
-  int32_t expected = 0;
-  if (__atomic_compare_exchange_n(&ctx->failed, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+/* Records the error of the sequentially first failing iteration `iter` of the outermost
+   parallel loop (INT64_MAX outside parallel loops, where nothing runs concurrently): an error
+   replaces one recorded by a later iteration and is dropped otherwise, so the error reported
+   is the one a sequential run would report, whichever thread failed first in time. Cold: the
+   C compiler then predicts every check that leads here as never failing, so code behind many
+   checks (the inner loops) is still optimised for speed and vectorised rather than treated as
+   rare. A spin lock, since errors are rare and each failing iteration records at most one. */
+static GR_UNUSED __attribute__((cold, noinline)) void gr_fail(struct gr_ctx *ctx, int64_t iter, int32_t site, int32_t n, const int64_t *args) {
+  while (__atomic_exchange_n(&ctx->lock, 1, __ATOMIC_ACQUIRE)) {}
+  if (!ctx->failed || iter < ctx->fail_iter) {
     ctx->site = site;
     ctx->nargs = n;
     for (int32_t i = 0; i < n && i < 32; i++) ctx->args[i] = args[i];
+    __atomic_store_n(&ctx->fail_iter, iter, __ATOMIC_RELEASE);
+    __atomic_store_n(&ctx->failed, 1, __ATOMIC_RELEASE);
   }
+  __atomic_store_n(&ctx->lock, 0, __ATOMIC_RELEASE);
 }
 
-static GR_UNUSED inline int gr_failed(struct gr_ctx *ctx) { return __atomic_load_n(&ctx->failed, __ATOMIC_RELAXED); }
+/* Whether the work of iteration `iter` of the outermost parallel loop (INT64_MAX outside
+   parallel loops) is moot: this iteration or an earlier one failed, so its error is not the
+   one reported. `fail_iter` only decreases, so a stale value at worst lets an iteration run
+   that could have been skipped. */
+static GR_UNUSED inline int gr_stop(struct gr_ctx *ctx, int64_t iter) {
+  return __atomic_load_n(&ctx->failed, __ATOMIC_RELAXED) && __atomic_load_n(&ctx->fail_iter, __ATOMIC_RELAXED) <= iter;
+}
 
 static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x, sizeof r); return r; }
 
@@ -190,7 +209,7 @@ void gradus_release(void *m);
 void gradus_release(void *m) { gr_decref((gr_mem *)m); }
 
 int gradus_abi_version(void);
-int gradus_abi_version(void) { return 1; }
+int gradus_abi_version(void) { return 2; }
 
 "#;
 
@@ -202,6 +221,9 @@ struct Printer<'a> {
     /// Where an error jumps to: the innermost enclosing parallel iteration, or the function's
     /// error exit.
     fail_labels: Vec<String>,
+    /// The counter of the outermost enclosing parallel loop: errors are ordered by it (see
+    /// `gr_fail`).
+    iter_key: Option<String>,
     labels: usize,
 }
 
@@ -212,6 +234,7 @@ pub fn print_program(prog: &imp::Program) -> String {
         out: String::new(),
         prims: BTreeMap::new(),
         fail_labels: Vec::new(),
+        iter_key: None,
         labels: 0,
     };
     for f in &prog.functions {
@@ -426,7 +449,8 @@ impl Printer<'_> {
         self.line(d + 1, "}");
         let d = d - 1;
         self.line(d + 1, "}");
-        self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
+        let key = self.iter_key();
+        self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
         self.line(d, "}");
     }
 
@@ -463,12 +487,27 @@ impl Printer<'_> {
             d,
             &format!("for (int64_t {var} = {from}; {var} < {to}; {var}++) {{"),
         );
-        self.line(d + 1, "if (gr_failed(ctx)) continue;");
+        // The outermost parallel loop orders errors by its own counter; a nested one by the
+        // enclosing iteration of the outermost (only that loop's iterations run concurrently).
+        let outermost = self.iter_key.is_none();
+        if outermost {
+            self.iter_key = Some(var.to_string());
+        }
+        let key = self.iter_key();
+        self.line(d + 1, &format!("if (gr_stop(ctx, {key})) continue;"));
         self.fail_labels.push(label.clone());
         self.stms(body, d + 1);
         self.fail_labels.pop();
+        if outermost {
+            self.iter_key = None;
+        }
         self.line(d + 1, &format!("{label}: GR_UNUSED;"));
         self.line(d, "}");
+    }
+
+    /// The position of the code being printed in the order of errors (see `gr_fail`).
+    fn iter_key(&self) -> String {
+        self.iter_key.clone().unwrap_or_else(|| "INT64_MAX".into())
     }
 
     fn fail_label(&self) -> String {
@@ -505,10 +544,11 @@ impl Printer<'_> {
             args.join(", ")
         };
         let label = self.fail_label();
+        let key = self.iter_key();
         self.line(
             depth,
             &format!(
-                "{{ const int64_t gr_a[{}] = {{{arr}}}; gr_fail(ctx, {site}, {n}, gr_a); goto {label}; }}",
+                "{{ const int64_t gr_a[{}] = {{{arr}}}; gr_fail(ctx, {key}, {site}, {n}, gr_a); goto {label}; }}",
                 n.max(1)
             ),
         );
@@ -717,7 +757,8 @@ impl Printer<'_> {
                 self.line(d + 1, "} else {");
                 self.par_for_loop(var, body, d + 2);
                 self.line(d + 1, "}");
-                self.line(d + 1, &format!("if (gr_failed(ctx)) goto {outer};"));
+                let key = self.iter_key();
+                self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
                 self.line(d, "}");
             }
             Stm::While { cond, body } => {
