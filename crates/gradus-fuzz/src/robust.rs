@@ -2,11 +2,11 @@
 //! text parser and the value readers must answer every input with a value or an error — no
 //! panic, no hang.
 //!
-//! cargo-fuzz needs a nightly toolchain and libFuzzer, which the build machines cannot fetch,
-//! so this is a plain mutation fuzzer on stable Rust: inputs are seeds (the corpus programs,
-//! generated programs, their core IR, values in both formats) mutated at the byte and token
-//! level (deletions, duplications, insertions of tokens from a dictionary, splices of two
-//! seeds). There is no coverage feedback. Each input runs under `catch_unwind`, and a watchdog
+//! This is a plain mutation fuzzer on stable Rust, run by `cargo test` and the `gradus-fuzz`
+//! binary; the coverage-guided cargo-fuzz targets of `fuzz/` (nightly) run [`run_one`] too.
+//! Inputs are seeds (the corpus programs, generated programs, their core IR, values in both
+//! formats) mutated at the byte and token level (deletions, duplications, insertions of tokens
+//! from a dictionary, splices of two seeds). There is no coverage feedback. Each input runs under `catch_unwind`, and a watchdog
 //! thread stops the process and prints the input when one takes longer than the time limit.
 
 use gradus::diag::SourceMap;
