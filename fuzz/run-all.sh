@@ -75,7 +75,7 @@ summary() {
     return
   fi
   artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-  what=$(grep -m1 -o -E 'ERROR: libFuzzer: [a-z -]+|panicked at [^ ]*|ERROR: AddressSanitizer: [a-z-]+' "$log" || true)
+  what=$(grep -m1 -o -E 'ERROR: libFuzzer: [a-z-]+( [a-z-]+)*|panicked at [^ ]*|ERROR: AddressSanitizer: [a-z-]+' "$log" || true)
   echo "$t: ${runs:-0} runs, finding: ${what:-exit status $status} -> ${artifact:-see $log}"
 }
 
