@@ -82,11 +82,36 @@ pub fn run_one(target: Target, input: &[u8]) {
             }
         }
         Target::CoreText => {
-            let _ = gradus::core::parse::parse_prog(&String::from_utf8_lossy(input));
+            // A program that parses may still break the IR's invariants: the verifier must
+            // report that, and the printer print it, without panicking.
+            if let Ok(prog) = gradus::core::parse::parse_prog(&String::from_utf8_lossy(input)) {
+                let _ = gradus::core::verify::verify(&prog);
+                let _ = gradus::core::print::print_prog(&prog);
+            }
         }
         Target::Values => {
-            let _ = gradus::data::read_values(input);
+            if let Ok(values) = gradus::data::read_values(input) {
+                for v in &values {
+                    values_round_trip(v);
+                }
+            }
         }
+    }
+}
+
+/// Panics unless `v` reads back from both formats as what was written (LANGUAGE.md 14: text
+/// is written so that it reads back to the same value). Compared through the written text, so
+/// that NaNs compare equal.
+fn values_round_trip(v: &gradus::value::Value) {
+    use gradus::data::{read_values, write_binary, write_text};
+    let text = write_text(v);
+    match read_values(text.as_bytes()).as_deref() {
+        Ok([again]) => assert_eq!(write_text(again), text, "text round trip of {text}"),
+        other => panic!("the written text {text} reads back as {other:?}"),
+    }
+    match read_values(&write_binary(v)).as_deref() {
+        Ok([again]) => assert_eq!(write_text(again), text, "binary round trip of {text}"),
+        other => panic!("the binary form of {text} reads back as {other:?}"),
     }
 }
 
