@@ -5,7 +5,7 @@
 #
 #   fuzz/run-all.sh [-p] [--no-build] SECONDS [TARGET...]
 #
-# Targets: parse typecheck core_text values (default: all). Needs a nightly toolchain and
+# Targets: parse typecheck compile core_text values (default: all). Needs a nightly toolchain and
 # cargo-fuzz (`cargo install cargo-fuzz`). The corpora are fuzz/corpus/TARGET, seeded by
 # fuzz/seeds.sh and kept between runs; logs go to fuzz/logs/TARGET.log. Each input may take at
 # most $FUZZ_TIMEOUT seconds (default 10) and the process $FUZZ_RSS_MB MB (default 2048).
@@ -33,7 +33,7 @@ fi
 seconds=$1
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parse typecheck core_text values)
+[ ${#targets[@]} -gt 0 ] || targets=(parse typecheck compile core_text values)
 timeout=${FUZZ_TIMEOUT:-10}
 rss=${FUZZ_RSS_MB:-2048}
 
@@ -59,7 +59,7 @@ run() {
   local t=$1
   mkdir -p "$here/artifacts/$t" "$here/corpus/$t"
   local dict=()
-  case "$t" in parse|typecheck) dict=(-dict="$here/futhark.dict") ;; esac
+  case "$t" in parse|typecheck|compile) dict=(-dict="$here/futhark.dict") ;; esac
   nice -n 15 "$bindir/$t" "$here/corpus/$t" "${dict[@]}" \
     -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss" \
     -artifact_prefix="$here/artifacts/$t/" -print_final_stats=1 >"$here/logs/$t.log" 2>&1

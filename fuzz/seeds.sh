@@ -2,7 +2,8 @@
 # Writes the seed corpora of the fuzz targets into fuzz/corpus/TARGET (the directory
 # `cargo fuzz run TARGET` reads and adds to), from files of the repository; nothing is built.
 #
-#   parse, typecheck  the programs of tests/programs and examples (*.fut)
+#   parse, typecheck, compile
+#                     the programs of tests/programs and examples (*.fut)
 #   core_text         the core-IR texts of crates/gradus/tests/core_ir (*.ir); with a gradus
 #                     binary at hand ($GRADUS, or target/release/gradus), also the core IR of
 #                     the first 60 corpus programs (`gradus dev --stage core`)
@@ -14,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${1:-$here/corpus}
-mkdir -p "$out/parse" "$out/typecheck" "$out/core_text" "$out/values"
+mkdir -p "$out/parse" "$out/typecheck" "$out/compile" "$out/core_text" "$out/values"
 
 # add TARGET: stores standard input as one seed of TARGET.
 add() {
@@ -31,6 +32,7 @@ add() {
 while IFS= read -r -d '' f; do
   add parse <"$f"
   add typecheck <"$f"
+  add compile <"$f"
 done < <(find "$root/tests/programs" "$root/examples" -name '*.fut' -size -64k -print0 | sort -z)
 
 for f in "$root"/crates/gradus/tests/core_ir/*.ir; do add core_text <"$f"; done
@@ -64,6 +66,6 @@ for t in '  i8:1' ' i16:2' ' i32:4' ' i64:8' '  u8:1' ' u16:2' ' u32:4' ' u64:8'
 done
 { printf '[1i32, 2i32] -- a comment\nb\x02\x01 f64\x01\x00\x00\x00\x00\x00\x00\x00'; printf '\x00\x00\x00\x00\x00\x00\xf0\x3f'; printf ' empty([0][2]bool)\n'; } | add values
 
-for t in parse typecheck core_text values; do
+for t in parse typecheck compile core_text values; do
   echo "$t: $(find "$out/$t" -type f | wc -l) inputs in $out/$t"
 done
