@@ -184,10 +184,12 @@ static GR_UNUSED __attribute__((cold, noinline)) void gr_fail(struct gr_ctx *ctx
 
 /* Whether the work of iteration `iter` of the outermost parallel loop (INT64_MAX outside
    parallel loops) is moot: this iteration or an earlier one failed, so its error is not the
-   one reported. `fail_iter` only decreases, so a stale value at worst lets an iteration run
-   that could have been skipped. */
+   one reported. Acquiring `failed` makes the `fail_iter` read after it at least as recent as
+   the store before it (the zero of a fresh context would stop every iteration); after that
+   `fail_iter` only decreases, so a stale value at worst lets an iteration run that could have
+   been skipped. */
 static GR_UNUSED inline int gr_stop(struct gr_ctx *ctx, int64_t iter) {
-  return __atomic_load_n(&ctx->failed, __ATOMIC_RELAXED) && __atomic_load_n(&ctx->fail_iter, __ATOMIC_RELAXED) <= iter;
+  return __atomic_load_n(&ctx->failed, __ATOMIC_ACQUIRE) && __atomic_load_n(&ctx->fail_iter, __ATOMIC_RELAXED) <= iter;
 }
 
 static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x, sizeof r); return r; }
