@@ -118,6 +118,13 @@ impl Program {
         .map_err(CallError::Runtime)
     }
 
+    /// With the native backend, the bytes its calls have copied so far to update arrays
+    /// whose buffers were shared (see [`crate::backend::c::Native::copied_bytes`]); `None`
+    /// with the interpreter.
+    pub fn copied_bytes(&self) -> Option<u64> {
+        self.native.as_ref().map(|n| n.copied_bytes())
+    }
+
     /// Calls an entry point with borrowed arguments. The native backend reads the arrays
     /// where they lie (no copy); the interpreter, which owns its values, copies them first.
     pub fn call_ref(&self, entry: &str, args: &[ValueRef]) -> Result<Vec<Value>, CallError> {

@@ -74,6 +74,7 @@ struct Ctx {
 type EntryFn =
     unsafe extern "C" fn(*mut Ctx, *const *const c_void, *mut *mut c_void, *mut i64) -> i32;
 type ReleaseFn = unsafe extern "C" fn(*mut c_void);
+type CopiedFn = unsafe extern "C" fn() -> i64;
 
 struct Entry {
     name: String,
@@ -89,6 +90,7 @@ pub struct Native {
     /// the runtime under its idle worker threads.
     _lib: std::mem::ManuallyDrop<libloading::Library>,
     release: ReleaseFn,
+    copied: CopiedFn,
     entries: Vec<Entry>,
     sites: Vec<imp::Site>,
     options: NativeOptions,
@@ -135,6 +137,11 @@ impl Native {
             *lib.get::<ReleaseFn>(b"gradus_release\0")
                 .map_err(|e| format!("internal error: {e}"))?
         };
+        // SAFETY: the symbol has this signature in the generated code.
+        let copied: CopiedFn = unsafe {
+            *lib.get::<CopiedFn>(b"gradus_copied_bytes\0")
+                .map_err(|e| format!("internal error: {e}"))?
+        };
         let mut entries = Vec::new();
         for f in &low.functions {
             let Some((fi, fd)) = prog
@@ -173,6 +180,7 @@ impl Native {
         Ok(Native {
             _lib: std::mem::ManuallyDrop::new(lib),
             release,
+            copied,
             entries,
             sites: low.sites,
             options: opts,
@@ -189,6 +197,14 @@ impl Native {
     ) -> Result<Vec<Value>, RuntimeError> {
         let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
         self.call_ref(prog, sources, entry, &refs)
+    }
+
+    /// Bytes copied so far by calls into this library (by every [`Native`] that loaded the
+    /// same code) to make an array's buffer its own before updating it in place: zero when
+    /// every update happened in place.
+    pub fn copied_bytes(&self) -> u64 {
+        // SAFETY: the function only reads a counter.
+        unsafe { (self.copied)() }.max(0) as u64
     }
 
     /// Calls entry point `entry` of `prog` with borrowed arguments: the generated code reads

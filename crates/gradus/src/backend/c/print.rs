@@ -210,9 +210,14 @@ static GR_UNUSED inline int gr_failed(struct gr_ctx *ctx) { return __atomic_load
 
 static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x, sizeof r); return r; }
 
+/* Bytes copied by gr_unique since the library was loaded: what the value semantics of
+   arrays cost where an update could not happen in place (read by `gradus_copied_bytes`). */
+static int64_t gr_copied_bytes;
+
 /* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
 static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
   if (*m && (*m)->rc == 1) return 0;
+  __atomic_fetch_add(&gr_copied_bytes, bytes, __ATOMIC_RELAXED);
   gr_mem *nm;
   void *nd = gr_alloc(&nm, bytes);
   if (!nd) return 1;
@@ -225,6 +230,9 @@ static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
 
 void gradus_release(void *m);
 void gradus_release(void *m) { gr_decref((gr_mem *)m); }
+
+int64_t gradus_copied_bytes(void);
+int64_t gradus_copied_bytes(void) { return __atomic_load_n(&gr_copied_bytes, __ATOMIC_RELAXED); }
 
 int gradus_abi_version(void);
 int gradus_abi_version(void) { return 1; }
