@@ -228,3 +228,60 @@ pub fn load_program(
         }
     }
 }
+
+/// A one-line progress display on standard error, redrawn in place. It is shown only when
+/// standard error is a terminal: redirected to a file or a pipe, the carriage returns and
+/// erase-line codes would end up in the log as garbage, and a log has no use for a line that
+/// is overwritten anyway.
+pub struct Progress {
+    tty: bool,
+    /// Whether a progress line is on the screen now.
+    shown: bool,
+}
+
+impl Progress {
+    /// A display that is active when standard error is a terminal.
+    pub fn new() -> Progress {
+        use std::io::IsTerminal;
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+            shown: false,
+        }
+    }
+
+    /// Replaces the progress line by `line` (nothing when standard error is not a terminal).
+    pub fn show(&mut self, line: &str) {
+        if !self.tty {
+            return;
+        }
+        use std::io::Write;
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[2K{line}");
+        let _ = e.flush();
+        self.shown = true;
+    }
+
+    /// Erases the progress line, so that what is printed next starts on a clean line.
+    pub fn clear(&mut self) {
+        if !self.shown {
+            return;
+        }
+        use std::io::Write;
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[2K");
+        let _ = e.flush();
+        self.shown = false;
+    }
+
+    /// Prints a message on standard error, on a line of its own.
+    pub fn message(&mut self, line: &str) {
+        self.clear();
+        eprintln!("{line}");
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::new()
+    }
+}

@@ -219,4 +219,12 @@ fn bench_times_each_entry_point_named() {
     assert!(out.contains("bench_entries.fut:a "), "{out}");
     assert!(out.contains("bench_entries.fut:c "), "{out}");
     assert!(!out.contains("bench_entries.fut:b "), "{out}");
+    // Standard error is a pipe here: no progress line, so no terminal control codes.
+    assert!(!text(&o.stderr).contains('\x1b'), "{:?}", text(&o.stderr));
+    let o = gradus(
+        &["test", "--backend", "interp", prog.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains('\x1b'), "{:?}", text(&o.stderr));
 }
