@@ -76,7 +76,7 @@ impl BackendArgs {
     /// The library's backend for `b`.
     pub fn library_backend(&self, b: Backend) -> gradus::program::Backend {
         let native = |multicore| {
-            gradus::program::Backend::Native(gradus::backend::c::NativeOptions {
+            gradus::program::Backend::Native(gradus::NativeOptions {
                 multicore,
                 threads: self.threads,
                 safe: !self.no_checks,
@@ -96,7 +96,7 @@ impl BackendArgs {
         program: gradus::program::Program,
     ) -> Result<gradus::program::Program, String> {
         match catch_panic(|| program.with_backend(self.library_backend(b))) {
-            Ok(r) => r,
+            Ok(r) => r.map_err(|e| e.to_string()),
             Err(p) => Err(format!(
                 "internal error: gradus panicked while compiling C: {p}"
             )),
