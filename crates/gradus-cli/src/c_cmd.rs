@@ -76,6 +76,7 @@ fn source_name(c_name: &str) -> &str {
 
 fn api_entries<'a>(
     low: &'a imp::Program,
+    program: &Program,
     eps: &[gradus::program::EntryPoint],
 ) -> Vec<ApiEntry<'a>> {
     let mut used_names: Vec<String> = Vec::new();
@@ -106,12 +107,17 @@ fn api_entries<'a>(
                 ExternalType::Value { text, .. } => Some(text.clone()),
                 ExternalType::Opaque(_) => None,
             };
-            let (sizes, param_types) = match ep {
-                Some(ep) if ep.params.len() <= f.inputs.len() => (
-                    f.inputs.len() - ep.params.len(),
-                    ep.params.iter().map(text).collect(),
-                ),
-                _ => (0, vec![None; f.inputs.len()]),
+            let sizes = program
+                .core()
+                .entry(&f.entry)
+                .map_or(0, |d| d.size_params.len())
+                .min(f.inputs.len());
+            // A tuple or record parameter is several inputs: no source type per input then.
+            let param_types = match ep {
+                Some(ep) if ep.params.len() == f.inputs.len() - sizes => {
+                    ep.params.iter().map(text).collect()
+                }
+                _ => vec![None; f.inputs.len() - sizes],
             };
             let result_types = match ep {
                 Some(ep) if ep.results.len() == f.results.len() => {
@@ -881,7 +887,7 @@ pub fn c(a: CArgs) -> u8 {
         }
     };
     let eps = program.entry_points();
-    let api = api_entries(&low, &eps);
+    let api = api_entries(&low, &program, &eps);
     let code = print::print_program(&low) + &api_source(&low, &api);
     // The example calls the first entry point that has arguments it can run on.
     let chosen = api.iter().find_map(|e| {
