@@ -212,6 +212,7 @@ pub fn load_program(
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
         Err(e) => {
+            clear_progress();
             eprintln!("Error: cannot read {path}: {e}");
             return Err(1);
         }
@@ -219,10 +220,12 @@ pub fn load_program(
     match catch_panic(|| gradus::program::Program::from_source_with(&path, &source, opts)) {
         Ok(Ok(p)) => Ok((path, source, p)),
         Ok(Err(d)) => {
+            clear_progress();
             eprint!("{}", d.render());
             Err(crate::run::compile_failure_code(&d))
         }
         Err(p) => {
+            clear_progress();
             eprintln!("internal error: gradus panicked while compiling {path}: {p}");
             Err(4)
         }
@@ -235,8 +238,20 @@ pub fn load_program(
 /// is overwritten anyway.
 pub struct Progress {
     tty: bool,
-    /// Whether a progress line is on the screen now.
-    shown: bool,
+}
+
+/// Whether a progress line is on the screen now. One flag for the process, since there is
+/// one standard error: [`load_program`] erases the line before printing a diagnostic.
+static PROGRESS_SHOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Erases the progress line if one is shown, so that a message starts on a clean line.
+pub fn clear_progress() {
+    use std::io::Write;
+    if PROGRESS_SHOWN.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[2K");
+        let _ = e.flush();
+    }
 }
 
 impl Progress {
@@ -245,7 +260,6 @@ impl Progress {
         use std::io::IsTerminal;
         Progress {
             tty: std::io::stderr().is_terminal(),
-            shown: false,
         }
     }
 
@@ -258,19 +272,12 @@ impl Progress {
         let mut e = std::io::stderr().lock();
         let _ = write!(e, "\r\x1b[2K{line}");
         let _ = e.flush();
-        self.shown = true;
+        PROGRESS_SHOWN.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Erases the progress line, so that what is printed next starts on a clean line.
     pub fn clear(&mut self) {
-        if !self.shown {
-            return;
-        }
-        use std::io::Write;
-        let mut e = std::io::stderr().lock();
-        let _ = write!(e, "\r\x1b[2K");
-        let _ = e.flush();
-        self.shown = false;
+        clear_progress();
     }
 
     /// Prints a message on standard error, on a line of its own.
