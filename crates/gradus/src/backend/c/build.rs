@@ -13,8 +13,9 @@
 //!
 //! The cache is kept under a size limit, `$GRADUS_CACHE_MAX_MB` megabytes (default 1024; 0:
 //! no limit): after a library is added, the least recently used ones are removed until the
-//! rest fit. A library found in the cache has its modification time set to now, which is what
-//! "used" means here (access times are often not recorded). Removing a library that another
+//! rest fit. A library found in the cache has its access time set to now, which is what "used"
+//! means here (set explicitly: file systems mounted `noatime` or `relatime` do not record
+//! reads reliably); its modification time stays the time it was built. Removing a library that another
 //! process has loaded is harmless on Unix: the process keeps its mapping. [`cache_info`] and
 //! [`clean_cache`] are `gradus cache` and `gradus cache clean`.
 
@@ -155,11 +156,20 @@ pub fn build(code: &str, tc: &Toolchain, openmp: bool) -> Result<PathBuf, String
     Ok(lib)
 }
 
-/// Sets the modification time of a cached library to now, for the least-recently-used order.
+/// Sets the access time of a cached library to now, for the least-recently-used order.
 fn mark_used(lib: &Path) {
     if let Ok(f) = std::fs::File::options().append(true).open(lib) {
-        let _ = f.set_modified(std::time::SystemTime::now());
+        let now = std::time::SystemTime::now();
+        let _ = f.set_times(std::fs::FileTimes::new().set_accessed(now));
     }
+}
+
+/// When a cached file was last used: its access time, or when that is not known, its
+/// modification time.
+fn last_used(m: &std::fs::Metadata) -> std::time::SystemTime {
+    m.accessed()
+        .or_else(|_| m.modified())
+        .unwrap_or(std::time::UNIX_EPOCH)
 }
 
 /// The size limit of the cache in bytes (`$GRADUS_CACHE_MAX_MB`), `None` for no limit.
@@ -256,8 +266,8 @@ pub fn evict(dir: &Path, limit: Option<u64>, keep: &Path) -> Result<usize, Strin
     };
     let mut removed = 0;
     let mut total: u64 = 0;
-    // Per library key: the library's path, its modification time and the size of the
-    // library and its source together.
+    // Per library key: the library's path, when it was last used, the size of the library
+    // and its source together, and their paths.
     let mut groups: std::collections::BTreeMap<
         String,
         (Option<PathBuf>, std::time::SystemTime, u64, Vec<PathBuf>),
@@ -284,7 +294,7 @@ pub fn evict(dir: &Path, limit: Option<u64>, keep: &Path) -> Result<usize, Strin
         g.3.push(p.clone());
         if name.ends_with(".so") {
             g.0 = Some(p.clone());
-            g.1 = m.modified().unwrap_or(std::time::UNIX_EPOCH);
+            g.1 = last_used(m);
         }
     }
     let Some(limit) = limit else {
@@ -343,7 +353,8 @@ mod tests {
         let p = dir.join(name);
         std::fs::write(&p, vec![0u8; bytes]).unwrap();
         let f = std::fs::File::options().append(true).open(&p).unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
+        let t = SystemTime::now() - Duration::from_secs(age_s);
+        f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
             .unwrap();
         p
     }
