@@ -41,6 +41,9 @@ use crate::value::{Array, Buffer, PrimType, Scalar, Value, ValueRef};
 use std::ffi::c_void;
 
 /// Options of the native backend.
+///
+/// The default is what the `gradus` command uses when a C compiler is found: multicore on
+/// all cores (OpenMP's default thread count), with run-time checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NativeOptions {
     /// Run the outermost SOACs on several threads (OpenMP).
@@ -54,9 +57,19 @@ pub struct NativeOptions {
 impl Default for NativeOptions {
     fn default() -> Self {
         NativeOptions {
-            multicore: false,
+            multicore: true,
             threads: None,
             safe: true,
+        }
+    }
+}
+
+impl NativeOptions {
+    /// One thread, without OpenMP (the `c` backend of the command).
+    pub fn sequential() -> NativeOptions {
+        NativeOptions {
+            multicore: false,
+            ..NativeOptions::default()
         }
     }
 }
@@ -444,6 +457,17 @@ fn plain(t: PrimType, bits: i64) -> String {
         PrimType::I32 => (bits as i32).to_string(),
         PrimType::I64 => bits.to_string(),
     }
+}
+
+/// The values of the size parameters of entry point `entry` of `prog` for the arguments
+/// `args` (which must fit its parameters in element type and rank), in the order in which the
+/// generated C takes them, before the parameters: what a caller of the C library passes. The
+/// message of a shape mismatch otherwise.
+pub fn size_arguments(prog: &Prog, entry: &str, args: &[ValueRef]) -> Result<Vec<i64>, String> {
+    let f = prog
+        .entry(entry)
+        .ok_or_else(|| format!("no entry point named \"{entry}\""))?;
+    bind_sizes(prog, f, args)
 }
 
 /// Binds the size parameters of `f` from the shapes of `args` (first occurrence binds, later
