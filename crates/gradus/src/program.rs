@@ -149,6 +149,33 @@ impl Program {
         .map_err(CallError::Runtime)
     }
 
+    /// Calls an entry point with borrowed arguments and hands its results to `with_results`
+    /// without copying them out of the native backend's buffers (which are released when it
+    /// returns); the interpreter's results are handed over as borrowed values.
+    pub fn call_with<T>(
+        &self,
+        entry: &str,
+        args: &[ValueRef],
+        with_results: impl FnOnce(&[ValueRef]) -> T,
+    ) -> Result<T, CallError> {
+        let fun = crate::core::external::check_args(self.prog.entry(entry), entry, args)?;
+        match &self.native {
+            None => crate::backend::interp::run_function(
+                &self.prog,
+                &self.sources,
+                fun,
+                args.iter().map(ValueRef::to_value).collect(),
+                &self.counter,
+            )
+            .map(|vs| {
+                let refs: Vec<ValueRef> = vs.iter().map(Value::as_value_ref).collect();
+                with_results(&refs)
+            }),
+            Some(n) => n.call_with(&self.prog, &self.sources, entry, args, with_results),
+        }
+        .map_err(CallError::Runtime)
+    }
+
     /// With the native backend, the bytes its calls have copied so far to update arrays
     /// whose buffers were shared (see [`crate::backend::c::Native::copied_bytes`]); `None`
     /// with the interpreter.
