@@ -214,9 +214,9 @@ static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x
    arrays cost where an update could not happen in place (read by `gradus_copied_bytes`). */
 static int64_t gr_copied_bytes;
 
-/* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
-static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
-  if (*m && (*m)->rc == 1) return 0;
+/* The copy of gr_unique, out of line: the check is inlined at every in-place update and
+   nearly always finds the buffer owned already. */
+static GR_UNUSED __attribute__((noinline)) int gr_unique_copy(void **data, gr_mem **m, int64_t bytes) {
   __atomic_fetch_add(&gr_copied_bytes, bytes, __ATOMIC_RELAXED);
   gr_mem *nm;
   void *nd = gr_alloc(&nm, bytes);
@@ -226,6 +226,12 @@ static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
   *data = nd;
   *m = nm;
   return 0;
+}
+
+/* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
+static GR_UNUSED inline int gr_unique(void **data, gr_mem **m, int64_t bytes) {
+  if (__builtin_expect(*m && (*m)->rc == 1, 1)) return 0;
+  return gr_unique_copy(data, m, bytes);
 }
 
 void gradus_release(void *m);
