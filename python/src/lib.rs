@@ -106,7 +106,9 @@ fn compile_program(
                 let message = format!("{}\n\n{}", d.one_line(), d.render().trim_end());
                 (message, location)
             })?;
-            program.with_backend(chosen).map_err(|m| (m, None))
+            program
+                .with_backend(chosen)
+                .map_err(|e| (e.to_string(), None))
         }))
         .map_err(|p| panic_message(p.as_ref()))
     });

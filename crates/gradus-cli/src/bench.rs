@@ -5,18 +5,18 @@
 //! `--runs` times timed; the timed region is the call only (not compiling, reading input or
 //! checking). The first result is checked against the expected output like `gradus test`
 //! does; a wrong result fails the dataset (exit code 1). A progress line on standard error
-//! names the case being timed; a table of median, minimum and maximum times (microseconds)
+//! names the case being timed when standard error is a terminal; a table of median, minimum and maximum times (microseconds)
 //! and the relative standard deviation ends the run; `--json FILE` writes
 //! `{"path:entry": {"datasets": {"NAME": {"runtimes": [...]}}}}`.
 
-use crate::common::{BackendArgs, catch_panic, check_inputs};
+use crate::common::{BackendArgs, Progress, catch_panic, check_inputs};
 use clap::Args;
 use gradus::data::read_file;
 use gradus::testspec::{
     DEFAULT_TOLERANCE, Expected, Input, compare_values, generate_random, parse_test_file,
     random_seed,
 };
-use gradus::value::Value;
+use gradus::value::{Value, ValueRef};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -110,12 +110,6 @@ fn stats(xs: &[f64]) -> (f64, f64, f64, f64) {
     (median, v[0], v[n - 1], rsd)
 }
 
-fn progress(line: &str) {
-    let mut e = std::io::stderr().lock();
-    let _ = write!(e, "\r\x1b[2K{line}");
-    let _ = e.flush();
-}
-
 /// Runs `gradus bench`; returns the exit code.
 pub fn bench(a: BenchArgs) -> u8 {
     if a.runs == 0 {
@@ -140,17 +134,18 @@ pub fn bench(a: BenchArgs) -> u8 {
     };
     let mut rows: Vec<Row> = Vec::new();
     let mut failed = false;
+    let mut progress = Progress::new();
     for file in &programs {
         let name = file.display().to_string();
         let Ok(source) = std::fs::read_to_string(file) else {
-            eprintln!("ERROR {name}: cannot read the program");
+            progress.message(&format!("ERROR {name}: cannot read the program"));
             failed = true;
             continue;
         };
         let spec = match parse_test_file(&source) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("ERROR {name}: {e}");
+                progress.message(&format!("ERROR {name}: {e}"));
                 failed = true;
                 continue;
             }
@@ -158,7 +153,7 @@ pub fn bench(a: BenchArgs) -> u8 {
         if skip(&spec.tags) || spec.blocks.iter().all(|b| b.cases.is_empty()) {
             continue;
         }
-        progress(&format!("{name}: compiling"));
+        progress.show(&format!("{name}: compiling"));
         let (_, _, program) = match crate::common::load_program(file, &a.opt.options()) {
             Ok(l) => l,
             Err(_) => {
@@ -169,7 +164,7 @@ pub fn bench(a: BenchArgs) -> u8 {
         let program = match a.backend.prepare(backend, program) {
             Ok(p) => p,
             Err(m) => {
-                eprintln!("\nERROR {name}: {m}");
+                progress.message(&format!("ERROR {name}: {m}"));
                 failed = true;
                 continue;
             }
@@ -182,7 +177,7 @@ pub fn bench(a: BenchArgs) -> u8 {
                     continue;
                 }
                 let Some(ep) = eps.iter().find(|e| &e.name == entry) else {
-                    eprintln!("\nFAIL {name}: no entry point named \"{entry}\"");
+                    progress.message(&format!("FAIL {name}: no entry point named \"{entry}\""));
                     failed = true;
                     continue;
                 };
@@ -197,7 +192,7 @@ pub fn bench(a: BenchArgs) -> u8 {
                         Input::File(f) => match read_file(&dir.join(f)) {
                             Ok(vs) => vs,
                             Err(e) => {
-                                eprintln!("\nERROR {what}: cannot read {f}: {e}");
+                                progress.message(&format!("ERROR {what}: cannot read {f}: {e}"));
                                 failed = true;
                                 continue;
                             }
@@ -207,7 +202,7 @@ pub fn bench(a: BenchArgs) -> u8 {
                             match generate_random(items, seed, 1 << 28) {
                                 Ok(vs) => vs,
                                 Err(e) => {
-                                    eprintln!("\nERROR {what}: {e}");
+                                    progress.message(&format!("ERROR {what}: {e}"));
                                     failed = true;
                                     continue;
                                 }
@@ -216,7 +211,7 @@ pub fn bench(a: BenchArgs) -> u8 {
                         Input::Script(_) => continue,
                     };
                     if let Err(m) = check_inputs(ep, &inputs) {
-                        eprintln!("\nFAIL {what}: {m}");
+                        progress.message(&format!("FAIL {what}: {m}"));
                         failed = true;
                         continue;
                     }
@@ -229,7 +224,7 @@ pub fn bench(a: BenchArgs) -> u8 {
                     let total = a.warmup + a.runs;
                     let mut ok = true;
                     for k in 0..total {
-                        progress(&format!(
+                        progress.show(&format!(
                             "{what}: {} {}/{}",
                             if k < a.warmup { "warm-up" } else { "run" },
                             if k < a.warmup {
@@ -239,28 +234,39 @@ pub fn bench(a: BenchArgs) -> u8 {
                             },
                             if k < a.warmup { a.warmup } else { a.runs }
                         ));
-                        let args = inputs.clone();
+                        // Timed until the results are available: the native backend hands
+                        // them over where the generated code left them (as a caller of the C
+                        // library gets them); the first call's are copied out afterwards,
+                        // untimed, to be checked.
+                        let args: Vec<ValueRef> = inputs.iter().map(Value::as_value_ref).collect();
                         let start = Instant::now();
-                        let r = catch_panic(|| program.call(entry, args));
-                        let us = start.elapsed().as_secs_f64() * 1e6;
-                        let r = match r {
+                        let r = catch_panic(|| {
+                            program.call_with(entry, &args, |results| {
+                                let us = start.elapsed().as_secs_f64() * 1e6;
+                                let owned: Option<Vec<Value>> = (k == 0 && expected.is_some())
+                                    .then(|| results.iter().map(ValueRef::to_value).collect());
+                                (us, owned)
+                            })
+                        });
+                        let (us, r) = match r {
                             Ok(Ok(r)) => r,
                             Ok(Err(e)) => {
-                                eprintln!("\nFAIL {what}: {e}");
+                                progress.message(&format!("FAIL {what}: {e}"));
                                 ok = false;
                                 break;
                             }
                             Err(p) => {
-                                eprintln!("\nERROR {what}: internal error: gradus panicked: {p}");
+                                progress.message(&format!(
+                                    "ERROR {what}: internal error: gradus panicked: {p}"
+                                ));
                                 ok = false;
                                 break;
                             }
                         };
-                        if k == 0
-                            && let Some(want) = &expected
-                            && let Err(m) = compare_values(want, &r, DEFAULT_TOLERANCE)
+                        if let (Some(want), Some(r)) = (&expected, &r)
+                            && let Err(m) = compare_values(want, r, DEFAULT_TOLERANCE)
                         {
-                            eprintln!("\nFAIL {what}: {m}");
+                            progress.message(&format!("FAIL {what}: {m}"));
                             ok = false;
                             break;
                         }
@@ -282,7 +288,7 @@ pub fn bench(a: BenchArgs) -> u8 {
             }
         }
     }
-    progress("");
+    progress.clear();
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,

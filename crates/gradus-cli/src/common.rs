@@ -76,7 +76,7 @@ impl BackendArgs {
     /// The library's backend for `b`.
     pub fn library_backend(&self, b: Backend) -> gradus::program::Backend {
         let native = |multicore| {
-            gradus::program::Backend::Native(gradus::backend::c::NativeOptions {
+            gradus::program::Backend::Native(gradus::NativeOptions {
                 multicore,
                 threads: self.threads,
                 safe: !self.no_checks,
@@ -96,7 +96,7 @@ impl BackendArgs {
         program: gradus::program::Program,
     ) -> Result<gradus::program::Program, String> {
         match catch_panic(|| program.with_backend(self.library_backend(b))) {
-            Ok(r) => r,
+            Ok(r) => r.map_err(|e| e.to_string()),
             Err(p) => Err(format!(
                 "internal error: gradus panicked while compiling C: {p}"
             )),
@@ -212,6 +212,7 @@ pub fn load_program(
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
         Err(e) => {
+            clear_progress();
             eprintln!("Error: cannot read {path}: {e}");
             return Err(1);
         }
@@ -219,12 +220,75 @@ pub fn load_program(
     match catch_panic(|| gradus::program::Program::from_source_with(&path, &source, opts)) {
         Ok(Ok(p)) => Ok((path, source, p)),
         Ok(Err(d)) => {
+            clear_progress();
             eprint!("{}", d.render());
             Err(crate::run::compile_failure_code(&d))
         }
         Err(p) => {
+            clear_progress();
             eprintln!("internal error: gradus panicked while compiling {path}: {p}");
             Err(4)
         }
+    }
+}
+
+/// A one-line progress display on standard error, redrawn in place. It is shown only when
+/// standard error is a terminal: redirected to a file or a pipe, the carriage returns and
+/// erase-line codes would end up in the log as garbage, and a log has no use for a line that
+/// is overwritten anyway.
+pub struct Progress {
+    tty: bool,
+}
+
+/// Whether a progress line is on the screen now. One flag for the process, since there is
+/// one standard error: [`load_program`] erases the line before printing a diagnostic.
+static PROGRESS_SHOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Erases the progress line if one is shown, so that a message starts on a clean line.
+pub fn clear_progress() {
+    use std::io::Write;
+    if PROGRESS_SHOWN.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[2K");
+        let _ = e.flush();
+    }
+}
+
+impl Progress {
+    /// A display that is active when standard error is a terminal.
+    pub fn new() -> Progress {
+        use std::io::IsTerminal;
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Replaces the progress line by `line` (nothing when standard error is not a terminal).
+    pub fn show(&mut self, line: &str) {
+        if !self.tty {
+            return;
+        }
+        use std::io::Write;
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[2K{line}");
+        let _ = e.flush();
+        PROGRESS_SHOWN.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Erases the progress line, so that what is printed next starts on a clean line.
+    pub fn clear(&mut self) {
+        clear_progress();
+    }
+
+    /// Prints a message on standard error, on a line of its own.
+    pub fn message(&mut self, line: &str) {
+        self.clear();
+        eprintln!("{line}");
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::new()
     }
 }

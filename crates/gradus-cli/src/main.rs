@@ -1,5 +1,5 @@
 //! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`,
-//! `gradus check`, `gradus bench`, `gradus c`, `gradus gradbench`.
+//! `gradus check`, `gradus bench`, `gradus c`, `gradus gradbench`, `gradus cache`.
 //!
 //! Exit codes: 0 success; 1 compile error (run) or failed/erroneous cases (test); 2 invalid
 //! usage or a run-time error in the program (run); 3 bad input data (run); 4 an internal
@@ -7,6 +7,7 @@
 
 mod bench;
 mod c_cmd;
+mod cache;
 mod check;
 mod common;
 mod dev;
@@ -42,6 +43,8 @@ enum Command {
     C(c_cmd::CArgs),
     /// Act as a GradBench tool: answer GradBench's protocol on standard input and output.
     Gradbench(gradbench::GradbenchArgs),
+    /// Show the cache of compiled C libraries (location, size, files), or clean it.
+    Cache(cache::CacheArgs),
 }
 
 /// Makes the OpenMP threads of the multicore backend sleep between parallel loops instead of
@@ -100,6 +103,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(a),
         Command::C(a) => c_cmd::c(a),
         Command::Gradbench(a) => gradbench::gradbench(a),
+        Command::Cache(a) => cache::cache(a),
     };
     ExitCode::from(code)
 }

@@ -1,7 +1,7 @@
 //! `gradus test` (LANGUAGE.md 13.2 and 15): find programs, plan their cases, run them with a
 //! per-program timeout on a pool of threads, report and summarise.
 
-use crate::common::{Backend, BackendArgs, catch_panic, check_inputs};
+use crate::common::{Backend, BackendArgs, Progress, catch_panic, check_inputs};
 use clap::Args;
 use gradus::data::read_file;
 use gradus::pipeline::{Stage, dump_stage};
@@ -184,7 +184,17 @@ fn find_programs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-/// Runs `gradus test`; returns the exit code.
+/// What the test threads tell the reporting loop.
+enum Event {
+    /// Testing of program `i` began.
+    Started(usize),
+    /// Program `i` is done, with these outcomes.
+    Done(usize, Vec<Outcome>),
+}
+
+/// Runs `gradus test`; returns the exit code. While programs are tested, a progress line on
+/// standard error (when it is a terminal) counts the programs done and names the oldest one
+/// still running.
 pub fn test(mut a: TestArgs) -> u8 {
     if a.interpreted {
         a.backend.backend = Some(Backend::Interpreter);
@@ -218,7 +228,12 @@ pub fn test(mut a: TestArgs) -> u8 {
     // Report lines are printed as soon as every earlier program is done, so the output is in
     // program order whatever the concurrency.
     let mut printed = 0;
-    let (tx, rx) = mpsc::channel::<(usize, Vec<Outcome>)>();
+    let (tx, rx) = mpsc::channel::<Event>();
+    let mut progress = Progress::new();
+    // Programs being tested, with when they started: compiling one can take tens of seconds,
+    // so the progress line names the oldest and counts the time.
+    let mut running: Vec<(usize, Instant)> = Vec::new();
+    let mut done = 0;
     std::thread::scope(|s| {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -230,28 +245,55 @@ pub fn test(mut a: TestArgs) -> u8 {
                     loop {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(p) = programs.get(i) else { break };
+                        if tx.send(Event::Started(i)).is_err() {
+                            break;
+                        }
                         let out = test_program(p, a);
-                        if tx.send((i, out)).is_err() {
+                        if tx.send(Event::Done(i, out)).is_err() {
                             break;
                         }
                     }
                 });
             if let Err(e) = spawned {
-                eprintln!("error: cannot start a test thread: {e}");
+                progress.message(&format!("error: cannot start a test thread: {e}"));
             }
         }
         drop(tx);
-        for (i, out) in rx {
-            results[i] = Some(out);
-            while let Some(Some(done)) = results.get(printed) {
-                for o in done {
-                    if a.verbose || o.status != Status::Pass {
-                        say(&o.line());
+        loop {
+            match rx.recv_timeout(Duration::from_millis(500)) {
+                Ok(Event::Started(i)) => running.push((i, Instant::now())),
+                Ok(Event::Done(i, out)) => {
+                    running.retain(|(j, _)| *j != i);
+                    done += 1;
+                    results[i] = Some(out);
+                    while let Some(Some(finished)) = results.get(printed) {
+                        for o in finished {
+                            if a.verbose || o.status != Status::Pass {
+                                progress.clear();
+                                say(&o.line());
+                            }
+                        }
+                        printed += 1;
                     }
                 }
-                printed += 1;
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if let Some((i, since)) = running.first() {
+                let more = if running.len() > 1 {
+                    format!(" and {} more", running.len() - 1)
+                } else {
+                    String::new()
+                };
+                progress.show(&format!(
+                    "[{done}/{}] {}{more} ({} s)",
+                    programs.len(),
+                    programs[*i].display(),
+                    since.elapsed().as_secs()
+                ));
             }
         }
+        progress.clear();
     });
     let all: Vec<Outcome> = results.into_iter().flatten().flatten().collect();
     let (mut passed, mut failed, mut errors, mut skipped) = (0, 0, 0, 0);

@@ -219,4 +219,51 @@ fn bench_times_each_entry_point_named() {
     assert!(out.contains("bench_entries.fut:a "), "{out}");
     assert!(out.contains("bench_entries.fut:c "), "{out}");
     assert!(!out.contains("bench_entries.fut:b "), "{out}");
+    // Standard error is a pipe here: no progress line, so no terminal control codes.
+    assert!(!text(&o.stderr).contains('\x1b'), "{:?}", text(&o.stderr));
+    let o = gradus(
+        &["test", "--backend", "interp", prog.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains('\x1b'), "{:?}", text(&o.stderr));
+}
+
+#[test]
+fn cache_shows_and_cleans_its_directory() {
+    let dir = scratch("cache");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("gradus-0123.so"), [0u8; 100]).unwrap();
+    std::fs::write(dir.join("gradus-0123.c"), [0u8; 50]).unwrap();
+    // Not gradus's: neither counted nor removed.
+    std::fs::write(dir.join("keep.txt"), "x").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gradus"))
+            .args(args)
+            .env("GRADUS_CACHE_DIR", &dir)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["cache"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(&format!("location: {}", dir.display())),
+        "{out}"
+    );
+    assert!(out.contains("(150 bytes)"), "{out}");
+    assert!(out.contains("files: 2 (1 libraries)"), "{out}");
+    let o = run(&["cache", "path"]);
+    assert_eq!(text(&o.stdout).trim(), dir.display().to_string());
+    let o = run(&["cache", "clean"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("removed 2 file(s)"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert!(!dir.join("gradus-0123.so").exists());
+    assert!(dir.join("keep.txt").exists());
+    let o = run(&["cache"]);
+    assert!(text(&o.stdout).contains("files: 0 (0 libraries)"));
 }

@@ -245,6 +245,7 @@ pub fn compile(subject: &Subject, config: Config) -> Result<Program, Failure> {
     catch_unwind(AssertUnwindSafe(|| prog.with_backend(config.backend())))
         .map_err(|p| fail(Kind::Panic, panic_text(p)))?
         .map_err(|e| {
+            let e = e.message();
             let kind = if e.contains("C compiler") {
                 Kind::CCompile
             } else if e.contains("internal") {

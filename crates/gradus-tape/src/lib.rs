@@ -34,13 +34,15 @@
 //!
 //! # Example
 //!
+//! With `gradus-tape` as the only dependency (the scalar trait [`Real`] and the forward-mode
+//! types of `gradus-num` are re-exported here, and the whole crate as [`num`]):
+//!
 //! ```
-//! use gradus_tape::{grad, join, Var};
-//! use gradus_num::Real;
+//! use gradus_tape::{Real, grad, join};
 //!
 //! // Written once over `Real`: runs on f64, on forward-mode duals, and on the tape.
 //! fn energy<S: Real>(p: &[S]) -> S {
-//!     let (a, b) = gradus_tape::join(|| p[0] * p[1].exp(), || (p[0] - p[1]).square());
+//!     let (a, b) = join(|| p[0] * p[1].exp(), || (p[0] - p[1]).square());
 //!     a + b
 //! }
 //! let x = [0.5, -1.0];
@@ -79,6 +81,9 @@ mod var;
 
 pub use derived::{hessian, hvp, jacobian};
 pub use fork::{default_chunks, join, par_map, par_map_chunks};
+/// The `gradus-num` crate (forward mode, the [`Real`] trait and the table of partial
+/// derivatives), in the version this crate uses, for what the re-exports above leave out.
+pub use gradus_num as num;
 pub use gradus_num::{Dual, DualN, Real, jacobian_fwd, jvp};
 pub use id::{JobId, NodeId};
 pub use record::{Tape, grad, record, vjp};

@@ -97,7 +97,7 @@ pub enum CheckError {
     /// The entry cannot be checked (opaque parameter types, unknown entry).
     Unsupported(String),
     /// The chosen backend could not be set up (no C compiler, compilation failure).
-    Backend(String),
+    Backend(crate::program::BackendError),
 }
 
 /// How the programs of a check are compiled and run: the optimiser's options and the backend
@@ -134,7 +134,7 @@ impl fmt::Display for CheckError {
             CheckError::Compile(d) => write!(f, "{}", d.render()),
             CheckError::Call(e) => write!(f, "{e}"),
             CheckError::Unsupported(m) => f.write_str(m),
-            CheckError::Backend(m) => f.write_str(m),
+            CheckError::Backend(e) => write!(f, "{e}"),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The Rust API: compile a program, list its entry points, call them.
 //!
-//! ```no_run
+//! ```
 //! use gradus::program::Program;
 //! use gradus::value::{Value, Scalar};
 //! let prog = Program::from_source("sq.fut", "entry sq (x: f64) = x * x").unwrap();
@@ -8,11 +8,42 @@
 //! assert_eq!(out, vec![Value::Scalar(Scalar::F64(9.0))]);
 //! ```
 
+pub use crate::backend::c::NativeOptions;
 pub use crate::core::external::{CallError, EntryPoint, ExternalType};
 pub use crate::diag::RuntimeError;
 use crate::diag::{Diagnostics, SourceMap};
 use crate::value::{Value, ValueRef};
+use std::fmt;
 use std::path::Path;
+
+/// Why a program could not be set up on a backend ([`Program::with_backend`]): no C compiler,
+/// the C compiler failed, the library could not be loaded, or the program uses something the
+/// native backend cannot lower yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendError {
+    message: String,
+}
+
+impl BackendError {
+    /// What went wrong, in words (as [`Display`](fmt::Display) prints it).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for BackendError {
+    fn from(message: String) -> Self {
+        BackendError { message }
+    }
+}
+
+impl fmt::Display for BackendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BackendError {}
 
 /// Which backend runs a program's calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +51,7 @@ pub enum Backend {
     /// The reference interpreter.
     Interpreter,
     /// Generated C, compiled and loaded (sequential or multicore, see the options).
-    Native(crate::backend::c::NativeOptions),
+    Native(NativeOptions),
 }
 
 /// A compiled program.
@@ -118,6 +149,40 @@ impl Program {
         .map_err(CallError::Runtime)
     }
 
+    /// Calls an entry point with borrowed arguments and hands its results to `with_results`
+    /// without copying them out of the native backend's buffers (which are released when it
+    /// returns); the interpreter's results are handed over as borrowed values.
+    pub fn call_with<T>(
+        &self,
+        entry: &str,
+        args: &[ValueRef],
+        with_results: impl FnOnce(&[ValueRef]) -> T,
+    ) -> Result<T, CallError> {
+        let fun = crate::core::external::check_args(self.prog.entry(entry), entry, args)?;
+        match &self.native {
+            None => crate::backend::interp::run_function(
+                &self.prog,
+                &self.sources,
+                fun,
+                args.iter().map(ValueRef::to_value).collect(),
+                &self.counter,
+            )
+            .map(|vs| {
+                let refs: Vec<ValueRef> = vs.iter().map(Value::as_value_ref).collect();
+                with_results(&refs)
+            }),
+            Some(n) => n.call_with(&self.prog, &self.sources, entry, args, with_results),
+        }
+        .map_err(CallError::Runtime)
+    }
+
+    /// With the native backend, the bytes its calls have copied so far to update arrays
+    /// whose buffers were shared (see [`crate::backend::c::Native::copied_bytes`]); `None`
+    /// with the interpreter.
+    pub fn copied_bytes(&self) -> Option<u64> {
+        self.native.as_ref().map(|n| n.copied_bytes())
+    }
+
     /// Calls an entry point with borrowed arguments. The native backend reads the arrays
     /// where they lie (no copy); the interpreter, which owns its values, copies them first.
     pub fn call_ref(&self, entry: &str, args: &[ValueRef]) -> Result<Vec<Value>, CallError> {
@@ -138,11 +203,11 @@ impl Program {
     /// This program, running its calls on `backend`: for the native backend, generates C,
     /// compiles it (or finds it in the cache) and loads it. Fails when there is no C compiler,
     /// when the compiler fails, or when the program uses something the backend cannot lower.
-    pub fn with_backend(mut self, backend: Backend) -> Result<Program, String> {
+    pub fn with_backend(mut self, backend: Backend) -> Result<Program, BackendError> {
         self.native = match backend {
             Backend::Interpreter => None,
             Backend::Native(opts) => Some(crate::backend::c::Native::compile(
-                &crate::pipeline::prepare_for_lowering(&self.prog)?,
+                &crate::pipeline::prepare_for_lowering(&self.prog).map_err(BackendError::from)?,
                 &self.sources,
                 opts,
             )?),

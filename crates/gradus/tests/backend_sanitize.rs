@@ -45,6 +45,7 @@ fn canary() {
                 threads: None,
                 safe: false,
             }))
+            .map_err(|e| e.to_string())
         })
         .unwrap();
     let args = gradus::data::read_values(b"[1i64, 2i64, 3i64] 3i64").unwrap();

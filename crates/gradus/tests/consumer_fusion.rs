@@ -172,7 +172,7 @@ fn an_error_in_a_fused_map_names_the_map() {
     assert!(msg.contains("fused.fut:"), "{msg}");
     let c = Program::from_source("fused.fut", SRC)
         .unwrap()
-        .with_backend(Backend::Native(NativeOptions::default()))
+        .with_backend(Backend::Native(NativeOptions::sequential()))
         .unwrap();
     assert_eq!(err(&c), msg, "C reports another error than the interpreter");
 }
@@ -227,7 +227,7 @@ entry indexed (n: i64) : i64 = let is = iota n in is[n / 2] + i64.sum (map (* 2)
     assert!(indexed.contains("alloc i64"), "{indexed}");
     for backend in [
         Backend::Interpreter,
-        Backend::Native(NativeOptions::default()),
+        Backend::Native(NativeOptions::sequential()),
     ] {
         let p = Program::from_source("iota.fut", src)
             .unwrap()

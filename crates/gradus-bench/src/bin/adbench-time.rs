@@ -189,7 +189,7 @@ fn main() -> ExitCode {
         }
     };
     let prog = if o.native && !o.ops {
-        match prog.with_backend(Backend::Native(NativeOptions::default())) {
+        match prog.with_backend(Backend::Native(NativeOptions::sequential())) {
             Ok(p) => p,
             Err(m) => {
                 eprintln!("adbench-time: native backend: {m}");

@@ -124,6 +124,13 @@ pub fn consumed_in_body(body: &Body, out: &mut HashSet<Var>) {
 }
 
 /// The variables consumed in `body`, in order of first consumption (repeats allowed).
+/// The variables a statement consumes (at any depth), as [`consumed_in_body`].
+pub fn consumed_in_stm(stm: &Stm) -> Vec<Var> {
+    let mut out = Vec::new();
+    consumed_in_exp(&stm.exp, &mut out);
+    out
+}
+
 fn consumed_in_body_ordered(body: &Body, out: &mut Vec<Var>) {
     for stm in &body.stms {
         consumed_in_exp(&stm.exp, out);

@@ -107,6 +107,7 @@ pub fn check_program(path: &Path, modes: &[bool], oracle: bool) -> Vec<String> {
                     threads: Some(2),
                     safe: true,
                 }))
+                .map_err(|e| e.to_string())
             }) {
             Ok(p) => p,
             Err(e) => {

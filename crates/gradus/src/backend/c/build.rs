@@ -10,6 +10,14 @@
 //! and its `--version` text. A library is compiled under a name of its own (process id and a
 //! counter) and renamed into place, so several processes compiling the same program at the
 //! same time each get a complete library, and the last rename wins harmlessly.
+//!
+//! The cache is kept under a size limit, `$GRADUS_CACHE_MAX_MB` megabytes (default 1024; 0:
+//! no limit): after a library is added, the least recently used ones are removed until the
+//! rest fit. A library found in the cache has its access time set to now, which is what "used"
+//! means here (set explicitly: file systems mounted `noatime` or `relatime` do not record
+//! reads reliably); its modification time stays the time it was built. Removing a library that another
+//! process has loaded is harmless on Unix: the process keeps its mapping. [`cache_info`] and
+//! [`clean_cache`] are `gradus cache` and `gradus cache clean`.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -117,6 +125,7 @@ pub fn build(code: &str, tc: &Toolchain, openmp: bool) -> Result<PathBuf, String
     let k = key(code, tc, &flags);
     let lib = dir.join(format!("gradus-{k}.so"));
     if lib.exists() {
+        mark_used(&lib);
         return Ok(lib);
     }
     std::fs::create_dir_all(&dir)
@@ -142,7 +151,173 @@ pub fn build(code: &str, tc: &Toolchain, openmp: bool) -> Result<PathBuf, String
         let _ = std::fs::remove_file(&tmp_lib);
         format!("cannot move the library into the cache: {e}")
     })?;
+    // A cache that cannot be trimmed still works: the error is not the caller's concern.
+    let _ = evict(&dir, max_cache_bytes(), &lib);
     Ok(lib)
+}
+
+/// Sets the access time of a cached library to now, for the least-recently-used order.
+fn mark_used(lib: &Path) {
+    if let Ok(f) = std::fs::File::options().append(true).open(lib) {
+        let now = std::time::SystemTime::now();
+        let _ = f.set_times(std::fs::FileTimes::new().set_accessed(now));
+    }
+}
+
+/// When a cached file was last used: its access time, or when that is not known, its
+/// modification time.
+fn last_used(m: &std::fs::Metadata) -> std::time::SystemTime {
+    m.accessed()
+        .or_else(|_| m.modified())
+        .unwrap_or(std::time::UNIX_EPOCH)
+}
+
+/// The size limit of the cache in bytes (`$GRADUS_CACHE_MAX_MB`), `None` for no limit.
+pub fn max_cache_bytes() -> Option<u64> {
+    const DEFAULT_MB: u64 = 1024;
+    let mb = match std::env::var("GRADUS_CACHE_MAX_MB") {
+        Ok(v) => v.trim().parse::<u64>().unwrap_or(DEFAULT_MB),
+        Err(_) => DEFAULT_MB,
+    };
+    (mb > 0).then(|| mb.saturating_mul(1 << 20))
+}
+
+/// A file of the cache: gradus writes only names starting with `gradus-` there, and only
+/// those are counted or removed, in case the variable points at a directory shared with
+/// other things.
+fn cache_files(dir: &Path) -> Result<Vec<(PathBuf, std::fs::Metadata)>, String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        let ours = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("gradus-"));
+        if let Ok(meta) = e.metadata()
+            && ours
+            && meta.is_file()
+        {
+            out.push((path, meta));
+        }
+    }
+    Ok(out)
+}
+
+/// What the cache holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheInfo {
+    /// The directory ([`cache_dir`]).
+    pub dir: PathBuf,
+    /// Number of files (libraries, their sources, and those of compilations in progress).
+    pub files: usize,
+    /// Number of compiled libraries.
+    pub libraries: usize,
+    /// Total size of the files in bytes.
+    pub bytes: u64,
+    /// The size limit ([`max_cache_bytes`]).
+    pub limit: Option<u64>,
+}
+
+/// The location, size and number of files of the cache.
+pub fn cache_info() -> Result<CacheInfo, String> {
+    let dir = cache_dir();
+    let files = cache_files(&dir)?;
+    Ok(CacheInfo {
+        libraries: files
+            .iter()
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "so"))
+            .count(),
+        files: files.len(),
+        bytes: files.iter().map(|(_, m)| m.len()).sum(),
+        dir,
+        limit: max_cache_bytes(),
+    })
+}
+
+/// Removes every file of the cache; returns how many files and bytes were removed.
+pub fn clean_cache() -> Result<(usize, u64), String> {
+    let dir = cache_dir();
+    let (mut files, mut bytes) = (0, 0);
+    for (p, m) in cache_files(&dir)? {
+        std::fs::remove_file(&p).map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
+        files += 1;
+        bytes += m.len();
+    }
+    Ok((files, bytes))
+}
+
+/// Removes the least recently used libraries of `dir` (each with its source) until the cache
+/// fits in `limit` bytes, never `keep` (the library just made); also removes what failed or
+/// abandoned compilations left behind once it is a day old. Returns the number of files
+/// removed.
+pub fn evict(dir: &Path, limit: Option<u64>, keep: &Path) -> Result<usize, String> {
+    let files = cache_files(dir)?;
+    let now = std::time::SystemTime::now();
+    let age = |m: &std::fs::Metadata| {
+        m.modified()
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .unwrap_or_default()
+    };
+    let mut removed = 0;
+    let mut total: u64 = 0;
+    // Per library key: the library's path, when it was last used, the size of the library
+    // and its source together, and their paths.
+    let mut groups: std::collections::BTreeMap<
+        String,
+        (Option<PathBuf>, std::time::SystemTime, u64, Vec<PathBuf>),
+    > = Default::default();
+    for (p, m) in &files {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        // `gradus-KEY.so`, `gradus-KEY.c`, or `gradus-KEY.PID-N.{c,so}` while compiling.
+        let stem = name.trim_end_matches(".so").trim_end_matches(".c");
+        if stem.contains('.') {
+            if age(m) > std::time::Duration::from_secs(24 * 3600) && std::fs::remove_file(p).is_ok()
+            {
+                removed += 1;
+            } else {
+                total += m.len();
+            }
+            continue;
+        }
+        total += m.len();
+        let g =
+            groups
+                .entry(stem.to_string())
+                .or_insert((None, std::time::UNIX_EPOCH, 0, Vec::new()));
+        g.2 += m.len();
+        g.3.push(p.clone());
+        if name.ends_with(".so") {
+            g.0 = Some(p.clone());
+            g.1 = last_used(m);
+        }
+    }
+    let Some(limit) = limit else {
+        return Ok(removed);
+    };
+    let mut order: Vec<_> = groups.into_values().collect();
+    // Oldest first; a source without its library (a failed compilation) counts as oldest.
+    order.sort_by_key(|g| (g.0.is_some(), g.1));
+    for (lib, _, bytes, paths) in order {
+        if total <= limit {
+            break;
+        }
+        if lib.as_deref() == Some(keep) {
+            continue;
+        }
+        for p in paths {
+            if std::fs::remove_file(&p).is_ok() {
+                removed += 1;
+            }
+        }
+        total = total.saturating_sub(bytes);
+    }
+    Ok(removed)
 }
 
 /// Runs the compiler on `src`, writing `out`.
@@ -166,5 +341,50 @@ pub fn compile(src: &Path, out: &Path, tc: &Toolchain, flags: &[String]) -> Resu
             src.display(),
             tail.join("\n")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn file(dir: &Path, name: &str, bytes: usize, age_s: u64) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, vec![0u8; bytes]).unwrap();
+        let f = std::fs::File::options().append(true).open(&p).unwrap();
+        let t = SystemTime::now() - Duration::from_secs(age_s);
+        f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+            .unwrap();
+        p
+    }
+
+    #[test]
+    fn eviction_removes_the_least_recently_used_libraries_first() {
+        let dir = std::env::temp_dir().join(format!("gradus-evict-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = file(&dir, "gradus-aaa.so", 1000, 300);
+        let old_c = file(&dir, "gradus-aaa.c", 500, 300);
+        let mid = file(&dir, "gradus-bbb.so", 1000, 200);
+        let new = file(&dir, "gradus-ccc.so", 1000, 100);
+        let stale = file(&dir, "gradus-ddd.123-0.c", 10, 2 * 24 * 3600);
+        let fresh_tmp = file(&dir, "gradus-eee.123-1.c", 10, 10);
+        let other = file(&dir, "notes.txt", 100_000, 1_000_000);
+        // 3,520 bytes of ours: the oldest library and its source go, the rest fit in 2,100.
+        let removed = evict(&dir, Some(2100), &new).unwrap();
+        assert_eq!(removed, 3);
+        for gone in [&old, &old_c, &stale] {
+            assert!(!gone.exists(), "{} should be gone", gone.display());
+        }
+        for kept in [&mid, &new, &fresh_tmp, &other] {
+            assert!(kept.exists(), "{} should be kept", kept.display());
+        }
+        // The library just made is never removed, even when it alone is over the limit.
+        evict(&dir, Some(1), &new).unwrap();
+        assert!(new.exists() && !mid.exists());
+        // No limit: nothing but stale temporaries goes.
+        assert_eq!(evict(&dir, None, &new).unwrap(), 0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

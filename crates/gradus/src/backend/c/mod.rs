@@ -38,10 +38,13 @@ use crate::backend::lower::{self, imp};
 use crate::core::ir::{FunDef, Prog, SubExp, Type};
 use crate::diag::RuntimeError;
 use crate::diag::SourceMap;
-use crate::value::{Array, Buffer, PrimType, Scalar, Value, ValueRef};
+use crate::value::{ArrayView, Buffer, PrimType, Scalar, Value, ValueRef};
 use std::ffi::c_void;
 
 /// Options of the native backend.
+///
+/// The default is what the `gradus` command uses when a C compiler is found: multicore on
+/// all cores (OpenMP's default thread count), with run-time checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NativeOptions {
     /// Run the outermost SOACs on several threads (OpenMP).
@@ -55,9 +58,19 @@ pub struct NativeOptions {
 impl Default for NativeOptions {
     fn default() -> Self {
         NativeOptions {
-            multicore: false,
+            multicore: true,
             threads: None,
             safe: true,
+        }
+    }
+}
+
+impl NativeOptions {
+    /// One thread, without OpenMP (the `c` backend of the command).
+    pub fn sequential() -> NativeOptions {
+        NativeOptions {
+            multicore: false,
+            ..NativeOptions::default()
         }
     }
 }
@@ -77,6 +90,7 @@ struct Ctx {
 type EntryFn =
     unsafe extern "C" fn(*mut Ctx, *const *const c_void, *mut *mut c_void, *mut i64) -> i32;
 type ReleaseFn = unsafe extern "C" fn(*mut c_void);
+type CopiedFn = unsafe extern "C" fn() -> i64;
 
 struct Entry {
     name: String,
@@ -92,6 +106,7 @@ pub struct Native {
     /// the runtime under its idle worker threads.
     _lib: std::mem::ManuallyDrop<libloading::Library>,
     release: ReleaseFn,
+    copied: CopiedFn,
     entries: Vec<Entry>,
     sites: Vec<imp::Site>,
     options: NativeOptions,
@@ -138,6 +153,11 @@ impl Native {
             *lib.get::<ReleaseFn>(b"gradus_release\0")
                 .map_err(|e| format!("internal error: {e}"))?
         };
+        // SAFETY: the symbol has this signature in the generated code.
+        let copied: CopiedFn = unsafe {
+            *lib.get::<CopiedFn>(b"gradus_copied_bytes\0")
+                .map_err(|e| format!("internal error: {e}"))?
+        };
         let mut entries = Vec::new();
         for f in &low.functions {
             let Some((fi, fd)) = prog
@@ -176,6 +196,7 @@ impl Native {
         Ok(Native {
             _lib: std::mem::ManuallyDrop::new(lib),
             release,
+            copied,
             entries,
             sites: low.sites,
             options: opts,
@@ -194,6 +215,14 @@ impl Native {
         self.call_ref(prog, sources, entry, &refs)
     }
 
+    /// Bytes copied so far by calls into this library (by every [`Native`] that loaded the
+    /// same code) to make an array's buffer its own before updating it in place: zero when
+    /// every update happened in place.
+    pub fn copied_bytes(&self) -> u64 {
+        // SAFETY: the function only reads a counter.
+        unsafe { (self.copied)() }.max(0) as u64
+    }
+
     /// Calls entry point `entry` of `prog` with borrowed arguments: the generated code reads
     /// the arrays' elements where they lie. The results are the only copies made (out of the
     /// buffers the generated code allocated).
@@ -204,6 +233,22 @@ impl Native {
         entry: &str,
         args: &[ValueRef],
     ) -> Result<Vec<Value>, RuntimeError> {
+        self.call_with(prog, sources, entry, args, |results| {
+            results.iter().map(ValueRef::to_value).collect()
+        })
+    }
+
+    /// Calls entry point `entry` of `prog` with borrowed arguments and hands its results to
+    /// `with_results` where the generated code left them, without copying; the buffers are
+    /// released when it returns.
+    pub fn call_with<T>(
+        &self,
+        prog: &Prog,
+        sources: &SourceMap,
+        entry: &str,
+        args: &[ValueRef],
+        with_results: impl FnOnce(&[ValueRef]) -> T,
+    ) -> Result<T, RuntimeError> {
         let internal = |m: String| RuntimeError {
             message: format!("internal error: {m}"),
             locations: vec![],
@@ -278,28 +323,71 @@ impl Native {
         if rc != 0 {
             return Err(self.error(&ctx, sources, f));
         }
-        let mut results = Vec::with_capacity(nres);
+        // The results' buffers go back to the generated code's allocator however this
+        // function is left (also when `with_results` panics).
+        struct Release<'n> {
+            native: &'n Native,
+            refs: Vec<*mut c_void>,
+        }
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                for r in &self.refs {
+                    // SAFETY: each is a buffer reference handed to us by the call (or null).
+                    unsafe { (self.native.release)(*r) };
+                }
+            }
+        }
+        let _release = Release {
+            native: self,
+            refs: (0..nres)
+                .filter(|k| e.results[*k].1 > 0)
+                .map(|k| outs[2 * k + 1])
+                .collect(),
+        };
+        let mut dims_of: Vec<Vec<usize>> = Vec::with_capacity(nres);
         let mut shape_off = 0;
+        for (_, rank) in &e.results {
+            dims_of.push(
+                shapes[shape_off..shape_off + rank]
+                    .iter()
+                    .map(|&d| d.max(0) as usize)
+                    .collect(),
+            );
+            shape_off += rank;
+        }
+        // Booleans are bytes in C: read into owned vectors rather than reinterpreted.
+        let bools: Vec<Option<Buffer>> = e
+            .results
+            .iter()
+            .enumerate()
+            .map(|(k, (elem, rank))| {
+                (*elem == PrimType::Bool && *rank > 0).then(|| {
+                    let n: usize = dims_of[k].iter().product();
+                    // SAFETY: the generated code returned a buffer of `n` booleans.
+                    unsafe { read_buffer(PrimType::Bool, outs[2 * k], n) }
+                })
+            })
+            .collect();
+        let mut results: Vec<ValueRef> = Vec::with_capacity(nres);
         for (k, (elem, rank)) in e.results.iter().enumerate() {
             if *rank == 0 {
-                results.push(Value::Scalar(scalar_from_bits(*elem, slots[k])));
+                results.push(ValueRef::Scalar(scalar_from_bits(*elem, slots[k])));
                 continue;
             }
-            let dims: Vec<usize> = shapes[shape_off..shape_off + rank]
-                .iter()
-                .map(|&d| d.max(0) as usize)
-                .collect();
-            shape_off += rank;
-            let n: usize = dims.iter().product();
-            // SAFETY: the generated code returned a buffer of `n` elements of `elem`.
-            let buf = unsafe { read_buffer(*elem, outs[2 * k], n) };
-            // SAFETY: `outs[2k+1]` is a buffer reference handed to us (or null).
-            unsafe { (self.release)(outs[2 * k + 1]) };
-            let arr = Array::new(dims, buf)
-                .ok_or_else(|| internal("a result does not fill its shape".into()))?;
-            results.push(Value::Array(arr));
+            let n: usize = dims_of[k].iter().product();
+            let view = match &bools[k] {
+                Some(Buffer::Bool(v)) => ArrayView::new(&dims_of[k], v.as_slice()),
+                _ => {
+                    // SAFETY: the generated code returned a buffer of `n` elements of
+                    // `elem`, which stays alive until `_release` drops.
+                    unsafe { view_buffer(*elem, outs[2 * k], n, &dims_of[k]) }
+                }
+            };
+            results.push(ValueRef::Array(view.ok_or_else(|| {
+                internal("a result does not fill its shape".into())
+            })?));
         }
-        Ok(results)
+        Ok(with_results(&results))
     }
 
     fn error(&self, ctx: &Ctx, sources: &SourceMap, f: &FunDef) -> RuntimeError {
@@ -435,6 +523,17 @@ fn plain(t: PrimType, bits: i64) -> String {
     }
 }
 
+/// The values of the size parameters of entry point `entry` of `prog` for the arguments
+/// `args` (which must fit its parameters in element type and rank), in the order in which the
+/// generated C takes them, before the parameters: what a caller of the C library passes. The
+/// message of a shape mismatch otherwise.
+pub fn size_arguments(prog: &Prog, entry: &str, args: &[ValueRef]) -> Result<Vec<i64>, String> {
+    let f = prog
+        .entry(entry)
+        .ok_or_else(|| format!("no entry point named \"{entry}\""))?;
+    bind_sizes(prog, f, args)
+}
+
 /// Binds the size parameters of `f` from the shapes of `args` (first occurrence binds, later
 /// ones are checked), as the interpreter does; the message of a mismatch.
 fn bind_sizes(prog: &Prog, f: &FunDef, args: &[ValueRef]) -> Result<Vec<i64>, String> {
@@ -543,6 +642,42 @@ fn scalar_from_bits(t: PrimType, b: u64) -> Scalar {
         PrimType::U64 => Scalar::U64(b),
         PrimType::F32 => Scalar::F32(f32::from_bits(b as u32)),
         PrimType::F64 => Scalar::F64(f64::from_bits(b)),
+    }
+}
+
+/// A view of `n` elements of type `t` (not `bool`) at `p` under the shape `dims`.
+///
+/// # Safety
+/// `p` must point to `n` initialised elements of type `t` (any pointer when `n` is 0) that
+/// outlive `'a`.
+unsafe fn view_buffer<'a>(
+    t: PrimType,
+    p: *const c_void,
+    n: usize,
+    dims: &'a [usize],
+) -> Option<ArrayView<'a>> {
+    unsafe fn slice<'a, T>(p: *const c_void, n: usize) -> &'a [T] {
+        if n == 0 || p.is_null() {
+            return &[];
+        }
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts(p as *const T, n) }
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        match t {
+            PrimType::Bool => None,
+            PrimType::I8 => ArrayView::new(dims, slice::<i8>(p, n)),
+            PrimType::I16 => ArrayView::new(dims, slice::<i16>(p, n)),
+            PrimType::I32 => ArrayView::new(dims, slice::<i32>(p, n)),
+            PrimType::I64 => ArrayView::new(dims, slice::<i64>(p, n)),
+            PrimType::U8 => ArrayView::new(dims, slice::<u8>(p, n)),
+            PrimType::U16 => ArrayView::new(dims, slice::<u16>(p, n)),
+            PrimType::U32 => ArrayView::new(dims, slice::<u32>(p, n)),
+            PrimType::U64 => ArrayView::new(dims, slice::<u64>(p, n)),
+            PrimType::F32 => ArrayView::new(dims, slice::<f32>(p, n)),
+            PrimType::F64 => ArrayView::new(dims, slice::<f64>(p, n)),
+        }
     }
 }
 

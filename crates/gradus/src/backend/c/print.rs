@@ -76,7 +76,8 @@ typedef struct gr_mem {
   int64_t cls;
   struct gr_mem *next;
   int64_t cap;
-  int64_t pad[4];
+  struct gr_mem **slot;
+  int64_t pad[3];
 } gr_mem;
 
 /* Buffers up to 2^GR_CACHE_MAX_CLS bytes are recycled through per-thread free lists, up to
@@ -137,11 +138,13 @@ static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   if (!b) { *m = NULL; return NULL; }
   b->rc = 1;
   b->cls = cls;
+  b->slot = NULL;
   *m = b;
   return (void *)(b + 1);
 }
 
 static GR_UNUSED inline void gr_free(gr_mem *m) {
+  if (m->slot) return; /* parked in its allocation site's slot (see gr_alloc_slot) */
   int64_t cls = m->cls;
   if (cls >= 0 && gr_cache_bytes + ((int64_t)1 << cls) <= GR_CACHE_BYTES) {
     m->next = gr_cache[cls];
@@ -154,6 +157,40 @@ static GR_UNUSED inline void gr_free(gr_mem *m) {
   } else {
     free(m);
   }
+}
+
+/* Allocation sites inside loops keep their last buffer in a slot. A buffer that belongs to a
+   slot is not freed when its count drops to zero but parked, and the site's next allocation
+   takes it back if it is large enough: an array built in every iteration of a loop (a row,
+   an adjoint, a temporary of the return sweep) then costs one allocation per loop, not one
+   per iteration, and no access to the thread's free lists. At most one buffer belongs to a
+   slot at a time: one still in use when the site allocates again (it became part of the
+   loop's result, say) is let go and freed as usual when its last reference goes. Slots live
+   in the function, or per thread in a parallel loop, and are released when that ends. */
+static GR_UNUSED void gr_slot_release(gr_mem **slot) {
+  gr_mem *b = *slot;
+  if (!b) return;
+  *slot = NULL;
+  b->slot = NULL;
+  if (b->rc == 0) gr_free(b);
+}
+
+static GR_UNUSED __attribute__((noinline)) void *gr_alloc_slot_fresh(gr_mem **slot, gr_mem **m, int64_t bytes) {
+  gr_slot_release(slot);
+  void *p = gr_alloc(m, bytes);
+  if (p) { (*m)->slot = slot; *slot = *m; }
+  return p;
+}
+
+static GR_UNUSED inline void *gr_alloc_slot(gr_mem **slot, gr_mem **m, int64_t bytes) {
+  gr_mem *b = *slot;
+  if (b && b->rc == 0 && bytes >= 0 &&
+      (uint64_t)bytes + sizeof(gr_mem) <= (b->cls >= 0 ? (uint64_t)1 << b->cls : (uint64_t)b->cap)) {
+    b->rc = 1;
+    *m = b;
+    return (void *)(b + 1);
+  }
+  return gr_alloc_slot_fresh(slot, m, bytes);
 }
 
 static GR_UNUSED inline void gr_incref(gr_mem *m) { if (m) m->rc++; }
@@ -194,9 +231,14 @@ static GR_UNUSED inline int gr_stop(struct gr_ctx *ctx, int64_t iter) {
 
 static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x, sizeof r); return r; }
 
-/* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
-static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
-  if (*m && (*m)->rc == 1) return 0;
+/* Bytes copied by gr_unique since the library was loaded: what the value semantics of
+   arrays cost where an update could not happen in place (read by `gradus_copied_bytes`). */
+static int64_t gr_copied_bytes;
+
+/* The copy of gr_unique, out of line: the check is inlined at every in-place update and
+   nearly always finds the buffer owned already. */
+static GR_UNUSED __attribute__((noinline)) int gr_unique_copy(void **data, gr_mem **m, int64_t bytes) {
+  __atomic_fetch_add(&gr_copied_bytes, bytes, __ATOMIC_RELAXED);
   gr_mem *nm;
   void *nd = gr_alloc(&nm, bytes);
   if (!nd) return 1;
@@ -207,8 +249,17 @@ static GR_UNUSED int gr_unique(void **data, gr_mem **m, int64_t bytes) {
   return 0;
 }
 
+/* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
+static GR_UNUSED inline int gr_unique(void **data, gr_mem **m, int64_t bytes) {
+  if (__builtin_expect(*m && (*m)->rc == 1, 1)) return 0;
+  return gr_unique_copy(data, m, bytes);
+}
+
 void gradus_release(void *m);
 void gradus_release(void *m) { gr_decref((gr_mem *)m); }
+
+int64_t gradus_copied_bytes(void);
+int64_t gradus_copied_bytes(void) { return __atomic_load_n(&gr_copied_bytes, __ATOMIC_RELAXED); }
 
 int gradus_abi_version(void);
 int gradus_abi_version(void) { return 2; }
@@ -227,6 +278,21 @@ struct Printer<'a> {
     /// `gr_fail`).
     iter_key: Option<String>,
     labels: usize,
+    /// Where allocations inside loops get their slots (see `gr_alloc_slot`): the function,
+    /// and each thread's part of a parallel loop.
+    slot_scopes: Vec<SlotScope>,
+}
+
+/// The slots of the allocation sites in a function or in one thread's part of a parallel
+/// loop; their declarations go at `insert_at` once the scope has been printed.
+struct SlotScope {
+    insert_at: usize,
+    /// Whether sites in this scope may use slots (not in a loop with privatised accumulators,
+    /// whose chunks are spread over threads differently).
+    enabled: bool,
+    /// How many loops of this scope enclose the statement being printed.
+    loops: usize,
+    slots: Vec<String>,
 }
 
 /// Prints the whole program as C.
@@ -238,6 +304,7 @@ pub fn print_program(prog: &imp::Program) -> String {
         fail_labels: Vec::new(),
         iter_key: None,
         labels: 0,
+        slot_scopes: Vec::new(),
     };
     for f in &prog.functions {
         p.function(f);
@@ -354,6 +421,7 @@ impl Printer<'_> {
     ) {
         let (b, w) = (self.ex(bound), self.ex(work));
         let outer = self.fail_label();
+        self.open_slots(0, false);
         self.labels += 1;
         let id = self.labels;
         let counts: Vec<String> = private.iter().map(|p| self.ex(&p.count)).collect();
@@ -454,6 +522,7 @@ impl Printer<'_> {
         let key = self.iter_key();
         self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
         self.line(d, "}");
+        self.close_slots(d, false);
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations shared among `gr_nt` threads.
@@ -467,12 +536,16 @@ impl Printer<'_> {
             "int64_t gr_ch GR_UNUSED = gr_n / (8 * (int64_t)gr_nt) + 1;",
         );
         self.line(d, "#ifdef _OPENMP");
-        self.line(
-            d,
-            "#pragma omp parallel for schedule(dynamic, gr_ch) num_threads(gr_nt)",
-        );
+        self.line(d, "#pragma omp parallel num_threads(gr_nt)");
         self.line(d, "#endif");
-        self.par_for_loop(var, body, d);
+        self.line(d, "{");
+        self.open_slots(1, true);
+        self.line(d + 1, "#ifdef _OPENMP");
+        self.line(d + 1, "#pragma omp for schedule(dynamic, gr_ch)");
+        self.line(d + 1, "#endif");
+        self.par_for_loop(var, body, d + 1);
+        self.close_slots(d + 1, true);
+        self.line(d, "}");
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations (the pragma, if any, is printed
@@ -510,6 +583,61 @@ impl Printer<'_> {
     /// The position of the code being printed in the order of errors (see `gr_fail`).
     fn iter_key(&self) -> String {
         self.iter_key.clone().unwrap_or_else(|| "INT64_MAX".into())
+    }
+
+    /// Opens a scope for slots whose declarations go at the current end of the output.
+    fn open_slots(&mut self, loops: usize, enabled: bool) {
+        self.slot_scopes.push(SlotScope {
+            insert_at: self.out.len(),
+            enabled,
+            loops,
+            slots: Vec::new(),
+        });
+    }
+
+    /// Closes the innermost slot scope: prints its releases at depth `d` (unless `release`
+    /// is false) and inserts its declarations where it was opened. Returns its slots.
+    fn close_slots(&mut self, d: usize, release: bool) -> Vec<String> {
+        let Some(scope) = self.slot_scopes.pop() else {
+            return Vec::new();
+        };
+        if release {
+            for slot in &scope.slots {
+                self.line(d, &format!("gr_slot_release(&{slot});"));
+            }
+        }
+        let indent = "  ".repeat(d);
+        let decls: String = scope
+            .slots
+            .iter()
+            .map(|slot| format!("{indent}gr_mem *{slot} GR_UNUSED = NULL;\n"))
+            .collect();
+        self.out.insert_str(scope.insert_at, &decls);
+        scope.slots
+    }
+
+    /// Runs `f` one loop deeper in the current slot scope.
+    fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
+        if let Some(s) = self.slot_scopes.last_mut() {
+            s.loops += 1;
+        }
+        f(self);
+        if let Some(s) = self.slot_scopes.last_mut() {
+            s.loops -= 1;
+        }
+    }
+
+    /// A new slot for an allocation site, if the site is inside a loop of a scope that has
+    /// slots.
+    fn new_slot(&mut self) -> Option<String> {
+        let scope = self.slot_scopes.last_mut()?;
+        if !scope.enabled || scope.loops == 0 {
+            return None;
+        }
+        self.labels += 1;
+        let name = format!("gr_slot_{}", self.labels);
+        scope.slots.push(name.clone());
+        Some(name)
     }
 
     fn fail_label(&self) -> String {
@@ -641,9 +769,15 @@ impl Printer<'_> {
             Stm::Alloc { arr, elem, count } => {
                 let n = self.ex(count);
                 let ct = c_type(*elem);
+                let call = match self.new_slot() {
+                    Some(slot) => format!("gr_alloc_slot(&{slot}, "),
+                    None => "gr_alloc(".into(),
+                };
                 self.line(
                     d,
-                    &format!("{arr} = ({ct} *)gr_alloc(&{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct}));"),
+                    &format!(
+                        "{arr} = ({ct} *){call}&{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct}));"
+                    ),
                 );
                 self.line(d, &format!("if (!{arr})"));
                 self.fail(
@@ -724,7 +858,7 @@ impl Printer<'_> {
                     d,
                     &format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{"),
                 );
-                self.stms(body, d + 1);
+                self.in_loop(|p| p.stms(body, d + 1));
                 self.line(d, "}");
             }
             Stm::ParFor {
@@ -757,7 +891,9 @@ impl Printer<'_> {
                 );
                 self.omp_par_for(var, body, d + 2);
                 self.line(d + 1, "} else {");
+                self.open_slots(1, true);
                 self.par_for_loop(var, body, d + 2);
+                self.close_slots(d + 2, true);
                 self.line(d + 1, "}");
                 let key = self.iter_key();
                 self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
@@ -766,7 +902,7 @@ impl Printer<'_> {
             Stm::While { cond, body } => {
                 let c = self.ex(cond);
                 self.line(d, &format!("while ({c}) {{"));
-                self.stms(body, d + 1);
+                self.in_loop(|p| p.stms(body, d + 1));
                 self.line(d, "}");
             }
             Stm::If { cond, then, els } => {
@@ -831,6 +967,7 @@ impl Printer<'_> {
                 }
             }
         }
+        self.open_slots(0, true);
         self.stms(&f.body, 1);
         let mut shape_off = 0;
         for (k, r) in f.results.iter().enumerate() {
@@ -855,8 +992,12 @@ impl Printer<'_> {
             }
         }
         self.stms(&f.cleanup, 1);
+        let slots = self.close_slots(1, true);
         self.line(1, "return 0;");
         self.line(0, "gr_error: GR_UNUSED;");
+        for slot in &slots {
+            self.line(1, &format!("gr_slot_release(&{slot});"));
+        }
         self.line(1, "return 1;");
         self.line(0, "}\n");
     }

@@ -50,7 +50,10 @@ impl<'a> Lw<'a> {
                     val: Ex::Prim(*p, xs),
                 });
             }
-            BasicOp::Index { array, slice } => self.index(dname, *array, slice, aux, out)?,
+            BasicOp::Index { array, slice } => {
+                let copy = dst.is_some_and(|d| self.copied_views.contains(&d));
+                self.index(dname, *array, slice, copy, aux, out)?
+            }
             BasicOp::Update {
                 array,
                 slice,

@@ -66,13 +66,27 @@ impl<'a> Lw<'a> {
     /// [`Lw::end_scope`].
     pub(super) fn stms(&mut self, body: &Body, out: &mut Vec<I>) -> R<()> {
         let placements = self.placements(body);
+        let mut plan = self.scope_plan(body);
+        let mut releases = std::mem::take(&mut plan.releases);
+        self.copied_views.extend(plan.copied_views.drain());
         let mut j = 0;
         while j < body.stms.len() {
+            // Arrays no statement from here on uses: their buffers may then be updated in
+            // place by what follows instead of copied.
+            while let Some(entry) = releases.first_entry() {
+                if *entry.key() > j {
+                    break;
+                }
+                for name in entry.remove() {
+                    out.push(I::Decref(name));
+                }
+            }
             // A producer is a map, never the reduce of a map-reduce pair.
             self.place_before(&placements, j, out);
             if self.map_reduce(body, j, out)? {
                 j += 2;
             } else {
+                self.last_used_once = plan.last_used_once.remove(&j).unwrap_or_default();
                 self.stm(&body.stms[j], out)?;
                 j += 1;
             }
@@ -146,11 +160,24 @@ impl<'a> Lw<'a> {
         body: &Body,
         out: &mut Vec<I>,
     ) -> R<()> {
+        let last_used_once = std::mem::take(&mut self.last_used_once);
         for (p, init) in params {
             self.declare(*p, out);
-            self.assign(*p, init, out);
+            match init {
+                // Nothing reads the array after the loop (nor elsewhere in it): the
+                // parameter takes its reference instead of sharing the buffer.
+                SubExp::Var(x)
+                    if matches!(self.ty(*p), Type::Array { .. }) && last_used_once.contains(x) =>
+                {
+                    let (pn, xn) = (self.name(*p), self.name(*x));
+                    let ty = self.ty(*p).clone();
+                    self.move_into(&pn, &xn, &ty, out);
+                }
+                _ => self.assign(*p, init, out),
+            }
         }
         let mut inner = Vec::new();
+        let owned: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
         if let LoopForm::For { i, bound } = form {
             let t = self.ty(*i).elem();
             let _ = bound;
@@ -161,6 +188,7 @@ impl<'a> Lw<'a> {
                 name: self.name(*i),
                 init: Some(val),
             });
+            self.owned_params = owned;
             self.stms(body, &mut inner)?;
             self.loop_step(params, body, &mut inner)?;
             let bound = self.ix(bound);
@@ -170,6 +198,7 @@ impl<'a> Lw<'a> {
                 body: inner,
             });
         } else if let LoopForm::While { cond } = form {
+            self.owned_params = owned;
             self.stms(body, &mut inner)?;
             self.loop_step(params, body, &mut inner)?;
             out.push(I::While {

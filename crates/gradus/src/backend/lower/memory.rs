@@ -9,7 +9,32 @@
 
 use super::Lw;
 use super::imp::{Ex, Share, Stm as I, Ty};
-use crate::core::ir::{Body, SubExp, Type, Var};
+use crate::core::ir::{BasicOp, Body, Exp, SubExp, Type, Var};
+use crate::core::renumber::map_vars_body;
+use crate::core::visit::consumed_in_stm;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Where a body's arrays are released, and which of its views are copies.
+///
+/// * `releases`: the arrays of the scope (as [`Lw::end_scope`] releases them) that are dead
+///   before the end of the body, by the index of the first statement after their last use.
+///   Releasing one there drops its reference early: a view of an array (a row read once, an
+///   adjoint's element) then no longer holds the array's buffer when a later statement
+///   updates it in place, which would otherwise copy all of it. Releasing twice is harmless
+///   (the handle is cleared), so the end of the scope still releases every array.
+/// * `copied_views`: rows or slices read from an array that a later statement updates in
+///   place while the row is still in use (reverse mode reads an adjoint's row, zeroes it in
+///   the adjoint, then uses the row). A view would keep the whole buffer shared and make the
+///   update copy all of it; copying the row instead costs only the row.
+/// * `last_used_once`: per statement, the arrays of the scope it uses for the last time, and
+///   only once. A loop may take such an array as a parameter's initial value without sharing
+///   it, so its first in-place update does not copy it.
+#[derive(Default)]
+pub(super) struct ScopePlan {
+    pub(super) releases: BTreeMap<usize, Vec<String>>,
+    pub(super) copied_views: HashSet<Var>,
+    pub(super) last_used_once: HashMap<usize, HashSet<Var>>,
+}
 
 impl<'a> Lw<'a> {
     /// Declares the C variable(s) of a core variable.
@@ -132,6 +157,93 @@ impl<'a> Lw<'a> {
             })
             .map(|v| self.name(*v))
             .collect()
+    }
+
+    /// How the array variables of `body`'s scope are released and which of its views are
+    /// copied; see [`ScopePlan`].
+    pub(super) fn scope_plan(&mut self, body: &Body) -> ScopePlan {
+        let mut plan = ScopePlan::default();
+        let owned_params = std::mem::take(&mut self.owned_params);
+        let in_result: HashSet<Var> = body
+            .result
+            .iter()
+            .filter_map(|r| match r {
+                SubExp::Var(v) => Some(*v),
+                SubExp::Const(_) => None,
+            })
+            .collect();
+        let is_scope_array =
+            |v: &Var| matches!(self.ty(*v), Type::Array { .. }) && !self.virtual_iotas.contains(v);
+        if owned_params.is_empty() && !body.stms.iter().flat_map(|s| &s.pat).any(is_scope_array) {
+            return plan;
+        }
+        let mut last_use: HashMap<Var, usize> = HashMap::new();
+        // Occurrences of each variable in the statement of its last use.
+        let mut uses_there: HashMap<Var, usize> = HashMap::new();
+        for (j, stm) in body.stms.iter().enumerate() {
+            let mut one = Body {
+                stms: vec![stm.clone()],
+                result: Vec::new(),
+            };
+            map_vars_body(&mut one, &mut |v| {
+                if last_use.insert(v, j) == Some(j) {
+                    *uses_there.entry(v).or_default() += 1;
+                } else {
+                    uses_there.insert(v, 1);
+                }
+                v
+            });
+        }
+        for r in &in_result {
+            last_use.insert(*r, body.stms.len());
+        }
+        // Statement positions that consume each variable.
+        let mut consumed_at: HashMap<Var, Vec<usize>> = HashMap::new();
+        for (k, stm) in body.stms.iter().enumerate() {
+            for v in consumed_in_stm(stm) {
+                consumed_at.entry(v).or_default().push(k);
+            }
+        }
+        // The loop's own array parameters are the body's to release, like its arrays.
+        for p in owned_params.iter().filter(|p| is_scope_array(p)) {
+            if let Some(&last) = last_use.get(p)
+                && last < body.stms.len()
+            {
+                if last + 1 < body.stms.len() {
+                    plan.releases
+                        .entry(last + 1)
+                        .or_default()
+                        .push(self.name(*p));
+                }
+                if uses_there.get(p) == Some(&1) {
+                    plan.last_used_once.entry(last).or_default().insert(*p);
+                }
+            }
+        }
+        for (j, stm) in body.stms.iter().enumerate() {
+            for v in stm.pat.iter().filter(|v| is_scope_array(v)) {
+                let last = last_use.get(v).copied().unwrap_or(j);
+                if last + 1 < body.stms.len() {
+                    plan.releases
+                        .entry(last + 1)
+                        .or_default()
+                        .push(self.name(*v));
+                }
+                if last > j && last < body.stms.len() && uses_there.get(v) == Some(&1) {
+                    plan.last_used_once.entry(last).or_default().insert(*v);
+                }
+            }
+            if let (Exp::BasicOp(BasicOp::Index { array, .. }), [v]) = (&stm.exp, &stm.pat[..])
+                && is_scope_array(v)
+                && let Some(k) = consumed_at
+                    .get(array)
+                    .and_then(|ks| ks.iter().find(|k| **k > j))
+                && last_use.get(v).is_some_and(|l| l > k)
+            {
+                plan.copied_views.insert(*v);
+            }
+        }
+        plan
     }
 
     fn decref_all(names: &[String], out: &mut Vec<I>) {

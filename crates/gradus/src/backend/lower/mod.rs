@@ -125,6 +125,9 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         acc_sizes: HashMap::new(),
         placed: HashMap::new(),
         preallocated: HashMap::new(),
+        copied_views: HashSet::new(),
+        last_used_once: HashSet::new(),
+        owned_params: Vec::new(),
         virtual_iotas: HashSet::new(),
         iota_rows: HashMap::new(),
     };
@@ -166,6 +169,14 @@ struct Lw<'a> {
     placed: HashMap<Var, (String, Ex)>,
     /// Concatenations allocated before their producers, with the operands not to copy.
     preallocated: HashMap<Var, HashSet<Var>>,
+    /// Rows and slices to copy rather than view (see [`memory::ScopePlan`]).
+    copied_views: HashSet<Var>,
+    /// The arrays the statement being lowered uses for the last time, and only once (see
+    /// [`memory::ScopePlan`]).
+    last_used_once: HashSet<Var>,
+    /// The array parameters of the loop whose body is about to be lowered: they belong to
+    /// its scope.
+    owned_params: Vec<Var>,
 }
 
 /// The C identifier of a core variable: its hint (letters, digits, `_`) and its number.

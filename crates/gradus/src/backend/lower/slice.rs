@@ -215,12 +215,13 @@ impl<'a> Lw<'a> {
         (dims, ixs)
     }
 
-    /// `dname = array[slice]`: an element, a view, or a copy.
+    /// `dname = array[slice]`: an element, a view, or a copy (always a copy when `copy`).
     pub(super) fn index(
         &mut self,
         dname: String,
         array: Var,
         slice: &[DimIndex],
+        copy: bool,
         aux: &Aux,
         out: &mut Vec<I>,
     ) -> R<()> {
@@ -243,7 +244,7 @@ impl<'a> Lw<'a> {
             Ix::Fix(_) => true,
             Ix::Slice { stride, .. } => j + 1 == ixs.len() && stride.as_int() == Some(1),
         });
-        if contiguous {
+        if contiguous && !copy {
             let share = self.share_of(array);
             out.push(I::SetArr {
                 dst: dname,
