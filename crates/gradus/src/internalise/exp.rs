@@ -142,6 +142,7 @@ impl<'a> Internaliser<'a> {
                     params,
                     body,
                     env: env.clone(),
+                    tenv: self.tenv.clone(),
                 });
                 Ok(self.closure_value(self.closures.len() - 1, e, env))
             }
@@ -169,6 +170,7 @@ impl<'a> Internaliser<'a> {
                     params,
                     body: value,
                     env: env.clone(),
+                    tenv: self.tenv.clone(),
                 });
                 let f = IVal::Fun(Rc::new(FunVal {
                     callee: Callee::Closure(self.closures.len() - 1),
@@ -257,9 +259,8 @@ impl<'a> Internaliser<'a> {
                 );
                 self.exp(body, env)
             }
-            ExpKind::Match { .. } | ExpKind::Constructor { .. } => {
-                Err(limitation(e.span, "sum types and `match`"))
-            }
+            ExpKind::Match { scrutinee, cases } => self.match_exp(e, scrutinee, cases, env),
+            ExpKind::Constructor { name, args } => self.construct(e, name, args, env),
             ExpKind::Hole => Err(limitation(e.span, "typed holes `???`")),
         }
     }

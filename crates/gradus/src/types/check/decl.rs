@@ -504,7 +504,12 @@ impl Checker {
             if let Some(p) = info.prims.and_then(PrimSet::default_type) {
                 self.u.set(v, Ty::Prim(p));
             }
+            // A type only known to have some constructors is the sum of those (Futhark).
+            if let Some(cs) = info.constrs {
+                self.u.set(v, Ty::Sum(cs));
+            }
         }
+        self.check_pending_patterns()?;
         // Literal ranges.
         let lits: Vec<(Span, NodeId, u128)> = self.pending_lits.drain(lit_start..).collect();
         for (span, id, value) in lits {
@@ -604,6 +609,7 @@ impl Checker {
                 || info.level <= self.level
                 || info.prims.is_some()
                 || info.fields.is_some()
+                || info.constrs.is_some()
             {
                 continue;
             }

@@ -25,6 +25,7 @@ use typeops::{final_size, final_ty, rename_vars};
 
 mod apply;
 mod decl;
+mod exhaustive;
 mod exp;
 mod loops;
 mod names;
@@ -213,6 +214,22 @@ struct Checker {
     negated_lits: HashSet<NodeId>,
     consumed: HashMap<BindingId, Span>,
     nonunique_params: HashSet<BindingId>,
+    /// Whether the pattern being checked is the pattern of a `case` (refutable patterns
+    /// allowed).
+    in_case: bool,
+    /// `match` expressions of the current top-level declaration, checked for exhaustiveness
+    /// and unreachable cases once its types are known.
+    pending_matches: Vec<PendingMatch>,
+    /// Constructor patterns outside `case` (pattern id, span, constructor): their type must
+    /// have only that constructor, which is known once the declaration is inferred.
+    pending_constr_pats: Vec<(NodeId, Span, String)>,
+}
+
+/// A `match` whose exhaustiveness is checked when its declaration is finished.
+struct PendingMatch {
+    span: Span,
+    scrutinee: Ty,
+    cases: Vec<Pat>,
 }
 
 fn strip(e: &Exp) -> &Exp {

@@ -3,10 +3,12 @@
 //!
 //! Binders are returned, not pushed, so the caller decides when the names come into scope.
 
-use super::{Anon, Binder, Checker, R, add_field, err, limitation};
+use super::{Anon, Binder, Checker, R, add_field, err};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
+use crate::types::infer::PrimSet;
 use crate::types::ty::{BindingId, Ty};
+use crate::value::PrimType;
 use std::collections::BTreeMap;
 
 impl Checker {
@@ -57,9 +59,38 @@ impl Checker {
                 )?;
                 at
             }
-            PatKind::Constructor { .. } => {
-                return Err(limitation(p.span, "sum types and constructor patterns"));
+            PatKind::Constructor { name, args } => {
+                let mut payload = Vec::new();
+                for a in args {
+                    payload.push(self.check_pat(a, anon, out)?);
+                }
+                if !self.in_case {
+                    self.pending_constr_pats.push((p.id, p.span, name.clone()));
+                }
+                let t = self.fresh();
+                if let Err(e) = self.u.require_constr(t.clone(), name, &payload) {
+                    return Err(self.mismatch(
+                        p.span,
+                        "the payload of this constructor pattern has the wrong type",
+                        &t,
+                        &t,
+                        e,
+                    ));
+                }
+                t
             }
+            PatKind::Literal(lit) if self.in_case => match lit {
+                PatLit::Int { lit, .. } => match lit.suffix {
+                    Some(p) => Ty::Prim(p),
+                    None => self.fresh_constrained(PrimSet::numeric()),
+                },
+                PatLit::Float { lit, .. } => match lit.suffix {
+                    Some(p) => Ty::Prim(p),
+                    None => self.fresh_constrained(PrimSet::float()),
+                },
+                PatLit::Bool(_) => Ty::Prim(PrimType::Bool),
+                PatLit::Char(_) => self.fresh_constrained(PrimSet::integral()),
+            },
             PatKind::Literal(_) => {
                 return Err(Box::new(
                     Diagnostic::error(
