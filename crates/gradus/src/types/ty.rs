@@ -39,6 +39,10 @@ pub enum Size {
     Unknown,
 }
 
+/// The name of a pseudo-constructor that messages add to a sum type known only to have some
+/// constructors (printed `...`, as in `#some i32 | ...`).
+pub const OPEN_SUM: &str = "...";
+
 /// A source-level type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
@@ -189,7 +193,8 @@ impl fmt::Display for Ty {
                 _ => write!(f, "{a} -> {b}"),
             },
             Ty::Sum(cs) => {
-                for (i, (c, payload)) in cs.iter().enumerate() {
+                let closed = cs.iter().filter(|(c, _)| *c != OPEN_SUM);
+                for (i, (c, payload)) in closed.enumerate() {
                     if i > 0 {
                         write!(f, " | ")?;
                     }
@@ -200,6 +205,9 @@ impl fmt::Display for Ty {
                             _ => write!(f, " {t}")?,
                         }
                     }
+                }
+                if cs.contains_key(OPEN_SUM) {
+                    write!(f, " | {OPEN_SUM}")?;
                 }
                 Ok(())
             }

@@ -181,7 +181,7 @@ fn missing(t: &Ty, heads: &[Con]) -> SPat {
     }
     let is_float = matches!(t, Ty::Prim(p) if p.is_float());
     (0..)
-        .map(|i: i64| if i % 2 == 0 { i / 2 } else { -(i + 1) / 2 })
+        .map(|i: i64| if i % 2 == 1 { (i + 1) / 2 } else { -(i / 2) })
         .map(|v| {
             if is_float {
                 Con::Float((v as f64).to_bits())

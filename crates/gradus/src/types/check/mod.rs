@@ -14,7 +14,7 @@
 //! and [`typeops`] (functions on types that need no checker state).
 
 use super::infer::{PrimSet, UErr, Unifier};
-use super::ty::{BindingId, Size, Ty};
+use super::ty::{BindingId, OPEN_SUM, Size, Ty};
 use super::{DeclRef, FIRST_CHECKER_BINDING, Resolved, TypedProgram};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
@@ -275,9 +275,39 @@ impl Checker {
     /// appearance.
     fn show2(&self, a: &Ty, b: &Ty) -> (String, String) {
         let mut names = Vec::new();
-        let a = rename_vars(&self.u.resolve(a), &mut names);
-        let b = rename_vars(&self.u.resolve(b), &mut names);
+        let a = rename_vars(&self.show_constrs(&self.u.resolve(a), 0), &mut names);
+        let b = rename_vars(&self.show_constrs(&self.u.resolve(b), 0), &mut names);
         (format!("`{a}`"), format!("`{b}`"))
+    }
+
+    /// `t` (resolved) with each variable that only constructors constrain shown as the sum
+    /// of those constructors and more ([`OPEN_SUM`]), for messages.
+    fn show_constrs(&self, t: &Ty, depth: u32) -> Ty {
+        if depth > 8 {
+            return t.clone();
+        }
+        let go = |t: &Ty| self.show_constrs(t, depth + 1);
+        match t {
+            Ty::Var(v) => match self.u.info(*v).and_then(|i| i.constrs.clone()) {
+                Some(mut cs) => {
+                    for payload in cs.values_mut() {
+                        *payload = payload.iter().map(|p| go(&self.u.resolve(p))).collect();
+                    }
+                    cs.insert(OPEN_SUM.to_string(), Vec::new());
+                    Ty::Sum(cs)
+                }
+                None => t.clone(),
+            },
+            Ty::Array(dims, e) => Ty::Array(dims.clone(), Box::new(go(e))),
+            Ty::Record(fs) => Ty::Record(fs.iter().map(|(k, f)| (k.clone(), go(f))).collect()),
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(k, ts)| (k.clone(), ts.iter().map(go).collect()))
+                    .collect(),
+            ),
+            Ty::Arrow(a, b) => Ty::Arrow(Box::new(go(a)), Box::new(go(b))),
+            Ty::Prim(_) | Ty::Param(_) => t.clone(),
+        }
     }
 
     fn record_exp(&mut self, e: &Exp, t: &Ty) {
