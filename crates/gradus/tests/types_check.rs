@@ -809,7 +809,7 @@ fn sum_type_errors() {
 ";
     assert_eq!(
         err_line(&format!("{opt}def f (o: opt) = match o case #some 1 -> 1 case #none -> 0")),
-        "test.fut:2:18: the cases of this `match` are not exhaustive"
+        "test.fut:2:18: the cases of this `match` are not exhaustive: `#some 0` is not matched"
     );
     assert_eq!(
         err_line(&format!("{opt}def f (o: opt) = match o case _ -> 1 case #none -> 0")),

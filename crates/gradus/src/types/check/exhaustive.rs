@@ -336,8 +336,13 @@ impl Checker {
                     .first()
                     .map_or_else(|| "_".to_string(), |p| show(p, false));
                 return Err(Box::new(
-                    Diagnostic::error(span, "the cases of this `match` are not exhaustive")
-                        .with_label(format!("`{example}` is not matched"))
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "the cases of this `match` are not exhaustive: `{example}` is not matched"
+                        ),
+                    )
+                    .with_label("no case matches some values")
                         .with_note(format!(
                             "the value matched has type `{t}`; add a case for `{example}` or a case `_`"
                         )),
