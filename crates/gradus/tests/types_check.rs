@@ -782,13 +782,18 @@ fn sum_types() {
 ";
     assert_eq!(
         ty_of(
-            &format!("{opt}def get 'a (d: a) (o: opt a) = match o case #some x -> x case #none -> d"),
+            &format!(
+                "{opt}def get 'a (d: a) (o: opt a) = match o case #some x -> x case #none -> d"
+            ),
             "get"
         ),
         "a -> (#none | #some a) -> a"
     );
     assert_eq!(
-        ty_of(&format!("{opt}def xs : [2]opt f64 = [#none, #some 1]"), "xs"),
+        ty_of(
+            &format!("{opt}def xs : [2]opt f64 = [#none, #some 1]"),
+            "xs"
+        ),
         "[2](#none | #some f64)"
     );
     assert_eq!(
@@ -796,8 +801,11 @@ fn sum_types() {
         "(#a | #b) -> (#a | #b) -> bool"
     );
     assert_eq!(
-        ty_of("type w = #w i32 f64
-def f (#w a b: w) = (b, a)", "f"),
+        ty_of(
+            "type w = #w i32 f64
+def f (#w a b: w) = (b, a)",
+            "f"
+        ),
         "(#w i32 f64) -> (f64, i32)"
     );
     assert_eq!(ty_of("def f x = match x case _ -> 1i32", "f"), "a -> i32");
@@ -808,11 +816,15 @@ fn sum_type_errors() {
     let opt = "type opt = #none | #some i32
 ";
     assert_eq!(
-        err_line(&format!("{opt}def f (o: opt) = match o case #some 1 -> 1 case #none -> 0")),
+        err_line(&format!(
+            "{opt}def f (o: opt) = match o case #some 1 -> 1 case #none -> 0"
+        )),
         "test.fut:2:18: the cases of this `match` are not exhaustive: `#some 0` is not matched"
     );
     assert_eq!(
-        err_line(&format!("{opt}def f (o: opt) = match o case _ -> 1 case #none -> 0")),
+        err_line(&format!(
+            "{opt}def f (o: opt) = match o case _ -> 1 case #none -> 0"
+        )),
         "test.fut:2:43: unreachable case in `match`"
     );
     assert_eq!(
@@ -828,7 +840,9 @@ fn sum_type_errors() {
         "test.fut:2:15: the body does not have the declared return type"
     );
     assert_eq!(
-        err_line(&format!("{opt}def f (o: opt) = match o case #some -> 1 case _ -> 0")),
+        err_line(&format!(
+            "{opt}def f (o: opt) = match o case #some -> 1 case _ -> 0"
+        )),
         "test.fut:2:31: this pattern does not match the type of the value being matched"
     );
     assert_eq!(

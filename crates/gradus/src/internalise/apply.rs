@@ -178,7 +178,15 @@ impl<'a> Internaliser<'a> {
                     tenv,
                 } => {
                     let (params, body, env) = (*params, *body, env.clone());
-                    let saved_tenv = std::mem::replace(&mut self.tenv, tenv.clone());
+                    // The closure's own type parameters (a polymorphic local function) are
+                    // instantiated at the use `fv.node`, on top of those where it was defined.
+                    let mut inner = (**tenv).clone();
+                    inner.extend(
+                        self.callee_tenv(fv.node)
+                            .iter()
+                            .map(|(k, t)| (k.clone(), t.clone())),
+                    );
+                    let saved_tenv = std::mem::replace(&mut self.tenv, Rc::new(inner));
                     let r = self.call_def(params, body, env, args, fv);
                     self.tenv = saved_tenv;
                     r

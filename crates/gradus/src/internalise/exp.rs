@@ -288,6 +288,22 @@ impl<'a> Internaliser<'a> {
                         v = project(&v, f, e.span)?;
                     }
                 }
+                // A polymorphic local function: remember where it is used, so that its body
+                // is inlined with the type parameters instantiated as they are here.
+                if let IVal::Fun(fv) = &v
+                    && matches!(fv.callee, Callee::Closure(_))
+                    && fv.args.is_empty()
+                    && fv.node.is_none()
+                    && self
+                        .typed
+                        .instances
+                        .get(&e.id)
+                        .is_some_and(|i| !i.types.is_empty())
+                {
+                    let mut fv = (**fv).clone();
+                    fv.node = Some(e.id);
+                    v = IVal::Fun(Rc::new(fv));
+                }
                 Ok(v)
             }
             Some(Resolved::Decl(d)) => {
