@@ -1,0 +1,38 @@
+-- Sums through modules, polymorphic local functions, `reduce`, `scan` and tuples of sums.
+module shapes = {
+  type t = #disc f64 | #empty
+  def mk (r: f64) : t = if r > 0 then #disc r else #empty
+  def radius (s: t) = match s case #disc r -> r case #empty -> -1
+}
+
+type tree = #leaf f64 | #node (f64, f64)
+
+-- ==
+-- entry: modules
+-- input { 2.0 } output { 2.0 }
+-- input { -2.0 } output { -1.0 }
+
+entry modules (r: f64) = shapes.radius (shapes.mk r)
+
+-- ==
+-- entry: local_polymorphic
+-- input { 3.0 } output { 3.0 5 }
+-- input { -3.0 } output { 0.0 0 }
+
+entry local_polymorphic (x: f64) =
+  let get 'a (d: a) (o: #none | #some a) = match o case #some v -> v case #none -> d
+  let when 'a (v: a) : #none | #some a = if x > 0 then #some v else #none
+  in (get 0 (when x), get 0i32 (when 5i32))
+
+-- ==
+-- entry: soacs
+-- input { 3.0 } output { 24.0 3.0 }
+
+entry soacs (x: f64) =
+  let ts = [#leaf x, #node (x, 2 * x), #leaf 3]
+  let r = reduce (+) 0 (map (\t -> match t case #leaf v -> v case #node (a, b) -> a * b) ts)
+  let s = scan (\a b -> match (a, b)
+                        case (#leaf u, #leaf v) -> #leaf (u + v)
+                        case _ -> b)
+               (#leaf 0) ts
+  in (r, match s[2] case #leaf v -> v case #node (a, _) -> a)
