@@ -433,10 +433,10 @@ impl Unifier {
                 self.require_constr(Ty::Var(y), &c, &ts)?;
             }
         }
-        if ix.fields.is_some() || ix.prims.is_some() {
-            if let Some(c) = iy.constrs.as_ref().and_then(|cs| cs.keys().next()) {
-                return Err(UErr::NoConstr(Ty::Var(x), c.clone()));
-            }
+        if (ix.fields.is_some() || ix.prims.is_some())
+            && let Some(c) = iy.constrs.as_ref().and_then(|cs| cs.keys().next())
+        {
+            return Err(UErr::NoConstr(Ty::Var(x), c.clone()));
         }
         if let Some(p) = prims.and_then(PrimSet::single) {
             self.set(y, Ty::Prim(p));
