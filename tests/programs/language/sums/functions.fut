@@ -36,3 +36,34 @@ entry soacs (x: f64) =
                         case _ -> b)
                (#leaf 0) ts
   in (r, match s[2] case #leaf v -> v case #node (a, _) -> a)
+
+-- Constructor patterns of a single-constructor type in loop parameters, `let` and lambdas;
+-- a sum as the state of a loop.
+type acc = #acc f64 i64
+
+-- ==
+-- entry: loop_patterns
+-- input { [1.0, 2.0, 3.0] } output { 2.0 3i64 }
+
+entry loop_patterns (xs: []f64) =
+  let (#acc s n) = loop (#acc s n : acc) = #acc 0 0 for x in xs do #acc (s + x) (n + 1)
+  let mean = \(#acc a b : acc) -> a / f64.i64 b
+  in (mean (#acc s n), n)
+
+-- ==
+-- entry: state_machine
+-- input { 5i64 } output { 1i64 }
+-- input { 1i64 } output { 0i64 }
+-- input { 0i64 } output { -100i64 }
+
+entry state_machine (x: i64) =
+  let v =
+    loop v = #start for i < x do
+      match v
+      case #start -> #mid i
+      case #mid j -> #end (j + i)
+      case #end k -> #end k
+  in match v
+     case #end k -> k
+     case #mid j -> -j
+     case #start -> -100
