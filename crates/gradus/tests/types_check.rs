@@ -861,6 +861,14 @@ fn sum_type_errors() {
         err_line("def f (x: i32) = match x case 1 -> f64.sin case _ -> f64.cos"),
         "test.fut:1:18: a `match` cannot return a function"
     );
+    assert_eq!(
+        err_line("def f (x: u8) = match x case 256 -> 1 case _ -> 0"),
+        "test.fut:1:30: integer literal does not fit in type `u8`"
+    );
+    assert_eq!(
+        err_line("def f = #a 1 + 2"),
+        "test.fut:1:9: the left operand of `+` has the wrong type"
+    );
 }
 
 #[test]

@@ -409,6 +409,17 @@ impl Unifier {
             }
             (a, b) => a.or(b),
         };
+        // A type with constructors is a sum: neither a primitive nor a record. Checked before
+        // the variables are merged, so that the message shows them apart.
+        let not_sum = |i: &VarInfo| i.prims.is_some() || i.fields.is_some();
+        let first_constr =
+            |i: &VarInfo| i.constrs.as_ref().and_then(|cs| cs.keys().next().cloned());
+        if let Some(c) = first_constr(&ix).filter(|_| not_sum(&iy)) {
+            return Err(UErr::NoConstr(Ty::Var(y), c));
+        }
+        if let Some(c) = first_constr(&iy).filter(|_| not_sum(&ix)) {
+            return Err(UErr::NoConstr(Ty::Var(x), c));
+        }
         self.set(x, Ty::Var(y));
         if let Some(info) = self.tvars.get_mut(y.0 as usize) {
             info.level = ix.level.min(iy.level);
@@ -425,18 +436,9 @@ impl Unifier {
             }
         }
         if let Some(cx) = ix.constrs {
-            if iy.fields.is_some() || iy.prims.is_some() {
-                let c = cx.keys().next().cloned().unwrap_or_default();
-                return Err(UErr::NoConstr(Ty::Var(y), c));
-            }
             for (c, ts) in cx {
                 self.require_constr(Ty::Var(y), &c, &ts)?;
             }
-        }
-        if (ix.fields.is_some() || ix.prims.is_some())
-            && let Some(c) = iy.constrs.as_ref().and_then(|cs| cs.keys().next())
-        {
-            return Err(UErr::NoConstr(Ty::Var(x), c.clone()));
         }
         if let Some(p) = prims.and_then(PrimSet::single) {
             self.set(y, Ty::Prim(p));

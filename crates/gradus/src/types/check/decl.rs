@@ -513,7 +513,10 @@ impl Checker {
         // Literal ranges.
         let lits: Vec<(Span, NodeId, u128)> = self.pending_lits.drain(lit_start..).collect();
         for (span, id, value) in lits {
-            let Some(t) = self.out.exp_types.get(&id).map(|t| self.u.resolve(t)) else {
+            let recorded = self.out.exp_types.get(&id);
+            // Literal patterns (`case 300`) are checked too.
+            let recorded = recorded.or_else(|| self.out.pat_types.get(&id));
+            let Some(t) = recorded.map(|t| self.u.resolve(t)) else {
                 continue;
             };
             if let Ty::Prim(p) = t

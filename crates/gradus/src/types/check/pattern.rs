@@ -80,10 +80,17 @@ impl Checker {
                 t
             }
             PatKind::Literal(lit) if self.in_case => match lit {
-                PatLit::Int { lit, .. } => match lit.suffix {
-                    Some(p) => Ty::Prim(p),
-                    None => self.fresh_constrained(PrimSet::numeric()),
-                },
+                PatLit::Int { negative, lit } => {
+                    // Range-checked with the expression literals, at the declaration's end.
+                    self.pending_lits.push((p.span, p.id, lit.value));
+                    if *negative {
+                        self.negated_lits.insert(p.id);
+                    }
+                    match lit.suffix {
+                        Some(p) => Ty::Prim(p),
+                        None => self.fresh_constrained(PrimSet::numeric()),
+                    }
+                }
                 PatLit::Float { lit, .. } => match lit.suffix {
                     Some(p) => Ty::Prim(p),
                     None => self.fresh_constrained(PrimSet::float()),
