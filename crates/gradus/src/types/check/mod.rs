@@ -2,14 +2,16 @@
 //!
 //! One pass over the declarations, top to bottom (prelude first). Each value declaration is
 //! inferred at level 1 (local functions one level deeper); when it is finished, overloaded
-//! variables are defaulted, pending checks (literal ranges, field accesses on unknown types,
-//! statically needed sizes) run, and the remaining variables are generalised by binding them
+//! variables are defaulted, types known only by their constructors are closed, pending checks
+//! (literal ranges, field accesses on unknown types, statically needed sizes, exhaustiveness
+//! of `match`) run, and the remaining variables are generalised by binding them
 //! to [`Ty::Param`] / [`Size::Named`], so that the recorded node types of the body agree with
 //! the declaration's scheme. All recorded types are fully substituted at the very end.
 //!
 //! This file holds the entry point, the checker's state and the scope helpers; the rest is
 //! split by construct: [`decl`] (declarations and generalisation), [`types`] (type
-//! expressions), [`pattern`], [`names`] (name resolution and operators), [`apply`]
+//! expressions), [`pattern`], [`exhaustive`] (`match` exhaustiveness and refutable
+//! patterns), [`names`] (name resolution and operators), [`apply`]
 //! (application and indexing), [`exp`], [`loops`], [`uniqueness`] (consumption and aliases)
 //! and [`typeops`] (functions on types that need no checker state).
 

@@ -2,6 +2,9 @@
 //! `loop p for ...`.
 //!
 //! Binders are returned, not pushed, so the caller decides when the names come into scope.
+//! Literal patterns are accepted only in `case` (`Checker::in_case`); a constructor pattern
+//! elsewhere is recorded, to be checked for being the only constructor of its type once the
+//! type is known (`exhaustive.rs`).
 
 use super::{Anon, Binder, Checker, R, add_field, err};
 use crate::diag::Diagnostic;
