@@ -67,3 +67,17 @@ entry state_machine (x: i64) =
      case #end k -> k
      case #mid j -> -j
      case #start -> -100
+
+-- A local function that builds a sum: the sum type stays open until the declaration is
+-- finished, so the function is monomorphic in it (and in its payload).
+-- ==
+-- entry: local_constructor
+-- input { 2.0 } output { 2.0 2.0 }
+-- input { -2.0 } output { -2.0 0.0 }
+
+entry local_constructor (x: f64) =
+  let wrap y = #some y
+  let a = wrap x
+  let b = if x > 0 then wrap x else #none
+  in (match a case #some v -> v case #none -> -1,
+      match b case #some v -> v case #none -> 0)

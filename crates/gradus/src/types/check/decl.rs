@@ -604,11 +604,32 @@ impl Checker {
         let mut tparams = explicit_types;
         let mut free = Vec::new();
         free_vars(&fn_res, &mut free);
+        // A variable that only constructors constrain stays a variable (it is closed when the
+        // top-level declaration is finished), and so must the types of its payloads, which
+        // a type parameter could not stand for outside this function.
+        let mut pinned = Vec::new();
+        let mut work: Vec<TyVar> = free.clone();
+        while let Some(v) = work.pop() {
+            let Some(cs) = self.u.info(v).and_then(|i| i.constrs.clone()) else {
+                continue;
+            };
+            for t in cs.values().flatten() {
+                let mut inner = Vec::new();
+                free_vars(&self.u.resolve(t), &mut inner);
+                for w in inner {
+                    if !pinned.contains(&w) {
+                        pinned.push(w);
+                        work.push(w);
+                    }
+                }
+            }
+        }
         for v in free {
             let Some(info) = self.u.info(v).cloned() else {
                 continue;
             };
             if self.u.is_bound(v)
+                || pinned.contains(&v)
                 || info.level <= self.level
                 || info.prims.is_some()
                 || info.fields.is_some()
