@@ -5,6 +5,7 @@ use clap::Args;
 use gradus::data::{DataError, Reader, decompress, write_binary_into, write_text};
 use gradus::diag::{Diagnostics, Kind};
 use gradus::program::{CallError, ExternalType};
+use gradus::value::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -144,18 +145,26 @@ pub fn run(a: RunArgs) -> u8 {
         }
     };
     let mut out = Vec::new();
-    for (k, v) in results.iter().enumerate() {
-        if let Some(ExternalType::Opaque(t)) = ep.results.get(k) {
+    // An opaque result (a record, a sum) takes as many of the values as it has leaves (maybe
+    // none), and is written as one line.
+    let counts_known = ep.result_leaves.iter().sum::<usize>() == results.len();
+    let mut values = results.iter();
+    for (k, t) in ep.results.iter().enumerate() {
+        let n = if counts_known { ep.result_leaves[k] } else { 1 };
+        let taken: Vec<&Value> = values.by_ref().take(n).collect();
+        if let ExternalType::Opaque(t) = t {
             if !a.binary {
                 out.extend(format!("#opaque {t}\n").as_bytes());
             }
             continue;
         }
-        if a.binary {
-            write_binary_into(v, &mut out);
-        } else {
-            out.extend(write_text(v).as_bytes());
-            out.push(b'\n');
+        for v in taken {
+            if a.binary {
+                write_binary_into(v, &mut out);
+            } else {
+                out.extend(write_text(v).as_bytes());
+                out.push(b'\n');
+            }
         }
     }
     let mut stdout = std::io::stdout().lock();

@@ -163,3 +163,24 @@ fn test_reports_and_timeout() {
         "{out}"
     );
 }
+
+#[test]
+fn run_writes_one_opaque_line_per_record_or_sum_result() {
+    let p = program(
+        "opaque.fut",
+        "type opt = #none | #some f64\n\
+         entry mk (x: f64) : (f64, opt, {a: f64, b: i32}, i32) =\n\
+         (x, if x > 0 then #some x else #none, {a = x, b = 2}, 3)\n\
+         entry get (o: opt) = match o case #some x -> x case #none -> 0\n",
+    );
+    let o = gradus(&["run", &p, "-e", "mk"], b"1.5");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "1.5f64\n#opaque #none | #some f64\n#opaque {a: f64, b: i32}\n3i32\n"
+    );
+    // A sum cannot be given as an input value.
+    let o = gradus(&["run", &p, "-e", "get"], b"1.5");
+    assert_ne!(o.status.code(), Some(0));
+    assert!(text(&o.stderr).contains("opaque"), "{}", text(&o.stderr));
+}

@@ -763,13 +763,111 @@ fn limitations() {
         err_line("module F (X: {}) = {}"),
         "test.fut:1:10: not supported yet: parametric modules"
     );
+}
+
+#[test]
+fn sum_types() {
+    // A constructor's type is a sum with at least that constructor; what is left open when
+    // the declaration is finished is closed to exactly the constructors used.
+    assert_eq!(ty_of("def f = #red", "f"), "#red");
     assert_eq!(
-        err_line("def f x = match x case _ -> 1"),
-        "test.fut:1:11: not supported yet: `match` and sum types"
+        ty_of("def f (b: bool) = if b then #red else #green 1i32", "f"),
+        "bool -> #green i32 | #red"
     );
     assert_eq!(
-        err_line("def f = #red"),
-        "test.fut:1:9: not supported yet: sum types and constructors"
+        ty_of("def f x = match x case #a -> 1i32 case #b y -> y", "f"),
+        "(#a | #b i32) -> i32"
+    );
+    let opt = "type opt 'a = #none | #some a
+";
+    assert_eq!(
+        ty_of(
+            &format!(
+                "{opt}def get 'a (d: a) (o: opt a) = match o case #some x -> x case #none -> d"
+            ),
+            "get"
+        ),
+        "a -> (#none | #some a) -> a"
+    );
+    assert_eq!(
+        ty_of(
+            &format!("{opt}def xs : [2]opt f64 = [#none, #some 1]"),
+            "xs"
+        ),
+        "[2](#none | #some f64)"
+    );
+    assert_eq!(
+        ty_of("def f (x: #a | #b) (y: #b | #a) = x == y", "f"),
+        "(#a | #b) -> (#a | #b) -> bool"
+    );
+    assert_eq!(
+        ty_of(
+            "type w = #w i32 f64
+def f (#w a b: w) = (b, a)",
+            "f"
+        ),
+        "(#w i32 f64) -> (f64, i32)"
+    );
+    assert_eq!(ty_of("def f x = match x case _ -> 1i32", "f"), "a -> i32");
+}
+
+#[test]
+fn sum_type_errors() {
+    let opt = "type opt = #none | #some i32
+";
+    assert_eq!(
+        err_line(&format!(
+            "{opt}def f (o: opt) = match o case #some 1 -> 1 case #none -> 0"
+        )),
+        "test.fut:2:18: the cases of this `match` are not exhaustive: `#some 0` is not matched"
+    );
+    assert_eq!(
+        err_line(&format!(
+            "{opt}def f (o: opt) = match o case _ -> 1 case #none -> 0"
+        )),
+        "test.fut:2:43: unreachable case in `match`"
+    );
+    assert_eq!(
+        err_line(&format!("{opt}def f (o: opt) = let #some x = o in x")),
+        "test.fut:2:22: refutable pattern: `#some` is not the only constructor of `#none | #some i32`"
+    );
+    assert_eq!(
+        err_line(&format!("{opt}def f : opt = #some true")),
+        "test.fut:2:15: the body does not have the declared return type"
+    );
+    assert_eq!(
+        err_line(&format!("{opt}def f : opt = #other")),
+        "test.fut:2:15: the body does not have the declared return type"
+    );
+    assert_eq!(
+        err_line(&format!(
+            "{opt}def f (o: opt) = match o case #some -> 1 case _ -> 0"
+        )),
+        "test.fut:2:31: this pattern does not match the type of the value being matched"
+    );
+    assert_eq!(
+        err_line("type t = #a | #a i32"),
+        "test.fut:1:15: constructor `#a` appears twice in this sum type"
+    );
+    assert_eq!(
+        err_line("def f (x: i32) = let 1 = x in x"),
+        "test.fut:1:22: refutable pattern: literals may appear only in `case`"
+    );
+    assert_eq!(
+        err_line("def f (x: i32) = match x case 1 -> 1f32 case _ -> true"),
+        "test.fut:1:51: the cases of this `match` have different types"
+    );
+    assert_eq!(
+        err_line("def f (x: i32) = match x case 1 -> f64.sin case _ -> f64.cos"),
+        "test.fut:1:18: a `match` cannot return a function"
+    );
+    assert_eq!(
+        err_line("def f (x: u8) = match x case 256 -> 1 case _ -> 0"),
+        "test.fut:1:30: integer literal does not fit in type `u8`"
+    );
+    assert_eq!(
+        err_line("def f = #a 1 + 2"),
+        "test.fut:1:9: the left operand of `+` has the wrong type"
     );
 }
 

@@ -53,3 +53,11 @@ diag_snapshot!(
     "def f (n: i64) = loop x = 0f32 for i < n do i"
 );
 diag_snapshot!(parametric_module, "module F (X: {}) = {}");
+diag_snapshot!(
+    match_not_exhaustive,
+    "type opt = #none | #some (i32, bool)\ndef f (o: opt) =\n  match o\n  case #some (0, _) -> 1\n  case #some (_, true) -> 2\n  case #none -> 3"
+);
+diag_snapshot!(
+    constructor_arity,
+    "type opt = #none | #some i32\ndef f (o: opt) = match o case #some -> 1 case _ -> 0"
+);

@@ -44,6 +44,9 @@ pub struct EntryPoint {
     pub params: Vec<ExternalType>,
     /// Result types: the components of a top-level tuple, in order; empty for `()`.
     pub results: Vec<ExternalType>,
+    /// For each result, how many values of the core function's results it takes (1 for a
+    /// primitive or an array of them; the leaves of an opaque tuple, record or sum).
+    pub result_leaves: Vec<usize>,
 }
 
 /// Why a call failed.
@@ -118,6 +121,7 @@ pub fn entry_points(prog: &crate::core::ir::Prog) -> Vec<EntryPoint> {
             name: e.name.clone(),
             params: e.params.iter().map(|(t, _)| t.clone()).collect(),
             results: e.results.iter().map(|(t, _)| t.clone()).collect(),
+            result_leaves: e.results.iter().map(|(_, n)| *n).collect(),
         })
         .collect()
 }

@@ -163,14 +163,33 @@ impl<'a> Internaliser<'a> {
                 let dec = self.decls[*i].dec;
                 let saved_callers = self.em.aux().callers.clone();
                 self.em.aux_mut().callers.insert(0, span);
+                let tenv = self.callee_tenv(fv.node);
+                let saved_tenv = std::mem::replace(&mut self.tenv, tenv);
                 let r = self.call_def(&dec.params, &dec.body, Rc::new(HashMap::new()), args, fv);
+                self.tenv = saved_tenv;
                 self.em.aux_mut().callers = saved_callers;
                 r
             }
             Callee::Closure(i) => match &self.closures[*i] {
-                ClosureDef::Lambda { params, body, env } => {
+                ClosureDef::Lambda {
+                    params,
+                    body,
+                    env,
+                    tenv,
+                } => {
                     let (params, body, env) = (*params, *body, env.clone());
-                    self.call_def(params, body, env, args, fv)
+                    // The closure's own type parameters (a polymorphic local function) are
+                    // instantiated at the use `fv.node`, on top of those where it was defined.
+                    let mut inner = (**tenv).clone();
+                    inner.extend(
+                        self.callee_tenv(fv.node)
+                            .iter()
+                            .map(|(k, t)| (k.clone(), t.clone())),
+                    );
+                    let saved_tenv = std::mem::replace(&mut self.tenv, Rc::new(inner));
+                    let r = self.call_def(params, body, env, args, fv);
+                    self.tenv = saved_tenv;
+                    r
                 }
                 ClosureDef::IndexSection { indices, env, span } => {
                     let (indices, env, span) = (*indices, env.clone(), *span);

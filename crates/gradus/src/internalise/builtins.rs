@@ -36,8 +36,33 @@ impl<'a> Internaliser<'a> {
         Ok(IVal::Leaf(self.em.prim(pop, vec![a, b])))
     }
 
-    /// Structural equality (arrays: same shape and elements; records: all fields).
-    fn equal(&mut self, a: &IVal, b: &IVal, span: Span) -> R<SubExp> {
+    /// Structural equality (arrays: same shape and elements; records: all fields; sums:
+    /// same tag and payload, [`Internaliser::sum_equal`]).
+    pub(super) fn equal(&mut self, a: &IVal, b: &IVal, span: Span) -> R<SubExp> {
+        if let (IVal::Record(fa), IVal::Record(fb)) = (a, b)
+            && has_sum(a)
+        {
+            // A single sum (not an array of sums, whose tag is an array).
+            if let Some(IVal::Leaf(tag)) = fa.get(super::sums::TAG)
+                && self.em.ty(tag).rank() == 0
+            {
+                return self.sum_equal(fa, fb, span);
+            }
+            let mut acc = SubExp::Const(Scalar::Bool(true));
+            for (k, x) in fa {
+                let Some(y) = fb.get(k) else {
+                    return Err(bug(span, format!("no field {k} to compare")));
+                };
+                let eq = self.equal(x, y, span)?;
+                acc = if acc == SubExp::Const(Scalar::Bool(true)) {
+                    eq
+                } else {
+                    self.em
+                        .prim(PrimOp::Bin(BinOp::And, PrimType::Bool), vec![acc, eq])
+                };
+            }
+            return Ok(acc);
+        }
         let la = a.leaves();
         let lb = b.leaves();
         let mut acc = SubExp::Const(Scalar::Bool(true));
@@ -127,5 +152,13 @@ impl<'a> Internaliser<'a> {
             |_| Ok(IVal::Leaf(SubExp::Const(Scalar::Bool(false)))),
         )
         .and_then(|v| self.leaf(&v, span))
+    }
+}
+
+/// Whether the value is or contains a sum (a record with a tag field).
+fn has_sum(v: &IVal) -> bool {
+    match v {
+        IVal::Record(fs) => fs.contains_key(super::sums::TAG) || fs.values().any(has_sum),
+        _ => false,
     }
 }

@@ -151,6 +151,10 @@ impl<'a> Internaliser<'a> {
                 }
                 Ok(IVal::Record(out))
             }
+            Ty::Sum(_) => {
+                let rec = sum_record_type(ty);
+                self.fresh_value_of_type(&rec, hint, size_params, size_env, vars)
+            }
             _ => Err(limitation(
                 Span::default(),
                 format!("entry-point parameter of type {ty}"),
@@ -195,6 +199,7 @@ impl<'a> Internaliser<'a> {
                 }
                 Ok(IVal::Record(out))
             }
+            Ty::Sum(_) => self.fresh_array_leaves(&sum_record_type(elem), dims, hint, vars),
             other => Err(limitation(
                 Span::default(),
                 format!("entry-point parameter with elements of type {other}"),
@@ -204,5 +209,29 @@ impl<'a> Internaliser<'a> {
 
     fn decl_index_of(&self, sig: &EntrySig) -> R<usize> {
         self.find_decl(&sig.decl, Span::default())
+    }
+}
+
+/// The record type that a value of sum type `t` is internalised as (see `sums.rs`): the
+/// parameters of an entry point that takes a sum (an opaque value) are its leaves.
+fn sum_record_type(t: &Ty) -> Ty {
+    match t {
+        Ty::Sum(cs) => {
+            let mut fields = BTreeMap::new();
+            fields.insert(
+                super::sums::TAG.to_string(),
+                Ty::Prim(crate::value::PrimType::I8),
+            );
+            for (c, payload) in cs {
+                let p = payload
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (i.to_string(), t.clone()))
+                    .collect();
+                fields.insert(format!("#{c}"), Ty::Record(p));
+            }
+            Ty::Record(fields)
+        }
+        other => other.clone(),
     }
 }

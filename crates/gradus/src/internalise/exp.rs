@@ -142,6 +142,7 @@ impl<'a> Internaliser<'a> {
                     params,
                     body,
                     env: env.clone(),
+                    tenv: self.tenv.clone(),
                 });
                 Ok(self.closure_value(self.closures.len() - 1, e, env))
             }
@@ -169,6 +170,7 @@ impl<'a> Internaliser<'a> {
                     params,
                     body: value,
                     env: env.clone(),
+                    tenv: self.tenv.clone(),
                 });
                 let f = IVal::Fun(Rc::new(FunVal {
                     callee: Callee::Closure(self.closures.len() - 1),
@@ -257,9 +259,8 @@ impl<'a> Internaliser<'a> {
                 );
                 self.exp(body, env)
             }
-            ExpKind::Match { .. } | ExpKind::Constructor { .. } => {
-                Err(limitation(e.span, "sum types and `match`"))
-            }
+            ExpKind::Match { scrutinee, cases } => self.match_exp(e, scrutinee, cases, env),
+            ExpKind::Constructor { name, args } => self.construct(e, name, args, env),
             ExpKind::Hole => Err(limitation(e.span, "typed holes `???`")),
         }
     }
@@ -286,6 +287,22 @@ impl<'a> Internaliser<'a> {
                     for f in qn.qualifiers[1..].iter().chain(std::iter::once(&qn.name)) {
                         v = project(&v, f, e.span)?;
                     }
+                }
+                // A polymorphic local function: remember where it is used, so that its body
+                // is inlined with the type parameters instantiated as they are here.
+                if let IVal::Fun(fv) = &v
+                    && matches!(fv.callee, Callee::Closure(_))
+                    && fv.args.is_empty()
+                    && fv.node.is_none()
+                    && self
+                        .typed
+                        .instances
+                        .get(&e.id)
+                        .is_some_and(|i| !i.types.is_empty())
+                {
+                    let mut fv = (**fv).clone();
+                    fv.node = Some(e.id);
+                    v = IVal::Fun(Rc::new(fv));
                 }
                 Ok(v)
             }

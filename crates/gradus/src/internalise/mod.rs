@@ -23,7 +23,8 @@
 //! This file holds the entry point and the state shared by the `impl` blocks of the child
 //! modules, one per construct: entry points (`entry`), declarations and application
 //! (`apply`), `pattern`s, expressions (`exp`), `builtins` operators, `control` flow, `arrays`,
-//! size `checks`, intrinsic functions (`library`), `soac`s and the AD operators (`ad_ops`).
+//! size `checks`, intrinsic functions (`library`), `soac`s, the AD operators (`ad_ops`) and
+//! sum types and `match` (`sums`, which lowers sums to records with a tag field).
 //! They all emit code through one [`Builder`] that owns the program's name table for the
 //! whole translation, with the span of the expression being translated, and that folds
 //! constant size arithmetic so that sizes known here stay constants in types.
@@ -41,6 +42,7 @@ mod library;
 mod pattern;
 pub mod sizes;
 mod soac;
+mod sums;
 pub mod value;
 
 use crate::core::builder::{Builder, HasBuilder};
@@ -72,6 +74,8 @@ enum ClosureDef<'a> {
         params: &'a [Pat],
         body: &'a ast::Exp,
         env: Env,
+        /// The type-parameter environment where it was defined.
+        tenv: TypeEnv,
     },
     IndexSection {
         indices: &'a [ast::DimIndex],
@@ -115,6 +119,7 @@ pub fn internalise(
         closures: Vec::new(),
         constants: HashMap::new(),
         depth: 0,
+        tenv: TypeEnv::default(),
     };
     let mut funs = Vec::new();
     for sig in &typed.entries {
@@ -156,7 +161,14 @@ struct Internaliser<'a> {
     /// when they are made of constants only (others are internalised again at each use).
     constants: HashMap<usize, IVal>,
     depth: usize,
+    /// The instantiations of the type parameters of the functions being inlined, which
+    /// the types the checker recorded in their bodies mention (needed where a value is
+    /// built from its type: the blank payloads of sum values).
+    tenv: TypeEnv,
 }
+
+/// Type parameter names and the concrete types they stand for.
+type TypeEnv = std::rc::Rc<HashMap<String, Ty>>;
 
 impl HasBuilder<'static> for Internaliser<'_> {
     fn builder(&mut self) -> &mut Builder<'static> {

@@ -5,7 +5,7 @@
 //! a `let [n] (p: [n]t)` pattern names are bound from the value's dimensions.
 
 use super::value::{Env, IVal};
-use super::{Internaliser, R, bug, limitation};
+use super::{Internaliser, R, bug};
 use crate::diag::Span;
 use crate::syntax::ast::{self, ExpKind, Pat, PatKind};
 use crate::types::Resolved;
@@ -92,10 +92,17 @@ impl<'a> Internaliser<'a> {
                 Ok(())
             }
             PatKind::Ascribe { pat, .. } | PatKind::Attr { pat, .. } => self.bind_pat(pat, v, env),
-            PatKind::Constructor { .. } | PatKind::Literal(_) => Err(limitation(
-                p.span,
-                "constructor and literal patterns (sum types)",
-            )),
+            // The test that the value has this constructor (or literal) is made by `match`
+            // (`sums.rs`); elsewhere the type has only this constructor.
+            PatKind::Constructor { name, args } => {
+                let payload = project(&v, &format!("#{name}"), p.span)?;
+                for (i, sub) in args.iter().enumerate() {
+                    let f = project(&payload, &i.to_string(), sub.span)?;
+                    self.bind_pat(sub, f, env)?;
+                }
+                Ok(())
+            }
+            PatKind::Literal(_) => Ok(()),
         }
     }
 }

@@ -4,6 +4,10 @@
 //! a set of primitive types (overloaded literals and operators, LANGUAGE.md 7.2), "no
 //! function" (equality, non-lifted type parameters, `if` results, loop parameters, array
 //! elements) and required record fields (field access on a value whose type is not known yet).
+//! A fourth, required constructors, is what a constructor expression or pattern says about a
+//! type that is not known yet (`#some x`): the variable can only become a sum type that has
+//! those constructors with those payloads; a variable still unbound when its declaration is
+//! finished becomes the sum of exactly those constructors (as in Futhark).
 //! Size variables carry only a level. Size unification never fails: a conflict between two
 //! known sizes is left to the run-time checks (7.3 rule 8).
 
@@ -95,6 +99,8 @@ pub(crate) struct VarInfo {
     pub fields: Option<BTreeMap<String, Ty>>,
     /// Where the first field access on it happened.
     pub field_span: Option<Span>,
+    /// Constructors (with payload types) that the sum type it stands for must have.
+    pub constrs: Option<BTreeMap<String, Vec<Ty>>>,
 }
 
 /// Why two types do not unify.
@@ -105,6 +111,7 @@ pub(crate) enum UErr {
     NotIn(Ty, PrimSet),
     Function,
     NoField(Ty, String),
+    NoConstr(Ty, String),
 }
 
 impl UErr {
@@ -117,6 +124,10 @@ impl UErr {
             UErr::NotIn(t, set) => Some(format!("`{t}` is not {}", set.describe())),
             UErr::Function => Some("a function type is not allowed here".into()),
             UErr::NoField(t, f) => Some(format!("`{t}` has no field `{f}`")),
+            UErr::NoConstr(Ty::Var(_), c) => {
+                Some(format!("the constructor `#{c}` needs a sum type here"))
+            }
+            UErr::NoConstr(t, c) => Some(format!("`{t}` has no constructor `#{c}`")),
         }
     }
 }
@@ -141,6 +152,7 @@ impl Unifier {
             no_fun,
             fields: None,
             field_span: None,
+            constrs: None,
         });
         self.tsubst.push(None);
         Ty::Var(v)
@@ -218,6 +230,11 @@ impl Unifier {
                     .map(|(k, v)| (k.clone(), self.resolve(v)))
                     .collect(),
             ),
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(k, ts)| (k.clone(), ts.iter().map(|t| self.resolve(t)).collect()))
+                    .collect(),
+            ),
             Ty::Arrow(a, b) => Ty::Arrow(Box::new(self.resolve(a)), Box::new(self.resolve(b))),
         }
     }
@@ -251,6 +268,7 @@ impl Unifier {
             Ty::Prim(_) | Ty::Param(_) => false,
             Ty::Array(_, e) => self.occurs(v, e),
             Ty::Record(fs) => fs.values().any(|f| self.occurs(v, f)),
+            Ty::Sum(cs) => cs.values().flatten().any(|f| self.occurs(v, f)),
             Ty::Arrow(a, b) => self.occurs(v, a) || self.occurs(v, b),
         }
     }
@@ -290,6 +308,11 @@ impl Unifier {
             }
             Ty::Record(fs) => {
                 for f in fs.values() {
+                    self.lower_levels(f, level);
+                }
+            }
+            Ty::Sum(cs) => {
+                for f in cs.values().flatten() {
                     self.lower_levels(f, level);
                 }
             }
@@ -343,6 +366,22 @@ impl Unifier {
                 }
                 Ok(())
             }
+            (Ty::Sum(c1), Ty::Sum(c2)) => {
+                if c1.len() != c2.len()
+                    || c1
+                        .iter()
+                        .zip(c2.iter())
+                        .any(|((x, xs), (y, ys))| x != y || xs.len() != ys.len())
+                {
+                    return Err(UErr::Mismatch);
+                }
+                for (xs, ys) in c1.values().zip(c2.values()) {
+                    for (x, y) in xs.iter().zip(ys) {
+                        self.unify(x, y)?;
+                    }
+                }
+                Ok(())
+            }
             (Ty::Array(d1, _), Ty::Array(d2, _)) => {
                 if let (Some(s1), Some(s2)) = (d1.first(), d2.first()) {
                     self.unify_size(s1, s2);
@@ -370,6 +409,17 @@ impl Unifier {
             }
             (a, b) => a.or(b),
         };
+        // A type with constructors is a sum: neither a primitive nor a record. Checked before
+        // the variables are merged, so that the message shows them apart.
+        let not_sum = |i: &VarInfo| i.prims.is_some() || i.fields.is_some();
+        let first_constr =
+            |i: &VarInfo| i.constrs.as_ref().and_then(|cs| cs.keys().next().cloned());
+        if let Some(c) = first_constr(&ix).filter(|_| not_sum(&iy)) {
+            return Err(UErr::NoConstr(Ty::Var(y), c));
+        }
+        if let Some(c) = first_constr(&iy).filter(|_| not_sum(&ix)) {
+            return Err(UErr::NoConstr(Ty::Var(x), c));
+        }
         self.set(x, Ty::Var(y));
         if let Some(info) = self.tvars.get_mut(y.0 as usize) {
             info.level = ix.level.min(iy.level);
@@ -379,10 +429,15 @@ impl Unifier {
                 info.field_span = ix.field_span;
             }
         }
-        if let Some(fx) = ix.fields {
+        if let Some(fx) = ix.fields.clone() {
             for (f, t) in fx {
                 let ft = self.require_field(y, &f, None);
                 self.unify(&ft, &t)?;
+            }
+        }
+        if let Some(cx) = ix.constrs {
+            for (c, ts) in cx {
+                self.require_constr(Ty::Var(y), &c, &ts)?;
             }
         }
         if let Some(p) = prims.and_then(PrimSet::single) {
@@ -426,6 +481,15 @@ impl Unifier {
                 }
             }
         }
+        if let Some(constrs) = &info.constrs {
+            if !matches!(t, Ty::Sum(_)) {
+                let c = constrs.keys().next().cloned().unwrap_or_default();
+                return Err(UErr::NoConstr(t.clone(), c));
+            }
+            for (c, ts) in constrs {
+                self.require_constr(t.clone(), c, ts)?;
+            }
+        }
         self.lower_levels(t, info.level);
         self.set(v, t.clone());
         Ok(())
@@ -443,10 +507,13 @@ impl Unifier {
                         return Ok(());
                     }
                     info.no_fun = true;
-                    if let Some(fields) = info.fields.clone() {
-                        for f in fields.values() {
-                            self.require_no_fun(f, lifted)?;
-                        }
+                    let fields = info.fields.clone();
+                    let constrs = info.constrs.clone();
+                    for f in fields.iter().flat_map(|fs| fs.values()) {
+                        self.require_no_fun(f, lifted)?;
+                    }
+                    for f in constrs.iter().flat_map(|cs| cs.values()).flatten() {
+                        self.require_no_fun(f, lifted)?;
                     }
                 }
                 Ok(())
@@ -467,6 +534,59 @@ impl Unifier {
                 }
                 Ok(())
             }
+            Ty::Sum(cs) => {
+                for f in cs.values().flatten() {
+                    self.require_no_fun(f, lifted)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Requires that `t` is a sum type with constructor `c` whose payload types are `ts`: if
+    /// `t` is an unbound variable, the requirement becomes a constraint on it.
+    pub fn require_constr(&mut self, t: Ty, c: &str, ts: &[Ty]) -> Result<(), UErr> {
+        match self.shallow(&t) {
+            Ty::Var(v) => {
+                let Some(info) = self.info(v).cloned() else {
+                    return Err(UErr::Mismatch);
+                };
+                if info.prims.is_some() || info.fields.is_some() {
+                    return Err(UErr::NoConstr(Ty::Var(v), c.to_string()));
+                }
+                if let Some(old) = info.constrs.as_ref().and_then(|cs| cs.get(c)) {
+                    if old.len() != ts.len() {
+                        return Err(UErr::Mismatch);
+                    }
+                    for (a, b) in old.clone().iter().zip(ts) {
+                        self.unify(a, b)?;
+                    }
+                    return Ok(());
+                }
+                for t in ts {
+                    self.lower_levels(t, info.level);
+                    if info.no_fun {
+                        self.require_no_fun(t, &[])?;
+                    }
+                }
+                if let Some(info) = self.tvars.get_mut(v.0 as usize) {
+                    info.constrs
+                        .get_or_insert_with(BTreeMap::new)
+                        .insert(c.to_string(), ts.to_vec());
+                }
+                Ok(())
+            }
+            Ty::Sum(cs) => match cs.get(c) {
+                Some(payload) if payload.len() == ts.len() => {
+                    for (a, b) in payload.iter().zip(ts) {
+                        self.unify(a, b)?;
+                    }
+                    Ok(())
+                }
+                Some(_) => Err(UErr::Mismatch),
+                None => Err(UErr::NoConstr(Ty::Sum(cs), c.to_string())),
+            },
+            other => Err(UErr::NoConstr(other, c.to_string())),
         }
     }
 

@@ -36,10 +36,11 @@
 //! generalised; overloading-constrained variables of local functions are not); rigid explicit
 //! type parameters; literals and overloaded operators (7.2) including the range of integer
 //! literals; tuples and records (field access needs the record type to be known by the end of
-//! the declaration); type abbreviations with parameters; application, sections, pipes,
-//! lambdas, `let`, local functions, loops, `if`, indexing, slicing, updates, ranges,
-//! ascriptions and coercions; the function restrictions of 7.5 (no arrays of functions, `if`
-//! and loops cannot produce functions, `'t` cannot be instantiated with a function type).
+//! the declaration); sum types, constructors and `match` (see below); type abbreviations
+//! with parameters; application, sections, pipes, lambdas, `let`, local functions, loops,
+//! `if`, indexing, slicing, updates, ranges, ascriptions and coercions; the function
+//! restrictions of 7.5 (no arrays of functions, `if`, `match` and loops cannot produce
+//! functions, `'t` cannot be instantiated with a function type).
 //!
 //! Uniqueness (7.4) is checked only partially:
 //!
@@ -71,8 +72,14 @@
 //! - Unqualified built-in operators are [`Resolved::Builtin`] unless a declaration or an
 //!   opened module (`open M`, `M.(e)`) provides an operator of that name.
 //!
-//! Not supported (reported as limitations at their span): sum types and `match`. Parametric
-//! modules, module types, ascription and `import` are eliminated before checking
+//! Sum types (LANGUAGE.md 3.2, 6): a constructor expression or pattern requires its type
+//! to be a sum with that constructor (a constraint on a type variable until the type is
+//! known); a variable left with only such constraints when the declaration is finished
+//! becomes the sum of exactly those constructors. Then every `match` is checked to be
+//! exhaustive, with no unreachable case, and every constructor pattern outside `case` to
+//! belong to a type with a single constructor (`check/exhaustive.rs`).
+//!
+//! Parametric modules, module types, ascription and `import` are eliminated before checking
 //! ([`crate::modules`]); given to the checker directly, they are reported as limitations.
 
 mod check;

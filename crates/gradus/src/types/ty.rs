@@ -39,6 +39,10 @@ pub enum Size {
     Unknown,
 }
 
+/// The name of a pseudo-constructor that messages add to a sum type known only to have some
+/// constructors (printed `...`, as in `#some i32 | ...`).
+pub const OPEN_SUM: &str = "...";
+
 /// A source-level type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
@@ -50,6 +54,9 @@ pub enum Ty {
     /// A record; tuples are records with fields `"0"`, `"1"`, ...; the unit type is the empty
     /// record.
     Record(BTreeMap<String, Ty>),
+    /// A sum type: constructor names (without `#`) and their payload types. The tag of a
+    /// constructor is its position in name order.
+    Sum(BTreeMap<String, Vec<Ty>>),
     /// A function from the first type to the second.
     Arrow(Box<Ty>, Box<Ty>),
     /// A rigid type parameter (inside the declaration that binds it).
@@ -123,6 +130,7 @@ impl Ty {
             Ty::Arrow(..) => true,
             Ty::Array(_, e) => e.contains_function(),
             Ty::Record(fs) => fs.values().any(Ty::contains_function),
+            Ty::Sum(cs) => cs.values().flatten().any(Ty::contains_function),
             _ => false,
         }
     }
@@ -152,7 +160,10 @@ impl fmt::Display for Ty {
                 for d in dims {
                     write!(f, "[{d}]")?;
                 }
-                write!(f, "{elem}")
+                match **elem {
+                    Ty::Sum(_) => write!(f, "({elem})"),
+                    _ => write!(f, "{elem}"),
+                }
             }
             Ty::Record(fields) => {
                 if let Some(items) = self.tuple_components() {
@@ -178,9 +189,28 @@ impl fmt::Display for Ty {
                 }
             }
             Ty::Arrow(a, b) => match **a {
-                Ty::Arrow(..) => write!(f, "({a}) -> {b}"),
+                Ty::Arrow(..) | Ty::Sum(_) => write!(f, "({a}) -> {b}"),
                 _ => write!(f, "{a} -> {b}"),
             },
+            Ty::Sum(cs) => {
+                let closed = cs.iter().filter(|(c, _)| *c != OPEN_SUM);
+                for (i, (c, payload)) in closed.enumerate() {
+                    if i > 0 {
+                        write!(f, " | ")?;
+                    }
+                    write!(f, "#{c}")?;
+                    for t in payload {
+                        match t {
+                            Ty::Arrow(..) | Ty::Sum(_) => write!(f, " ({t})")?,
+                            _ => write!(f, " {t}")?,
+                        }
+                    }
+                }
+                if cs.contains_key(OPEN_SUM) {
+                    write!(f, " | {OPEN_SUM}")?;
+                }
+                Ok(())
+            }
             Ty::Param(name) => write!(f, "{name}"),
             Ty::Var(v) => write!(f, "?t{}", v.0),
         }

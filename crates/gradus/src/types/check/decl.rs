@@ -504,11 +504,19 @@ impl Checker {
             if let Some(p) = info.prims.and_then(PrimSet::default_type) {
                 self.u.set(v, Ty::Prim(p));
             }
+            // A type only known to have some constructors is the sum of those (Futhark).
+            if let Some(cs) = info.constrs {
+                self.u.set(v, Ty::Sum(cs));
+            }
         }
+        self.check_pending_patterns()?;
         // Literal ranges.
         let lits: Vec<(Span, NodeId, u128)> = self.pending_lits.drain(lit_start..).collect();
         for (span, id, value) in lits {
-            let Some(t) = self.out.exp_types.get(&id).map(|t| self.u.resolve(t)) else {
+            let recorded = self.out.exp_types.get(&id);
+            // Literal patterns (`case 300`) are checked too.
+            let recorded = recorded.or_else(|| self.out.pat_types.get(&id));
+            let Some(t) = recorded.map(|t| self.u.resolve(t)) else {
                 continue;
             };
             if let Ty::Prim(p) = t
@@ -596,14 +604,36 @@ impl Checker {
         let mut tparams = explicit_types;
         let mut free = Vec::new();
         free_vars(&fn_res, &mut free);
+        // A variable that only constructors constrain stays a variable (it is closed when the
+        // top-level declaration is finished), and so must the types of its payloads, which
+        // a type parameter could not stand for outside this function.
+        let mut pinned = Vec::new();
+        let mut work: Vec<TyVar> = free.clone();
+        while let Some(v) = work.pop() {
+            let Some(cs) = self.u.info(v).and_then(|i| i.constrs.clone()) else {
+                continue;
+            };
+            for t in cs.values().flatten() {
+                let mut inner = Vec::new();
+                free_vars(&self.u.resolve(t), &mut inner);
+                for w in inner {
+                    if !pinned.contains(&w) {
+                        pinned.push(w);
+                        work.push(w);
+                    }
+                }
+            }
+        }
         for v in free {
             let Some(info) = self.u.info(v).cloned() else {
                 continue;
             };
             if self.u.is_bound(v)
+                || pinned.contains(&v)
                 || info.level <= self.level
                 || info.prims.is_some()
                 || info.fields.is_some()
+                || info.constrs.is_some()
             {
                 continue;
             }

@@ -4,14 +4,14 @@
 //! [`super::loops`].
 
 use super::typeops::{arrows, forget, merge_sizes};
-use super::{Anon, Callee, Checker, MAX_DEPTH, R, add_field, err, limitation, strip};
-use crate::diag::Diagnostic;
+use super::{Anon, Callee, Checker, MAX_DEPTH, PendingMatch, R, add_field, err, strip};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use crate::types::Resolved;
 use crate::types::infer::PrimSet;
 use crate::types::ty::{Size, Ty};
 use crate::value::PrimType;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 impl Checker {
     pub(super) fn check_exp(&mut self, e: &Exp) -> R<Ty> {
@@ -428,10 +428,98 @@ impl Checker {
                 self.check_exp_as(cond, "the condition of `assert` must be a `bool`", &bool_t)?;
                 self.check_exp(body)
             }
-            ExpKind::Match { .. } => Err(limitation(e.span, "`match` and sum types")),
-            ExpKind::Constructor { .. } => Err(limitation(e.span, "sum types and constructors")),
+            ExpKind::Match { scrutinee, cases } => self.check_match(e, scrutinee, cases),
+            ExpKind::Constructor { name, args } => {
+                let mut payload = Vec::new();
+                for a in args {
+                    payload.push(self.check_exp(a)?);
+                }
+                // The whole sum type is known only from the context (as in Futhark): for
+                // now the type is a variable that must have this constructor.
+                let t = self.fresh();
+                match self.u.require_constr(t.clone(), name, &payload) {
+                    Ok(()) => Ok(t),
+                    Err(x) => Err(self.mismatch(
+                        e.span,
+                        "the payload of this constructor has the wrong type",
+                        &t,
+                        &t,
+                        x,
+                    )),
+                }
+            }
             ExpKind::Hole => Ok(self.fresh()),
         }
+    }
+
+    /// `match scrutinee case p -> e ...`: every pattern has the scrutinee's type, every body
+    /// the result type. Exhaustiveness and unreachable cases are checked when the
+    /// declaration is finished ([`super::exhaustive`]), once the scrutinee's type is known.
+    fn check_match(&mut self, e: &Exp, scrutinee: &Exp, cases: &[Case]) -> R<Ty> {
+        let st = self.check_exp(scrutinee)?;
+        let saved = self.consumed.clone();
+        let mut after_all = HashMap::new();
+        let mut result: Option<(Ty, Span)> = None;
+        for case in cases {
+            self.consumed = saved.clone();
+            let mut bs = Vec::new();
+            self.in_case = true;
+            let pt = self.check_pat(&case.pat, Anon::Fresh, &mut bs);
+            self.in_case = false;
+            let pt = pt?;
+            self.expect(
+                case.pat.span,
+                "this pattern does not match the type of the value being matched",
+                &st,
+                &pt,
+            )?;
+            let ids: HashSet<_> = bs.iter().map(|b| b.id).collect();
+            let mark = self.scope.len();
+            self.push_binders(bs);
+            let bt = self.check_exp(&case.body);
+            self.scope.truncate(mark);
+            let bt = forget(&self.u.resolve(&bt?), &ids);
+            after_all.extend(self.consumed.drain());
+            result = match result {
+                None => Some((bt, case.body.span)),
+                Some((rt, first)) => {
+                    if let Err(x) = self.u.unify(&rt, &bt) {
+                        let (a, b) = self.show2(&rt, &bt);
+                        let mut d = Diagnostic::error(
+                            case.body.span,
+                            "the cases of this `match` have different types",
+                        )
+                        .with_label(format!("expected {a}, found {b}"))
+                        .with_secondary(first, format!("the first case has type {a}"))
+                        .with_note(format!("expected type {a}\n   found type {b}"));
+                        if let Some(n) = x.detail() {
+                            d = d.with_note(n);
+                        }
+                        return Err(Box::new(d));
+                    }
+                    let merged = merge_sizes(&self.u.resolve(&rt), &self.u.resolve(&bt));
+                    Some((merged, first))
+                }
+            };
+        }
+        self.consumed = saved;
+        self.consumed.extend(after_all);
+        let Some((r, _)) = result else {
+            return Err(err(e.span, "a `match` needs at least one `case`"));
+        };
+        let lifted = self.lifted.clone();
+        if self.u.require_no_fun(&r, &lifted).is_err() {
+            return Err(Box::new(
+                Diagnostic::error(e.span, "a `match` cannot return a function")
+                    .with_label(format!("this has type {}", self.show(&r))),
+            ));
+        }
+        self.pending_matches.push(PendingMatch {
+            span: e.span,
+            scrutinee: st,
+            cases: cases.iter().map(|c| c.pat.clone()).collect(),
+        });
+        Ok(r)
     }
 
     /// `-x` or `!x` (the built-in `op`, whose operand is in `set`) at `e`.

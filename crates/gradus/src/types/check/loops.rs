@@ -148,6 +148,13 @@ impl Checker {
                     }
                 }
             }
+            (Ty::Sum(c1), Ty::Sum(c2)) => {
+                for (k, ts) in c1 {
+                    for (v, w) in ts.iter().zip(c2.get(k).into_iter().flatten()) {
+                        self.varying_sizes(v, w, out);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -171,6 +178,14 @@ impl Checker {
                     m.insert(k.clone(), self.freshen_sizes(v, out));
                 }
                 Ty::Record(m)
+            }
+            Ty::Sum(cs) => {
+                let mut m = BTreeMap::new();
+                for (k, ts) in cs {
+                    let payload = ts.iter().map(|v| self.freshen_sizes(v, out)).collect();
+                    m.insert(k.clone(), payload);
+                }
+                Ty::Sum(m)
             }
             _ => t.clone(),
         }

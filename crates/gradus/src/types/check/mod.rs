@@ -2,19 +2,21 @@
 //!
 //! One pass over the declarations, top to bottom (prelude first). Each value declaration is
 //! inferred at level 1 (local functions one level deeper); when it is finished, overloaded
-//! variables are defaulted, pending checks (literal ranges, field accesses on unknown types,
-//! statically needed sizes) run, and the remaining variables are generalised by binding them
+//! variables are defaulted, types known only by their constructors are closed, pending checks
+//! (literal ranges, field accesses on unknown types, statically needed sizes, exhaustiveness
+//! of `match`) run, and the remaining variables are generalised by binding them
 //! to [`Ty::Param`] / [`Size::Named`], so that the recorded node types of the body agree with
 //! the declaration's scheme. All recorded types are fully substituted at the very end.
 //!
 //! This file holds the entry point, the checker's state and the scope helpers; the rest is
 //! split by construct: [`decl`] (declarations and generalisation), [`types`] (type
-//! expressions), [`pattern`], [`names`] (name resolution and operators), [`apply`]
+//! expressions), [`pattern`], [`exhaustive`] (`match` exhaustiveness and refutable
+//! patterns), [`names`] (name resolution and operators), [`apply`]
 //! (application and indexing), [`exp`], [`loops`], [`uniqueness`] (consumption and aliases)
 //! and [`typeops`] (functions on types that need no checker state).
 
 use super::infer::{PrimSet, UErr, Unifier};
-use super::ty::{BindingId, Size, Ty};
+use super::ty::{BindingId, OPEN_SUM, Size, Ty};
 use super::{DeclRef, FIRST_CHECKER_BINDING, Resolved, TypedProgram};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
@@ -25,6 +27,7 @@ use typeops::{final_size, final_ty, rename_vars};
 
 mod apply;
 mod decl;
+mod exhaustive;
 mod exp;
 mod loops;
 mod names;
@@ -213,6 +216,22 @@ struct Checker {
     negated_lits: HashSet<NodeId>,
     consumed: HashMap<BindingId, Span>,
     nonunique_params: HashSet<BindingId>,
+    /// Whether the pattern being checked is the pattern of a `case` (refutable patterns
+    /// allowed).
+    in_case: bool,
+    /// `match` expressions of the current top-level declaration, checked for exhaustiveness
+    /// and unreachable cases once its types are known.
+    pending_matches: Vec<PendingMatch>,
+    /// Constructor patterns outside `case` (pattern id, span, constructor): their type must
+    /// have only that constructor, which is known once the declaration is inferred.
+    pending_constr_pats: Vec<(NodeId, Span, String)>,
+}
+
+/// A `match` whose exhaustiveness is checked when its declaration is finished.
+struct PendingMatch {
+    span: Span,
+    scrutinee: Ty,
+    cases: Vec<Pat>,
 }
 
 fn strip(e: &Exp) -> &Exp {
@@ -258,9 +277,39 @@ impl Checker {
     /// appearance.
     fn show2(&self, a: &Ty, b: &Ty) -> (String, String) {
         let mut names = Vec::new();
-        let a = rename_vars(&self.u.resolve(a), &mut names);
-        let b = rename_vars(&self.u.resolve(b), &mut names);
+        let a = rename_vars(&self.show_constrs(&self.u.resolve(a), 0), &mut names);
+        let b = rename_vars(&self.show_constrs(&self.u.resolve(b), 0), &mut names);
         (format!("`{a}`"), format!("`{b}`"))
+    }
+
+    /// `t` (resolved) with each variable that only constructors constrain shown as the sum
+    /// of those constructors and more ([`OPEN_SUM`]), for messages.
+    fn show_constrs(&self, t: &Ty, depth: u32) -> Ty {
+        if depth > 8 {
+            return t.clone();
+        }
+        let go = |t: &Ty| self.show_constrs(t, depth + 1);
+        match t {
+            Ty::Var(v) => match self.u.info(*v).and_then(|i| i.constrs.clone()) {
+                Some(mut cs) => {
+                    for payload in cs.values_mut() {
+                        *payload = payload.iter().map(|p| go(&self.u.resolve(p))).collect();
+                    }
+                    cs.insert(OPEN_SUM.to_string(), Vec::new());
+                    Ty::Sum(cs)
+                }
+                None => t.clone(),
+            },
+            Ty::Array(dims, e) => Ty::Array(dims.clone(), Box::new(go(e))),
+            Ty::Record(fs) => Ty::Record(fs.iter().map(|(k, f)| (k.clone(), go(f))).collect()),
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(k, ts)| (k.clone(), ts.iter().map(go).collect()))
+                    .collect(),
+            ),
+            Ty::Arrow(a, b) => Ty::Arrow(Box::new(go(a)), Box::new(go(b))),
+            Ty::Prim(_) | Ty::Param(_) => t.clone(),
+        }
     }
 
     fn record_exp(&mut self, e: &Exp, t: &Ty) {

@@ -2,11 +2,16 @@
 //! `loop p for ...`.
 //!
 //! Binders are returned, not pushed, so the caller decides when the names come into scope.
+//! Literal patterns are accepted only in `case` (`Checker::in_case`); a constructor pattern
+//! elsewhere is recorded, to be checked for being the only constructor of its type once the
+//! type is known (`exhaustive.rs`).
 
-use super::{Anon, Binder, Checker, R, add_field, err, limitation};
+use super::{Anon, Binder, Checker, R, add_field, err};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
+use crate::types::infer::PrimSet;
 use crate::types::ty::{BindingId, Ty};
+use crate::value::PrimType;
 use std::collections::BTreeMap;
 
 impl Checker {
@@ -57,9 +62,45 @@ impl Checker {
                 )?;
                 at
             }
-            PatKind::Constructor { .. } => {
-                return Err(limitation(p.span, "sum types and constructor patterns"));
+            PatKind::Constructor { name, args } => {
+                let mut payload = Vec::new();
+                for a in args {
+                    payload.push(self.check_pat(a, anon, out)?);
+                }
+                if !self.in_case {
+                    self.pending_constr_pats.push((p.id, p.span, name.clone()));
+                }
+                let t = self.fresh();
+                if let Err(e) = self.u.require_constr(t.clone(), name, &payload) {
+                    return Err(self.mismatch(
+                        p.span,
+                        "the payload of this constructor pattern has the wrong type",
+                        &t,
+                        &t,
+                        e,
+                    ));
+                }
+                t
             }
+            PatKind::Literal(lit) if self.in_case => match lit {
+                PatLit::Int { negative, lit } => {
+                    // Range-checked with the expression literals, at the declaration's end.
+                    self.pending_lits.push((p.span, p.id, lit.value));
+                    if *negative {
+                        self.negated_lits.insert(p.id);
+                    }
+                    match lit.suffix {
+                        Some(p) => Ty::Prim(p),
+                        None => self.fresh_constrained(PrimSet::numeric()),
+                    }
+                }
+                PatLit::Float { lit, .. } => match lit.suffix {
+                    Some(p) => Ty::Prim(p),
+                    None => self.fresh_constrained(PrimSet::float()),
+                },
+                PatLit::Bool(_) => Ty::Prim(PrimType::Bool),
+                PatLit::Char(_) => self.fresh_constrained(PrimSet::integral()),
+            },
             PatKind::Literal(_) => {
                 return Err(Box::new(
                     Diagnostic::error(

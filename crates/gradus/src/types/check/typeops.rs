@@ -30,6 +30,11 @@ pub(super) fn subst(t: &Ty, tm: &HashMap<String, Ty>, sm: &HashMap<BindingId, Si
                 .map(|(k, v)| (k.clone(), subst(v, tm, sm)))
                 .collect(),
         ),
+        Ty::Sum(cs) => Ty::Sum(
+            cs.iter()
+                .map(|(k, ts)| (k.clone(), ts.iter().map(|t| subst(t, tm, sm)).collect()))
+                .collect(),
+        ),
         Ty::Arrow(a, b) => Ty::Arrow(Box::new(subst(a, tm, sm)), Box::new(subst(b, tm, sm))),
     }
 }
@@ -84,6 +89,11 @@ fn map_sizes(t: &Ty, f: &impl Fn(&Size) -> Size) -> Ty {
                 .map(|(k, v)| (k.clone(), map_sizes(v, f)))
                 .collect(),
         ),
+        Ty::Sum(cs) => Ty::Sum(
+            cs.iter()
+                .map(|(k, ts)| (k.clone(), ts.iter().map(|t| map_sizes(t, f)).collect()))
+                .collect(),
+        ),
         Ty::Arrow(a, b) => Ty::Arrow(Box::new(map_sizes(a, f)), Box::new(map_sizes(b, f))),
         _ => t.clone(),
     }
@@ -101,6 +111,7 @@ pub(super) fn ty_mentions(t: &Ty, b: BindingId) -> bool {
     match t {
         Ty::Array(dims, e) => dims.iter().any(|d| size_mentions(d, b)) || ty_mentions(e, b),
         Ty::Record(fs) => fs.values().any(|f| ty_mentions(f, b)),
+        Ty::Sum(cs) => cs.values().flatten().any(|f| ty_mentions(f, b)),
         Ty::Arrow(a, r) => ty_mentions(a, b) || ty_mentions(r, b),
         _ => false,
     }
@@ -115,6 +126,7 @@ pub(super) fn bare_in(t: &Ty, b: BindingId) -> bool {
                 || bare_in(e, b)
         }
         Ty::Record(fs) => fs.values().any(|f| bare_in(f, b)),
+        Ty::Sum(cs) => cs.values().flatten().any(|f| bare_in(f, b)),
         Ty::Arrow(a, r) => bare_in(a, b) || bare_in(r, b),
         _ => false,
     }
@@ -148,6 +160,19 @@ pub(super) fn merge_sizes(a: &Ty, b: &Ty) -> Ty {
                 })
                 .collect(),
         ),
+        (Ty::Sum(c1), Ty::Sum(c2)) => Ty::Sum(
+            c1.iter()
+                .map(|(k, ts)| {
+                    let merged = match c2.get(k) {
+                        Some(us) if us.len() == ts.len() => {
+                            ts.iter().zip(us).map(|(t, u)| merge_sizes(t, u)).collect()
+                        }
+                        _ => ts.clone(),
+                    };
+                    (k.clone(), merged)
+                })
+                .collect(),
+        ),
         _ => a.clone(),
     }
 }
@@ -170,6 +195,7 @@ pub(super) fn free_vars(t: &Ty, out: &mut Vec<TyVar>) {
         Ty::Var(v) if !out.contains(v) => out.push(*v),
         Ty::Array(_, e) => free_vars(e, out),
         Ty::Record(fs) => fs.values().for_each(|f| free_vars(f, out)),
+        Ty::Sum(cs) => cs.values().flatten().for_each(|f| free_vars(f, out)),
         Ty::Arrow(a, b) => {
             free_vars(a, out);
             free_vars(b, out);
@@ -195,6 +221,7 @@ pub(super) fn free_size_vars(t: &Ty, out: &mut Vec<SizeVar>) {
             free_size_vars(e, out);
         }
         Ty::Record(fs) => fs.values().for_each(|f| free_size_vars(f, out)),
+        Ty::Sum(cs) => cs.values().flatten().for_each(|f| free_size_vars(f, out)),
         Ty::Arrow(a, b) => {
             free_size_vars(a, out);
             free_size_vars(b, out);
@@ -221,6 +248,16 @@ pub(super) fn rename_vars(t: &Ty, names: &mut Vec<TyVar>) -> Ty {
         Ty::Record(fs) => Ty::Record(
             fs.iter()
                 .map(|(k, v)| (k.clone(), rename_vars(v, names)))
+                .collect(),
+        ),
+        Ty::Sum(cs) => Ty::Sum(
+            cs.iter()
+                .map(|(k, ts)| {
+                    (
+                        k.clone(),
+                        ts.iter().map(|t| rename_vars(t, names)).collect(),
+                    )
+                })
                 .collect(),
         ),
         Ty::Arrow(a, b) => Ty::Arrow(

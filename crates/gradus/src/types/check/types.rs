@@ -5,7 +5,7 @@
 //! says ([`Anon`]).
 
 use super::typeops::{forget, subst, unknown_ops};
-use super::{AbbrParam, Anon, Checker, R, ValEntry, add_field, err, limitation, strip};
+use super::{AbbrParam, Anon, Checker, R, ValEntry, add_field, err, strip};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use crate::types::Resolved;
@@ -129,7 +129,22 @@ impl Checker {
                 ))
             }
             TypeExpKind::Unique(t) => self.resolve_type(t, anon),
-            TypeExpKind::Sum(_) => Err(limitation(te.span, "sum types")),
+            TypeExpKind::Sum(cs) => {
+                let mut m = BTreeMap::new();
+                for c in cs {
+                    let mut payload = Vec::new();
+                    for a in &c.args {
+                        payload.push(self.resolve_type(a, anon)?);
+                    }
+                    if m.insert(c.name.clone(), payload).is_some() {
+                        return Err(err(
+                            c.span,
+                            format!("constructor `#{}` appears twice in this sum type", c.name),
+                        ));
+                    }
+                }
+                Ok(Ty::Sum(m))
+            }
             TypeExpKind::Existential { sizes, ty } => {
                 let mark = self.scope.len();
                 let mut ids = HashSet::new();

@@ -79,6 +79,7 @@ impl Checker {
                 match t {
                     Ty::Array(..) => true,
                     Ty::Record(fs) => fs.values().any(has_array),
+                    Ty::Sum(cs) => cs.values().flatten().any(has_array),
                     _ => false,
                 }
             }
