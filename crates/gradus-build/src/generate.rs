@@ -185,9 +185,9 @@ impl Program {
             // Contracting `a * b + c` into a fused multiply-add would change results
             // (LANGUAGE.md 8.3).
             .flag("-ffp-contract=off");
-        for exported in ["gradus_release", "gradus_abi_version"]
-            .into_iter()
-            .map(str::to_string)
+        for exported in gradus::backend::c::print::RUNTIME_EXPORTS
+            .iter()
+            .map(|s| s.to_string())
             .chain(low.functions.iter().map(|f| f.c_name.clone()))
         {
             build.define(&exported, Some(format!("{prefix}{exported}").as_str()));

@@ -32,6 +32,14 @@ use std::fmt::Write;
 /// Number of values an error site can record.
 pub const MAX_ARGS: usize = 32;
 
+/// The functions of the runtime every generated library exports besides its entry points
+/// (code that links several libraries into one program renames them apart).
+pub const RUNTIME_EXPORTS: &[&str] = &[
+    "gradus_release",
+    "gradus_abi_version",
+    "gradus_copied_bytes",
+];
+
 /// The runtime shared by every generated program.
 const RUNTIME: &str = r#"#include <stdint.h>
 #include <stdbool.h>
