@@ -13,9 +13,9 @@
 //! Takes verified IR and the set of live variables after the statement; gives verified IR.
 
 use super::Ctx;
-use crate::core::ir::{Exp, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
+use crate::core::ir::{BasicOp, Exp, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var};
 use crate::core::subst::deps_in;
-use crate::core::visit::{free_in_body, type_vars};
+use crate::core::visit::{free_in_body, free_in_exp, type_vars};
 use std::collections::HashSet;
 
 /// Removes the results of `stm` that are not live (before its nested bodies are cleaned).
@@ -125,6 +125,17 @@ pub fn prune_results(names: &NameTable, ctx: &mut Ctx, stm: &mut Stm, live: &Has
                     is_live(v) || matches!(form, LoopForm::While { cond } if cond == p)
                 })
                 .collect();
+            // An assertion stays whatever the results: the parameters it reads (directly or
+            // through what computes its operands) stay too.
+            for s in body.stms.iter().filter(|s| has_assert(&s.exp)) {
+                for v in free_in_exp(names, &s.exp) {
+                    for d in deps_in(names, body, &SubExp::Var(v), &pvars) {
+                        if let Some(i) = params.iter().position(|(p, _)| *p == d) {
+                            keep[i] = true;
+                        }
+                    }
+                }
+            }
             loop {
                 let mut changed = false;
                 for c in 0..params.len() {
@@ -163,6 +174,15 @@ pub fn prune_results(names: &NameTable, ctx: &mut Ctx, stm: &mut Stm, live: &Has
         }
         _ => {}
     }
+}
+
+/// Whether an expression is or contains an assertion.
+fn has_assert(exp: &Exp) -> bool {
+    matches!(exp, Exp::BasicOp(BasicOp::Assert { .. }))
+        || exp
+            .bodies()
+            .iter()
+            .any(|b| b.stms.iter().any(|s| has_assert(&s.exp)))
 }
 
 /// After the nested bodies were cleaned: removes the inputs of a `map` whose parameters the
