@@ -83,10 +83,11 @@ impl<'a> Lw<'a> {
             }
             // A producer is a map, never the reduce of a map-reduce pair.
             self.place_before(&placements, j, out);
+            // Only for this statement: a loop it contains, lowered here, takes it.
+            self.last_used_once = plan.last_used_once.remove(&j).unwrap_or_default();
             if self.map_reduce(body, j, out)? {
                 j += 2;
             } else {
-                self.last_used_once = plan.last_used_once.remove(&j).unwrap_or_default();
                 self.stm(&body.stms[j], out)?;
                 j += 1;
             }
