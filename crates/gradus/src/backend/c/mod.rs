@@ -38,7 +38,7 @@ use crate::backend::lower::{self, imp};
 use crate::core::ir::{FunDef, Prog, SubExp, Type};
 use crate::diag::RuntimeError;
 use crate::diag::SourceMap;
-use crate::value::{ArrayView, Buffer, PrimType, Scalar, Value, ValueRef};
+use crate::value::{ArrayView, PrimType, Scalar, Value, ValueRef};
 use std::ffi::c_void;
 
 /// Options of the native backend.
@@ -356,7 +356,7 @@ impl Native {
             shape_off += rank;
         }
         // Booleans are bytes in C: read into owned vectors rather than reinterpreted.
-        let bools: Vec<Option<Buffer>> = e
+        let bools: Vec<Option<Vec<bool>>> = e
             .results
             .iter()
             .enumerate()
@@ -364,7 +364,7 @@ impl Native {
                 (*elem == PrimType::Bool && *rank > 0).then(|| {
                     let n: usize = dims_of[k].iter().product();
                     // SAFETY: the generated code returned a buffer of `n` booleans.
-                    unsafe { read_buffer(PrimType::Bool, outs[2 * k], n) }
+                    unsafe { read_bools(outs[2 * k], n) }
                 })
             })
             .collect();
@@ -376,8 +376,8 @@ impl Native {
             }
             let n: usize = dims_of[k].iter().product();
             let view = match &bools[k] {
-                Some(Buffer::Bool(v)) => ArrayView::new(&dims_of[k], v.as_slice()),
-                _ => {
+                Some(v) => ArrayView::new(&dims_of[k], v.as_slice()),
+                None => {
                     // SAFETY: the generated code returned a buffer of `n` elements of
                     // `elem`, which stays alive until `_release` drops.
                     unsafe { view_buffer(*elem, outs[2 * k], n, &dims_of[k]) }
@@ -681,32 +681,17 @@ unsafe fn view_buffer<'a>(
     }
 }
 
-/// Copies `n` elements of type `t` from `p` into a new buffer.
+/// Reads `n` booleans, stored as bytes, from `p`.
 ///
 /// # Safety
-/// `p` must point to `n` initialised elements of type `t` (any pointer when `n` is 0).
-unsafe fn read_buffer(t: PrimType, p: *const c_void, n: usize) -> Buffer {
-    unsafe fn copy<T: Copy>(p: *const c_void, n: usize) -> Vec<T> {
-        if n == 0 || p.is_null() {
-            return Vec::new();
-        }
-        // SAFETY: guaranteed by the caller.
-        unsafe { std::slice::from_raw_parts(p as *const T, n).to_vec() }
+/// `p` must point to `n` initialised bytes (any pointer when `n` is 0).
+unsafe fn read_bools(p: *const c_void, n: usize) -> Vec<bool> {
+    if n == 0 || p.is_null() {
+        return Vec::new();
     }
     // SAFETY: guaranteed by the caller.
-    unsafe {
-        match t {
-            PrimType::Bool => Buffer::Bool(copy::<u8>(p, n).into_iter().map(|b| b != 0).collect()),
-            PrimType::I8 => Buffer::I8(copy(p, n)),
-            PrimType::I16 => Buffer::I16(copy(p, n)),
-            PrimType::I32 => Buffer::I32(copy(p, n)),
-            PrimType::I64 => Buffer::I64(copy(p, n)),
-            PrimType::U8 => Buffer::U8(copy(p, n)),
-            PrimType::U16 => Buffer::U16(copy(p, n)),
-            PrimType::U32 => Buffer::U32(copy(p, n)),
-            PrimType::U64 => Buffer::U64(copy(p, n)),
-            PrimType::F32 => Buffer::F32(copy(p, n)),
-            PrimType::F64 => Buffer::F64(copy(p, n)),
-        }
-    }
+    unsafe { std::slice::from_raw_parts(p as *const u8, n) }
+        .iter()
+        .map(|b| *b != 0)
+        .collect()
 }
