@@ -14,6 +14,15 @@
 //! Work: the body runs twice per iteration (plus its own nested re-executions), memory is one
 //! checkpoint per iteration.
 //!
+//! **Loops in loops**: a `for` loop directly in the body, with an iteration count and
+//! checkpoint shapes that do not change from one outer iteration to the next, runs its own
+//! forward sweep inside the outer one, which keeps the inner loop's results and checkpoints
+//! per outer iteration ([`Nested`]). The return sweep's re-execution of an outer iteration
+//! takes them from there instead of running the inner loop forwards again, so the inner body
+//! runs twice in all instead of three times (a recurrent network's layers per time step:
+//! about a third of its gradient's work). The memory is the inner checkpoints of every outer
+//! iteration, which is at most what the inner loops compute.
+//!
 //! A loop whose carried values are all scalars and whose updates are (partly) invertible is
 //! handled by `revcomp.rs` instead: the return sweep recovers those values with the inverse
 //! update (reverse computing) and checkpoints only the others; `#[checkpoint]` on the loop
@@ -31,7 +40,9 @@ use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::renumber::body_binders;
 use crate::core::visit::lambda_free_vars;
+use crate::core::visit::stm_free_vars;
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
@@ -44,6 +55,88 @@ pub(super) struct Saved {
     n: SubExp,
     /// What was saved for each loop parameter.
     saves: Vec<Save>,
+    /// Loops of the body whose forward sweeps ran inside this one's (see [`Nested`]).
+    nested: Vec<Nested>,
+}
+
+/// A `for` loop directly in the body whose forward sweep (with its own checkpoints) ran in
+/// every iteration of this loop's forward sweep. Its results and what it saved are kept per
+/// iteration, stacked in arrays `[n]`, so the return sweep's re-execution of iteration `i`
+/// takes them from there instead of running the inner loop forwards again: a statement in
+/// the inner body runs twice in all instead of three times.
+///
+/// Memory: the inner loop's checkpoints for every outer iteration, at most what the inner
+/// loops compute (each checkpoint is a value an iteration produced), the bound of a tape.
+/// Only loops whose iteration count and checkpoint shapes do not change with the outer
+/// iteration qualify; a `#[stripmine]` outer loop, which asks for less memory, keeps
+/// re-executing.
+struct Nested {
+    /// The inner loop's position in the body.
+    pos: usize,
+    /// Its results, stacked.
+    results: Vec<Var>,
+    /// What its forward sweep saved, every variable stacked (`n` is invariant).
+    saved: Saved,
+}
+
+impl Saved {
+    /// The variables holding what was saved, in a fixed order (see [`Saved::with_vars`]).
+    fn vars(&self) -> Vec<Var> {
+        let mut out = Vec::new();
+        for save in &self.saves {
+            match save {
+                Save::Full(v) => out.push(*v),
+                Save::InPlace(writes) => {
+                    for w in writes {
+                        out.extend(&w.indices);
+                        out.push(w.old);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The same layout with the variables replaced, in the order of [`Saved::vars`].
+    /// Only for loops without nested saves.
+    fn with_vars(&self, vars: &mut impl Iterator<Item = Var>) -> Saved {
+        let mut next = || vars.next().expect("as many variables as Saved::vars");
+        let saves = self
+            .saves
+            .iter()
+            .map(|save| match save {
+                Save::Full(_) => Save::Full(next()),
+                Save::InPlace(writes) => Save::InPlace(
+                    writes
+                        .iter()
+                        .map(|w| Overwrite {
+                            indices: w.indices.iter().map(|_| next()).collect(),
+                            old: next(),
+                        })
+                        .collect(),
+                ),
+            })
+            .collect();
+        Saved {
+            n: self.n,
+            saves,
+            nested: Vec::new(),
+        }
+    }
+}
+
+/// An inner loop's forward sweep, generated before the enclosing loop's body, and the
+/// (value, stack) pairs of its results, then of what it saved.
+type InnerSweep = (Vec<Stm>, Vec<(Var, Var)>);
+
+/// What the re-execution of one iteration takes from the forward sweep for an inner loop
+/// instead of running it: its results and its saved checkpoints at that iteration.
+pub(super) struct Preset {
+    /// The stacked results (see [`Nested`]) and the iteration to take.
+    pub(super) stacks: Vec<Var>,
+    pub(super) at: SubExp,
+    /// What the inner loop's forward sweep saved in that iteration.
+    pub(super) extra: Extra,
 }
 
 /// How a loop parameter is recovered for re-executing iteration `i`.
@@ -91,6 +184,41 @@ fn update_chains(
             (*r == SubExp::Var(cur)).then_some(chain)
         })
         .collect()
+}
+
+/// The statements among `stms` that compute the scalar `v` from values bound outside them
+/// (`inside` holds what the enclosing body binds), in order, if they are all basic
+/// operations on scalars.
+fn invariant_definition(stms: &[Stm], v: Var, inside: &HashSet<Var>) -> Option<Vec<Stm>> {
+    let mut wanted = HashSet::from([v]);
+    let mut defs = Vec::new();
+    for st in stms.iter().rev() {
+        if !st.pat.iter().any(|p| wanted.contains(p)) {
+            continue;
+        }
+        let Exp::BasicOp(op) = &st.exp else {
+            return None;
+        };
+        if matches!(
+            op,
+            BasicOp::Index { .. } | BasicOp::Update { .. } | BasicOp::Copy(_)
+        ) {
+            return None;
+        }
+        for x in stm_free_vars(st) {
+            if inside.contains(&x) {
+                wanted.insert(x);
+            }
+        }
+        defs.push(st.clone());
+    }
+    // Everything wanted must have been found among the statements.
+    let bound: HashSet<Var> = defs.iter().flat_map(|st| st.pat.iter().copied()).collect();
+    if wanted.iter().any(|x| !bound.contains(x)) {
+        return None;
+    }
+    defs.reverse();
+    Some(defs)
 }
 
 impl Vjp<'_> {
@@ -284,36 +412,117 @@ impl Vjp<'_> {
         if let Some(extra) = self.rc_fwd_loop(s)? {
             return Ok(extra);
         }
-        let Exp::Loop { params, form, body } = &s.exp else {
-            return Err(Diagnostic::bug("fwd_loop of a non-loop"));
-        };
-        let LoopForm::For { i, bound } = form else {
-            return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
-        };
-        let param_set: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
-        for (p, _) in params {
-            let t = self.e.names.ty(*p).clone();
-            if matches!(t, Type::Acc { .. })
-                || t.dims()
-                    .iter()
-                    .any(|d| matches!(d, SubExp::Var(v) if param_set.contains(v)))
-            {
-                return Err(limitation(
-                    s.aux.span,
-                    "reverse-mode AD of a loop whose arrays change size",
-                ));
-            }
-        }
+        Ok(Extra::Loop(self.checkpoint_loop(s, None)?))
+    }
+
+    /// The iteration count of `for _ < bound`, as a non-negative `i64`.
+    fn iteration_count(&mut self, bound: &SubExp) -> SubExp {
         let bt = self.e.ty(bound).elem();
         let n64 = if bt == PrimType::I64 {
             *bound
         } else {
             self.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![*bound])
         };
-        let n = self.e.prim(
+        self.e.prim(
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![n64, SubExp::i64(0)],
-        );
+        )
+    }
+
+    /// Whether the loop's arrays keep their sizes and no parameter is an accumulator: the
+    /// loops [`Vjp::checkpoint_loop`] takes.
+    fn fixed_shape_loop(&self, params: &[LoopParam]) -> bool {
+        let param_set: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        params.iter().all(|(p, _)| {
+            let t = self.e.names.ty(*p);
+            !matches!(t, Type::Acc { .. })
+                && !t
+                    .dims()
+                    .iter()
+                    .any(|d| matches!(d, SubExp::Var(v) if param_set.contains(v)))
+        })
+    }
+
+    /// The positions of the body's `for` loops that can be [`Nested`]: active (they depend
+    /// on a loop parameter or an active variable), of fixed shapes, not stripmined, without
+    /// accumulators, with an iteration count that does not change between iterations of the
+    /// enclosing loop; with that count, computed here (outside the enclosing loop).
+    fn nestable_loops(
+        &mut self,
+        params: &[LoopParam],
+        i: Var,
+        body: &Body,
+    ) -> Vec<(usize, SubExp)> {
+        let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        inside.insert(i);
+        let mut binders = Vec::new();
+        body_binders(body, &mut binders);
+        inside.extend(binders);
+        let mut active: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        let mut out = Vec::new();
+        for (k, st) in body.stms.iter().enumerate() {
+            let is_active = stm_free_vars(st)
+                .iter()
+                .any(|v| active.contains(v) || self.active.contains(v));
+            if is_active {
+                active.extend(st.pat.iter().copied());
+            }
+            let Exp::Loop {
+                params: inner,
+                form: LoopForm::For { bound, .. },
+                ..
+            } = &st.exp
+            else {
+                continue;
+            };
+            if !is_active
+                || st.aux.attrs.iter().any(|a| a.starts_with("stripmine"))
+                || self.touches_virtual(st)
+                || !self.fixed_shape_loop(inner)
+            {
+                continue;
+            }
+            let bound = match bound {
+                SubExp::Var(b) if inside.contains(b) => {
+                    // Computed in the body from values bound outside it: computed again
+                    // here.
+                    let Some(defs) = invariant_definition(&body.stms[..k], *b, &inside) else {
+                        continue;
+                    };
+                    let (stms, res) = self.rename(&defs, &[*bound], HashMap::new());
+                    for st in stms {
+                        self.e.add_stm(st);
+                    }
+                    res[0]
+                }
+                b => *b,
+            };
+            out.push((k, self.iteration_count(&bound)));
+        }
+        out
+    }
+
+    /// The forward sweep of a `for` loop with checkpoints. `given_n`: its iteration count,
+    /// already computed by an enclosing loop's forward sweep that keeps this loop's
+    /// checkpoints ([`Nested`]); such a loop nests no further.
+    fn checkpoint_loop(&mut self, s: &Stm, given_n: Option<SubExp>) -> R<Saved> {
+        let Exp::Loop { params, form, body } = &s.exp else {
+            return Err(Diagnostic::bug("fwd_loop of a non-loop"));
+        };
+        let LoopForm::For { i, bound } = form else {
+            return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
+        };
+        if !self.fixed_shape_loop(params) {
+            return Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a loop whose arrays change size",
+            ));
+        }
+        let bt = self.e.ty(bound).elem();
+        let n = match given_n {
+            Some(n) => n,
+            None => self.iteration_count(bound),
+        };
         let chains = update_chains(params, body, &self.e.names);
         // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
@@ -366,6 +575,41 @@ impl Vjp<'_> {
                 }
             }
         }
+        // Inner loops whose checkpoints are kept per iteration (see `Nested`): their forward
+        // sweeps, generated here and emitted at their place in the body, and per inner
+        // loop the (value, stack) pairs of its results, then of what it saved.
+        let mut inner_sweeps: HashMap<usize, InnerSweep> = HashMap::new();
+        let mut inner_saved: Vec<(usize, usize, Saved, Vec<Var>)> = Vec::new();
+        if given_n.is_none() && !s.aux.attrs.iter().any(|a| a.starts_with("stripmine")) {
+            let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+            inside.insert(*i);
+            let mut binders = Vec::new();
+            body_binders(body, &mut binders);
+            inside.extend(binders);
+            for (k, n_inner) in self.nestable_loops(params, *i, body) {
+                let st = &body.stms[k];
+                let (stms, saved) = self.nested(|v| v.checkpoint_loop(st, Some(n_inner)))?;
+                let kept: Vec<Var> = st.pat.iter().copied().chain(saved.vars()).collect();
+                let invariant = kept.iter().all(|x| {
+                    self.e.names.ty(*x).dims().iter().all(|d| match d {
+                        SubExp::Var(v) => !inside.contains(v),
+                        SubExp::Const(_) => true,
+                    })
+                });
+                if !invariant {
+                    continue;
+                }
+                let mut pairs = Vec::new();
+                for x in &kept {
+                    let t = self.e.names.ty(*x).clone();
+                    let h = format!("{}_stack", self.e.names.hint(*x));
+                    pairs.push((*x, fresh_save(self, &t, &h)));
+                }
+                let stacks = pairs.iter().map(|(_, stack)| *stack).collect();
+                inner_sweeps.insert(k, (stms, pairs));
+                inner_saved.push((k, st.pat.len(), saved, stacks));
+            }
+        }
         let (stms, result) = self.nested(|v| {
             let i64i = if bt == PrimType::I64 {
                 SubExp::Var(*i)
@@ -391,6 +635,15 @@ impl Vjp<'_> {
                 }
             }
             for (k, st) in body.stms.iter().enumerate() {
+                if let Some((stms, pairs)) = inner_sweeps.remove(&k) {
+                    for inner in stms {
+                        v.e.add_stm(inner);
+                    }
+                    for (x, stack) in pairs {
+                        save(v, &mut cur, stack, SubExp::Var(x));
+                    }
+                    continue;
+                }
                 if let (Some((idx, old)), Exp::BasicOp(BasicOp::Update { array, slice, .. })) =
                     (at_update.get(&k), &st.exp)
                 {
@@ -447,7 +700,19 @@ impl Vjp<'_> {
                 (None, None) => Save::InPlace(Vec::new()),
             })
             .collect();
-        Ok(Extra::Loop(Saved { n, saves }))
+        let nested = inner_saved
+            .into_iter()
+            .map(|(pos, nres, saved, stacks)| {
+                let mut stacked = stacks.iter().map(|x| outs[x]);
+                let results = stacked.by_ref().take(nres).collect();
+                Nested {
+                    pos,
+                    results,
+                    saved: saved.with_vars(&mut stacked),
+                }
+            })
+            .collect();
+        Ok(Saved { n, saves, nested })
     }
 
     /// Writes back the values that iteration `i`'s in-place updates overwrote, last update
@@ -627,6 +892,24 @@ impl Vjp<'_> {
                 .iter()
                 .map(|(rp, _)| Some((SubExp::Var(*rp), true)))
                 .collect();
+            for nest in &saved.nested {
+                let at = vec![DimIndex::Fix(i64i)];
+                let vars: Vec<Var> = nest
+                    .saved
+                    .vars()
+                    .iter()
+                    .map(|x| {
+                        let h = v.e.names.hint(*x).to_string();
+                        v.e.index(*x, at.clone(), &h)
+                    })
+                    .collect();
+                let preset = Preset {
+                    stacks: nest.results.clone(),
+                    at: i64i,
+                    extra: Extra::Loop(nest.saved.with_vars(&mut vars.into_iter())),
+                };
+                v.preset.insert(nest.pos, preset);
+            }
             let saved_consumable =
                 std::mem::replace(&mut v.consumable, consumable.iter().copied().collect());
             let res = v.rev_reexec(&body.stms, &body.result, &res_adjs, subst);

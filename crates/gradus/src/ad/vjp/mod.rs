@@ -26,7 +26,10 @@
 //! sweep, so every value the adjoint code needs is in scope without storing it. Perfectly
 //! nested scopes therefore cost no extra re-execution; a statement at loop depth `d` runs at
 //! most `d + 1` extra times, a constant for a given program, and only sequential loops store
-//! anything.
+//! anything. A `for` loop directly inside another is the exception that saves one of those
+//! runs: the outer loop's forward sweep runs the inner loop's forward sweep and keeps its
+//! checkpoints per outer iteration (`loops.rs`, `Nested`), so the inner body runs twice in
+//! all.
 //!
 //! # Adjoints
 //!
@@ -146,6 +149,9 @@ struct Vjp<'a> {
     /// Variables bound outside a re-executed scope that it may consume nevertheless (the
     /// restored in-place arrays of a loop iteration, which belong to that iteration).
     consumable: HashSet<Var>,
+    /// For the next re-executed scope: the statements (by position) that are loops whose
+    /// results and checkpoints the enclosing loop's forward sweep kept (`loops.rs`).
+    preset: HashMap<usize, loops::Preset>,
     /// Accumulators that exist only in the primal code being differentiated (see `accs.rs`).
     virt: HashSet<Var>,
     /// For a virtual accumulator, the one it derives from.
@@ -171,6 +177,7 @@ impl<'a> Vjp<'a> {
             adjs: HashMap::new(),
             active: HashSet::new(),
             consumable: HashSet::new(),
+            preset: HashMap::new(),
             virt: HashSet::new(),
             acc_link: HashMap::new(),
             acc_bars: HashMap::new(),
@@ -461,9 +468,44 @@ impl<'a> Vjp<'a> {
             }
             needs.push(n);
         }
+        let mut preset = std::mem::take(&mut self.preset);
+        let consumed_here: HashSet<Var> = stms.iter().flat_map(stm_consumed_vars).collect();
         let mut tape = Vec::new();
         for (k, s0) in stms.iter().enumerate() {
             self.e.set_aux(s0.aux.clone());
+            if let Some(p) = preset.remove(&k) {
+                // A loop the enclosing loop's forward sweep already ran: its results are
+                // read from there, and its checkpoints are the ones saved then.
+                for (x, stack) in s0.pat.iter().zip(&p.stacks) {
+                    let index = BasicOp::Index {
+                        array: *stack,
+                        slice: vec![DimIndex::Fix(p.at)],
+                    };
+                    let exp = if consumed_here.contains(x) {
+                        let h = self.e.names.hint(*x).to_string();
+                        Exp::BasicOp(BasicOp::Copy(self.e.basic(index, &h)))
+                    } else {
+                        Exp::BasicOp(index)
+                    };
+                    self.e.add_stm(Stm {
+                        pat: vec![*x],
+                        exp,
+                        aux: s0.aux.clone(),
+                    });
+                }
+                let active = stm_free_vars(s0).iter().any(|v| self.active.contains(v));
+                let extra = if active {
+                    self.active.extend(s0.pat.iter().copied());
+                    p.extra
+                } else {
+                    Extra::None
+                };
+                tape.push(Entry {
+                    stm: s0.clone(),
+                    extra,
+                });
+                continue;
+            }
             let mut s = s0.clone();
             for x in stm_consumed_vars(&s) {
                 let needed = needs
