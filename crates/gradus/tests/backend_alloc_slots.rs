@@ -41,6 +41,13 @@ entry per_row [m] [n] (xss: [m][n]f64) (k: i64) : [m]f64 =
   map (\xs -> loop s = 0 for i < k do
                 let t = scan (+) 0 (map (\x -> x * f64.i64 (i + 2)) xs)
                 in s + t[n - 1] - t[0]) xss
+
+-- A map whose adjoint adds into an array bound outside it (copies per chunk of iterations
+-- when threads share it), with a temporary per iteration: the slots are per thread, and on
+-- one thread those of the function.
+entry added [m] [n] (xss: [m][n]f64) (ws: [n]f64) : [n]f64 =
+  vjp (\ws -> f64.sum (map (\xs -> let t = scan (+) 0 (map2 (*) xs ws)
+                                   in t[n - 1] * t[0] + t[n / 2]) xss)) ws 1
 "#;
 
 fn int(k: i64) -> Value {
@@ -51,13 +58,31 @@ fn int(k: i64) -> Value {
 fn allocations_in_loops_use_slots() {
     let c = gradus::pipeline::dump_stage("slots.fut", SRC, gradus::pipeline::Stage::C)
         .unwrap_or_else(|d| panic!("{}", d.render()));
-    for entry in ["temporary", "carried", "growing", "kept", "per_row"] {
+    for entry in [
+        "temporary",
+        "carried",
+        "growing",
+        "kept",
+        "per_row",
+        "added",
+    ] {
         let code = c
             .split("/* entry point ")
             .find(|e| e.starts_with(entry))
             .unwrap_or_else(|| panic!("no entry point {entry}"));
         assert!(code.contains("gr_alloc_slot("), "{entry}: {code}");
     }
+    // The one-thread branch of the map with per-chunk copies uses slots too.
+    let added = c.split("/* entry point added").nth(1).unwrap_or_default();
+    let one_thread = added
+        .split("if (!(gr_nt > 1")
+        .nth(1)
+        .and_then(|rest| rest.split("} else {").next())
+        .unwrap_or_else(|| panic!("no one-thread branch: {added}"));
+    assert!(
+        one_thread.contains("gr_alloc_slot(") && !one_thread.contains("gr_alloc("),
+        "{one_thread}"
+    );
 }
 
 #[test]
@@ -72,12 +97,34 @@ fn buffers_kept_in_slots_give_the_interpreters_results() {
         ("growing", vec![int(40)]),
         ("kept", vec![random_f64(&[11], 3, 0.5, 1.5), int(5)]),
         ("per_row", vec![random_f64(&[64, 19], 4, -1.0, 1.0), int(7)]),
+        (
+            "added",
+            vec![
+                random_f64(&[300, 17], 5, -1.0, 1.0),
+                random_f64(&[17], 6, -1.0, 1.0),
+            ],
+        ),
     ];
     for (name, p) in native_backends("slots.fut", SRC) {
         for (entry, args) in &cases {
             let want = interp.call(entry, args.clone()).unwrap();
             let got = p.call(entry, args.clone()).unwrap();
-            assert_eq!(got, want, "{name} {entry}");
+            if *entry == "added" {
+                // Sums of per-chunk copies, in another order than the interpreter's.
+                let ([Value::Array(g)], [Value::Array(w)]) = (&got[..], &want[..]) else {
+                    panic!("{name} {entry}: not arrays");
+                };
+                assert_eq!(g.shape(), w.shape(), "{name} {entry}");
+                for i in 0..w.len() {
+                    let (a, b) = (g.buffer().get(i).to_f64(), w.buffer().get(i).to_f64());
+                    assert!(
+                        (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                        "{name} {entry} [{i}]: {a} vs {b}"
+                    );
+                }
+            } else {
+                assert_eq!(got, want, "{name} {entry}");
+            }
         }
     }
 }

@@ -295,9 +295,6 @@ struct Printer<'a> {
 /// loop; their declarations go at `insert_at` once the scope has been printed.
 struct SlotScope {
     insert_at: usize,
-    /// Whether sites in this scope may use slots (not in a loop with privatised accumulators,
-    /// whose chunks are spread over threads differently).
-    enabled: bool,
     /// How many loops of this scope enclose the statement being printed.
     loops: usize,
     slots: Vec<String>,
@@ -429,7 +426,6 @@ impl Printer<'_> {
     ) {
         let (b, w) = (self.ex(bound), self.ex(work));
         let outer = self.fail_label();
-        self.open_slots(0, false);
         self.labels += 1;
         let id = self.labels;
         let counts: Vec<String> = private.iter().map(|p| self.ex(&p.count)).collect();
@@ -443,7 +439,7 @@ impl Printer<'_> {
             d + 1,
             &format!("if (!(gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK)) {{"),
         );
-        self.par_for_loop(var, private_body, d + 2);
+        self.sequential_par_for(var, private_body, d + 2);
         self.line(d + 1, "} else {");
         let d = d + 1;
         // Copies per chunk of iterations, four chunks per thread, taken by threads as they
@@ -480,6 +476,8 @@ impl Printer<'_> {
         self.line(d + 2, "#pragma omp parallel num_threads(gr_nt)");
         self.line(d + 2, "#endif");
         self.line(d + 2, "{");
+        // Each thread runs its chunks one after another, so its slots serve all of them.
+        self.open_slots(1);
         self.line(d + 3, "#ifdef _OPENMP");
         self.line(d + 3, "#pragma omp for schedule(dynamic, 1)");
         self.line(d + 3, "#endif");
@@ -496,6 +494,7 @@ impl Printer<'_> {
         self.line(d + 4, "int64_t gr_hi = (gr_c + 1) * gr_n / gr_nc;");
         self.par_for_range(var, "gr_lo", "gr_hi", private_body, d + 4);
         self.line(d + 3, "}");
+        self.close_slots(d + 3, true);
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
             self.line(d + 3, "#ifdef _OPENMP");
@@ -530,7 +529,20 @@ impl Printer<'_> {
         let key = self.iter_key();
         self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
         self.line(d, "}");
-        self.close_slots(d, false);
+    }
+
+    /// The loop of a [`Stm::ParFor`] run by one thread. Its allocation sites take slots of
+    /// the enclosing scope, which outlives the loop, so a loop that runs many times (inside
+    /// a sequential loop) allocates once; or of a scope of its own where the enclosing one
+    /// has none.
+    fn sequential_par_for(&mut self, var: &str, body: &[Stm], d: usize) {
+        if !self.slot_scopes.is_empty() {
+            self.in_loop(|p| p.par_for_loop(var, body, d));
+        } else {
+            self.open_slots(1);
+            self.par_for_loop(var, body, d);
+            self.close_slots(d, true);
+        }
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations shared among `gr_nt` threads.
@@ -547,7 +559,7 @@ impl Printer<'_> {
         self.line(d, "#pragma omp parallel num_threads(gr_nt)");
         self.line(d, "#endif");
         self.line(d, "{");
-        self.open_slots(1, true);
+        self.open_slots(1);
         self.line(d + 1, "#ifdef _OPENMP");
         self.line(d + 1, "#pragma omp for schedule(dynamic, gr_ch)");
         self.line(d + 1, "#endif");
@@ -594,10 +606,9 @@ impl Printer<'_> {
     }
 
     /// Opens a scope for slots whose declarations go at the current end of the output.
-    fn open_slots(&mut self, loops: usize, enabled: bool) {
+    fn open_slots(&mut self, loops: usize) {
         self.slot_scopes.push(SlotScope {
             insert_at: self.out.len(),
-            enabled,
             loops,
             slots: Vec::new(),
         });
@@ -639,7 +650,7 @@ impl Printer<'_> {
     /// slots.
     fn new_slot(&mut self) -> Option<String> {
         let scope = self.slot_scopes.last_mut()?;
-        if !scope.enabled || scope.loops == 0 {
+        if scope.loops == 0 {
             return None;
         }
         self.labels += 1;
@@ -899,9 +910,7 @@ impl Printer<'_> {
                 );
                 self.omp_par_for(var, body, d + 2);
                 self.line(d + 1, "} else {");
-                self.open_slots(1, true);
-                self.par_for_loop(var, body, d + 2);
-                self.close_slots(d + 2, true);
+                self.sequential_par_for(var, body, d + 2);
                 self.line(d + 1, "}");
                 let key = self.iter_key();
                 self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
@@ -975,7 +984,7 @@ impl Printer<'_> {
                 }
             }
         }
-        self.open_slots(0, true);
+        self.open_slots(0);
         self.stms(&f.body, 1);
         let mut shape_off = 0;
         for (k, r) in f.results.iter().enumerate() {
