@@ -83,6 +83,13 @@ def scanm [n] (xs: [n]f64) = scan mm [1, 0, 0, 1] (map (\x -> [x, 0.5, -0.5, x])
 entry scanm_primal [n] (xs: [n]f64) = scanm xs
 entry scanm_grad [n] (xs: [n]f64) = vjp2 scanm xs (replicate n [1, 1, 1, 1])
 
+-- A loop whose array grows by one element per iteration (quadratic work: each concat
+-- copies): checkpointed in one flat buffer, after a first run that records the sizes.
+def growing [n] (xs: [n]f64) =
+  f64.sum (loop acc = [xs[0]] for i < n - 1 do acc ++ [f64.sin (last acc) + xs[i + 1]])
+entry growing_primal [n] (xs: [n]f64) = growing xs
+entry growing_grad [n] (xs: [n]f64) = vjp2 growing xs 1
+
 -- A small Gaussian mixture objective (BENCHMARKS.md, ADBench GMM without the Wishart prior):
 -- k components in d dimensions with diagonal covariances, n points.
 def logsumexp [k] (xs: [k]f64) = let m = f64.maximum xs in m + f64.log (f64.sum (map (\x -> f64.exp (x - m)) xs))
@@ -141,6 +148,7 @@ fn gradients_cost_a_constant_factor_of_the_primal() {
             ("custom", vec![f64s(n, 16)]),
             ("histc", vec![f64s(n, 17), indices(n, 10, 18)]),
             ("scanm", vec![f64s(n, 19)]),
+            ("growing", vec![f64s(n, 20)]),
             (
                 "gmm",
                 vec![mat(n / 5, 3, 12), f64s(4, 13), mat(4, 3, 14), mat(4, 3, 15)],

@@ -14,6 +14,17 @@
 //! Work: the body runs twice per iteration (plus its own nested re-executions), memory is one
 //! checkpoint per iteration.
 //!
+//! A loop whose arrays **change size** (a loop parameter's type mentions another parameter:
+//! `loop xs = .. for i < n do xs ++ ..`, a `while` loop that halves an array) cannot keep its
+//! checkpoints in `[n]` arrays of one shape. A copy of the loop runs first and records the
+//! number of elements of every array at the start of every iteration; the forward sweep then
+//! writes each iteration's arrays, flattened, one after the other into one buffer per
+//! parameter (`Save::Flat`), and the return sweep reads them back at the recorded offsets.
+//! Memory: exactly the elements of all the iterations' arrays (`Σᵢ |xsᵢ|`, what the primal
+//! allocates in all), not `n` times the largest; work: the body runs three times per
+//! iteration instead of two. The return sweep's adjoints change size with the arrays, so its
+//! loop carries their sizes as parameters too.
+//!
 //! A loop whose carried values are all scalars and whose updates are (partly) invertible is
 //! handled by `revcomp.rs` instead: the return sweep recovers those values with the inverse
 //! update (reverse computing) and checkpoints only the others; `#[checkpoint]` on the loop
@@ -31,7 +42,8 @@ use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
-use crate::core::visit::lambda_free_vars;
+use crate::core::renumber::map_vars_type;
+use crate::core::visit::{lambda_free_vars, stm_consumed_vars};
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
@@ -55,6 +67,10 @@ enum Save {
     /// iteration and update, so the return sweep recovers the array at the start of
     /// iteration `i` from the one after it by writing the old values back.
     InPlace(Vec<Overwrite>),
+    /// An array whose size changes from iteration to iteration: its elements at the start of
+    /// every iteration, flattened one after the other into one buffer, and where each
+    /// iteration's start.
+    Flat { buf: Var, offsets: Var },
 }
 
 /// One in-place update of a chain: per iteration, its indices and the overwritten value.
@@ -93,7 +109,131 @@ fn update_chains(
         .collect()
 }
 
+/// Whether some loop parameter's type has a dimension that is another loop parameter: an
+/// array whose size changes from iteration to iteration.
+fn resizes(params: &[(Var, SubExp)], names: &crate::core::ir::NameTable) -> bool {
+    !size_params(params, names).is_empty()
+}
+
+/// The positions of the loop parameters that are dimensions of other loop parameters' types.
+fn size_params(params: &[(Var, SubExp)], names: &crate::core::ir::NameTable) -> Vec<usize> {
+    let used: HashSet<Var> = params
+        .iter()
+        .flat_map(|(p, _)| names.ty(*p).dims().to_vec())
+        .filter_map(|d| d.as_var())
+        .collect();
+    (0..params.len())
+        .filter(|j| used.contains(&params[*j].0))
+        .collect()
+}
+
 impl Vjp<'_> {
+    /// `params` (those of a copy of loop `s`) with a fresh copy of every initial value that
+    /// `s` consumes, so that the copy, which runs first, leaves it to `s`.
+    fn copy_consumed_inits(&mut self, s: &Stm, params: Vec<LoopParam>) -> Vec<LoopParam> {
+        let consumed: HashSet<Var> = stm_consumed_vars(s).into_iter().collect();
+        params
+            .into_iter()
+            .map(|(p, init)| match init {
+                SubExp::Var(x) if consumed.contains(&x) => {
+                    let c = self.e.basic(BasicOp::Copy(x), "init");
+                    (p, SubExp::Var(c))
+                }
+                other => (p, other),
+            })
+            .collect()
+    }
+
+    /// For a loop whose arrays change size (`s`, running `n` times), where each iteration's
+    /// arrays go in the flat checkpoint buffers: per loop parameter that is an array, the
+    /// offsets and element counts of its values at the start of every iteration, and their
+    /// total. The sizes are only known by running the loop, so a copy of it runs first and
+    /// records them (the body then runs three times in all, instead of two). Memory: the
+    /// elements of every iteration's arrays, exactly, instead of `n` times the largest.
+    fn flat_layout(&mut self, s: &Stm, n: SubExp) -> R<Vec<Option<(Var, Var, SubExp)>>> {
+        let (mut copy, _) = self.rename(std::slice::from_ref(s), &[], HashMap::new());
+        let Some(Stm {
+            pat,
+            exp: Exp::Loop { params, form, body },
+            aux,
+        }) = copy.pop()
+        else {
+            return Err(Diagnostic::bug("flat_layout of a non-loop"));
+        };
+        let LoopForm::For { i, bound } = form else {
+            return Err(Diagnostic::bug("flat_layout of a while loop"));
+        };
+        let params = self.copy_consumed_inits(s, params);
+        let bt = self.e.ty(&bound).elem();
+        let arrays: Vec<usize> = (0..params.len())
+            .filter(|j| self.e.names.ty(params[*j].0).rank() > 0)
+            .collect();
+        let count_t = Type::array(PrimType::I64, vec![n]);
+        let mut new_params = params.clone();
+        let mut count_params = Vec::new();
+        for _ in &arrays {
+            let scratch = self.e.basic(
+                BasicOp::Scratch {
+                    elem: PrimType::I64,
+                    shape: vec![n],
+                },
+                "counts",
+            );
+            let cp = self.e.fresh("counts", count_t.clone());
+            new_params.push((cp, SubExp::Var(scratch)));
+            count_params.push(cp);
+        }
+        let (stms, result) = self.nested(|v| {
+            let i64i = if bt == PrimType::I64 {
+                SubExp::Var(i)
+            } else {
+                v.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(i)])
+            };
+            let mut out = body.result.clone();
+            for (j, cp) in arrays.iter().zip(&count_params) {
+                let t = v.e.names.ty(params[*j].0).clone();
+                let count = v.num_elems(&t);
+                out.push(v.write(*cp, i64i, count, "counts"));
+            }
+            v.e.add_stms(body.stms.clone());
+            Ok(out)
+        })?;
+        let mut full_pat = pat;
+        let mut counts = Vec::new();
+        for _ in &arrays {
+            let c = self.e.fresh("counts", count_t.clone());
+            full_pat.push(c);
+            counts.push(c);
+        }
+        self.e.add_stm(Stm {
+            pat: full_pat,
+            exp: Exp::Loop {
+                params: new_params,
+                form: LoopForm::For { i, bound },
+                body: Body { stms, result },
+            },
+            aux,
+        });
+        let mut layout = vec![None; params.len()];
+        for (j, c) in arrays.iter().zip(counts) {
+            let add = self.bin_op_lambda(BinOp::Add, PrimType::I64)?;
+            let offsets = self.exclusive_scan(n, add, &[SubExp::i64(0)], vec![c])?[0];
+            let add = self.bin_op_lambda(BinOp::Add, PrimType::I64)?;
+            let total = self.e.bind1(
+                Exp::Soac(crate::core::ir::Soac::Reduce {
+                    w: n,
+                    lam: add,
+                    neutral: vec![SubExp::i64(0)],
+                    arrays: vec![c],
+                    commutative: true,
+                }),
+                "total",
+            );
+            layout[*j] = Some((offsets, c, SubExp::Var(total)));
+        }
+        Ok(layout)
+    }
+
     /// Rewrites a `while` loop or a `#[stripmine(k)]` loop into `for` loops (emitting what
     /// that needs: the counting loop, the strip sizes); other statements are returned as
     /// they are.
@@ -104,14 +244,15 @@ impl Vjp<'_> {
         match form {
             LoopForm::While { cond } => {
                 let mut subst = HashMap::new();
-                let mut new_params = Vec::new();
+                let mut fresh_params = Vec::new();
                 for (p, init) in params {
                     let t = self.e.names.ty(*p).clone();
                     let h = self.e.names.hint(*p).to_string();
                     let np = self.e.fresh(&h, t);
                     subst.insert(*p, np);
-                    new_params.push((np, *init));
+                    fresh_params.push((np, *init));
                 }
+                let mut new_params = self.copy_consumed_inits(&s, fresh_params);
                 // Parameter types may mention other parameters (sizes).
                 for (np, _) in &new_params {
                     let mut t = self.e.names.ty(*np).clone();
@@ -127,13 +268,18 @@ impl Vjp<'_> {
                     .nested(|v| Ok(v.e.i64_bin(BinOp::Add, SubExp::Var(count), SubExp::i64(1))))?;
                 stms.extend(inc_stms);
                 result.push(inc);
-                let pat: Vec<Var> = new_params
-                    .iter()
-                    .map(|(p, _)| {
-                        let t = self.e.names.ty(*p).clone();
-                        self.e.fresh("counted", t)
-                    })
-                    .collect();
+                // The results' types refer to the results (sizes), not to the parameters.
+                let mut to_pat: HashMap<Var, Var> = HashMap::new();
+                let mut pat = Vec::with_capacity(new_params.len());
+                for (p, _) in &new_params {
+                    let mut t = self.e.names.ty(*p).clone();
+                    crate::core::renumber::map_vars_type(&mut t, &mut |v| {
+                        to_pat.get(&v).copied().unwrap_or(v)
+                    });
+                    let r = self.e.fresh("counted", t);
+                    to_pat.insert(*p, r);
+                    pat.push(r);
+                }
                 let c = pat[pat.len() - 1];
                 self.e.add_stm(Stm {
                     pat,
@@ -290,20 +436,15 @@ impl Vjp<'_> {
         let LoopForm::For { i, bound } = form else {
             return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
         };
-        let param_set: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
         for (p, _) in params {
-            let t = self.e.names.ty(*p).clone();
-            if matches!(t, Type::Acc { .. })
-                || t.dims()
-                    .iter()
-                    .any(|d| matches!(d, SubExp::Var(v) if param_set.contains(v)))
-            {
+            if matches!(self.e.names.ty(*p), Type::Acc { .. }) {
                 return Err(limitation(
                     s.aux.span,
-                    "reverse-mode AD of a loop whose arrays change size",
+                    "reverse-mode AD of a loop that carries accumulators",
                 ));
             }
         }
+        let resizing = resizes(params, &self.e.names);
         let bt = self.e.ty(bound).elem();
         let n64 = if bt == PrimType::I64 {
             *bound
@@ -314,13 +455,31 @@ impl Vjp<'_> {
             PrimOp::Bin(BinOp::Max, PrimType::I64),
             vec![n64, SubExp::i64(0)],
         );
-        let chains = update_chains(params, body, &self.e.names);
+        let chains = if resizing {
+            vec![None; params.len()]
+        } else {
+            update_chains(params, body, &self.e.names)
+        };
+        // Where each iteration's arrays go in the flat checkpoint buffers, for a loop whose
+        // arrays change size.
+        let flat_layout = if resizing {
+            Some(self.flat_layout(s, n)?)
+        } else {
+            None
+        };
         // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
         let mut save_params: Vec<Var> = Vec::new();
-        let mut fresh_save = |v: &mut Self, t: &Type, hint: &str| -> Var {
-            let mut shape = vec![n];
-            shape.extend_from_slice(t.dims());
+        // A buffer of `shape` (`[n]` and then `t`'s dimensions where `shape` is `None`).
+        let mut fresh_save = |v: &mut Self, t: &Type, hint: &str, shape: Option<SubExp>| -> Var {
+            let shape = match shape {
+                Some(total) => vec![total],
+                None => {
+                    let mut shape = vec![n];
+                    shape.extend_from_slice(t.dims());
+                    shape
+                }
+            };
             let scratch = v.e.basic(
                 BasicOp::Scratch {
                     elem: t.elem(),
@@ -339,11 +498,23 @@ impl Vjp<'_> {
         // Update statement position -> (index save params, old-value save param).
         let mut at_update: HashMap<usize, (Vec<Var>, Var)> = HashMap::new();
         let mut layout: Vec<Option<Vec<usize>>> = Vec::new();
-        for ((p, _), chain) in params.iter().zip(&chains) {
+        // Per parameter saved flat: (buffer loop parameter, offsets, counts).
+        let mut flat: Vec<Option<(Var, Var, Var)>> = vec![None; params.len()];
+        for (j, ((p, _), chain)) in params.iter().zip(&chains).enumerate() {
+            if let Some(fl) = &flat_layout
+                && let Some((offsets, counts, total)) = fl[j]
+            {
+                let t = self.e.names.ty(*p).clone();
+                let bp = fresh_save(self, &t, "checkpoints", Some(total));
+                flat[j] = Some((bp, offsets, counts));
+                full.push(None);
+                layout.push(None);
+                continue;
+            }
             match chain {
                 None => {
                     let t = self.e.names.ty(*p).clone();
-                    full.push(Some(fresh_save(self, &t, "checkpoints")));
+                    full.push(Some(fresh_save(self, &t, "checkpoints", None)));
                     layout.push(None);
                 }
                 Some(chain) => {
@@ -355,11 +526,13 @@ impl Vjp<'_> {
                         };
                         let idx: Vec<Var> = slice
                             .iter()
-                            .map(|_| fresh_save(self, &Type::Prim(PrimType::I64), "written_at"))
+                            .map(|_| {
+                                fresh_save(self, &Type::Prim(PrimType::I64), "written_at", None)
+                            })
                             .collect();
                         let at = self.e.names.ty(*array).clone();
                         let old_t = Type::array(at.elem(), at.dims()[slice.len()..].to_vec());
-                        let old = fresh_save(self, &old_t, "overwritten");
+                        let old = fresh_save(self, &old_t, "overwritten", None);
                         at_update.insert(*k, (idx, old));
                     }
                     layout.push(Some(chain.clone()));
@@ -388,6 +561,27 @@ impl Vjp<'_> {
             for ((p, _), f) in params.iter().zip(&full) {
                 if let Some(cp) = f {
                     save(v, &mut cur, *cp, SubExp::Var(*p));
+                }
+            }
+            for ((p, _), fl) in params.iter().zip(&flat) {
+                if let Some((bp, offsets, counts)) = fl {
+                    let start = v.read(*offsets, i64i, "offset");
+                    let count = v.read(*counts, i64i, "count");
+                    let flat_p = v.e.reshape(SubExp::Var(*p), vec![count], "flat");
+                    let a = cur.get(bp).copied().unwrap_or(*bp);
+                    let u = v.e.basic(
+                        BasicOp::Update {
+                            array: a,
+                            slice: vec![DimIndex::Slice {
+                                start,
+                                count,
+                                stride: SubExp::i64(1),
+                            }],
+                            value: SubExp::Var(flat_p),
+                        },
+                        "checkpoints",
+                    );
+                    cur.insert(*bp, u);
                 }
             }
             for (k, st) in body.stms.iter().enumerate() {
@@ -432,7 +626,15 @@ impl Vjp<'_> {
         let saves = full
             .iter()
             .zip(&layout)
-            .map(|(f, chain)| match (f, chain) {
+            .zip(&flat)
+            .map(|((f, chain), fl)| match (f, chain) {
+                _ if fl.is_some() => {
+                    let (bp, offsets, _) = fl.unwrap_or((*i, *i, *i));
+                    Save::Flat {
+                        buf: outs[&bp],
+                        offsets,
+                    }
+                }
                 (Some(cp), _) => Save::Full(outs[cp]),
                 (None, Some(chain)) => Save::InPlace(
                     chain
@@ -553,19 +755,35 @@ impl Vjp<'_> {
         let bt = self.e.ty(bound).elem();
         let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
         let threaded = self.loop_threaded(&pvars, *i, body);
-        // Loop parameters of the return sweep: adjoints of the loop parameters, of the free
+        // Loop parameters of the return sweep: the sizes of arrays that change size (their
+        // adjoints change size with them), adjoints of the loop parameters, of the free
         // variables, then the in-place arrays being restored (starting from a copy of the
         // loop's result).
+        let sizes: Vec<usize> = size_params(params, &self.e.names);
         let mut rparams = Vec::new();
-        for ((p, _), yb) in params.iter().zip(ybars) {
-            let t = self.e.names.ty(*p).clone();
+        let mut size_subst: HashMap<Var, Var> = HashMap::new();
+        for j in &sizes {
+            let p = params[*j].0;
+            let h = self.e.names.hint(p).to_string();
+            let sp = self.e.fresh(&h, Type::Prim(PrimType::I64));
+            size_subst.insert(p, sp);
+            rparams.push((sp, SubExp::Var(s.pat[*j])));
+        }
+        let z = sizes.len();
+        for (((p, _), yb), result) in params.iter().zip(ybars).zip(&s.pat) {
+            let mut t = self.e.names.ty(*p).clone();
+            map_vars_type(&mut t, &mut |v| size_subst.get(&v).copied().unwrap_or(v));
             let init = match yb {
                 Some((se, owned)) if t.rank() > 0 => {
-                    let a = self.owned_adj(*p, Some(Adj::Val(*se, *owned)))?;
+                    let a = self.owned_adj(*result, Some(Adj::Val(*se, *owned)))?;
                     SubExp::Var(a)
                 }
                 Some((se, _)) => *se,
-                None => self.zero(&t),
+                // The adjoint of the loop's result, whose sizes are the final ones.
+                None => {
+                    let rt = self.e.names.ty(*result).clone();
+                    self.zero(&rt)
+                }
             };
             let h = format!("{}_adj", self.e.names.hint(*p));
             rparams.push((self.e.fresh(&h, t), init));
@@ -599,10 +817,18 @@ impl Vjp<'_> {
             };
             let mut subst = HashMap::new();
             subst.insert(*i, iv);
-            let mut pvars = Vec::new();
+            let mut pvars = vec![*i; k];
             let mut consumable = Vec::new();
-            for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
-                let pv = match save {
+            // The scalars (among them the sizes of iteration i) first, then the arrays saved
+            // flat, whose types name those sizes.
+            let is_flat = |j: &usize| matches!(saved.saves[*j], Save::Flat { .. });
+            let order: Vec<usize> = (0..k)
+                .filter(|j| !is_flat(j))
+                .chain((0..k).filter(is_flat))
+                .collect();
+            for j in order {
+                let p = &params[j].0;
+                let pv = match &saved.saves[j] {
                     Save::Full(ck) => v.e.index(
                         *ck,
                         vec![DimIndex::Fix(i64i)],
@@ -610,29 +836,56 @@ impl Vjp<'_> {
                     ),
                     Save::InPlace(writes) => {
                         let slot = inplace.iter().position(|x| *x == j).unwrap_or(0);
-                        let cur = rparams[k + nt + slot].0;
+                        let cur = rparams[z + k + nt + slot].0;
                         let r = v.restore(cur, writes, i64i);
                         consumable.push(r);
                         r
                     }
+                    Save::Flat { buf, offsets } => {
+                        // The sizes it has at iteration i were restored before it.
+                        let mut t = v.e.names.ty(*p).clone();
+                        map_vars_type(&mut t, &mut |x| subst.get(&x).copied().unwrap_or(x));
+                        let count = v.num_elems(&t);
+                        let start = v.read(*offsets, i64i, "offset");
+                        let elems = v.e.index(
+                            *buf,
+                            vec![DimIndex::Slice {
+                                start,
+                                count,
+                                stride: SubExp::i64(1),
+                            }],
+                            "checkpoint",
+                        );
+                        v.e.reshape(SubExp::Var(elems), t.dims().to_vec(), "checkpoint")
+                    }
                 };
                 v.active.insert(pv);
                 subst.insert(*p, pv);
-                pvars.push(pv);
+                pvars[j] = pv;
             }
             let saved_adjs = std::mem::take(&mut v.adjs);
-            let tvars: Vec<Var> = rparams[k..k + nt].iter().map(|(rp, _)| *rp).collect();
+            let tvars: Vec<Var> = rparams[z + k..z + k + nt]
+                .iter()
+                .map(|(rp, _)| *rp)
+                .collect();
             v.set_threaded_adjs(&threaded, &thread_kinds, &tvars);
-            let res_adjs: Vec<Option<(SubExp, bool)>> = rparams[..k]
+            let res_adjs: Vec<Option<(SubExp, bool)>> = rparams[z..z + k]
                 .iter()
                 .map(|(rp, _)| Some((SubExp::Var(*rp), true)))
                 .collect();
             let saved_consumable =
                 std::mem::replace(&mut v.consumable, consumable.iter().copied().collect());
-            let res = v.rev_reexec(&body.stms, &body.result, &res_adjs, subst);
+            let res = v.rev_reexec_with(
+                &body.stms,
+                &body.result,
+                &res_adjs,
+                subst,
+                !sizes.is_empty(),
+            );
             v.consumable = saved_consumable;
             let res = res?;
-            let mut out = Vec::new();
+            // The sizes at the start of iteration i, which the adjoints now have.
+            let mut out: Vec<SubExp> = sizes.iter().map(|j| SubExp::Var(pvars[*j])).collect();
             for pv in &pvars {
                 out.push(v.adj_out(*pv)?);
             }
@@ -652,7 +905,21 @@ impl Vjp<'_> {
             }
             Ok(out)
         })?;
-        let out = self.e.bind_exp(
+        // The result's types refer to its own sizes, not to the loop's parameters.
+        let mut pat_subst: HashMap<Var, Var> = HashMap::new();
+        let mut pat = Vec::with_capacity(rparams.len());
+        for (rp, _) in &rparams {
+            let mut t = self.e.names.ty(*rp).clone();
+            map_vars_type(&mut t, &mut |v| pat_subst.get(&v).copied().unwrap_or(v));
+            let h = self.e.names.hint(*rp).to_string();
+            let o = self.e.fresh(&h, t);
+            if pat.len() < z {
+                pat_subst.insert(*rp, o);
+            }
+            pat.push(o);
+        }
+        self.e.push(
+            pat.clone(),
             Exp::Loop {
                 params: rparams,
                 form: LoopForm::For {
@@ -661,11 +928,16 @@ impl Vjp<'_> {
                 },
                 body: Body { stms, result },
             },
-            "loop_adj",
         );
+        let out = &pat[z..];
         self.set_threaded_adjs(&threaded, &thread_kinds, &out[k..k + nt]);
         for ((_, init), a) in params.iter().zip(&out[..k]) {
-            self.add_adj_se(init, SubExp::Var(*a), true)?;
+            // The adjoints have the sizes the return sweep restored, the initial ones.
+            let a = match init {
+                SubExp::Var(x) if z > 0 => self.coerce_to(SubExp::Var(*a), *x),
+                _ => SubExp::Var(*a),
+            };
+            self.add_adj_se(init, a, true)?;
         }
         Ok(())
     }

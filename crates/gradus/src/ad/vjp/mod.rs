@@ -651,13 +651,28 @@ impl<'a> Vjp<'a> {
         res_adjs: &[Option<(SubExp, bool)>],
         subst: HashMap<Var, Var>,
     ) -> R<Vec<SubExp>> {
+        self.rev_reexec_with(stms, result, res_adjs, subst, false)
+    }
+
+    /// [`Self::rev_reexec`]; with `coerce`, an array adjoint whose type names other sizes
+    /// than its result's (equal at run time: the sizes a loop's return sweep carries) is
+    /// first coerced to the result's shape.
+    fn rev_reexec_with(
+        &mut self,
+        stms: &[Stm],
+        result: &[SubExp],
+        res_adjs: &[Option<(SubExp, bool)>],
+        subst: HashMap<Var, Var>,
+        coerce: bool,
+    ) -> R<Vec<SubExp>> {
         let (stms, result) = self.rename(stms, result, subst);
         let tape = self.fwd_scope(&stms, true)?;
         self.consumable.clear();
         let aux = self.e.aux().clone();
         for (r, a) in result.iter().zip(res_adjs) {
             if let (SubExp::Var(r), Some((a, owned))) = (r, a) {
-                self.add_adj(*r, *a, *owned)?;
+                let a = if coerce { self.coerce_to(*a, *r) } else { *a };
+                self.add_adj(*r, a, *owned)?;
             }
         }
         self.rev_scope(tape)?;

@@ -1,0 +1,68 @@
+"""Expected values of ../loop_resize.fut (see duals.py)."""
+
+from duals import D, fmt, grad, hvp, real
+import math
+
+
+def dsin(x):
+    if isinstance(x, D):
+        return D(dsin(x.v), dcos(x.v) * x.t)
+    return math.sin(x)
+
+
+def dcos(x):
+    if isinstance(x, D):
+        return D(dcos(x.v), -1.0 * dsin(x.v) * x.t)
+    return math.cos(x)
+
+
+# grow: loop v = [t] for i < 3 do v ++ map (\x -> x * x + t) v; sum.
+def f_grow(args):
+    t = args[0]
+    v = [t]
+    for _ in range(3):
+        v = v + [x * x + t for x in v]
+    return sum(v[1:], v[0])
+
+
+print("grow", fmt(grad(lambda a: f_grow(a), [[0.75]])[0]), fmt(hvp(f_grow, [0.75], [1.0])))
+
+# halve: while length v > 1, v = pairwise a * b + 0.5 of its halves; result v[0].
+XS = [1.5, 0.5, -1.0, 2.0, 0.25, 1.25, 0.75, -0.5]
+
+
+def f_halve(v):
+    v = list(v)
+    while len(v) > 1:
+        h = len(v) // 2
+        v = [a * b + 0.5 for a, b in zip(v[:h], v[h:])]
+    return v[0]
+
+
+print("halve", fmt(grad(f_halve, [XS])[0]))
+
+# append: acc = [x0]; n times acc ++ [sin(last acc) * w]; sum acc.
+def f_append(x0, w):
+    acc = [x0[0]]
+    for _ in range(4):
+        acc = acc + [dsin(acc[-1]) * w[0]]
+    return sum(acc[1:], acc[0])
+
+
+g = grad(f_append, [[0.5], [1.5]])
+print("append", fmt(g[0][0]), fmt(g[1][0]))
+
+# keep: twice, square the elements and keep those above 0.5; sum.
+KS = [0.9, 0.5, 1.2, 0.3, 1.1, -0.95]
+
+
+def f_keep(v):
+    v = list(v)
+    for _ in range(2):
+        v = [x * x for x in v]
+        v = [x for x in v if real(x) > 0.5]
+    return sum(v[1:], v[0]) if v else 0.0
+
+
+print("keep", fmt(grad(f_keep, [KS])[0]))
+print("halve_hvp", fmt(hvp(f_halve, XS, [1.0, -1.0, 0.5, 0.25, 2.0, 1.0, -0.5, 1.5])))

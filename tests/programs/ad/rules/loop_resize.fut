@@ -1,0 +1,49 @@
+-- Reverse mode of loops whose arrays change size: growing by concatenation, halving in a
+-- while loop, appending one element per iteration (with a free variable), and keeping the
+-- elements that pass a test (a size known only at run time); second derivatives through
+-- them. Expected values: gen/loop_resize.py (dual numbers, not gradus).
+
+def grow (t: f64) = f64.sum (loop v = [t] for _i < 3 do v ++ map (\x -> x * x + t) v)
+
+def halve [n] (xs: [n]f64) =
+  let v = loop v = xs while length v > 1 do
+            let h = length v / 2
+            in map2 (\a b -> a * b + 0.5) (take h v) (take h (drop h v))
+  in v[0]
+
+-- ==
+-- entry: d_grow
+-- input { 0.75 } output { 69.58642578125 261.412109375 261.412109375 }
+entry d_grow (t: f64) =
+  (vjp grow t 1, jvp (\s -> vjp grow s 1) t 1, vjp (\s -> vjp grow s 1) t 1)
+
+-- ==
+-- entry: d_halve
+-- input { [1.5, 0.5, -1.0, 2.0, 0.25, 1.25, 0.75, -0.5] }
+-- output { [0.00390625, -0.17578125, -0.041015625, -0.158203125, 0.0234375, -0.0703125,
+--           0.0546875, 0.6328125] }
+entry d_halve [n] (xs: [n]f64) = vjp halve xs 1
+
+-- ==
+-- entry: hvp_halve
+-- input { [1.5, 0.5, -1.0, 2.0, 0.25, 1.25, 0.75, -0.5] [1.0, -1.0, 0.5, 0.25, 2.0, 1.0, -0.5, 1.5] }
+-- output { [-0.2080078125, 0.8994140625, 2.24365234375, 0.6064453125, -1.419921875,
+--           0.556640625, -2.982421875, -0.4482421875]
+--          [-0.2080078125, 0.8994140625, 2.24365234375, 0.6064453125, -1.419921875,
+--           0.556640625, -2.982421875, -0.4482421875] }
+entry hvp_halve [n] (xs: [n]f64) (dx: [n]f64) =
+  (jvp (\v -> vjp halve v 1) xs dx, vjp (\v -> vjp halve v 1) xs dx)
+
+-- ==
+-- entry: d_append
+-- input { 0.5 1.5 } output { 5.603879903072086 5.311197390239023 }
+entry d_append (x0: f64) (w: f64) =
+  vjp (\(x0, w) -> f64.sum (loop acc = [x0] for _i < 4 do acc ++ [f64.sin (last acc) * w]))
+      (x0, w) 1
+
+-- ==
+-- entry: d_keep
+-- input { [0.9, 0.5, 1.2, 0.3, 1.1, -0.95] }
+-- output { [2.916, 0.0, 6.912, 0.0, 5.324, -3.4295] }
+entry d_keep [n] (xs: [n]f64) =
+  vjp (\xs -> f64.sum (loop v = xs for _i < 2 do filter (> 0.5) (map (\x -> x * x) v))) xs 1
