@@ -465,12 +465,21 @@ impl<'a> Vjp<'a> {
         for (k, s0) in stms.iter().enumerate() {
             self.e.set_aux(s0.aux.clone());
             let mut s = s0.clone();
+            // The return sweep of an active `if` re-executes a branch, which reads what the
+            // branches consume: the forward sweep's `if` consumes copies, the one on the tape
+            // the originals.
+            let reexecuted_if = matches!(s0.exp, Exp::If { .. })
+                && stm_free_vars(s0).iter().any(|v| self.active.contains(v));
+            let mut tape_s = None;
             for x in stm_consumed_vars(&s) {
                 let needed = needs
                     .iter()
                     .enumerate()
                     .any(|(j, n)| j != k && n.contains(&x));
-                if needed || (reexec && !bound.contains(&x) && !self.consumable.contains(&x)) {
+                if needed
+                    || reexecuted_if
+                    || (reexec && !bound.contains(&x) && !self.consumable.contains(&x))
+                {
                     let t = self.e.names.ty(x).clone();
                     if matches!(t, Type::Acc { .. }) {
                         continue;
@@ -490,6 +499,9 @@ impl<'a> Vjp<'a> {
                         stm: copy,
                         extra: Extra::None,
                     });
+                    if reexecuted_if && tape_s.is_none() {
+                        tape_s = Some(s0.clone());
+                    }
                     rename_in_stm(&mut s, x, c);
                 }
             }
@@ -507,7 +519,7 @@ impl<'a> Vjp<'a> {
                     self.active.extend(s.pat.iter().copied());
                 }
                 tape.push(Entry {
-                    stm: s,
+                    stm: tape_s.unwrap_or(s),
                     extra: Extra::None,
                 });
                 continue;
@@ -522,7 +534,10 @@ impl<'a> Vjp<'a> {
                 self.push_primal(&s)?;
                 Extra::None
             };
-            tape.push(Entry { stm: s, extra });
+            tape.push(Entry {
+                stm: tape_s.unwrap_or(s),
+                extra,
+            });
         }
         Ok(tape)
     }
