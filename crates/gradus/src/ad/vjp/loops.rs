@@ -15,15 +15,11 @@
 //! checkpoint per iteration.
 //!
 //! A loop whose arrays **change size** (a loop parameter's type mentions another parameter:
-//! `loop xs = .. for i < n do xs ++ ..`, a `while` loop that halves an array) cannot keep its
-//! checkpoints in `[n]` arrays of one shape. A copy of the loop runs first and records the
-//! number of elements of every array at the start of every iteration; the forward sweep then
-//! writes each iteration's arrays, flattened, one after the other into one buffer per
-//! parameter (`Save::Flat`), and the return sweep reads them back at the recorded offsets.
-//! Memory: exactly the elements of all the iterations' arrays (`Σᵢ |xsᵢ|`, what the primal
-//! allocates in all), not `n` times the largest; work: the body runs three times per
-//! iteration instead of two. The return sweep's adjoints change size with the arrays, so its
-//! loop carries their sizes as parameters too.
+//! `loop xs = .. for i < n do xs ++ ..`, a `while` loop that halves an array, a loop that
+//! filters) cannot keep its checkpoints in `[n]` arrays of one shape: it saves each
+//! iteration's arrays flattened into one buffer per parameter (`Save::Flat`), at offsets a
+//! first, counting run of the loop records, and its return sweep carries the sizes; see
+//! `resize.rs` for what that takes, guarantees and costs.
 //!
 //! A loop whose carried values are all scalars and whose updates are (partly) invertible is
 //! handled by `revcomp.rs` instead: the return sweep recovers those values with the inverse
@@ -38,6 +34,7 @@
 //!   iterations each (`i = o·s + j`), so that the checkpoints take about `k · n^(1/k)`
 //!   memory at the price of `k + 1` executions of the body instead of two.
 
+use super::resize::{FlatSlot, resizes, size_params};
 use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
@@ -109,28 +106,14 @@ fn update_chains(
         .collect()
 }
 
-/// Whether some loop parameter's type has a dimension that is another loop parameter: an
-/// array whose size changes from iteration to iteration.
-fn resizes(params: &[(Var, SubExp)], names: &crate::core::ir::NameTable) -> bool {
-    !size_params(params, names).is_empty()
-}
-
-/// The positions of the loop parameters that are dimensions of other loop parameters' types.
-fn size_params(params: &[(Var, SubExp)], names: &crate::core::ir::NameTable) -> Vec<usize> {
-    let used: HashSet<Var> = params
-        .iter()
-        .flat_map(|(p, _)| names.ty(*p).dims().to_vec())
-        .filter_map(|d| d.as_var())
-        .collect();
-    (0..params.len())
-        .filter(|j| used.contains(&params[*j].0))
-        .collect()
-}
-
 impl Vjp<'_> {
     /// `params` (those of a copy of loop `s`) with a fresh copy of every initial value that
     /// `s` consumes, so that the copy, which runs first, leaves it to `s`.
-    fn copy_consumed_inits(&mut self, s: &Stm, params: Vec<LoopParam>) -> Vec<LoopParam> {
+    pub(super) fn copy_consumed_inits(
+        &mut self,
+        s: &Stm,
+        params: Vec<LoopParam>,
+    ) -> Vec<LoopParam> {
         let consumed: HashSet<Var> = stm_consumed_vars(s).into_iter().collect();
         params
             .into_iter()
@@ -142,96 +125,6 @@ impl Vjp<'_> {
                 other => (p, other),
             })
             .collect()
-    }
-
-    /// For a loop whose arrays change size (`s`, running `n` times), where each iteration's
-    /// arrays go in the flat checkpoint buffers: per loop parameter that is an array, the
-    /// offsets and element counts of its values at the start of every iteration, and their
-    /// total. The sizes are only known by running the loop, so a copy of it runs first and
-    /// records them (the body then runs three times in all, instead of two). Memory: the
-    /// elements of every iteration's arrays, exactly, instead of `n` times the largest.
-    fn flat_layout(&mut self, s: &Stm, n: SubExp) -> R<Vec<Option<(Var, Var, SubExp)>>> {
-        let (mut copy, _) = self.rename(std::slice::from_ref(s), &[], HashMap::new());
-        let Some(Stm {
-            pat,
-            exp: Exp::Loop { params, form, body },
-            aux,
-        }) = copy.pop()
-        else {
-            return Err(Diagnostic::bug("flat_layout of a non-loop"));
-        };
-        let LoopForm::For { i, bound } = form else {
-            return Err(Diagnostic::bug("flat_layout of a while loop"));
-        };
-        let params = self.copy_consumed_inits(s, params);
-        let bt = self.e.ty(&bound).elem();
-        let arrays: Vec<usize> = (0..params.len())
-            .filter(|j| self.e.names.ty(params[*j].0).rank() > 0)
-            .collect();
-        let count_t = Type::array(PrimType::I64, vec![n]);
-        let mut new_params = params.clone();
-        let mut count_params = Vec::new();
-        for _ in &arrays {
-            let scratch = self.e.basic(
-                BasicOp::Scratch {
-                    elem: PrimType::I64,
-                    shape: vec![n],
-                },
-                "counts",
-            );
-            let cp = self.e.fresh("counts", count_t.clone());
-            new_params.push((cp, SubExp::Var(scratch)));
-            count_params.push(cp);
-        }
-        let (stms, result) = self.nested(|v| {
-            let i64i = if bt == PrimType::I64 {
-                SubExp::Var(i)
-            } else {
-                v.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(i)])
-            };
-            let mut out = body.result.clone();
-            for (j, cp) in arrays.iter().zip(&count_params) {
-                let t = v.e.names.ty(params[*j].0).clone();
-                let count = v.num_elems(&t);
-                out.push(v.write(*cp, i64i, count, "counts"));
-            }
-            v.e.add_stms(body.stms.clone());
-            Ok(out)
-        })?;
-        let mut full_pat = pat;
-        let mut counts = Vec::new();
-        for _ in &arrays {
-            let c = self.e.fresh("counts", count_t.clone());
-            full_pat.push(c);
-            counts.push(c);
-        }
-        self.e.add_stm(Stm {
-            pat: full_pat,
-            exp: Exp::Loop {
-                params: new_params,
-                form: LoopForm::For { i, bound },
-                body: Body { stms, result },
-            },
-            aux,
-        });
-        let mut layout = vec![None; params.len()];
-        for (j, c) in arrays.iter().zip(counts) {
-            let add = self.bin_op_lambda(BinOp::Add, PrimType::I64)?;
-            let offsets = self.exclusive_scan(n, add, &[SubExp::i64(0)], vec![c])?[0];
-            let add = self.bin_op_lambda(BinOp::Add, PrimType::I64)?;
-            let total = self.e.bind1(
-                Exp::Soac(crate::core::ir::Soac::Reduce {
-                    w: n,
-                    lam: add,
-                    neutral: vec![SubExp::i64(0)],
-                    arrays: vec![c],
-                    commutative: true,
-                }),
-                "total",
-            );
-            layout[*j] = Some((offsets, c, SubExp::Var(total)));
-        }
-        Ok(layout)
     }
 
     /// Rewrites a `while` loop or a `#[stripmine(k)]` loop into `for` loops (emitting what
@@ -498,15 +391,15 @@ impl Vjp<'_> {
         // Update statement position -> (index save params, old-value save param).
         let mut at_update: HashMap<usize, (Vec<Var>, Var)> = HashMap::new();
         let mut layout: Vec<Option<Vec<usize>>> = Vec::new();
-        // Per parameter saved flat: (buffer loop parameter, offsets, counts).
-        let mut flat: Vec<Option<(Var, Var, Var)>> = vec![None; params.len()];
+        // Per parameter saved flat: its buffer loop parameter and where it goes there.
+        let mut flat: Vec<Option<(Var, FlatSlot)>> = vec![None; params.len()];
         for (j, ((p, _), chain)) in params.iter().zip(&chains).enumerate() {
             if let Some(fl) = &flat_layout
-                && let Some((offsets, counts, total)) = fl[j]
+                && let Some(slot) = fl[j]
             {
                 let t = self.e.names.ty(*p).clone();
-                let bp = fresh_save(self, &t, "checkpoints", Some(total));
-                flat[j] = Some((bp, offsets, counts));
+                let bp = fresh_save(self, &t, "checkpoints", Some(slot.total));
+                flat[j] = Some((bp, slot));
                 full.push(None);
                 layout.push(None);
                 continue;
@@ -564,23 +457,9 @@ impl Vjp<'_> {
                 }
             }
             for ((p, _), fl) in params.iter().zip(&flat) {
-                if let Some((bp, offsets, counts)) = fl {
-                    let start = v.read(*offsets, i64i, "offset");
-                    let count = v.read(*counts, i64i, "count");
-                    let flat_p = v.e.reshape(SubExp::Var(*p), vec![count], "flat");
-                    let a = cur.get(bp).copied().unwrap_or(*bp);
-                    let u = v.e.basic(
-                        BasicOp::Update {
-                            array: a,
-                            slice: vec![DimIndex::Slice {
-                                start,
-                                count,
-                                stride: SubExp::i64(1),
-                            }],
-                            value: SubExp::Var(flat_p),
-                        },
-                        "checkpoints",
-                    );
+                if let Some((bp, slot)) = fl {
+                    let buf = cur.get(bp).copied().unwrap_or(*bp);
+                    let u = v.save_flat(buf, *p, slot, i64i);
                     cur.insert(*bp, u);
                 }
             }
@@ -627,16 +506,13 @@ impl Vjp<'_> {
             .iter()
             .zip(&layout)
             .zip(&flat)
-            .map(|((f, chain), fl)| match (f, chain) {
-                _ if fl.is_some() => {
-                    let (bp, offsets, _) = fl.unwrap_or((*i, *i, *i));
-                    Save::Flat {
-                        buf: outs[&bp],
-                        offsets,
-                    }
-                }
-                (Some(cp), _) => Save::Full(outs[cp]),
-                (None, Some(chain)) => Save::InPlace(
+            .map(|((f, chain), fl)| match (f, chain, fl) {
+                (_, _, Some((bp, slot))) => Save::Flat {
+                    buf: outs[bp],
+                    offsets: slot.offsets,
+                },
+                (Some(cp), _, _) => Save::Full(outs[cp]),
+                (None, Some(chain), _) => Save::InPlace(
                     chain
                         .iter()
                         .filter_map(|k| at_update.get(k))
@@ -646,7 +522,7 @@ impl Vjp<'_> {
                         })
                         .collect(),
                 ),
-                (None, None) => Save::InPlace(Vec::new()),
+                (None, None, _) => Save::InPlace(Vec::new()),
             })
             .collect();
         Ok(Extra::Loop(Saved { n, saves }))
@@ -842,21 +718,10 @@ impl Vjp<'_> {
                         r
                     }
                     Save::Flat { buf, offsets } => {
-                        // The sizes it has at iteration i were restored before it.
+                        // Iteration i's sizes were restored before (see `order`).
                         let mut t = v.e.names.ty(*p).clone();
                         map_vars_type(&mut t, &mut |x| subst.get(&x).copied().unwrap_or(x));
-                        let count = v.num_elems(&t);
-                        let start = v.read(*offsets, i64i, "offset");
-                        let elems = v.e.index(
-                            *buf,
-                            vec![DimIndex::Slice {
-                                start,
-                                count,
-                                stride: SubExp::i64(1),
-                            }],
-                            "checkpoint",
-                        );
-                        v.e.reshape(SubExp::Var(elems), t.dims().to_vec(), "checkpoint")
+                        v.read_flat(*buf, *offsets, &t, i64i)
                     }
                 };
                 v.active.insert(pv);

@@ -54,6 +54,7 @@ mod hist_general;
 mod loops;
 mod map;
 mod reduce;
+mod resize;
 mod revcomp;
 mod scan;
 mod scatter;
