@@ -47,3 +47,38 @@ entry d_append (x0: f64) (w: f64) =
 -- output { [2.916, 0.0, 6.912, 0.0, 5.324, -3.4295] }
 entry d_keep [n] (xs: [n]f64) =
   vjp (\xs -> f64.sum (loop v = xs for _i < 2 do filter (> 0.5) (map (\x -> x * x) v))) xs 1
+
+def keep [n] (xs: [n]f64) =
+  f64.sum (loop v = xs for _i < 2 do filter (> 0.5) (map (\x -> x * x) v))
+
+-- ==
+-- entry: hvp_keep
+-- input { [0.9, 0.5, 1.2, 0.3, 1.1, -0.95] [1.0, -0.5, 0.25, 2.0, -1.0, 0.5] }
+-- output { [9.72, 0.0, 4.32, 0.0, -14.52, 5.415] [9.72, 0.0, 4.32, 0.0, -14.52, 5.415] }
+entry hvp_keep [n] (xs: [n]f64) (dx: [n]f64) =
+  (jvp (\v -> vjp keep v 1) xs dx, vjp (\v -> vjp keep v 1) xs dx)
+
+-- The number of iterations is an input; with 0 the body never runs.
+-- ==
+-- entry: d_append_n
+-- input { 0.5 1.5 0i64 } output { 1.0 0.0 }
+-- input { 0.5 1.5 3i64 } output { 5.02821631868284 3.504532000722596 }
+entry d_append_n (x0: f64) (w: f64) (n: i64) =
+  vjp (\(x0, w) -> f64.sum (loop acc = [x0] for _i < n do acc ++ [f64.sin (last acc) * w]))
+      (x0, w) 1
+
+-- A while loop that never runs.
+-- ==
+-- entry: d_halve
+-- input { [2.5] } output { [1.0] }
+
+-- Rows of a two-dimensional array: each iteration appends a row computed from the last.
+-- ==
+-- entry: d_rows
+-- input { 0.75 1.25 } output { 59.47265625 52.81640625 }
+entry d_rows (a: f64) (b: f64) =
+  vjp (\(a, b) ->
+         let m = loop m = [[a, b]] for _i < 3 do
+                   let r = last m in m ++ [[r[0] * r[1], r[0] + b]]
+         in f64.sum (map (\r -> r[0] * r[1]) m))
+      (a, b) 1

@@ -66,3 +66,36 @@ def f_keep(v):
 
 print("keep", fmt(grad(f_keep, [KS])[0]))
 print("halve_hvp", fmt(hvp(f_halve, XS, [1.0, -1.0, 0.5, 0.25, 2.0, 1.0, -0.5, 1.5])))
+
+# keep, second order: H dx of f_keep (the kept elements are those of the point itself).
+KDX = [1.0, -0.5, 0.25, 2.0, -1.0, 0.5]
+print("keep_hvp", fmt(hvp(f_keep, KS, KDX)))
+
+
+# append_n: append with the number of iterations an input (0 runs the body never).
+def f_append_n(x0, w, n):
+    acc = [x0[0]]
+    for _ in range(n):
+        acc = acc + [dsin(acc[-1]) * w[0]]
+    return sum(acc[1:], acc[0])
+
+
+for n in (0, 3):
+    g = grad(lambda a, b: f_append_n(a, b, n), [[0.5], [1.5]])
+    print("append_n", n, fmt(g[0][0]), fmt(g[1][0]))
+
+# halve of a single element: the while loop never runs.
+print("halve1", fmt(grad(f_halve, [[2.5]])[0]))
+
+
+# rows: a [k][2] array grows by a row computed from the last one; sum of the rows' products.
+def f_rows(a, b):
+    m = [[a[0], b[0]]]
+    for _ in range(3):
+        r = m[-1]
+        m = m + [[r[0] * r[1], r[0] + b[0]]]
+    return sum((r[0] * r[1] for r in m[1:]), m[0][0] * m[0][1])
+
+
+g = grad(f_rows, [[0.75], [1.25]])
+print("rows", fmt(g[0][0]), fmt(g[1][0]))
