@@ -1,7 +1,9 @@
--- Reverse mode of loops whose arrays change size: growing by concatenation, halving in a
--- while loop, appending one element per iteration (with a free variable), and keeping the
--- elements that pass a test (a size known only at run time); second derivatives through
--- them. Expected values: gen/loop_resize.py (dual numbers, not gradus).
+-- Reverse mode of loops whose arrays change size: growing by concatenation (also a
+-- two-dimensional array, a for-in loop, zero iterations, with in-place updates), halving and
+-- filtering in while loops, appending one element per iteration (with a free variable), and
+-- keeping the elements that pass a test (a size known only at run time); second derivatives
+-- (jvp of vjp, vjp of vjp) through them. Expected values: gen/loop_resize.py (dual numbers,
+-- not gradus).
 
 def grow (t: f64) = f64.sum (loop v = [t] for _i < 3 do v ++ map (\x -> x * x + t) v)
 
@@ -82,3 +84,48 @@ entry d_rows (a: f64) (b: f64) =
                    let r = last m in m ++ [[r[0] * r[1], r[0] + b]]
          in f64.sum (map (\r -> r[0] * r[1]) m))
       (a, b) 1
+
+-- A for-in loop appending the running product.
+-- ==
+-- entry: d_forin
+-- input { [0.5, 1.5, -2.0] } output { [-0.5, -0.5, 0.75] }
+entry d_forin [n] (xs: [n]f64) =
+  vjp (\xs -> f64.sum (loop acc = [1.0] for x in xs do acc ++ [last acc * x])) xs 1
+
+-- A while loop that filters until at most two elements are left.
+-- ==
+-- entry: d_wfilter
+-- input { [0.9, 0.5, 1.2, 0.3, 1.1] } output { [0.0, 0.0, 0.59049, 0.0, 0.59049] }
+entry d_wfilter [n] (xs: [n]f64) =
+  vjp (\xs -> f64.sum (loop v = xs while length v > 2 do
+                         filter (> 0.6) (map (\x -> x * 0.9 + 0.01) v)))
+      xs 1
+
+-- An in-place update of the growing array, and a growing array carried with one of fixed size
+-- updated in place.
+-- ==
+-- entry: d_inplace
+-- input { 0.5 1.5 } output { 6.375 9.375 }
+entry d_inplace (x0: f64) (w: f64) =
+  vjp (\(x0, w) ->
+         f64.sum (loop acc = [x0] for i < 3 do (copy acc with [0] = acc[0] * w) ++ [acc[i] + w]))
+      (x0, w) 1
+
+-- ==
+-- entry: d_two
+-- input { 0.5 1.5 } output { 14.125 5.4375 }
+entry d_two (x0: f64) (w: f64) =
+  vjp (\(x0, w) ->
+         let (acc, ys) = loop (acc, ys) = ([x0], replicate 3 0.25) for i < 3 do
+                           (acc ++ [ys[i] + last acc], ys with [i] = last acc * w)
+         in f64.sum acc + f64.sum (map (\y -> y * y) ys))
+      (x0, w) 1
+
+-- `#[stripmine(2)]` is a hint that a loop whose arrays change size does not take.
+-- ==
+-- entry: d_stripmined
+-- input { 0.5 1.5 3i64 } output { 5.02821631868284 3.504532000722596 }
+entry d_stripmined (x0: f64) (w: f64) (n: i64) =
+  vjp (\(x0, w) ->
+         f64.sum (#[stripmine(2)] loop acc = [x0] for _i < n do acc ++ [f64.sin (last acc) * w]))
+      (x0, w) 1

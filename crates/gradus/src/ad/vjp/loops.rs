@@ -208,7 +208,12 @@ impl Vjp<'_> {
                             .and_then(|r| r.trim().parse::<u32>().ok())
                     })
                     .unwrap_or(1);
-                if k < 2 || self.e.ty(bound).elem() != PrimType::I64 {
+                // A loop whose arrays change size keeps its checkpoints in flat buffers of
+                // exactly their elements (`resize.rs`) and is not stripmined.
+                if k < 2
+                    || self.e.ty(bound).elem() != PrimType::I64
+                    || resizes(params, &self.e.names)
+                {
                     return Ok(s);
                 }
                 Ok(self.stripmine(&s, params, *i, *bound, body, k))

@@ -99,3 +99,55 @@ def f_rows(a, b):
 
 g = grad(f_rows, [[0.75], [1.25]])
 print("rows", fmt(g[0][0]), fmt(g[1][0]))
+
+
+# forin: a for-in loop appending the running product.
+def f_forin(xs):
+    acc = [1.0]
+    for x in xs:
+        acc = acc + [acc[-1] * x]
+    return sum(acc[1:], acc[0])
+
+
+print("forin", fmt(grad(f_forin, [[0.5, 1.5, -2.0]])[0]))
+
+
+# wfilter: a while loop that filters until at most two elements are left.
+def f_wfilter(xs):
+    v = list(xs)
+    while len(v) > 2:
+        v = [x for x in [x * 0.9 + 0.01 for x in v] if real(x) > 0.6]
+    return sum(v[1:], v[0]) if v else 0.0
+
+
+print("wfilter", fmt(grad(f_wfilter, [[0.9, 0.5, 1.2, 0.3, 1.1]])[0]))
+
+
+# inplace: each iteration updates the first element in place and appends one.
+def f_inplace(x0, w):
+    x0, w = x0[0], w[0]
+    acc = [x0]
+    for i in range(3):
+        a = list(acc)
+        a[0] = acc[0] * w
+        acc = a + [acc[i] + w]
+    return sum(acc[1:], acc[0])
+
+
+g = grad(f_inplace, [[0.5], [1.5]])
+print("inplace", fmt(g[0][0]), fmt(g[1][0]))
+
+
+# two: a growing array and one of fixed size updated in place, carried together.
+def f_two(x0, w):
+    x0, w = x0[0], w[0]
+    acc, ys = [x0], [0.25] * 3
+    for i in range(3):
+        ny = list(ys)
+        ny[i] = acc[-1] * w
+        acc, ys = acc + [ys[i] + acc[-1]], ny
+    return sum(acc[1:], acc[0]) + sum((y * y for y in ys[1:]), ys[0] * ys[0])
+
+
+g = grad(f_two, [[0.5], [1.5]])
+print("two", fmt(g[0][0]), fmt(g[1][0]))
