@@ -15,9 +15,10 @@ def halve [n] (xs: [n]f64) =
 
 -- ==
 -- entry: d_grow
--- input { 0.75 } output { 69.58642578125 261.412109375 261.412109375 }
+-- input { 0.75 } output { 69.58642578125 261.412109375 261.412109375 261.412109375 }
 entry d_grow (t: f64) =
-  (vjp grow t 1, jvp (\s -> vjp grow s 1) t 1, vjp (\s -> vjp grow s 1) t 1)
+  (vjp grow t 1, jvp (\s -> vjp grow s 1) t 1, vjp (\s -> vjp grow s 1) t 1,
+   vjp (\s -> jvp grow s 1) t 1)
 
 -- ==
 -- entry: d_halve
