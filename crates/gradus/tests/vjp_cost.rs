@@ -83,6 +83,26 @@ def scanm [n] (xs: [n]f64) = scan mm [1, 0, 0, 1] (map (\x -> [x, 0.5, -0.5, x])
 entry scanm_primal [n] (xs: [n]f64) = scanm xs
 entry scanm_grad [n] (xs: [n]f64) = vjp2 scanm xs (replicate n [1, 1, 1, 1])
 
+-- A loop whose array grows by one element per iteration (quadratic work: each concat
+-- copies): checkpointed in one flat buffer, after a first run that records the sizes.
+def growing [n] (xs: [n]f64) =
+  f64.sum (loop acc = [xs[0]] for i < n - 1 do acc ++ [f64.sin (last acc) + xs[i + 1]])
+entry growing_primal [n] (xs: [n]f64) = growing xs
+entry growing_grad [n] (xs: [n]f64) = vjp2 growing xs 1
+
+-- A while loop that halves its array until one element is left, and a loop that filters its
+-- array: checkpointed the same way (linear work in all).
+def halving [n] (xs: [n]f64) =
+  let v = loop v = xs while length v > 1 do
+            let h = length v / 2 in map2 (\a b -> a * b + 0.5) (take h v) (take h (drop h v))
+  in v[0]
+entry halving_primal [n] (xs: [n]f64) = halving xs
+entry halving_grad [n] (xs: [n]f64) = vjp2 halving xs 1
+def filtering [n] (xs: [n]f64) =
+  f64.sum (loop v = xs for _i < 4 do filter (> 0.6) (map (\x -> x * 0.95 + 0.01) v))
+entry filtering_primal [n] (xs: [n]f64) = filtering xs
+entry filtering_grad [n] (xs: [n]f64) = vjp2 filtering xs 1
+
 -- A small Gaussian mixture objective (BENCHMARKS.md, ADBench GMM without the Wishart prior):
 -- k components in d dimensions with diagonal covariances, n points.
 def logsumexp [k] (xs: [k]f64) = let m = f64.maximum xs in m + f64.log (f64.sum (map (\x -> f64.exp (x - m)) xs))
@@ -141,6 +161,9 @@ fn gradients_cost_a_constant_factor_of_the_primal() {
             ("custom", vec![f64s(n, 16)]),
             ("histc", vec![f64s(n, 17), indices(n, 10, 18)]),
             ("scanm", vec![f64s(n, 19)]),
+            ("growing", vec![f64s(n, 20)]),
+            ("halving", vec![f64s(n, 21)]),
+            ("filtering", vec![f64s(n, 22)]),
             (
                 "gmm",
                 vec![mat(n / 5, 3, 12), f64s(4, 13), mat(4, 3, 14), mat(4, 3, 15)],

@@ -28,3 +28,15 @@ entry slice (xs: [5]f64) (ys: [2]f64) (yb: [5]f64) = vjp (\(a, b) -> copy a with
 -- input { [[0.74, -0.43, 0.21], [0.56, 0.43, 0.83]] [1.0, 2.0, 3.0] }
 -- output { [[0.0, 0.0, 0.0], [1.0, 1.0, 10.0]] [5.1499999999999995, 1.0, 1.0] }
 entry row2d (m: [2][3]f64) (r: [3]f64) = vjp (\(a: [2][3]f64, b: [3]f64) -> let c0 = copy a with [0] = b let c = c0 with [1, 2] = a[1, 2] * 5 in f64.sum (flatten c) + c[0, 0] * c[1, 2]) (m, r) 1
+
+-- An if whose branch updates an array bound before it in place (its return sweep re-executes
+-- the branch). f = 16 x1² x2² + 4 x1² + 4 x2² when c, by hand; 4 |x|² otherwise.
+-- ==
+-- entry: if_update
+-- input { [1.0, 2.0, 3.0] true } output { [0.0, 592.0, 408.0] }
+-- input { [1.0, 2.0, 3.0] false } output { [8.0, 16.0, 24.0] }
+entry if_update (xs: [3]f64) (c: bool) =
+  vjp (\xs -> let zs = map (* 2) xs
+              let ys = if c then zs with [0] = zs[1] * zs[2] else zs
+              in f64.sum (map (\y -> y * y) ys))
+      xs 1

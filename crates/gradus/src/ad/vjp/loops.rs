@@ -23,6 +23,13 @@
 //! about a third of its gradient's work). The memory is the inner checkpoints of every outer
 //! iteration, which is at most what the inner loops compute.
 //!
+//! A loop whose arrays **change size** (a loop parameter's type mentions another parameter:
+//! `loop xs = .. for i < n do xs ++ ..`, a `while` loop that halves an array, a loop that
+//! filters) cannot keep its checkpoints in `[n]` arrays of one shape: it saves each
+//! iteration's arrays flattened into one buffer per parameter (`Save::Flat`), at offsets a
+//! first, counting run of the loop records, and its return sweep carries the sizes; see
+//! `resize.rs` for what that takes, guarantees and costs.
+//!
 //! A loop whose carried values are all scalars and whose updates are (partly) invertible is
 //! handled by `revcomp.rs` instead: the return sweep recovers those values with the inverse
 //! update (reverse computing) and checkpoints only the others; `#[checkpoint]` on the loop
@@ -36,13 +43,13 @@
 //!   iterations each (`i = o·s + j`), so that the checkpoints take about `k · n^(1/k)`
 //!   memory at the price of `k + 1` executions of the body instead of two.
 
+use super::resize::{FlatSlot, resizes, size_params};
 use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
-use crate::core::renumber::body_binders;
-use crate::core::visit::lambda_free_vars;
-use crate::core::visit::stm_free_vars;
+use crate::core::renumber::{body_binders, map_vars_type};
+use crate::core::visit::{lambda_free_vars, stm_consumed_vars, stm_free_vars};
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
@@ -86,6 +93,7 @@ impl Saved {
         for save in &self.saves {
             match save {
                 Save::Full(v) => out.push(*v),
+                Save::Flat { buf, offsets } => out.extend([*buf, *offsets]),
                 Save::InPlace(writes) => {
                     for w in writes {
                         out.extend(&w.indices);
@@ -106,6 +114,10 @@ impl Saved {
             .iter()
             .map(|save| match save {
                 Save::Full(_) => Save::Full(next()),
+                Save::Flat { .. } => Save::Flat {
+                    buf: next(),
+                    offsets: next(),
+                },
                 Save::InPlace(writes) => Save::InPlace(
                     writes
                         .iter()
@@ -148,6 +160,10 @@ enum Save {
     /// iteration and update, so the return sweep recovers the array at the start of
     /// iteration `i` from the one after it by writing the old values back.
     InPlace(Vec<Overwrite>),
+    /// An array whose size changes from iteration to iteration: its elements at the start of
+    /// every iteration, flattened one after the other into one buffer, and where each
+    /// iteration's start.
+    Flat { buf: Var, offsets: Var },
 }
 
 /// One in-place update of a chain: per iteration, its indices and the overwritten value.
@@ -222,6 +238,26 @@ fn invariant_definition(stms: &[Stm], v: Var, inside: &HashSet<Var>) -> Option<V
 }
 
 impl Vjp<'_> {
+    /// `params` (those of a copy of loop `s`) with a fresh copy of every initial value that
+    /// `s` consumes, so that the copy, which runs first, leaves it to `s`.
+    pub(super) fn copy_consumed_inits(
+        &mut self,
+        s: &Stm,
+        params: Vec<LoopParam>,
+    ) -> Vec<LoopParam> {
+        let consumed: HashSet<Var> = stm_consumed_vars(s).into_iter().collect();
+        params
+            .into_iter()
+            .map(|(p, init)| match init {
+                SubExp::Var(x) if consumed.contains(&x) => {
+                    let c = self.e.basic(BasicOp::Copy(x), "init");
+                    (p, SubExp::Var(c))
+                }
+                other => (p, other),
+            })
+            .collect()
+    }
+
     /// Rewrites a `while` loop or a `#[stripmine(k)]` loop into `for` loops (emitting what
     /// that needs: the counting loop, the strip sizes); other statements are returned as
     /// they are.
@@ -232,14 +268,15 @@ impl Vjp<'_> {
         match form {
             LoopForm::While { cond } => {
                 let mut subst = HashMap::new();
-                let mut new_params = Vec::new();
+                let mut fresh_params = Vec::new();
                 for (p, init) in params {
                     let t = self.e.names.ty(*p).clone();
                     let h = self.e.names.hint(*p).to_string();
                     let np = self.e.fresh(&h, t);
                     subst.insert(*p, np);
-                    new_params.push((np, *init));
+                    fresh_params.push((np, *init));
                 }
+                let mut new_params = self.copy_consumed_inits(&s, fresh_params);
                 // Parameter types may mention other parameters (sizes).
                 for (np, _) in &new_params {
                     let mut t = self.e.names.ty(*np).clone();
@@ -255,13 +292,18 @@ impl Vjp<'_> {
                     .nested(|v| Ok(v.e.i64_bin(BinOp::Add, SubExp::Var(count), SubExp::i64(1))))?;
                 stms.extend(inc_stms);
                 result.push(inc);
-                let pat: Vec<Var> = new_params
-                    .iter()
-                    .map(|(p, _)| {
-                        let t = self.e.names.ty(*p).clone();
-                        self.e.fresh("counted", t)
-                    })
-                    .collect();
+                // The results' types refer to the results (sizes), not to the parameters.
+                let mut to_pat: HashMap<Var, Var> = HashMap::new();
+                let mut pat = Vec::with_capacity(new_params.len());
+                for (p, _) in &new_params {
+                    let mut t = self.e.names.ty(*p).clone();
+                    crate::core::renumber::map_vars_type(&mut t, &mut |v| {
+                        to_pat.get(&v).copied().unwrap_or(v)
+                    });
+                    let r = self.e.fresh("counted", t);
+                    to_pat.insert(*p, r);
+                    pat.push(r);
+                }
                 let c = pat[pat.len() - 1];
                 self.e.add_stm(Stm {
                     pat,
@@ -297,7 +339,12 @@ impl Vjp<'_> {
                             .and_then(|r| r.trim().parse::<u32>().ok())
                     })
                     .unwrap_or(1);
-                if k < 2 || self.e.ty(bound).elem() != PrimType::I64 {
+                // A loop whose arrays change size keeps its checkpoints in flat buffers of
+                // exactly their elements (`resize.rs`) and is not stripmined.
+                if k < 2
+                    || self.e.ty(bound).elem() != PrimType::I64
+                    || resizes(params, &self.e.names)
+                {
                     return Ok(s);
                 }
                 Ok(self.stripmine(&s, params, *i, *bound, body, k))
@@ -512,24 +559,45 @@ impl Vjp<'_> {
         let LoopForm::For { i, bound } = form else {
             return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
         };
-        if !self.fixed_shape_loop(params) {
-            return Err(limitation(
-                s.aux.span,
-                "reverse-mode AD of a loop whose arrays change size",
-            ));
+        for (p, _) in params {
+            if matches!(self.e.names.ty(*p), Type::Acc { .. }) {
+                return Err(limitation(
+                    s.aux.span,
+                    "reverse-mode AD of a loop that carries accumulators",
+                ));
+            }
         }
+        let resizing = resizes(params, &self.e.names);
         let bt = self.e.ty(bound).elem();
         let n = match given_n {
             Some(n) => n,
             None => self.iteration_count(bound),
         };
-        let chains = update_chains(params, body, &self.e.names);
+        let chains = if resizing {
+            vec![None; params.len()]
+        } else {
+            update_chains(params, body, &self.e.names)
+        };
+        // Where each iteration's arrays go in the flat checkpoint buffers, for a loop whose
+        // arrays change size.
+        let flat_layout = if resizing {
+            Some(self.flat_layout(s, n)?)
+        } else {
+            None
+        };
         // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
         let mut save_params: Vec<Var> = Vec::new();
-        let mut fresh_save = |v: &mut Self, t: &Type, hint: &str| -> Var {
-            let mut shape = vec![n];
-            shape.extend_from_slice(t.dims());
+        // A buffer of `shape` (`[n]` and then `t`'s dimensions where `shape` is `None`).
+        let mut fresh_save = |v: &mut Self, t: &Type, hint: &str, shape: Option<SubExp>| -> Var {
+            let shape = match shape {
+                Some(total) => vec![total],
+                None => {
+                    let mut shape = vec![n];
+                    shape.extend_from_slice(t.dims());
+                    shape
+                }
+            };
             let scratch = v.e.basic(
                 BasicOp::Scratch {
                     elem: t.elem(),
@@ -548,11 +616,23 @@ impl Vjp<'_> {
         // Update statement position -> (index save params, old-value save param).
         let mut at_update: HashMap<usize, (Vec<Var>, Var)> = HashMap::new();
         let mut layout: Vec<Option<Vec<usize>>> = Vec::new();
-        for ((p, _), chain) in params.iter().zip(&chains) {
+        // Per parameter saved flat: its buffer loop parameter and where it goes there.
+        let mut flat: Vec<Option<(Var, FlatSlot)>> = vec![None; params.len()];
+        for (j, ((p, _), chain)) in params.iter().zip(&chains).enumerate() {
+            if let Some(fl) = &flat_layout
+                && let Some(slot) = fl[j]
+            {
+                let t = self.e.names.ty(*p).clone();
+                let bp = fresh_save(self, &t, "checkpoints", Some(slot.total));
+                flat[j] = Some((bp, slot));
+                full.push(None);
+                layout.push(None);
+                continue;
+            }
             match chain {
                 None => {
                     let t = self.e.names.ty(*p).clone();
-                    full.push(Some(fresh_save(self, &t, "checkpoints")));
+                    full.push(Some(fresh_save(self, &t, "checkpoints", None)));
                     layout.push(None);
                 }
                 Some(chain) => {
@@ -564,11 +644,13 @@ impl Vjp<'_> {
                         };
                         let idx: Vec<Var> = slice
                             .iter()
-                            .map(|_| fresh_save(self, &Type::Prim(PrimType::I64), "written_at"))
+                            .map(|_| {
+                                fresh_save(self, &Type::Prim(PrimType::I64), "written_at", None)
+                            })
                             .collect();
                         let at = self.e.names.ty(*array).clone();
                         let old_t = Type::array(at.elem(), at.dims()[slice.len()..].to_vec());
-                        let old = fresh_save(self, &old_t, "overwritten");
+                        let old = fresh_save(self, &old_t, "overwritten", None);
                         at_update.insert(*k, (idx, old));
                     }
                     layout.push(Some(chain.clone()));
@@ -580,7 +662,8 @@ impl Vjp<'_> {
         // loop the (value, stack) pairs of its results, then of what it saved.
         let mut inner_sweeps: HashMap<usize, InnerSweep> = HashMap::new();
         let mut inner_saved: Vec<(usize, usize, Saved, Vec<Var>)> = Vec::new();
-        if given_n.is_none() && !s.aux.attrs.iter().any(|a| a.starts_with("stripmine")) {
+        if given_n.is_none() && !resizing && !s.aux.attrs.iter().any(|a| a.starts_with("stripmine"))
+        {
             let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
             inside.insert(*i);
             let mut binders = Vec::new();
@@ -603,7 +686,7 @@ impl Vjp<'_> {
                 for x in &kept {
                     let t = self.e.names.ty(*x).clone();
                     let h = format!("{}_stack", self.e.names.hint(*x));
-                    pairs.push((*x, fresh_save(self, &t, &h)));
+                    pairs.push((*x, fresh_save(self, &t, &h, None)));
                 }
                 let stacks = pairs.iter().map(|(_, stack)| *stack).collect();
                 inner_sweeps.insert(k, (stms, pairs));
@@ -632,6 +715,13 @@ impl Vjp<'_> {
             for ((p, _), f) in params.iter().zip(&full) {
                 if let Some(cp) = f {
                     save(v, &mut cur, *cp, SubExp::Var(*p));
+                }
+            }
+            for ((p, _), fl) in params.iter().zip(&flat) {
+                if let Some((bp, slot)) = fl {
+                    let buf = cur.get(bp).copied().unwrap_or(*bp);
+                    let u = v.save_flat(buf, *p, slot, i64i);
+                    cur.insert(*bp, u);
                 }
             }
             for (k, st) in body.stms.iter().enumerate() {
@@ -685,9 +775,14 @@ impl Vjp<'_> {
         let saves = full
             .iter()
             .zip(&layout)
-            .map(|(f, chain)| match (f, chain) {
-                (Some(cp), _) => Save::Full(outs[cp]),
-                (None, Some(chain)) => Save::InPlace(
+            .zip(&flat)
+            .map(|((f, chain), fl)| match (f, chain, fl) {
+                (_, _, Some((bp, slot))) => Save::Flat {
+                    buf: outs[bp],
+                    offsets: slot.offsets,
+                },
+                (Some(cp), _, _) => Save::Full(outs[cp]),
+                (None, Some(chain), _) => Save::InPlace(
                     chain
                         .iter()
                         .filter_map(|k| at_update.get(k))
@@ -697,7 +792,7 @@ impl Vjp<'_> {
                         })
                         .collect(),
                 ),
-                (None, None) => Save::InPlace(Vec::new()),
+                (None, None, _) => Save::InPlace(Vec::new()),
             })
             .collect();
         let nested = inner_saved
@@ -818,19 +913,35 @@ impl Vjp<'_> {
         let bt = self.e.ty(bound).elem();
         let pvars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
         let threaded = self.loop_threaded(&pvars, *i, body);
-        // Loop parameters of the return sweep: adjoints of the loop parameters, of the free
+        // Loop parameters of the return sweep: the sizes of arrays that change size (their
+        // adjoints change size with them), adjoints of the loop parameters, of the free
         // variables, then the in-place arrays being restored (starting from a copy of the
         // loop's result).
+        let sizes: Vec<usize> = size_params(params, &self.e.names);
         let mut rparams = Vec::new();
-        for ((p, _), yb) in params.iter().zip(ybars) {
-            let t = self.e.names.ty(*p).clone();
+        let mut size_subst: HashMap<Var, Var> = HashMap::new();
+        for j in &sizes {
+            let p = params[*j].0;
+            let h = self.e.names.hint(p).to_string();
+            let sp = self.e.fresh(&h, Type::Prim(PrimType::I64));
+            size_subst.insert(p, sp);
+            rparams.push((sp, SubExp::Var(s.pat[*j])));
+        }
+        let z = sizes.len();
+        for (((p, _), yb), result) in params.iter().zip(ybars).zip(&s.pat) {
+            let mut t = self.e.names.ty(*p).clone();
+            map_vars_type(&mut t, &mut |v| size_subst.get(&v).copied().unwrap_or(v));
             let init = match yb {
                 Some((se, owned)) if t.rank() > 0 => {
-                    let a = self.owned_adj(*p, Some(Adj::Val(*se, *owned)))?;
+                    let a = self.owned_adj(*result, Some(Adj::Val(*se, *owned)))?;
                     SubExp::Var(a)
                 }
                 Some((se, _)) => *se,
-                None => self.zero(&t),
+                // The adjoint of the loop's result, whose sizes are the final ones.
+                None => {
+                    let rt = self.e.names.ty(*result).clone();
+                    self.zero(&rt)
+                }
             };
             let h = format!("{}_adj", self.e.names.hint(*p));
             rparams.push((self.e.fresh(&h, t), init));
@@ -864,10 +975,18 @@ impl Vjp<'_> {
             };
             let mut subst = HashMap::new();
             subst.insert(*i, iv);
-            let mut pvars = Vec::new();
+            let mut pvars = vec![*i; k];
             let mut consumable = Vec::new();
-            for (j, ((p, _), save)) in params.iter().zip(&saved.saves).enumerate() {
-                let pv = match save {
+            // The scalars (among them the sizes of iteration i) first, then the arrays saved
+            // flat, whose types name those sizes.
+            let is_flat = |j: &usize| matches!(saved.saves[*j], Save::Flat { .. });
+            let order: Vec<usize> = (0..k)
+                .filter(|j| !is_flat(j))
+                .chain((0..k).filter(is_flat))
+                .collect();
+            for j in order {
+                let p = &params[j].0;
+                let pv = match &saved.saves[j] {
                     Save::Full(ck) => v.e.index(
                         *ck,
                         vec![DimIndex::Fix(i64i)],
@@ -875,20 +994,29 @@ impl Vjp<'_> {
                     ),
                     Save::InPlace(writes) => {
                         let slot = inplace.iter().position(|x| *x == j).unwrap_or(0);
-                        let cur = rparams[k + nt + slot].0;
+                        let cur = rparams[z + k + nt + slot].0;
                         let r = v.restore(cur, writes, i64i);
                         consumable.push(r);
                         r
                     }
+                    Save::Flat { buf, offsets } => {
+                        // Iteration i's sizes were restored before (see `order`).
+                        let mut t = v.e.names.ty(*p).clone();
+                        map_vars_type(&mut t, &mut |x| subst.get(&x).copied().unwrap_or(x));
+                        v.read_flat(*buf, *offsets, &t, i64i)
+                    }
                 };
                 v.active.insert(pv);
                 subst.insert(*p, pv);
-                pvars.push(pv);
+                pvars[j] = pv;
             }
             let saved_adjs = std::mem::take(&mut v.adjs);
-            let tvars: Vec<Var> = rparams[k..k + nt].iter().map(|(rp, _)| *rp).collect();
+            let tvars: Vec<Var> = rparams[z + k..z + k + nt]
+                .iter()
+                .map(|(rp, _)| *rp)
+                .collect();
             v.set_threaded_adjs(&threaded, &thread_kinds, &tvars);
-            let res_adjs: Vec<Option<(SubExp, bool)>> = rparams[..k]
+            let res_adjs: Vec<Option<(SubExp, bool)>> = rparams[z..z + k]
                 .iter()
                 .map(|(rp, _)| Some((SubExp::Var(*rp), true)))
                 .collect();
@@ -912,10 +1040,17 @@ impl Vjp<'_> {
             }
             let saved_consumable =
                 std::mem::replace(&mut v.consumable, consumable.iter().copied().collect());
-            let res = v.rev_reexec(&body.stms, &body.result, &res_adjs, subst);
+            let res = v.rev_reexec_with(
+                &body.stms,
+                &body.result,
+                &res_adjs,
+                subst,
+                !sizes.is_empty(),
+            );
             v.consumable = saved_consumable;
             let res = res?;
-            let mut out = Vec::new();
+            // The sizes at the start of iteration i, which the adjoints now have.
+            let mut out: Vec<SubExp> = sizes.iter().map(|j| SubExp::Var(pvars[*j])).collect();
             for pv in &pvars {
                 out.push(v.adj_out(*pv)?);
             }
@@ -935,7 +1070,21 @@ impl Vjp<'_> {
             }
             Ok(out)
         })?;
-        let out = self.e.bind_exp(
+        // The result's types refer to its own sizes, not to the loop's parameters.
+        let mut pat_subst: HashMap<Var, Var> = HashMap::new();
+        let mut pat = Vec::with_capacity(rparams.len());
+        for (rp, _) in &rparams {
+            let mut t = self.e.names.ty(*rp).clone();
+            map_vars_type(&mut t, &mut |v| pat_subst.get(&v).copied().unwrap_or(v));
+            let h = self.e.names.hint(*rp).to_string();
+            let o = self.e.fresh(&h, t);
+            if pat.len() < z {
+                pat_subst.insert(*rp, o);
+            }
+            pat.push(o);
+        }
+        self.e.push(
+            pat.clone(),
             Exp::Loop {
                 params: rparams,
                 form: LoopForm::For {
@@ -944,11 +1093,16 @@ impl Vjp<'_> {
                 },
                 body: Body { stms, result },
             },
-            "loop_adj",
         );
+        let out = &pat[z..];
         self.set_threaded_adjs(&threaded, &thread_kinds, &out[k..k + nt]);
         for ((_, init), a) in params.iter().zip(&out[..k]) {
-            self.add_adj_se(init, SubExp::Var(*a), true)?;
+            // The adjoints have the sizes the return sweep restored, the initial ones.
+            let a = match init {
+                SubExp::Var(x) if z > 0 => self.coerce_to(SubExp::Var(*a), *x),
+                _ => SubExp::Var(*a),
+            };
+            self.add_adj_se(init, a, true)?;
         }
         Ok(())
     }

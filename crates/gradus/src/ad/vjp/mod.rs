@@ -57,6 +57,7 @@ mod hist_general;
 mod loops;
 mod map;
 mod reduce;
+mod resize;
 mod revcomp;
 mod scan;
 mod scatter;
@@ -507,12 +508,21 @@ impl<'a> Vjp<'a> {
                 continue;
             }
             let mut s = s0.clone();
+            // The return sweep of an active `if` re-executes a branch, which reads what the
+            // branches consume: the forward sweep's `if` consumes copies, the one on the tape
+            // the originals.
+            let reexecuted_if = matches!(s0.exp, Exp::If { .. })
+                && stm_free_vars(s0).iter().any(|v| self.active.contains(v));
+            let mut tape_s = None;
             for x in stm_consumed_vars(&s) {
                 let needed = needs
                     .iter()
                     .enumerate()
                     .any(|(j, n)| j != k && n.contains(&x));
-                if needed || (reexec && !bound.contains(&x) && !self.consumable.contains(&x)) {
+                if needed
+                    || reexecuted_if
+                    || (reexec && !bound.contains(&x) && !self.consumable.contains(&x))
+                {
                     let t = self.e.names.ty(x).clone();
                     if matches!(t, Type::Acc { .. }) {
                         continue;
@@ -532,6 +542,9 @@ impl<'a> Vjp<'a> {
                         stm: copy,
                         extra: Extra::None,
                     });
+                    if reexecuted_if && tape_s.is_none() {
+                        tape_s = Some(s0.clone());
+                    }
                     rename_in_stm(&mut s, x, c);
                 }
             }
@@ -549,7 +562,7 @@ impl<'a> Vjp<'a> {
                     self.active.extend(s.pat.iter().copied());
                 }
                 tape.push(Entry {
-                    stm: s,
+                    stm: tape_s.unwrap_or(s),
                     extra: Extra::None,
                 });
                 continue;
@@ -564,7 +577,10 @@ impl<'a> Vjp<'a> {
                 self.push_primal(&s)?;
                 Extra::None
             };
-            tape.push(Entry { stm: s, extra });
+            tape.push(Entry {
+                stm: tape_s.unwrap_or(s),
+                extra,
+            });
         }
         Ok(tape)
     }
@@ -693,13 +709,28 @@ impl<'a> Vjp<'a> {
         res_adjs: &[Option<(SubExp, bool)>],
         subst: HashMap<Var, Var>,
     ) -> R<Vec<SubExp>> {
+        self.rev_reexec_with(stms, result, res_adjs, subst, false)
+    }
+
+    /// [`Self::rev_reexec`]; with `coerce`, an array adjoint whose type names other sizes
+    /// than its result's (equal at run time: the sizes a loop's return sweep carries) is
+    /// first coerced to the result's shape.
+    fn rev_reexec_with(
+        &mut self,
+        stms: &[Stm],
+        result: &[SubExp],
+        res_adjs: &[Option<(SubExp, bool)>],
+        subst: HashMap<Var, Var>,
+        coerce: bool,
+    ) -> R<Vec<SubExp>> {
         let (stms, result) = self.rename(stms, result, subst);
         let tape = self.fwd_scope(&stms, true)?;
         self.consumable.clear();
         let aux = self.e.aux().clone();
         for (r, a) in result.iter().zip(res_adjs) {
             if let (SubExp::Var(r), Some((a, owned))) = (r, a) {
-                self.add_adj(*r, *a, *owned)?;
+                let a = if coerce { self.coerce_to(*a, *r) } else { *a };
+                self.add_adj(*r, a, *owned)?;
             }
         }
         self.rev_scope(tape)?;

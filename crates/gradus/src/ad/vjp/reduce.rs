@@ -141,7 +141,7 @@ impl Vjp<'_> {
     }
 
     /// Exclusive scan: `[ne, x0, x0 ⊕ x1, ..]` (`k` arrays).
-    fn exclusive_scan(
+    pub(super) fn exclusive_scan(
         &mut self,
         w: SubExp,
         lam: Lambda,
