@@ -197,6 +197,29 @@ fn a_loop_changing_state_once_becomes_a_statement() {
 }
 
 #[test]
+fn a_return_sweep_with_independent_iterations_runs_forwards() {
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64, ys_adj_2: [n_0]f64, c_3: f64) : [n_0]f64 {
+  let (r_4: [n_0]f64) = with_acc([n_0] (ys_adj_2), \(acc_5: acc([n_0], f64)) : (acc([n_0], f64)) -> {
+    let last_6: i64 = sub_i64(n_0, 1i64)
+    let (s_7: f64, a_8: acc([n_0], f64)) = loop (s_9: f64 = c_3, a_10: acc([n_0], f64) = acc_5) for i_11: i64 < n_0 do {
+      let k_12: i64 = sub_i64(last_6, i_11)
+      let x_13: f64 = xs_1[k_12]
+      let t_14: f64 = mul_f64(x_13, s_9)
+      let a_15: acc([n_0], f64) = update_acc(a_10, [k_12], [t_14])
+      in s_9, a_15
+    }
+    in a_8
+  })
+  in r_4
+}"#,
+        &["loop-norm"],
+        "loop-forward",
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
 fn short_constant_loops_unroll() {
     let out = run(
         r#"fun f (x_0: f64) : f64 {
