@@ -278,14 +278,7 @@ impl<'a> Lw<'a> {
         out: &mut Vec<I>,
     ) -> R<()> {
         let len = self.ix(&ew.len);
-        let accs = self.init_accs(r, out);
-        for (a, t) in &accs {
-            out.push(I::MakeUnique {
-                arr: a.clone(),
-                elem: t.elem(),
-                count: len.clone(),
-            });
-        }
+        let accs = self.init_unique_accs(r, &len, out);
         let i = self.fresh("i");
         let iv = Ex::var(&i);
         let mut body = Vec::new();
@@ -345,6 +338,52 @@ impl<'a> Lw<'a> {
         for ((a, t), ne) in accs.iter().zip(r.neutral) {
             self.decl_named(a, t, out);
             self.assign_named(a, t, ne, out);
+        }
+        accs
+    }
+
+    /// Fresh accumulators of `len` elements each, exclusively owned, holding the neutral
+    /// elements. A neutral array that lives on after the reduction is copied into a new
+    /// allocation, which inside a loop is the site's slot (no `malloc` per run); one used
+    /// here for the last time is taken over, and copied only if it is shared.
+    fn init_unique_accs(
+        &mut self,
+        r: &Reduction<'_>,
+        len: &Ex,
+        out: &mut Vec<I>,
+    ) -> Vec<(String, Type)> {
+        let mut accs = Vec::new();
+        for (t, ne) in r.lam.ret.iter().zip(r.neutral) {
+            let a = self.fresh("acc");
+            self.decl_named(&a, t, out);
+            match ne {
+                SubExp::Var(v)
+                    if matches!(t, Type::Array { .. }) && !self.last_used_once.contains(v) =>
+                {
+                    out.push(I::Alloc {
+                        arr: a.clone(),
+                        elem: t.elem(),
+                        count: len.clone(),
+                    });
+                    out.push(I::Copy {
+                        elem: t.elem(),
+                        dst: a.clone(),
+                        dst_off: Ex::int(0),
+                        src: self.name(*v),
+                        src_off: Ex::int(0),
+                        count: len.clone(),
+                    });
+                }
+                _ => {
+                    self.assign_named(&a, t, ne, out);
+                    out.push(I::MakeUnique {
+                        arr: a.clone(),
+                        elem: t.elem(),
+                        count: len.clone(),
+                    });
+                }
+            }
+            accs.push((a, t.clone()));
         }
         accs
     }
