@@ -476,35 +476,24 @@ impl Vjp<'_> {
         )
     }
 
-    /// Whether the loop's arrays keep their sizes and no parameter is an accumulator: the
-    /// loops [`Vjp::checkpoint_loop`] takes.
-    fn fixed_shape_loop(&self, params: &[LoopParam]) -> bool {
-        let param_set: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
-        params.iter().all(|(p, _)| {
-            let t = self.e.names.ty(*p);
-            !matches!(t, Type::Acc { .. })
-                && !t
-                    .dims()
-                    .iter()
-                    .any(|d| matches!(d, SubExp::Var(v) if param_set.contains(v)))
-        })
+    /// Whether a loop parameter is an accumulator (such loops are not differentiated).
+    fn carries_acc(&self, params: &[LoopParam]) -> bool {
+        params
+            .iter()
+            .any(|(p, _)| matches!(self.e.names.ty(*p), Type::Acc { .. }))
     }
 
     /// The positions of the body's `for` loops that can be [`Nested`]: active (they depend
     /// on a loop parameter or an active variable), of fixed shapes, not stripmined, without
     /// accumulators, with an iteration count that does not change between iterations of the
-    /// enclosing loop; with that count, computed here (outside the enclosing loop).
+    /// enclosing loop; with that count, computed here (outside the enclosing loop). `inside`:
+    /// what the enclosing loop binds (its parameters, counter and the body's variables).
     fn nestable_loops(
         &mut self,
         params: &[LoopParam],
-        i: Var,
         body: &Body,
+        inside: &HashSet<Var>,
     ) -> Vec<(usize, SubExp)> {
-        let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
-        inside.insert(i);
-        let mut binders = Vec::new();
-        body_binders(body, &mut binders);
-        inside.extend(binders);
         let mut active: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
         let mut out = Vec::new();
         for (k, st) in body.stms.iter().enumerate() {
@@ -525,7 +514,8 @@ impl Vjp<'_> {
             if !is_active
                 || st.aux.attrs.iter().any(|a| a.starts_with("stripmine"))
                 || self.touches_virtual(st)
-                || !self.fixed_shape_loop(inner)
+                || self.carries_acc(inner)
+                || resizes(inner, &self.e.names)
             {
                 continue;
             }
@@ -533,7 +523,7 @@ impl Vjp<'_> {
                 SubExp::Var(b) if inside.contains(b) => {
                     // Computed in the body from values bound outside it: computed again
                     // here.
-                    let Some(defs) = invariant_definition(&body.stms[..k], *b, &inside) else {
+                    let Some(defs) = invariant_definition(&body.stms[..k], *b, inside) else {
                         continue;
                     };
                     let (stms, res) = self.rename(&defs, &[*bound], HashMap::new());
@@ -559,13 +549,11 @@ impl Vjp<'_> {
         let LoopForm::For { i, bound } = form else {
             return Err(limitation(s.aux.span, "reverse-mode AD of while loops"));
         };
-        for (p, _) in params {
-            if matches!(self.e.names.ty(*p), Type::Acc { .. }) {
-                return Err(limitation(
-                    s.aux.span,
-                    "reverse-mode AD of a loop that carries accumulators",
-                ));
-            }
+        if self.carries_acc(params) {
+            return Err(limitation(
+                s.aux.span,
+                "reverse-mode AD of a loop that carries accumulators",
+            ));
         }
         let resizing = resizes(params, &self.e.names);
         let bt = self.e.ty(bound).elem();
@@ -669,7 +657,7 @@ impl Vjp<'_> {
             let mut binders = Vec::new();
             body_binders(body, &mut binders);
             inside.extend(binders);
-            for (k, n_inner) in self.nestable_loops(params, *i, body) {
+            for (k, n_inner) in self.nestable_loops(params, body, &inside) {
                 let st = &body.stms[k];
                 let (stms, saved) = self.nested(|v| v.checkpoint_loop(st, Some(n_inner)))?;
                 let kept: Vec<Var> = st.pat.iter().copied().chain(saved.vars()).collect();

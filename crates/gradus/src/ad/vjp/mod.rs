@@ -470,7 +470,11 @@ impl<'a> Vjp<'a> {
             needs.push(n);
         }
         let mut preset = std::mem::take(&mut self.preset);
-        let consumed_here: HashSet<Var> = stms.iter().flat_map(stm_consumed_vars).collect();
+        let consumed_here: HashSet<Var> = if preset.is_empty() {
+            HashSet::new()
+        } else {
+            stms.iter().flat_map(stm_consumed_vars).collect()
+        };
         let mut tape = Vec::new();
         for (k, s0) in stms.iter().enumerate() {
             self.e.set_aux(s0.aux.clone());
