@@ -160,14 +160,7 @@ impl Program {
     ) -> Result<T, CallError> {
         let fun = crate::core::external::check_args(self.prog.entry(entry), entry, args)?;
         match &self.native {
-            None => crate::backend::interp::run_function(
-                &self.prog,
-                &self.sources,
-                fun,
-                args.iter().map(ValueRef::to_value).collect(),
-                &self.counter,
-            )
-            .map(|vs| {
+            None => self.interpret(fun, args).map(|vs| {
                 let refs: Vec<ValueRef> = vs.iter().map(Value::as_value_ref).collect();
                 with_results(&refs)
             }),
@@ -183,18 +176,27 @@ impl Program {
         self.native.as_ref().map(|n| n.copied_bytes())
     }
 
+    /// Runs `fun` on the interpreter, on copies of the borrowed arguments (it owns its values).
+    fn interpret(
+        &self,
+        fun: &crate::core::ir::FunDef,
+        args: &[ValueRef],
+    ) -> Result<Vec<Value>, RuntimeError> {
+        crate::backend::interp::run_function(
+            &self.prog,
+            &self.sources,
+            fun,
+            args.iter().map(ValueRef::to_value).collect(),
+            &self.counter,
+        )
+    }
+
     /// Calls an entry point with borrowed arguments. The native backend reads the arrays
     /// where they lie (no copy); the interpreter, which owns its values, copies them first.
     pub fn call_ref(&self, entry: &str, args: &[ValueRef]) -> Result<Vec<Value>, CallError> {
         let fun = crate::core::external::check_args(self.prog.entry(entry), entry, args)?;
         match &self.native {
-            None => crate::backend::interp::run_function(
-                &self.prog,
-                &self.sources,
-                fun,
-                args.iter().map(ValueRef::to_value).collect(),
-                &self.counter,
-            ),
+            None => self.interpret(fun, args),
             Some(n) => n.call_ref(&self.prog, &self.sources, entry, args),
         }
         .map_err(CallError::Runtime)
