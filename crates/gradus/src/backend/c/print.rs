@@ -494,7 +494,7 @@ impl Printer<'_> {
         self.line(d + 4, "int64_t gr_hi = (gr_c + 1) * gr_n / gr_nc;");
         self.par_for_range(var, "gr_lo", "gr_hi", private_body, d + 4);
         self.line(d + 3, "}");
-        self.close_slots(d + 3, true);
+        self.close_slots(d + 3);
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
             self.line(d + 3, "#ifdef _OPENMP");
@@ -541,7 +541,7 @@ impl Printer<'_> {
         } else {
             self.open_slots(1);
             self.par_for_loop(var, body, d);
-            self.close_slots(d, true);
+            self.close_slots(d);
         }
     }
 
@@ -564,7 +564,7 @@ impl Printer<'_> {
         self.line(d + 1, "#pragma omp for schedule(dynamic, gr_ch)");
         self.line(d + 1, "#endif");
         self.par_for_loop(var, body, d + 1);
-        self.close_slots(d + 1, true);
+        self.close_slots(d + 1);
         self.line(d, "}");
     }
 
@@ -614,16 +614,14 @@ impl Printer<'_> {
         });
     }
 
-    /// Closes the innermost slot scope: prints its releases at depth `d` (unless `release`
-    /// is false) and inserts its declarations where it was opened. Returns its slots.
-    fn close_slots(&mut self, d: usize, release: bool) -> Vec<String> {
+    /// Closes the innermost slot scope: prints its releases at depth `d` and inserts its
+    /// declarations where it was opened. Returns its slots.
+    fn close_slots(&mut self, d: usize) -> Vec<String> {
         let Some(scope) = self.slot_scopes.pop() else {
             return Vec::new();
         };
-        if release {
-            for slot in &scope.slots {
-                self.line(d, &format!("gr_slot_release(&{slot});"));
-            }
+        for slot in &scope.slots {
+            self.line(d, &format!("gr_slot_release(&{slot});"));
         }
         let indent = "  ".repeat(d);
         let decls: String = scope
@@ -1009,7 +1007,7 @@ impl Printer<'_> {
             }
         }
         self.stms(&f.cleanup, 1);
-        let slots = self.close_slots(1, true);
+        let slots = self.close_slots(1);
         self.line(1, "return 0;");
         self.line(0, "gr_error: GR_UNUSED;");
         for slot in &slots {
