@@ -10,8 +10,16 @@ mod ba;
 use ba::{BaInput, adbench_dir, ba_jacobian, ba_objective, ba_objective_native, read_ba};
 use gradus_check::{Tolerance, compare};
 
-fn load(rel: &str) -> BaInput {
-    read_ba(&adbench_dir().join(rel)).unwrap_or_else(|e| panic!("{e}"))
+/// The ADBench file `rel` of the data beside the repository (`../shared/data/adbench`), or
+/// `None` when that directory is absent (a clone on its own): the test is then skipped with
+/// a notice. A missing or malformed file in a present directory fails the test.
+fn load(rel: &str) -> Option<BaInput> {
+    let dir = adbench_dir();
+    if !dir.is_dir() {
+        eprintln!("skipped: no ADBench data at {}", dir.display());
+        return None;
+    }
+    Some(read_ba(&dir.join(rel)).unwrap_or_else(|e| panic!("{e}")))
 }
 
 const REF: Tolerance = Tolerance {
@@ -57,7 +65,9 @@ fn check_file(inp: &BaInput, reproj: [f64; 2], block: [[f64; 15]; 2]) -> ba::Csr
 
 #[test]
 fn test_file_matches_references_and_layout() {
-    let inp = load("ba/test.txt");
+    let Some(inp) = load("ba/test.txt") else {
+        return;
+    };
     assert_eq!((inp.n, inp.m, inp.p), (2, 10, 10));
     #[rustfmt::skip]
     let block = [
@@ -89,7 +99,9 @@ fn test_file_matches_references_and_layout() {
 
 #[test]
 fn ba1_matches_references_and_the_tape() {
-    let inp = load("ba/ba1_n49_m7776_p31843.txt");
+    let Some(inp) = load("ba/ba1_n49_m7776_p31843.txt") else {
+        return;
+    };
     assert_eq!((inp.n, inp.m, inp.p), (49, 7776, 31843));
     #[rustfmt::skip]
     let block = [

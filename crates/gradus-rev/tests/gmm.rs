@@ -9,8 +9,16 @@ mod gmm;
 use gmm::{GmmInput, adbench_dir, gmm_native, gmm_objective, gmm_objective_inv, read_gmm};
 use gradus_check::{Tolerance, compare, fd};
 
-fn load(rel: &str) -> GmmInput {
-    read_gmm(&adbench_dir().join(rel)).unwrap_or_else(|e| panic!("{e}"))
+/// The ADBench file `rel` of the data beside the repository (`../shared/data/adbench`), or
+/// `None` when that directory is absent (a clone on its own): the test is then skipped with
+/// a notice. A missing or malformed file in a present directory fails the test.
+fn load(rel: &str) -> Option<GmmInput> {
+    let dir = adbench_dir();
+    if !dir.is_dir() {
+        eprintln!("skipped: no ADBench data at {}", dir.display());
+        return None;
+    }
+    Some(read_gmm(&dir.join(rel)).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -67,7 +75,9 @@ fn generator_matches_its_test_vectors() {
 
 #[test]
 fn test_file_objective_gradient_and_round_trip() {
-    let inp = load("gmm/test.txt");
+    let Some(inp) = load("gmm/test.txt") else {
+        return;
+    };
     let expected_grad = [
         1.086628555e-01,
         -7.412700395e-01,
@@ -111,7 +121,9 @@ fn test_file_objective_gradient_and_round_trip() {
 
 #[test]
 fn d2_k5_objective_and_full_gradient_match_references() {
-    let inp = load("gmm/1k/gmm_d2_K5.txt");
+    let Some(inp) = load("gmm/1k/gmm_d2_K5.txt") else {
+        return;
+    };
     #[rustfmt::skip]
     let expected = [
         1.672152751e+02, -5.072137822e+02, 3.876802422e+01, 2.315535133e+02, 6.967696954e+01,
@@ -138,7 +150,9 @@ fn d2_k5_objective_and_full_gradient_match_references() {
 
 #[test]
 fn d10_k5_gradient_entries_pin_the_packing_order() {
-    let inp = load("gmm/1k/gmm_d10_K5.txt");
+    let Some(inp) = load("gmm/1k/gmm_d10_K5.txt") else {
+        return;
+    };
     assert!(close(objective(&inp), -3.130254091e+04, 1e-9));
     let (_, g) = gmm::gmm_rev_gradient(&inp).unwrap();
     for (i, v) in [
