@@ -988,3 +988,26 @@ fn a_later_map_over_the_same_rows_reads_what_the_earlier_one_computed() {
     );
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_permuted_map_of_replicates_is_a_replicate_of_the_permuted_map() {
+    // Seeds of a `jmp` in lane layout: `tabulate 3 (\j -> replicate n [f j, g j])` with the
+    // directions moved innermost.
+    let out = run(
+        r#"fun f [n_0] (xs_1: [3]f64) : [n_0][2][3]f64 {
+  let (s_2: [3][n_0][2]f64) = map(3i64, \(x_3: f64) : [n_0][2]f64 -> {
+    let y_4: f64 = neg_f64(x_3)
+    let a_5: [2]f64 = array(f64, [x_3, y_4])
+    let r_6: [n_0][2]f64 = replicate([n_0], a_5)
+    in r_6
+  }, xs_1)
+  let l_7: [n_0][2][3]f64 = rearrange([1, 2, 0], s_2)
+  in l_7
+}"#,
+        &["fold"],
+        "rearrange-map-replicate",
+    );
+    assert!(out.contains("replicate([n_0], "), "{out}");
+    assert!(out.contains("rearrange([1, 0], "), "{out}");
+    insta::assert_snapshot!(out);
+}

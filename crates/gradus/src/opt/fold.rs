@@ -31,13 +31,22 @@
 //! * `array-of-equal-rows`: an array literal whose rows are all the same is a `replicate`;
 //! * `rearrange-rearrange` (permutations compose; `transpose (transpose x)` is `x`),
 //!   `rearrange-id`, `reshape-same`, `coerce-same`, `assert-true`;
+//! * `rearrange-replicate`: a permutation that keeps a `replicate`'s leading dimensions in
+//!   place permutes the replicated value instead (`replicate n v` is never materialised
+//!   twice, and a row of the result is a row of the replicate, which `index-replicate` reads
+//!   as the value);
+//! * `rearrange-map-replicate`: a permuted result of a `map` whose lambda returns
+//!   `replicate(shape, v)` with a shape the lambda does not compute is the permuted
+//!   `replicate(shape, map (\x -> v) xs)`: the map no longer copies `v` into every row, and
+//!   with `rearrange-replicate` a row of the result is the map's small array (a seed
+//!   `tabulate k (\j -> replicate n e_j)` of `jmp` is `k` values, not `k·n`);
 //! * `map-gather`: a nest of maps over `iota`s whose innermost result is an element of one
 //!   array indexed by all the nest's rows (`map (\i -> map (\j -> a[j, i]) ..) ..`) is that
 //!   array permuted (`transpose a`), or the array itself.
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
-use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Stm, SubExp};
+use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::recognise::{is_one, is_zero, zero_of};
 use crate::value::{PrimType, Scalar};
@@ -75,7 +84,8 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
                     perm: composed,
                 })));
             }
-            None
+            rearrange_replicate(eng, ctx, stm, *array, perm)
+                .or_else(|| rearrange_map_replicate(eng, ctx, stm, *array, perm))
         }
         BasicOp::Reshape { array, shape } | BasicOp::Coerce { array, shape, .. } => {
             if eng.names.ty(*array).dims() == shape.as_slice() {
@@ -492,4 +502,165 @@ fn gather(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<R
         array,
         perm,
     })))
+}
+
+/// `rearrange-replicate`: `rearrange(perm, replicate(shape, v))`, where `perm` keeps the
+/// `shape.len()` leading dimensions in place, is `replicate(shape, rearrange(perm', v))`.
+fn rearrange_replicate(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    stm: &Stm,
+    array: Var,
+    perm: &[usize],
+) -> Option<Rewrite> {
+    let Some(Stm {
+        exp: Exp::BasicOp(BasicOp::Replicate { shape, value }),
+        ..
+    }) = eng.def(array)
+    else {
+        return None;
+    };
+    let (shape, value) = (shape.clone(), *value);
+    let r = shape.len();
+    if perm.len() <= r || perm[..r].iter().enumerate().any(|(i, p)| i != *p) {
+        return None;
+    }
+    let v = value.as_var()?;
+    if !eng.readable_later(v) {
+        return None;
+    }
+    let inner: Vec<usize> = perm[r..].iter().map(|p| p - r).collect();
+    let [res] = stm.pat.as_slice() else {
+        return None;
+    };
+    ctx.fire("rearrange-replicate");
+    let vt = eng.names.ty(v).clone();
+    let dims: Vec<SubExp> = inner.iter().map(|&p| vt.dims()[p]).collect();
+    let permuted = eng.names.fresh(
+        eng.names.hint(v).to_string().as_str(),
+        Type::array(vt.elem(), dims),
+    );
+    let out = eng.names.fresh(
+        eng.names.hint(*res).to_string().as_str(),
+        eng.names.ty(*res).clone(),
+    );
+    let stms = vec![
+        Stm {
+            pat: vec![permuted],
+            exp: Exp::BasicOp(BasicOp::Rearrange {
+                array: v,
+                perm: inner,
+            }),
+            aux: stm.aux.clone(),
+        },
+        Stm {
+            pat: vec![out],
+            exp: Exp::BasicOp(BasicOp::Replicate {
+                shape,
+                value: permuted.into(),
+            }),
+            aux: stm.aux.clone(),
+        },
+    ];
+    Some(Rewrite::Stms(stms, vec![out.into()]))
+}
+
+/// `rearrange-map-replicate`: `rearrange(perm, a)`, where `a` is a result of
+/// `map(w, \x -> .. replicate(shape, v) .., xs)` and `shape` is computed outside the lambda,
+/// is `rearrange(perm2, replicate(shape, map(w, \x -> v, xs)))`, with `perm2` the same
+/// permutation of the dimensions of `a` now stored as `[shape][w][v's]`.
+fn rearrange_map_replicate(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    stm: &Stm,
+    array: Var,
+    perm: &[usize],
+) -> Option<Rewrite> {
+    let def = eng.def(array)?;
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &def.exp else {
+        return None;
+    };
+    let k = def.pat.iter().position(|p| *p == array)?;
+    let rv = lam.body.result[k].as_var()?;
+    let rep = lam.body.stms.iter().find(|s| s.pat.contains(&rv))?;
+    let Exp::BasicOp(BasicOp::Replicate { shape, value }) = &rep.exp else {
+        return None;
+    };
+    let mut inner = lam.params.clone();
+    crate::core::renumber::body_binders(&lam.body, &mut inner);
+    let bound: std::collections::HashSet<Var> = inner.into_iter().collect();
+    let vt = eng.names.subexp_ty(value);
+    let local = |se: &SubExp| se.as_var().is_some_and(|v| bound.contains(&v));
+    if shape.iter().any(local) || vt.dims().iter().any(local) {
+        return None;
+    }
+    // The copy of the lambda runs where `stm` is: what it reads must not have been updated.
+    let mut consumed = std::collections::HashSet::new();
+    crate::core::visit::consumed_in_body(&lam.body, &mut consumed);
+    if !consumed.is_empty()
+        || arrays.iter().any(|a| !eng.readable_later(*a))
+        || crate::core::visit::lambda_free_vars(lam)
+            .iter()
+            .any(|v| !eng.readable_later(*v))
+    {
+        return None;
+    }
+    let [res] = stm.pat.as_slice() else {
+        return None;
+    };
+    let (w, shape, value, arrays) = (*w, shape.clone(), *value, arrays.clone());
+    let pruned = crate::core::subst::prune(eng.names, &lam.body, vec![value]);
+    let lam_params = lam.params.clone();
+    let (params, body) = crate::core::subst::fresh_copy(eng.names, &lam_params, &pruned);
+    ctx.fire("rearrange-map-replicate");
+    let rows = eng.names.fresh("map_res", vt.array_of(w));
+    let mut rep_dims = shape.clone();
+    rep_dims.push(w);
+    rep_dims.extend_from_slice(vt.dims());
+    let replicated = eng
+        .names
+        .fresh("replicate", Type::array(vt.elem(), rep_dims));
+    // Dimension a of `array` is dimension at(a) of `replicated`.
+    let r = shape.len();
+    let at = |a: usize| match a {
+        0 => r,
+        a if a <= r => a - 1,
+        a => a,
+    };
+    let out = eng.names.fresh(
+        eng.names.hint(*res).to_string().as_str(),
+        eng.names.ty(*res).clone(),
+    );
+    let stms = vec![
+        Stm {
+            pat: vec![rows],
+            exp: Exp::Soac(Soac::Map {
+                w,
+                lam: Lambda {
+                    params,
+                    body,
+                    ret: vec![vt],
+                },
+                arrays,
+            }),
+            aux: stm.aux.clone(),
+        },
+        Stm {
+            pat: vec![replicated],
+            exp: Exp::BasicOp(BasicOp::Replicate {
+                shape,
+                value: rows.into(),
+            }),
+            aux: stm.aux.clone(),
+        },
+        Stm {
+            pat: vec![out],
+            exp: Exp::BasicOp(BasicOp::Rearrange {
+                array: replicated,
+                perm: perm.iter().map(|&a| at(a)).collect(),
+            }),
+            aux: stm.aux.clone(),
+        },
+    ];
+    Some(Rewrite::Stms(stms, vec![out.into()]))
 }
