@@ -1011,3 +1011,60 @@ fn a_permuted_map_of_replicates_is_a_replicate_of_the_permuted_map() {
     assert!(out.contains("rearrange([1, 0], "), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_sum_of_rows_inside_a_lambda_becomes_a_loop_adding_each_row() {
+    // The tangent lanes of `f64.sum (map (\x -> c * x) xs)` per row of an outer map: the
+    // rows are no longer stored, and the map making each row fuses into the addition.
+    let out = run(
+        r#"fun f [m_0, n_1] (xss_2: [m_0][n_1]f64, ts_3: [m_0][n_1][4]f64, z_4: [4]f64) : ([m_0]f64, [m_0][4]f64) {
+  let (s_5: [m_0]f64, t_6: [m_0][4]f64) = map(m_0, \(xs_7: [n_1]f64, tss_8: [n_1][4]f64) : (f64, [4]f64) -> {
+    let (as_9: [n_1]f64, rows_10: [n_1][4]f64) = map(n_1, \(x_11: f64, ts_12: [4]f64) : (f64, [4]f64) -> {
+      let y_13: f64 = mul_f64(x_11, x_11)
+      let r_14: [4]f64 = map(4i64, \(l_15: f64) : f64 -> { let p_16: f64 = mul_f64(x_11, l_15) in p_16 }, ts_12)
+      in y_13, r_14
+    }, xs_7, tss_8)
+    let s_17: f64 = reduce(n_1, \(a_18: f64, b_19: f64) : f64 -> { let c_20: f64 = add_f64(a_18, b_19) in c_20 }, (0.0f64), as_9)
+    let t_21: [4]f64 = reduce(n_1, \(a_22: [4]f64, b_23: [4]f64) : [4]f64 -> {
+      let c_24: [4]f64 = map(4i64, \(u_25: f64, v_26: f64) : f64 -> { let w_27: f64 = add_f64(u_25, v_26) in w_27 }, a_22, b_23)
+      in c_24
+    }, (z_4), rows_10)
+    in s_17, t_21
+  }, xss_2, ts_3)
+  in s_5, t_6
+}"#,
+        &["reduce-loop", "fusion"],
+        "reduce-loop",
+    );
+    assert!(!out.contains("reduce("), "{out}");
+    assert_eq!(out.matches("map(4i64").count(), 1, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_sum_of_rows_at_the_top_of_a_function_stays_a_reduction() {
+    let text = r#"fun f [n_1] (tss_8: [n_1][4]f64, z_4: [4]f64) : [4]f64 {
+  let rows_10: [n_1][4]f64 = map(n_1, \(ts_12: [4]f64) : [4]f64 -> {
+    let r_14: [4]f64 = map(4i64, \(l_15: f64) : f64 -> { let p_16: f64 = mul_f64(l_15, l_15) in p_16 }, ts_12)
+    in r_14
+  }, tss_8)
+  let t_21: [4]f64 = reduce(n_1, \(a_22: [4]f64, b_23: [4]f64) : [4]f64 -> {
+    let c_24: [4]f64 = map(4i64, \(u_25: f64, v_26: f64) : f64 -> { let w_27: f64 = add_f64(u_25, v_26) in w_27 }, a_22, b_23)
+    in c_24
+  }, (z_4), rows_10)
+  in t_21
+}"#;
+    let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
+    let mut opts = OptOptions::default();
+    for p in optimiser_passes().map(|p| p.name) {
+        if p != "reduce-loop" && p != "dce" && p != "simplify" {
+            opts.disable(p).unwrap();
+        }
+    }
+    let (_, stats) = optimise(prog, &opts).unwrap();
+    assert!(
+        !stats.rules.contains_key("reduce-loop"),
+        "{:?}",
+        stats.rules
+    );
+}

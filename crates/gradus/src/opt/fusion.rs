@@ -22,7 +22,8 @@
 //!   input arrays, one copy per result (when none is consumed, so that sharing them is
 //!   unobservable);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
-//!   bounds and a cheap `f` (basic operations only), or a map read nowhere else, becomes
+//!   bounds and a cheap `f` (basic operations only), or a map read nowhere else and bound in
+//!   the same body (not an enclosing one, whose map would run once), becomes
 //!   `f(xs[i])`: one element is
 //!   computed instead of read from an array that may then die. This is how map fuses into
 //!   single-element consumers such as the index a reduction's fission produces.
@@ -58,8 +59,11 @@ pub fn index_of_map(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &def.exp else {
         return None;
     };
-    // An expensive row is computed here only if nothing else reads the array.
-    if !scope.ranges.in_bounds(i, w) || !(cheap(lam) || eng.uses.get(array) == Some(&1)) {
+    // An expensive row is computed here only if nothing else reads the array and the read is
+    // in the map's own body: in a nested lambda or loop it would be computed again by every
+    // iteration of those.
+    let only_read_here = eng.uses.get(array) == Some(&1) && scope.local.contains(array);
+    if !scope.ranges.in_bounds(i, w) || !(cheap(lam) || only_read_here) {
         return None;
     }
     if arrays

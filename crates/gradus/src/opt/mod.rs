@@ -49,6 +49,7 @@ pub mod loops;
 pub mod loopsplit;
 pub mod mapfission;
 pub mod mapshare;
+pub mod reduceloop;
 pub mod scalarise;
 pub mod simplify;
 pub mod singlepoint;

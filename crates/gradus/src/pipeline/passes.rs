@@ -89,6 +89,8 @@ passes! {
         "accumulator updates of whole arrays in maps become reductions";
     ACC_SINK: "acc-sink", Optimiser, Run::Opt(crate::opt::accsink::run),
         "rows a map returns only to add them into an accumulator are added inside the map";
+    REDUCE_LOOP: "reduce-loop", Optimiser, Run::Opt(crate::opt::reduceloop::run),
+        "inside a lambda, reductions of the array rows a map makes become one loop adding each row as it is made";
     SIMPLIFY: "simplify", Optimiser, Run::Opt(crate::opt::simplify::run),
         "the local rewrite rules below, to a fixed point per body";
     COPY_PROP: "copy-prop", Optimiser, Run::RulesIn("simplify"),

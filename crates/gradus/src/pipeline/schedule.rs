@@ -6,6 +6,7 @@
 //!     single-point, fission, loop-norm, cse); dce + tuple-elim; hoist (with map-fission);
 //!     simplify; if-share; map-share;
 //!     vertical fusion (map-of-replicate, map-map, map-sink); dce
+//! then once: reduce-loop (and if it fired: vertical fusion; simplify; dce)
 //! then once: horizontal fusion; simplify; dce
 //! then once: consumer-fusion
 //! ```
@@ -24,7 +25,7 @@
 
 use super::passes::{
     ACC_REDUCE, ACC_SINK, CONSUMER_FUSION, DCE, FUSION, HOIST, IF_SHARE, INLINE, MAP_SHARE, Pass,
-    Run, after_pass,
+    REDUCE_LOOP, Run, after_pass,
 };
 use crate::core::ir::Prog;
 use crate::opt::{Ctx, OptOptions, Stats};
@@ -73,6 +74,15 @@ pub fn optimise(mut prog: Prog, opts: &OptOptions) -> Result<(Prog, Stats), Stri
         if ctx.changes() == before {
             break;
         }
+    }
+    // Sums of rows inside lambdas become loops, and the maps making the rows fuse into the
+    // loops' additions.
+    let before = ctx.changes();
+    step(&mut prog, &mut ctx, &REDUCE_LOOP)?;
+    if ctx.changes() != before {
+        step(&mut prog, &mut ctx, &FUSION)?;
+        simplify(&mut prog, &mut ctx)?;
+        step(&mut prog, &mut ctx, &DCE)?;
     }
     let before = ctx.changes();
     // Horizontal fusion: the same pass, once, after the fixed point.

@@ -657,6 +657,26 @@ impl Printer<'_> {
         Some(name)
     }
 
+    /// A fresh block of `count` elements for `arr` (from the site's slot inside loops).
+    fn alloc(&mut self, d: usize, arr: &str, elem: PrimType, count: &Ex) {
+        let n = self.ex(count);
+        let ct = c_type(elem);
+        let call = match self.new_slot() {
+            Some(slot) => format!("gr_alloc_slot(&{slot}, "),
+            None => "gr_alloc(".into(),
+        };
+        self.line(
+            d,
+            &format!("{arr} = ({ct} *){call}&{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct}));"),
+        );
+        self.line(d, &format!("if (!{arr})"));
+        self.fail(
+            d + 1,
+            -1,
+            vec![format!("(int64_t)({n}) * (int64_t)sizeof({ct})")],
+        );
+    }
+
     fn fail_label(&self) -> String {
         self.fail_labels
             .last()
@@ -783,25 +803,28 @@ impl Printer<'_> {
                     }
                 }
             }
-            Stm::Alloc { arr, elem, count } => {
-                let n = self.ex(count);
+            Stm::Alloc { arr, elem, count } => self.alloc(d, arr, *elem, count),
+            Stm::AllocOrTake {
+                arr,
+                elem,
+                count,
+                srcs,
+            } => {
                 let ct = c_type(*elem);
-                let call = match self.new_slot() {
-                    Some(slot) => format!("gr_alloc_slot(&{slot}, "),
-                    None => "gr_alloc(".into(),
-                };
-                self.line(
-                    d,
-                    &format!(
-                        "{arr} = ({ct} *){call}&{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct}));"
-                    ),
-                );
-                self.line(d, &format!("if (!{arr})"));
-                self.fail(
-                    d + 1,
-                    -1,
-                    vec![format!("(int64_t)({n}) * (int64_t)sizeof({ct})")],
-                );
+                for (k, src) in srcs.iter().enumerate() {
+                    let (open, cond) = (
+                        if k == 0 { "if" } else { "} else if" },
+                        format!("{src}_m && {src}_m->rc == 1"),
+                    );
+                    self.line(d, &format!("{open} ({cond}) {{"));
+                    self.line(
+                        d + 1,
+                        &format!("{arr} = ({ct} *){src}; {arr}_m = {src}_m; {src}_m = NULL;"),
+                    );
+                }
+                self.line(d, "} else {");
+                self.alloc(d + 1, arr, *elem, count);
+                self.line(d, "}");
             }
             Stm::SetArr {
                 dst,

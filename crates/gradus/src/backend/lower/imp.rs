@@ -254,6 +254,21 @@ pub enum Stm {
         /// Number of elements.
         count: Ex,
     },
+    /// The block of the first of `srcs` that holds the only reference to its block (taken
+    /// over: that array no longer refers to it) for array `arr`, otherwise a fresh block of
+    /// `count` elements as [`Stm::Alloc`] gives. For a map writing element `i` of its output
+    /// only after reading element `i` of inputs that die there (a loop's accumulator of
+    /// lanes, made anew in every iteration, reuses its buffer instead of taking a new one).
+    AllocOrTake {
+        /// The array variable (declared).
+        arr: String,
+        /// Element type.
+        elem: PrimType,
+        /// Number of elements.
+        count: Ex,
+        /// The arrays whose block may be taken, in order of preference.
+        srcs: Vec<String>,
+    },
     /// `dst = src + offset` (elements), sharing the block as `share` says.
     SetArr {
         /// Destination array variable.
@@ -510,6 +525,17 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
             Stm::Alloc { arr, elem, count } => {
                 writeln!(out, "{pad}{arr} = alloc {elem}[{}]", show_ex(count))
             }
+            Stm::AllocOrTake {
+                arr,
+                elem,
+                count,
+                srcs,
+            } => writeln!(
+                out,
+                "{pad}{arr} = take {} or alloc {elem}[{}]",
+                srcs.join(" or "),
+                show_ex(count)
+            ),
             Stm::SetArr {
                 dst,
                 src,

@@ -34,6 +34,7 @@ impl<'a> Lw<'a> {
             .copied()
             .collect::<Vec<_>>()
             .into_iter();
+        let mut taken: Vec<Var> = Vec::new();
         for &p in pat {
             match self.ty(p) {
                 Type::Acc { .. } => {
@@ -53,11 +54,39 @@ impl<'a> Lw<'a> {
                 }
                 Type::Array { elem, dims } => {
                     let count = Ex::product(self.dims(dims));
-                    out.push(I::Alloc {
-                        arr: self.name(p),
-                        elem: *elem,
-                        count,
-                    });
+                    // A vector of scalars may go into the block of an input of the same type
+                    // that this map reads for the last time: each iteration reads its
+                    // element of the input before writing the output's.
+                    let dying: Vec<Var> = arrays
+                        .iter()
+                        .zip(&lam.params)
+                        .filter(|(a, q)| {
+                            dims.len() == 1
+                                && self.last_used_once.contains(*a)
+                                && !taken.contains(*a)
+                                && self.ty(**a) == self.ty(p)
+                                && matches!(self.ty(**q), Type::Prim(_))
+                                && !self.iota_rows.contains_key(*a)
+                                && !self.virtual_iotas.contains(*a)
+                        })
+                        .map(|(a, _)| *a)
+                        .collect();
+                    if dying.is_empty() {
+                        out.push(I::Alloc {
+                            arr: self.name(p),
+                            elem: *elem,
+                            count,
+                        });
+                    } else {
+                        // Two outputs never take the same input.
+                        taken.extend(&dying);
+                        out.push(I::AllocOrTake {
+                            arr: self.name(p),
+                            elem: *elem,
+                            count,
+                            srcs: dying.iter().map(|a| self.name(*a)).collect(),
+                        });
+                    }
                 }
                 Type::Prim(_) => return Err("internal error: map result is a scalar".into()),
             }
