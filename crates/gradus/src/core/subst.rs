@@ -116,6 +116,26 @@ pub fn fresh_copy(names: &mut NameTable, params: &[Var], body: &Body) -> (Vec<Va
     (fresh, freshen_body(names, &copy))
 }
 
+/// The statements of `lam`'s body with its parameters replaced by `args` (no copies: a use
+/// of the argument is where the parameter's was, which passes that consume an accumulator or
+/// fuse a producer with its reader need) and fresh names for what it binds, and its results.
+pub fn substitute_lambda(
+    names: &mut NameTable,
+    lam: &Lambda,
+    args: &[SubExp],
+) -> (Vec<Stm>, Vec<SubExp>) {
+    let map: HashMap<Var, SubExp> = lam
+        .params
+        .iter()
+        .copied()
+        .zip(args.iter().copied())
+        .collect();
+    let mut body = lam.body.clone();
+    subst_body(&mut body, &map);
+    let body = freshen_body(names, &body);
+    (body.stms, body.result)
+}
+
 /// Statements computing `lam` applied to `args` (one sub-expression per parameter), with
 /// fresh names, and its results.
 pub fn instantiate_lambda(

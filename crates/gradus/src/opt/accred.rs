@@ -100,6 +100,16 @@ pub(super) fn full_update(
     acc: Var,
     shape: &[SubExp],
 ) -> Option<Var> {
+    full_update_with(&|v| defs.get(&v), stm, acc, shape)
+}
+
+/// [`full_update`] with the definitions of variables looked up by `def`.
+pub(super) fn full_update_with<'a>(
+    def: &dyn Fn(Var) -> Option<&'a Exp>,
+    stm: &Stm,
+    acc: Var,
+    shape: &[SubExp],
+) -> Option<Var> {
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
         return None;
     };
@@ -110,7 +120,7 @@ pub(super) fn full_update(
     if *a != acc || shape.is_empty() || *w != shape[0] {
         return None;
     }
-    match defs.get(iota) {
+    match def(*iota) {
         Some(Exp::BasicOp(BasicOp::Iota {
             n, start, stride, ..
         })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1) => {}
@@ -151,7 +161,7 @@ pub(super) fn full_update(
                 if *a != acc_p || *rv != row || shape.is_empty() || *w != shape[0] {
                     return None;
                 }
-                match defs.get(iota) {
+                match def(*iota) {
                     Some(Exp::BasicOp(BasicOp::Iota {
                         n, start, stride, ..
                     })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1) => {}

@@ -32,10 +32,10 @@
 
 use super::Ctx;
 use crate::core::ir::{
-    BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Type, Var,
+    BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::safety::IN_BOUNDS;
-use crate::core::subst::{freshen_body, subst_body};
+use crate::core::subst::substitute_lambda as apply;
 use crate::core::visit::{consumed_in_body, free_in_exp, use_counts};
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
@@ -215,20 +215,4 @@ fn rewrite(names: &mut NameTable, body: &mut Body, p: usize) -> bool {
     }
     body.stms = out;
     true
-}
-
-/// The statements of `lam`'s body with its parameters replaced by `args` and fresh names for
-/// what it binds, and its results. (No copies of the arguments: fusion must see the map
-/// making a row where the operator reads it.)
-fn apply(names: &mut NameTable, lam: &Lambda, args: &[SubExp]) -> (Vec<Stm>, Vec<SubExp>) {
-    let map: HashMap<Var, SubExp> = lam
-        .params
-        .iter()
-        .copied()
-        .zip(args.iter().copied())
-        .collect();
-    let mut body = lam.body.clone();
-    subst_body(&mut body, &map);
-    let body = freshen_body(names, &body);
-    (body.stms, body.result)
 }

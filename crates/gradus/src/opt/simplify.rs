@@ -347,6 +347,11 @@ impl<'n> Engine<'n> {
         {
             return Some(r);
         }
+        if ctx.on("single-point")
+            && let Some(r) = super::singlepoint::acc_single_row(self, ctx, stm, scope)
+        {
+            return Some(r);
+        }
         if ctx.on("fission")
             && let Some(r) = super::fission::rule(self, ctx, stm)
         {

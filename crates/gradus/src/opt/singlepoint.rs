@@ -16,6 +16,15 @@
 //! but in one row instead of an index (a seed `copy zeros with [q, j] = 1`, its transpose, a
 //! row of it), and returns zero for a zero row ([`array_point`], [`zero_under`]).
 //!
+//! Rule `acc-single-row`: a full update of an accumulator (a map over `iota(w)` adding every
+//! element of row `j` of `ys` at `[j, ..]`, as reverse mode adds the adjoint of a map's free
+//! array) where `ys` is made by a map reading rows of arrays that are zero but in one row `c`
+//! (the same `c` for all of them, [`array_point`]) and returning zero for zero rows
+//! ([`zero_under`]) adds row `c` only: `f(xs[c]..)`, added at `[c, ..]`, guarded by
+//! `0 <= c < w` unless that is known. The adjoint of `minimum` over a map is such a one-hot
+//! array: the k-means Newton direction's return sweep then adds one centroid's row per point
+//! instead of all of them.
+//!
 //! Takes verified IR and gives verified IR; the map is left for dead-code elimination.
 
 use super::Ctx;
@@ -24,7 +33,7 @@ use crate::core::builder::Builder;
 use crate::core::ir::{Aux, BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::recognise::{is_plus, is_zero, zero_of};
-use crate::core::subst::instantiate_lambda;
+use crate::core::subst::{instantiate_lambda, substitute_lambda};
 use crate::core::visit::exp_binders;
 use crate::value::PrimType;
 use std::collections::HashSet;
@@ -298,8 +307,218 @@ pub fn array_point(eng: &Engine, v: Var, depth: usize) -> Option<Vec<SubExp>> {
             let inner = array_point(eng, *array, depth + 1)?;
             Some(inner[slice.len()..].to_vec())
         }
+        // A branch zero but at a point, the other all zero or zero but at the same point
+        // (the adjoint of `minimum`: one-hot where the minimum was found, if it was).
+        e @ Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => {
+            let k = eng.def(v)?.pat.iter().position(|p| *p == v)?;
+            let branch = |b: &Body| -> Option<Option<Vec<SubExp>>> {
+                let x = b.result.get(k)?.as_var()?;
+                if all_zero(eng, x, depth + 1) {
+                    return Some(None);
+                }
+                array_point(eng, x, depth + 1).map(Some)
+            };
+            let point = match (branch(then_body)?, branch(else_body)?) {
+                (Some(p), None) | (None, Some(p)) => p,
+                (Some(p), Some(q)) if p == q => p,
+                _ => return None,
+            };
+            // The point must be a value from outside the branches.
+            let inside = exp_binders(e);
+            point
+                .iter()
+                .all(|c| !matches!(c, SubExp::Var(x) if inside.contains(x)))
+                .then_some(point)
+        }
         _ => None,
     }
+}
+
+/// Rule `acc-single-row` (see the module documentation): `stm` is a map over `iota(w)` (and
+/// rows of arrays zero but in row `c`) whose only effects are accumulator updates; it becomes
+/// its body at row `c`. Groups of several accumulators (a full update and its tangent, which
+/// forward mode over reverse mode updates in one map) are handled alike.
+pub fn acc_single_row(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    stm: &Stm,
+    scope: &Scope,
+) -> Option<Rewrite> {
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
+        return None;
+    };
+    // Every result is an accumulator passed through.
+    if stm.pat.is_empty()
+        || !stm
+            .pat
+            .iter()
+            .all(|v| matches!(eng.names.ty(*v), Type::Acc { .. }))
+    {
+        return None;
+    }
+    let mut point: Option<SubExp> = None;
+    let mut agree = |c: SubExp| {
+        let ok = point.is_none_or(|q| q == c);
+        point = Some(c);
+        ok
+    };
+    // Per input: the row index, an accumulator, or rows zero but at `c`, and how to read row
+    // `c` (an element of the array, or the producing map's value there).
+    enum Input {
+        Index,
+        Acc,
+        Zero,
+        Row,
+        Made(Lambda, Vec<Var>, usize),
+    }
+    let mut inputs = Vec::new();
+    let mut zero = HashSet::new();
+    for (p, a) in lam.params.iter().zip(arrays) {
+        let input = if matches!(eng.names.ty(*a), Type::Acc { .. }) {
+            Input::Acc
+        } else if scope.ranges.iotas.get(a) == Some(w) {
+            Input::Index
+        } else if all_zero(eng, *a, 0) {
+            Input::Zero
+        } else if let Some(c) = array_point(eng, *a, 0).and_then(|pt| pt.first().copied()) {
+            if !agree(c) {
+                return None;
+            }
+            Input::Row
+        } else {
+            let (def, o) = eng.defs.get(a)?.clone();
+            let Exp::Soac(Soac::Map {
+                w: mw,
+                lam: mlam,
+                arrays: marrays,
+            }) = &def.exp
+            else {
+                return None;
+            };
+            if mw != w {
+                return None;
+            }
+            let mut inner = HashSet::new();
+            for (q, b) in mlam.params.iter().zip(marrays) {
+                if all_zero(eng, *b, 0) {
+                    inner.insert(*q);
+                } else if let Some(c) = array_point(eng, *b, 0).and_then(|pt| pt.first().copied()) {
+                    if !agree(c) {
+                        return None;
+                    }
+                    inner.insert(*q);
+                }
+            }
+            zero_under(eng, &mlam.body, &mut inner);
+            let r = *mlam.body.result.get(o)?;
+            if !(is_zero(&r) || matches!(r, SubExp::Var(v) if inner.contains(&v))) {
+                return None;
+            }
+            Input::Made(mlam.clone(), marrays.clone(), o)
+        };
+        if matches!(input, Input::Zero | Input::Row | Input::Made(..)) {
+            zero.insert(*p);
+        }
+        inputs.push(input);
+    }
+    let c = point?;
+    if !matches!(inputs.first(), Some(Input::Index)) || !adds_only_zeros(eng, &lam.body, &mut zero)
+    {
+        return None;
+    }
+    ctx.fire("acc-single-row");
+    let (lam, arrays, w) = (lam.clone(), arrays.clone(), *w);
+    let mut stms = Vec::new();
+    let mut args = Vec::new();
+    for (input, a) in inputs.iter().zip(&arrays) {
+        args.push(match input {
+            Input::Index => c,
+            Input::Acc => SubExp::Var(*a),
+            Input::Zero | Input::Row => {
+                let mut b = Builder::new(eng.names);
+                b.set_aux(stm.aux.clone());
+                let row = b.index(*a, vec![DimIndex::Fix(c)], "row");
+                stms.extend(b.take_stms());
+                row.into()
+            }
+            Input::Made(mlam, marrays, o) => {
+                let (more, r) = value_at(eng, mlam, marrays, c, *o, &stm.aux);
+                stms.extend(more);
+                r
+            }
+        });
+    }
+    let (more, res) = substitute_lambda(eng.names, &lam, &args);
+    stms.extend(more);
+    if scope.ranges.in_bounds(&c, &w) {
+        return Some(Rewrite::Stms(stms, res));
+    }
+    // Outside the rows: nothing is added.
+    let accs: Vec<SubExp> = inputs
+        .iter()
+        .zip(&arrays)
+        .filter(|(i, _)| matches!(i, Input::Acc))
+        .map(|(_, a)| SubExp::Var(*a))
+        .collect();
+    let types: Vec<Type> = stm.pat.iter().map(|v| eng.names.ty(*v).clone()).collect();
+    if accs.len() != res.len() {
+        return None;
+    }
+    let mut b = Builder::new(eng.names);
+    b.set_aux(stm.aux.clone());
+    let lo = b.prim_named(
+        PrimOp::Cmp(CmpOp::Le, PrimType::I64),
+        vec![SubExp::i64(0), c],
+        "in_lo",
+    );
+    let hi = b.prim_named(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![c, w], "in_hi");
+    let ok = b.prim_named(
+        PrimOp::Bin(BinOp::And, PrimType::Bool),
+        vec![lo.into(), hi.into()],
+        "in_range",
+    );
+    let r = b.bind(
+        Exp::If {
+            cond: ok.into(),
+            then_body: Body { stms, result: res },
+            else_body: Body {
+                stms: vec![],
+                result: accs,
+            },
+            ret: types.clone(),
+        },
+        types,
+        "point",
+    );
+    Some(Rewrite::Stms(
+        b.take_stms(),
+        r.into_iter().map(SubExp::Var).collect(),
+    ))
+}
+
+/// Whether every accumulator update in `body` (through nested maps) adds values in `zero`
+/// (extended with what is zero because of them); other nested bodies must not update.
+fn adds_only_zeros(eng: &Engine, body: &Body, zero: &mut HashSet<Var>) -> bool {
+    zero_under(eng, body, zero);
+    body.stms.iter().all(|s| match &s.exp {
+        Exp::BasicOp(BasicOp::UpdateAcc { values, .. }) => values
+            .iter()
+            .all(|v| is_zero(v) || matches!(v, SubExp::Var(x) if zero.contains(x))),
+        Exp::Soac(Soac::Map { lam, arrays, .. }) => {
+            let mut inner = zero.clone();
+            for (p, a) in lam.params.iter().zip(arrays) {
+                if zero.contains(a) {
+                    inner.insert(*p);
+                }
+            }
+            adds_only_zeros(eng, &lam.body, &mut inner)
+        }
+        e => e.bodies().is_empty(),
+    })
 }
 
 /// Extends `zero` (variables known to be zero: scalars, or arrays of zeros) with the
@@ -413,6 +632,21 @@ pub fn guarded(
     t: PrimType,
     aux: &Aux,
 ) -> Rewrite {
+    guarded_ty(eng, c, w, stms, res, otherwise, Type::Prim(t), aux)
+}
+
+/// [`guarded`] for a result of any type.
+#[allow(clippy::too_many_arguments)]
+pub fn guarded_ty(
+    eng: &mut Engine,
+    c: SubExp,
+    w: SubExp,
+    stms: Vec<Stm>,
+    res: SubExp,
+    otherwise: SubExp,
+    t: Type,
+    aux: &Aux,
+) -> Rewrite {
     let mut b = Builder::new(eng.names);
     b.set_aux(aux.clone());
     let lo = b.prim_named(
@@ -437,9 +671,9 @@ pub fn guarded(
                 stms: vec![],
                 result: vec![otherwise],
             },
-            ret: vec![Type::Prim(t)],
+            ret: vec![t.clone()],
         },
-        vec![Type::Prim(t)],
+        vec![t],
         "point",
     );
     Rewrite::Stms(b.take_stms(), vec![r[0].into()])

@@ -54,14 +54,17 @@ impl<'a> Lw<'a> {
                 }
                 Type::Array { elem, dims } => {
                     let count = Ex::product(self.dims(dims));
-                    // A vector of scalars may go into the block of an input of the same type
-                    // that this map reads for the last time: each iteration reads its
-                    // element of the input before writing the output's.
+                    // A vector of scalars may go into the block of a loop parameter of the
+                    // same type that this map reads for the last time: each iteration reads
+                    // its element of the input before writing the output's. (Only loop
+                    // parameters: the block of a temporary belongs to its allocation site's
+                    // slot, which would then allocate anew in every iteration.)
                     let dying: Vec<Var> = arrays
                         .iter()
                         .zip(&lam.params)
                         .filter(|(a, q)| {
                             dims.len() == 1
+                                && self.loop_params.contains(*a)
                                 && self.last_used_once.contains(*a)
                                 && !taken.contains(*a)
                                 && self.ty(**a) == self.ty(p)

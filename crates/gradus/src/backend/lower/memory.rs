@@ -164,6 +164,7 @@ impl<'a> Lw<'a> {
     pub(super) fn scope_plan(&mut self, body: &Body) -> ScopePlan {
         let mut plan = ScopePlan::default();
         let owned_params = std::mem::take(&mut self.owned_params);
+        self.loop_params.extend(owned_params.iter().copied());
         let in_result: HashSet<Var> = body
             .result
             .iter()

@@ -128,6 +128,7 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         copied_views: HashSet::new(),
         last_used_once: HashSet::new(),
         owned_params: Vec::new(),
+        loop_params: HashSet::new(),
         virtual_iotas: HashSet::new(),
         iota_rows: HashMap::new(),
     };
@@ -177,6 +178,9 @@ struct Lw<'a> {
     /// The array parameters of the loop whose body is about to be lowered: they belong to
     /// its scope.
     owned_params: Vec<Var>,
+    /// Every loop parameter seen so far (variables are unique in a program): a map may take
+    /// the buffer of one that dies in it (see [`imp::Stm::AllocOrTake`]).
+    loop_params: HashSet<Var>,
 }
 
 /// The C identifier of a core variable: its hint (letters, digits, `_`) and its number.
