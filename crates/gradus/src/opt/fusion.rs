@@ -23,7 +23,8 @@
 //!   unobservable);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
 //!   bounds and a cheap `f` (basic operations only), or a map read nowhere else and bound in
-//!   the same body (not an enclosing one, whose map would run once), becomes
+//!   the same body or read at row `i` by the iteration `i` of a loop or lambda directly in
+//!   that body (deeper, the row would be computed once per enclosing iteration), becomes
 //!   `f(xs[i])`: one element is
 //!   computed instead of read from an array that may then die. This is how map fuses into
 //!   single-element consumers such as the index a reduction's fission produces.
@@ -59,10 +60,13 @@ pub fn index_of_map(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &def.exp else {
         return None;
     };
-    // An expensive row is computed here only if nothing else reads the array and the read is
-    // in the map's own body: in a nested lambda or loop it would be computed again by every
-    // iteration of those.
-    let only_read_here = eng.uses.get(array) == Some(&1) && scope.local.contains(array);
+    // An expensive row is computed here only if nothing else reads the array, and the read
+    // is in the map's own body or in a loop or lambda directly in it that reads row `i` in
+    // its iteration `i`: deeper, or at another row, it would be computed again by every
+    // iteration of what encloses the read.
+    let by_row = matches!(i, SubExp::Var(v) if scope.row_vars.contains(v));
+    let only_read_here = eng.uses.get(array) == Some(&1)
+        && (scope.local.contains(array) || (scope.parent_local.contains(array) && by_row));
     if !scope.ranges.in_bounds(i, w) || !(cheap(lam) || only_read_here) {
         return None;
     }

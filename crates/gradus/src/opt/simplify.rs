@@ -39,6 +39,11 @@ pub struct Scope {
     pub ranges: Ranges,
     /// Variables bound in the body being simplified (not in enclosing ones).
     pub local: HashSet<Var>,
+    /// Variables bound in the body directly enclosing it.
+    pub parent_local: HashSet<Var>,
+    /// The iteration variables of the loop or SOAC whose body is being simplified (its
+    /// counter, its lambda's parameters); empty in the bodies of `if`s and `with_acc`s.
+    pub row_vars: HashSet<Var>,
 }
 
 /// State of one walk over a function.
@@ -167,7 +172,7 @@ impl<'n> Engine<'n> {
     /// Simplifies a body in `scope`.
     pub fn body(&mut self, ctx: &mut Ctx, body: Body, scope: &Scope) -> Body {
         let mut scope = scope.clone();
-        scope.local.clear();
+        scope.parent_local = std::mem::take(&mut scope.local);
         let mut out = Vec::with_capacity(body.stms.len());
         let mut work: VecDeque<Stm> = body.stms.into();
         let mut budget = 64 * (work.len() + 16);
@@ -277,36 +282,44 @@ impl<'n> Engine<'n> {
                 else_body,
                 ..
             } => {
-                let mut ts = scope.clone();
+                let mut es = scope.clone();
+                es.row_vars.clear();
+                let mut ts = es.clone();
                 for (v, lo, hi) in super::ifsimp::cond_facts(self, cond, &scope.ranges) {
                     ts.ranges.insert(v, lo, hi);
                 }
                 *then_body = self.body(ctx, std::mem::take(then_body), &ts);
-                *else_body = self.body(ctx, std::mem::take(else_body), scope);
+                *else_body = self.body(ctx, std::mem::take(else_body), &es);
             }
             Exp::Loop { form, body, .. } => {
                 let mut s = scope.clone();
+                s.row_vars.clear();
                 if let LoopForm::For { i, bound } = form
                     && self.names.ty(*i)
                         == &crate::core::ir::Type::Prim(crate::value::PrimType::I64)
                 {
                     s.ranges.insert(*i, 0, *bound);
+                    s.row_vars.insert(*i);
                 }
                 *body = self.body(ctx, std::mem::take(body), &s);
             }
             Exp::Soac(soac) => {
                 let mut s = scope.clone();
+                s.row_vars.clear();
                 if let Soac::Map { lam: f, arrays, .. } | Soac::Screma { map: f, arrays, .. } = soac
                 {
                     let (params, arrays) = (f.params.clone(), arrays.clone());
                     s.ranges.from_inputs(&params, &arrays);
+                    s.row_vars.extend(params);
                 }
                 for lam in soac.lambdas_mut() {
                     lam.body = self.body(ctx, std::mem::take(&mut lam.body), &s);
                 }
             }
             Exp::WithAcc { lam, .. } => {
-                lam.body = self.body(ctx, std::mem::take(&mut lam.body), scope);
+                let mut s = scope.clone();
+                s.row_vars.clear();
+                lam.body = self.body(ctx, std::mem::take(&mut lam.body), &s);
             }
         }
     }

@@ -109,7 +109,7 @@ impl<'a> Lw<'a> {
             None => (&lam.body, &HashMap::new()),
         };
         let in_place = self.rows_in_place(pat, lam_body, literals);
-        let body = self.in_parallel(par, |s| -> R<Vec<I>> {
+        let body = self.in_map_lambda(par, |s| -> R<Vec<I>> {
             let mut b = Vec::new();
             for (p, a) in lam.params.iter().zip(arrays) {
                 s.bind_row(*p, *a, &iv, &mut b);

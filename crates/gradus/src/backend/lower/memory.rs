@@ -41,7 +41,7 @@ impl<'a> Lw<'a> {
     pub(super) fn declare(&mut self, v: Var, out: &mut Vec<I>) {
         let ty = self.ty(v);
         self.decl_named(&self.name(v), ty, out);
-        if self.in_par && matches!(ty, Type::Array { .. }) {
+        if (self.in_par || self.in_lambda) && matches!(ty, Type::Array { .. }) {
             self.par_local.insert(v);
         }
     }
@@ -89,7 +89,7 @@ impl<'a> Lw<'a> {
 
     /// How an array variable's buffer may be shared from here.
     pub(super) fn share_of(&self, src: Var) -> Share {
-        if self.in_par && !self.par_local.contains(&src) {
+        if (self.in_par || self.in_lambda) && !self.par_local.contains(&src) {
             Share::Borrow
         } else {
             Share::Ref
@@ -280,7 +280,7 @@ impl<'a> Lw<'a> {
     /// rather than updated under other threads' feet.
     pub(super) fn consume(&mut self, v: Var, out: &mut Vec<I>) -> String {
         let n = self.name(v);
-        if self.in_par && !self.par_local.contains(&v) {
+        if (self.in_par || self.in_lambda) && !self.par_local.contains(&v) {
             let t = self.fresh("own");
             out.push(I::Decl {
                 ty: Ty::Array(self.ty(v).elem()),

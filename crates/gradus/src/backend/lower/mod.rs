@@ -121,6 +121,7 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         sites: Vec::new(),
         tmp: 0,
         in_par: false,
+        in_lambda: false,
         par_local: HashSet::new(),
         acc_sizes: HashMap::new(),
         placed: HashMap::new(),
@@ -159,8 +160,12 @@ struct Lw<'a> {
     tmp: usize,
     /// Inside a parallel loop.
     in_par: bool,
-    /// Array variables bound inside the current parallel loop (their buffers belong to one
-    /// thread; others are only borrowed there).
+    /// Inside a map's lambda (parallel or not): arrays of the enclosing scopes live at least
+    /// as long as the map, and what the lambda returns is copied into the map's outputs, so
+    /// their buffers are borrowed there (no reference counting in the iterations).
+    in_lambda: bool,
+    /// Array variables bound inside the current parallel loop or map lambda (their buffers
+    /// belong to the iteration; others are only borrowed there).
     par_local: HashSet<Var>,
     /// Element type and size of the arrays behind accumulators (`{acc}_{j}`), for
     /// privatising them in parallel loops.

@@ -162,6 +162,17 @@ impl<'a> Lw<'a> {
         r
     }
 
+    /// Runs `f` (the lowering of a map's lambda, run `par`allel or not) with the arrays of
+    /// the enclosing scopes borrowed (see `Lw::in_lambda`).
+    pub(super) fn in_map_lambda<T>(&mut self, par: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = (self.in_lambda, std::mem::take(&mut self.par_local));
+        self.in_lambda = true;
+        let r = self.in_parallel(par, f);
+        self.in_lambda = saved.0;
+        self.par_local = saved.1;
+        r
+    }
+
     /// Binds lambda parameter `p` to row `i` of input `a` (see [`Lw::read_input_row`]), or
     /// to the accumulator `a` itself.
     pub(super) fn bind_row(&mut self, p: Var, a: Var, i: &Ex, out: &mut Vec<I>) {
