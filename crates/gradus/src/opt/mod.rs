@@ -7,7 +7,7 @@
 //! [`crate::pipeline::passes`] (`gradus dev --list-passes` prints it); the schedule that runs
 //! them to a bounded fixed point is [`crate::pipeline::schedule`].
 //!
-//! Modules: [`inline`], [`accred`] (`acc-reduce`), [`accsink`] (`acc-sink`), [`simplify`] (the driver of the local rules
+//! Modules: [`inline`], [`accred`] (`acc-reduce`), [`accsink`] (`acc-sink`), [`reduceloop`] (`reduce-loop`), [`simplify`] (the driver of the local rules
 //! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`],
 //! [`scalarise`] and [`cse`], and fusion's index-of-map rules), [`dce`] with [`tuple`](crate::opt::tuple) (`tuple-elim`), [`hoist`] with
 //! [`mapfission`], [`fusion`], [`consumer`] (`consumer-fusion`).
