@@ -46,7 +46,8 @@
 
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
-use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
+use crate::core::builder::Builder;
+use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::recognise::{is_one, is_zero, zero_of};
 use crate::value::{PrimType, Scalar};
@@ -534,35 +535,25 @@ fn rearrange_replicate(
         return None;
     };
     ctx.fire("rearrange-replicate");
-    let vt = eng.names.ty(v).clone();
-    let dims: Vec<SubExp> = inner.iter().map(|&p| vt.dims()[p]).collect();
-    let permuted = eng.names.fresh(
-        eng.names.hint(v).to_string().as_str(),
-        Type::array(vt.elem(), dims),
-    );
-    let out = eng.names.fresh(
-        eng.names.hint(*res).to_string().as_str(),
-        eng.names.ty(*res).clone(),
-    );
-    let stms = vec![
-        Stm {
-            pat: vec![permuted],
-            exp: Exp::BasicOp(BasicOp::Rearrange {
-                array: v,
-                perm: inner,
-            }),
-            aux: stm.aux.clone(),
+    let value_hint = eng.names.hint(v).to_string();
+    let hint = eng.names.hint(*res).to_string();
+    let mut b = Builder::new(eng.names);
+    b.set_aux(stm.aux.clone());
+    let permuted = b.basic(
+        BasicOp::Rearrange {
+            array: v,
+            perm: inner,
         },
-        Stm {
-            pat: vec![out],
-            exp: Exp::BasicOp(BasicOp::Replicate {
-                shape,
-                value: permuted.into(),
-            }),
-            aux: stm.aux.clone(),
+        &value_hint,
+    );
+    let out = b.basic(
+        BasicOp::Replicate {
+            shape,
+            value: permuted.into(),
         },
-    ];
-    Some(Rewrite::Stms(stms, vec![out.into()]))
+        &hint,
+    );
+    Some(Rewrite::Stms(b.take_stms(), vec![out.into()]))
 }
 
 /// `rearrange-map-replicate`: `rearrange(perm, a)`, where `a` is a result of
@@ -613,54 +604,42 @@ fn rearrange_map_replicate(
     let lam_params = lam.params.clone();
     let (params, body) = crate::core::subst::fresh_copy(eng.names, &lam_params, &pruned);
     ctx.fire("rearrange-map-replicate");
-    let rows = eng.names.fresh("map_res", vt.array_of(w));
-    let mut rep_dims = shape.clone();
-    rep_dims.push(w);
-    rep_dims.extend_from_slice(vt.dims());
-    let replicated = eng
-        .names
-        .fresh("replicate", Type::array(vt.elem(), rep_dims));
-    // Dimension a of `array` is dimension at(a) of `replicated`.
+    // Dimension a of `array` is dimension at(a) of the replicate.
     let r = shape.len();
     let at = |a: usize| match a {
         0 => r,
         a if a <= r => a - 1,
         a => a,
     };
-    let out = eng.names.fresh(
-        eng.names.hint(*res).to_string().as_str(),
-        eng.names.ty(*res).clone(),
+    let hint = eng.names.hint(*res).to_string();
+    let mut b = Builder::new(eng.names);
+    b.set_aux(stm.aux.clone());
+    let rows = b.bind(
+        Exp::Soac(Soac::Map {
+            w,
+            lam: Lambda {
+                params,
+                body,
+                ret: vec![vt.clone()],
+            },
+            arrays,
+        }),
+        vec![vt.array_of(w)],
+        "map_res",
+    )[0];
+    let replicated = b.basic(
+        BasicOp::Replicate {
+            shape,
+            value: rows.into(),
+        },
+        "replicate",
     );
-    let stms = vec![
-        Stm {
-            pat: vec![rows],
-            exp: Exp::Soac(Soac::Map {
-                w,
-                lam: Lambda {
-                    params,
-                    body,
-                    ret: vec![vt],
-                },
-                arrays,
-            }),
-            aux: stm.aux.clone(),
+    let out = b.basic(
+        BasicOp::Rearrange {
+            array: replicated,
+            perm: perm.iter().map(|&a| at(a)).collect(),
         },
-        Stm {
-            pat: vec![replicated],
-            exp: Exp::BasicOp(BasicOp::Replicate {
-                shape,
-                value: rows.into(),
-            }),
-            aux: stm.aux.clone(),
-        },
-        Stm {
-            pat: vec![out],
-            exp: Exp::BasicOp(BasicOp::Rearrange {
-                array: replicated,
-                perm: perm.iter().map(|&a| at(a)).collect(),
-            }),
-            aux: stm.aux.clone(),
-        },
-    ];
-    Some(Rewrite::Stms(stms, vec![out.into()]))
+        &hint,
+    );
+    Some(Rewrite::Stms(b.take_stms(), vec![out.into()]))
 }

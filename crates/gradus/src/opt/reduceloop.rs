@@ -36,7 +36,7 @@ use crate::core::ir::{
 };
 use crate::core::safety::IN_BOUNDS;
 use crate::core::subst::substitute_lambda as apply;
-use crate::core::visit::{consumed_in_body, free_in_exp, use_counts};
+use crate::core::visit::{consumed_in_stm, free_in_exp, use_counts};
 use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
@@ -72,15 +72,7 @@ fn walk(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, in_lambda: bool) 
 
 /// Whether a statement's expression consumes anything.
 fn consumes(stm: &Stm) -> bool {
-    let mut out = HashSet::new();
-    consumed_in_body(
-        &Body {
-            stms: vec![stm.clone()],
-            result: vec![],
-        },
-        &mut out,
-    );
-    !out.is_empty()
+    !consumed_in_stm(stm).is_empty()
 }
 
 /// Rewrites the map at `p` and its reductions into one loop, if they qualify.
@@ -129,8 +121,8 @@ fn rewrite(names: &mut NameTable, body: &mut Body, p: usize) -> bool {
         .iter()
         .flat_map(|q| body.stms[*q].pat.iter().copied())
         .collect();
-    for s in &body.stms[p + 1..last] {
-        if reduces.iter().any(|q| std::ptr::eq(&body.stms[*q], s)) {
+    for (k, s) in body.stms.iter().enumerate().take(last).skip(p + 1) {
+        if reduces.contains(&k) {
             continue;
         }
         if consumes(s)
@@ -205,10 +197,11 @@ fn rewrite(names: &mut NameTable, body: &mut Body, p: usize) -> bool {
         },
         aux,
     };
+    let mut looped = Some(looped);
     let mut out = Vec::with_capacity(body.stms.len());
     for (k, s) in std::mem::take(&mut body.stms).into_iter().enumerate() {
         if k == last {
-            out.push(looped.clone());
+            out.extend(looped.take());
         } else if k != p && !reduces.contains(&k) {
             out.push(s);
         }

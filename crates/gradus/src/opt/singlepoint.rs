@@ -430,6 +430,17 @@ pub fn acc_single_row(
     {
         return None;
     }
+    // The accumulators passed in, which the map returns updated (and unchanged outside
+    // the rows).
+    let accs: Vec<SubExp> = inputs
+        .iter()
+        .zip(arrays)
+        .filter(|(i, _)| matches!(i, Input::Acc))
+        .map(|(_, a)| SubExp::Var(*a))
+        .collect();
+    if accs.len() != stm.pat.len() {
+        return None;
+    }
     ctx.fire("acc-single-row");
     let (lam, arrays, w) = (lam.clone(), arrays.clone(), *w);
     let mut stms = Vec::new();
@@ -458,46 +469,8 @@ pub fn acc_single_row(
         return Some(Rewrite::Stms(stms, res));
     }
     // Outside the rows: nothing is added.
-    let accs: Vec<SubExp> = inputs
-        .iter()
-        .zip(&arrays)
-        .filter(|(i, _)| matches!(i, Input::Acc))
-        .map(|(_, a)| SubExp::Var(*a))
-        .collect();
     let types: Vec<Type> = stm.pat.iter().map(|v| eng.names.ty(*v).clone()).collect();
-    if accs.len() != res.len() {
-        return None;
-    }
-    let mut b = Builder::new(eng.names);
-    b.set_aux(stm.aux.clone());
-    let lo = b.prim_named(
-        PrimOp::Cmp(CmpOp::Le, PrimType::I64),
-        vec![SubExp::i64(0), c],
-        "in_lo",
-    );
-    let hi = b.prim_named(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![c, w], "in_hi");
-    let ok = b.prim_named(
-        PrimOp::Bin(BinOp::And, PrimType::Bool),
-        vec![lo.into(), hi.into()],
-        "in_range",
-    );
-    let r = b.bind(
-        Exp::If {
-            cond: ok.into(),
-            then_body: Body { stms, result: res },
-            else_body: Body {
-                stms: vec![],
-                result: accs,
-            },
-            ret: types.clone(),
-        },
-        types,
-        "point",
-    );
-    Some(Rewrite::Stms(
-        b.take_stms(),
-        r.into_iter().map(SubExp::Var).collect(),
-    ))
+    Some(guarded_all(eng, c, w, stms, res, accs, types, &stm.aux))
 }
 
 /// Whether every accumulator update in `body` (through nested maps) adds values in `zero`
@@ -632,19 +605,29 @@ pub fn guarded(
     t: PrimType,
     aux: &Aux,
 ) -> Rewrite {
-    guarded_ty(eng, c, w, stms, res, otherwise, Type::Prim(t), aux)
+    guarded_all(
+        eng,
+        c,
+        w,
+        stms,
+        vec![res],
+        vec![otherwise],
+        vec![Type::Prim(t)],
+        aux,
+    )
 }
 
-/// [`guarded`] for a result of any type.
+/// `if 0 <= c && c < w then {stms; res} else {otherwise}` for results of the given types,
+/// bound to fresh variables.
 #[allow(clippy::too_many_arguments)]
-pub fn guarded_ty(
+pub fn guarded_all(
     eng: &mut Engine,
     c: SubExp,
     w: SubExp,
     stms: Vec<Stm>,
-    res: SubExp,
-    otherwise: SubExp,
-    t: Type,
+    res: Vec<SubExp>,
+    otherwise: Vec<SubExp>,
+    types: Vec<Type>,
     aux: &Aux,
 ) -> Rewrite {
     let mut b = Builder::new(eng.names);
@@ -663,18 +646,15 @@ pub fn guarded_ty(
     let r = b.bind(
         Exp::If {
             cond: ok.into(),
-            then_body: Body {
-                stms,
-                result: vec![res],
-            },
+            then_body: Body { stms, result: res },
             else_body: Body {
                 stms: vec![],
-                result: vec![otherwise],
+                result: otherwise,
             },
-            ret: vec![t.clone()],
+            ret: types.clone(),
         },
-        vec![t],
+        types,
         "point",
     );
-    Rewrite::Stms(b.take_stms(), vec![r[0].into()])
+    Rewrite::Stms(b.take_stms(), r.into_iter().map(SubExp::Var).collect())
 }
