@@ -20,9 +20,8 @@
 use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
 use super::singlepoint::{Region, Sparse, cond_point, sparse};
-use crate::core::builder::Builder;
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::core::prim::{BinOp, PrimOp, TernOp};
 use crate::core::subst::instantiate_lambda;
 use crate::core::visit::exp_binders;
 use crate::value::{PrimType, Scalar};
@@ -265,39 +264,11 @@ fn single_point(
     if scope.ranges.in_bounds(&c, &bound) {
         return Some(Rewrite::Stms(stms, res));
     }
-    let mut b = Builder::new(eng.names);
-    b.set_aux(stm.aux.clone());
-    let lo = b.prim_named(
-        PrimOp::Cmp(CmpOp::Le, PrimType::I64),
-        vec![SubExp::i64(0), c],
-        "in_lo",
-    );
-    let hi = b.prim_named(
-        PrimOp::Cmp(CmpOp::Lt, PrimType::I64),
-        vec![c, bound],
-        "in_hi",
-    );
-    let ok = b.prim_named(
-        PrimOp::Bin(BinOp::And, PrimType::Bool),
-        vec![lo.into(), hi.into()],
-        "in_range",
-    );
-    let ret: Vec<Type> = params.iter().map(|(p, _)| b.names.ty(*p).clone()).collect();
-    let out = b.bind(
-        Exp::If {
-            cond: ok.into(),
-            then_body: Body { stms, result: res },
-            else_body: Body {
-                stms: vec![],
-                result: inits,
-            },
-            ret: ret.clone(),
-        },
-        ret,
-        "point",
-    );
-    Some(Rewrite::Stms(
-        b.take_stms(),
-        out.into_iter().map(SubExp::Var).collect(),
+    let ret: Vec<Type> = params
+        .iter()
+        .map(|(p, _)| eng.names.ty(*p).clone())
+        .collect();
+    Some(super::singlepoint::guarded_all(
+        eng, c, bound, stms, res, inits, ret, &stm.aux,
     ))
 }
