@@ -1068,3 +1068,76 @@ fn a_sum_of_rows_at_the_top_of_a_function_stays_a_reduction() {
         stats.rules
     );
 }
+
+#[test]
+fn a_map_result_only_summed_is_split_off_into_the_sum() {
+    let out = run(
+        r#"fun f [n_0] (e_1: [n_0]f64, d_2: f64) : ([n_0]f64, f64) {
+  let (g_3: [n_0]f64, h_4: [n_0]f64) = map(n_0, \(x_5: f64) : (f64, f64) -> {
+    let m_6: f64 = mul_f64(x_5, d_2)
+    let k_7: f64 = neg_f64(m_6)
+    in m_6, k_7
+  }, e_1)
+  let s_8: f64 = reduce_comm(n_0, \(a_9: f64, b_10: f64) : f64 -> { let c_11: f64 = add_f64(a_9, b_10) in c_11 }, (0.0f64), h_4)
+  in g_3, s_8
+}"#,
+        &["consumer-fusion"],
+        "split-for-reduce",
+    );
+    // The summed result is never built: the map keeps one result, the sum maps its own.
+    assert!(out.contains("redomap_comm("), "{out}");
+    assert_eq!(out.matches("mul_f64").count(), 2, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_result_needing_a_function_call_is_not_split() {
+    let text = r#"fun f [n_0] (e_1: [n_0]f64) : ([n_0]f64, f64) {
+  let (g_3: [n_0]f64, h_4: [n_0]f64) = map(n_0, \(x_5: f64) : (f64, f64) -> {
+    let m_6: f64 = exp_f64(x_5)
+    in m_6, m_6
+  }, e_1)
+  let s_8: f64 = reduce_comm(n_0, \(a_9: f64, b_10: f64) : f64 -> { let c_11: f64 = add_f64(a_9, b_10) in c_11 }, (0.0f64), h_4)
+  in g_3, s_8
+}"#;
+    let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
+    let mut opts = OptOptions::default();
+    for p in optimiser_passes().map(|p| p.name) {
+        if p != "consumer-fusion" && p != "dce" && p != "simplify" {
+            opts.disable(p).unwrap();
+        }
+    }
+    let (_, stats) = optimise(prog, &opts).unwrap();
+    assert!(
+        !stats.rules.contains_key("split-for-reduce"),
+        "{:?}",
+        stats.rules
+    );
+}
+
+#[test]
+fn a_cheap_map_read_at_the_previous_row_fuses_into_its_reader() {
+    // `ys[i - 1]` in the else branch of `i == 0` is in bounds, so the element is computed
+    // where it is read and `ys` is never built.
+    let out = run(
+        r#"fun f [n_0] (x_1: [n_0]f64, h_2: f64) : [n_0]f64 {
+  let ys_3: [n_0]f64 = map(n_0, \(a_4: f64) : f64 -> { let b_5: f64 = mul_f64(a_4, h_2) in b_5 }, x_1)
+  let iota_6: [n_0]i64 = iota(i64, n_0, 0i64, 1i64)
+  let zs_7: [n_0]f64 = map(n_0, \(i_8: i64) : f64 -> {
+    let z_9: bool = eq_i64(i_8, 0i64)
+    let r_10: f64 = if z_9 then { in 0.0f64 } else {
+      let p_11: i64 = sub_i64(i_8, 1i64)
+      let y_12: f64 = ys_3[p_11]
+      in y_12
+    } : f64
+    in r_10
+  }, iota_6)
+  in zs_7
+}"#,
+        &["fusion"],
+        "index-of-map",
+    );
+    assert!(!out.contains("ys_"), "{out}");
+    assert_eq!(out.matches("map(").count(), 1, "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -82,7 +82,8 @@ impl Ranges {
     /// * `h = max(a, 0)` (or `max(0, a)`) with `a <= n` known: `h <= n` (sizes are never
     ///   negative), the trip count reverse mode gives the return sweep of such a loop;
     /// * `p = h - 1`, and then `s = p - i` with `0 <= i < h` known: `0 <= s < h`, the
-    ///   position a loop running backwards over `0..h` visits.
+    ///   position a loop running backwards over `0..h` visits;
+    /// * `p = i - 1` with `1 <= i < n` known: `0 <= p < n`.
     pub fn note_arithmetic(&mut self, stm: &Stm) {
         let (Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op, PrimType::I64), args)), [v]) =
             (&stm.exp, stm.pat.as_slice())
@@ -119,6 +120,13 @@ impl Ranges {
                     && let SubExp::Var(h) = a
                 {
                     self.last_of.insert(*v, SubExp::Var(*h));
+                    // `i - 1` with `1 <= i < n` known (in the else branch of `i == 0`): the
+                    // previous position is in bounds too.
+                    if let Some((lo, n)) = self.get(*h)
+                        && lo >= 1
+                    {
+                        self.insert(*v, lo - 1, n);
+                    }
                 } else if let (SubExp::Var(p), SubExp::Var(i)) = (a, b)
                     && let Some(h) = self.last_of.get(p).copied()
                     && let Some((0, hi)) = self.get(*i)

@@ -15,6 +15,12 @@
 //!   reads) becomes part of the fused SOAC's map, as in `map-map` fusion (a map read twice,
 //!   by the index and the value maps of a histogram, meets them only after they have been
 //!   fused horizontally and into the histogram);
+//! * `split-for-reduce`: a map some of whose results only scalar reductions of the same
+//!   width read, while others are read elsewhere, is split in two when the reduced results
+//!   take a few cheap operations per row (no division, no function call): the part the
+//!   reductions read then fuses into them (`map-into-reduce`). Those operations run twice,
+//!   which costs less than writing an array and reading it back (the reverse of `lse`, whose
+//!   map returns `e / s` for the gradient and `-(e / s)` for the adjoint of the maximum);
 //! * `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width that
 //!   share an input, or whose inputs one `map` computes, become one `redomap` computing both
 //!   (a mean and a variance, a sum and a maximum: one traversal); the second must not depend on the statements between them.
@@ -60,6 +66,7 @@ fn fuse_body(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body) {
     consumed_in_body(body, &mut consumed);
     // Reductions of the same array pair up first (a map read by two of them can then fuse
     // into the pair), and again once maps have fused into them, until nothing changes.
+    split_for_reduce(names, ctx, body, &counts, &consumed);
     loop {
         let before = ctx.changes();
         horizontal(names, ctx, body, &consumed);
@@ -67,6 +74,149 @@ fn fuse_body(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body) {
         if ctx.changes() == before {
             break;
         }
+    }
+}
+
+/// Rule `split-for-reduce` on every map of `body`.
+fn split_for_reduce(
+    names: &mut NameTable,
+    ctx: &mut Ctx,
+    body: &mut Body,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) {
+    let mut p = 0;
+    while p < body.stms.len() {
+        if let Some((kept, split)) = split_map(names, body, p, counts, consumed) {
+            body.stms[p] = kept;
+            body.stms.insert(p + 1, split);
+            ctx.fire("split-for-reduce");
+            p += 2;
+        } else {
+            p += 1;
+        }
+    }
+}
+
+/// Statement `p` split into the map of the results read elsewhere and the map of those only
+/// scalar reductions read, if it is a map worth splitting.
+fn split_map(
+    names: &mut NameTable,
+    body: &Body,
+    p: usize,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) -> Option<(Stm, Stm)> {
+    let stm = &body.stms[p];
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
+        return None;
+    };
+    let is_acc = |v: &Var| matches!(names.ty(*v), Type::Acc { .. });
+    if arrays.iter().any(is_acc) || stm.pat.iter().any(is_acc) {
+        return None;
+    }
+    // Reads of each result as the input of a scalar reduction of width `w` whose operator
+    // cannot fail.
+    let mut reduced: HashMap<Var, usize> = HashMap::new();
+    for later in &body.stms[p + 1..] {
+        if let Exp::Soac(Soac::Reduce {
+            w: rw,
+            lam: op,
+            arrays: inputs,
+            ..
+        }) = &later.exp
+            && rw == w
+            && op.ret.iter().all(|t| matches!(t, Type::Prim(_)))
+            && body_is_safe(&op.body, &Ranges::default(), names)
+        {
+            for a in inputs {
+                *reduced.entry(*a).or_default() += 1;
+            }
+        }
+    }
+    let only_reduced: Vec<bool> = stm
+        .pat
+        .iter()
+        .map(|v| {
+            let n = counts.get(v).copied().unwrap_or(0);
+            n > 0 && reduced.get(v) == Some(&n) && !consumed.contains(v)
+        })
+        .collect();
+    if !only_reduced.iter().any(|b| *b) || only_reduced.iter().all(|b| *b) {
+        return None;
+    }
+    let pick = |want: bool| -> Vec<usize> {
+        (0..only_reduced.len())
+            .filter(|k| only_reduced[*k] == want)
+            .collect()
+    };
+    let (keep, split) = (pick(false), pick(true));
+    let sliced = crate::core::subst::prune(
+        names,
+        &lam.body,
+        split.iter().map(|k| lam.body.result[*k]).collect(),
+    );
+    if sliced.stms.len() > 4 || !sliced.stms.iter().all(cheap_op) {
+        return None;
+    }
+    let part = |names: &mut NameTable, ks: &[usize], body: Body| -> Stm {
+        let (params, body) = crate::core::subst::fresh_copy(names, &lam.params, &body);
+        Stm {
+            pat: ks.iter().map(|k| stm.pat[*k]).collect(),
+            exp: Exp::Soac(Soac::Map {
+                w: *w,
+                lam: Lambda {
+                    params,
+                    body: Body {
+                        stms: body.stms,
+                        result: ks.iter().map(|k| body.result[*k]).collect(),
+                    },
+                    ret: ks.iter().map(|k| lam.ret[*k].clone()).collect(),
+                },
+                arrays: arrays.clone(),
+            }),
+            aux: stm.aux.clone(),
+        }
+    };
+    let full = Body {
+        stms: sliced.stms,
+        result: lam.body.result.clone(),
+    };
+    // The kept part loses the statements only the split-off results needed (assertions
+    // stay).
+    let mut kept_body = crate::core::subst::prune(
+        names,
+        &lam.body,
+        keep.iter().map(|k| lam.body.result[*k]).collect(),
+    );
+    if lam.body.stms.iter().any(|s| s.pat.is_empty()) {
+        kept_body = lam.body.clone();
+    }
+    let kept_body = Body {
+        stms: kept_body.stms,
+        result: lam.body.result.clone(),
+    };
+    let kept = part(names, &keep, kept_body);
+    let split = part(names, &split, full);
+    Some((kept, split))
+}
+
+/// A statement of a few cycles that cannot fail: arithmetic, comparisons and selections
+/// (no division, power or function of the float library).
+fn cheap_op(stm: &Stm) -> bool {
+    use crate::core::prim::{BinOp, PrimOp, UnOp};
+    match &stm.exp {
+        Exp::BasicOp(BasicOp::SubExp(_)) => true,
+        Exp::BasicOp(BasicOp::Prim(op, _)) => match op {
+            PrimOp::Un(u, _) => matches!(u, UnOp::Neg | UnOp::Abs | UnOp::Not),
+            PrimOp::Bin(b, _) => matches!(
+                b,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max
+            ),
+            PrimOp::Cmp(..) | PrimOp::Tern(..) | PrimOp::Conv(..) => true,
+            PrimOp::FromBits(..) => false,
+        },
+        _ => false,
     }
 }
 

@@ -169,6 +169,27 @@ pub fn cond_facts(eng: &Engine, cond: &SubExp, ranges: &Ranges) -> Vec<(Var, i64
     out
 }
 
+/// Facts `lo <= v < hi` that hold where `cond` is false: `v == lo` false with `lo <= v < hi`
+/// known gives `lo + 1 <= v < hi` (the else branch of `if i == 0`, which reads row `i - 1`).
+pub fn else_facts(eng: &Engine, cond: &SubExp, ranges: &Ranges) -> Vec<(Var, i64, SubExp)> {
+    let Some((PrimOp::Cmp(CmpOp::Eq, PrimType::I64), args)) = eng.prim_def(cond) else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    if let [a, b] = args.as_slice() {
+        for (x, k) in [(a, b), (b, a)] {
+            if let (SubExp::Var(v), SubExp::Const(c)) = (x, k)
+                && let Some((lo, hi)) = ranges.get(*v)
+                && c.prim_type() == PrimType::I64
+                && c.to_f64() == lo as f64
+            {
+                out.push((*v, lo + 1, hi));
+            }
+        }
+    }
+    out
+}
+
 /// `v >= 0` (or `0 <= v`, `v > -1`, `-1 < v`) on `i64`.
 fn lower_zero(eng: &Engine, c: &SubExp) -> Option<Var> {
     let (op, args) = eng.prim_def(c)?;

@@ -288,6 +288,9 @@ impl<'n> Engine<'n> {
                 for (v, lo, hi) in super::ifsimp::cond_facts(self, cond, &scope.ranges) {
                     ts.ranges.insert(v, lo, hi);
                 }
+                for (v, lo, hi) in super::ifsimp::else_facts(self, cond, &scope.ranges) {
+                    es.ranges.insert(v, lo, hi);
+                }
                 *then_body = self.body(ctx, std::mem::take(then_body), &ts);
                 *else_body = self.body(ctx, std::mem::take(else_body), &es);
             }

@@ -38,3 +38,13 @@ entry ints (xs: [4]i32) = vjp i32.maximum xs 5
 -- input { [-1.0, 5.0, 2.0, 0.5] }
 -- output { [0.002331023959610484, 0.9404021836283157, 0.0468198678095915, 0.010446924602482465] }
 entry softmax_stable (xs: [4]f64) = vjp (\v -> let m = f64.maximum v in m + f64.log (f64.sum (map (\t -> f64.exp (t - m)) v))) xs 1
+
+-- ==
+-- entry: max_plus_map
+-- input { [1.0, 4.0, 4.0, 0.0] }
+-- output { [3.0, 4.0, 3.0, 3.0] }
+-- input { [2.0, 2.0, 2.0, 2.0] }
+-- output { [4.0, 3.0, 3.0, 3.0] }
+-- input { [-7.0, -8.0, -1.5, -9.0] }
+-- output { [3.0, 3.0, 4.0, 3.0] }
+entry max_plus_map (xs: [4]f64) = vjp (\v -> f64.maximum v + f64.sum (map (\t -> 3 * t) v)) xs 1

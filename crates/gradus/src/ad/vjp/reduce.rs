@@ -19,7 +19,7 @@
 //!   (Hessians), which a zero-counting formula is not.
 
 use super::soac::{additive_components, c, simple_op};
-use super::{R, Vjp};
+use super::{Adj, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
@@ -81,13 +81,29 @@ impl Vjp<'_> {
                         let found = self
                             .e
                             .prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![first.into(), w]);
-                        let xb = self.try_if(
-                            found,
-                            |v| Ok(vec![v.write(zeros, first.into(), val, "red_adj")]),
-                            |_| Ok(vec![SubExp::Var(zeros)]),
-                            "adj",
-                        )?;
-                        self.add_adj(x, SubExp::Var(xb[0]), true)?;
+                        if let Some(Adj::Val(SubExp::Var(a), true)) = self.adjs.get(&x).cloned() {
+                            // The adjoint array exists and is ours: ȳ is added at `first` in
+                            // place instead of adding a one-hot array to it element by element.
+                            let xb = self.try_if(
+                                found,
+                                |v| {
+                                    let old = v.read(a, first.into(), "adj_elem");
+                                    let new = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![old, val]);
+                                    Ok(vec![v.write(a, first.into(), new, "red_adj")])
+                                },
+                                |_| Ok(vec![SubExp::Var(a)]),
+                                "adj",
+                            )?;
+                            self.adjs.insert(x, Adj::Val(SubExp::Var(xb[0]), true));
+                        } else {
+                            let xb = self.try_if(
+                                found,
+                                |v| Ok(vec![v.write(zeros, first.into(), val, "red_adj")]),
+                                |_| Ok(vec![SubExp::Var(zeros)]),
+                                "adj",
+                            )?;
+                            self.add_adj(x, SubExp::Var(xb[0]), true)?;
+                        }
                     }
                     if self.is_active(&ne) {
                         let nb = self.e.select(ne_wins, ybar, c(t, 0.0));

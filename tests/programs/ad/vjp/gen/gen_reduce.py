@@ -84,6 +84,8 @@ entry reduce_max (xs: [4]f64) = vjp (\\v -> reduce f64.max (-f64.inf) v * 2) xs 
 entry ints (xs: [4]i32) = vjp i32.maximum xs 5
 
 entry softmax_stable (xs: [4]f64) = vjp (\\v -> let m = f64.maximum v in m + f64.log (f64.sum (map (\\t -> f64.exp (t - m)) v))) xs 1
+
+entry max_plus_map (xs: [4]f64) = vjp (\\v -> f64.maximum v + f64.sum (map (\\t -> 3 * t) v)) xs 1
 """)
 P.append(p.test("maximum", lambda x: f64(first_arg(x, np.max)),
                 [f64([3, 5, 2, 5, 1]), f64([2, 2, 2, 2, 2]), f64([1, 2, 3, 4, 5]), f64([-5, -1, -1, -2, -3])]))
@@ -91,6 +93,8 @@ p.test("reduce_max", lambda x: f64(2 * first_arg(x, np.max)), [f64([1, 4, 4, 0])
 p.test("ints", lambda x: i32(5 * first_arg(x, np.max)), [i32([1, 9, 9, 2]), i32([-3, -4, -5, -3])])
 # logsumexp: the max's cotangent cancels exactly, so the gradient is softmax
 p.test("softmax_stable", lambda x: f64(np.exp(x - x.max()) / np.exp(x - x.max()).sum()), [f64([1, 2, 3, 3]), f64([0, 0, 0, 0]), f64([-1, 5, 2, 0.5])])
+# the max's cotangent is added to an adjoint array that exists already, at the first maximum
+p.test("max_plus_map", lambda x: f64(3 + first_arg(x, np.max)), [f64([1, 4, 4, 0]), f64([2, 2, 2, 2]), f64([-7, -8, -1.5, -9])])
 
 # ---------------------------------------------------------------------------------------------
 p = Program("reduce_affine", """
