@@ -1,11 +1,9 @@
 //! Compiling generated C into a shared library, with a cache.
 //!
 //! The compiler is `$CC` (default: the first of `cc`, `gcc`, `clang` that runs), the flags
-//! `$CFLAGS` (default `-O3 -march=native`, with GCC also `-fvect-cost-model=very-cheap`, see
-//! [`default_cflags`]) followed by what the backend needs (`-shared -fPIC -ffp-contract=off
-//! -std=gnu11 -fopenmp-simd`, and `-fopenmp` for multicore; `-ffp-contract=off` because
-//! contracting `a * b + c` into a fused multiply-add would change results, LANGUAGE.md 8.3;
-//! `-fopenmp-simd` for the `#pragma omp simd` of the loops worth vectorising).
+//! `$CFLAGS` (default `-O3 -march=native`) followed by what the backend needs (`-shared -fPIC
+//! -ffp-contract=off`, and `-fopenmp` for multicore; `-ffp-contract=off` because contracting
+//! `a * b + c` into a fused multiply-add would change results, LANGUAGE.md 8.3).
 //!
 //! Libraries are cached in `$GRADUS_CACHE_DIR` (default: `gradus` in the user's cache
 //! directory) under a name made of a 128-bit hash of the code, the flags, the compiler's path
@@ -72,7 +70,7 @@ impl Toolchain {
         })?;
         let cflags = match std::env::var("CFLAGS") {
             Ok(f) if !f.trim().is_empty() => f.split_whitespace().map(String::from).collect(),
-            _ => default_cflags(&version),
+            _ => vec!["-O3".into(), "-march=native".into()],
         };
         Ok(Toolchain {
             cc,
@@ -85,45 +83,15 @@ impl Toolchain {
     pub fn flags(&self, openmp: bool) -> Vec<String> {
         let mut f = self.cflags.clone();
         f.extend(
-            [
-                "-shared",
-                "-fPIC",
-                "-ffp-contract=off",
-                "-std=gnu11",
-                "-fopenmp-simd",
-            ]
-            .iter()
-            .map(|s| s.to_string()),
+            ["-shared", "-fPIC", "-ffp-contract=off", "-std=gnu11"]
+                .iter()
+                .map(|s| s.to_string()),
         );
         if openmp {
             f.push("-fopenmp".into());
         }
         f
     }
-}
-
-/// The flags used when `CFLAGS` is not set: `-O3 -march=native`, and for GCC
-/// `-fvect-cost-model=very-cheap`, which vectorises a loop only where the vector code needs
-/// no run-time alias checks and no remainder loop. GCC's default cost model at `-O3`
-/// vectorises the generated code's short loops whose trip counts are known only at run time
-/// (the rows of GMM's triangular matrices, 1 to 10 elements) and its loops over the rows of
-/// 4 × 4 matrices (strided loads become permutations), and both run slower than scalar code:
-/// GMM's gradient by 15 %, HAND's objective by 2×. The loops that gain from vectors, the
-/// maps over the lanes of tangents, carry `#pragma omp simd` instead (`print::simd_loop`),
-/// which GCC vectorises whatever the cost model.
-pub fn default_cflags(version: &str) -> Vec<String> {
-    let mut f: Vec<String> = vec!["-O3".into(), "-march=native".into()];
-    if is_gcc(version) {
-        f.push("-fvect-cost-model=very-cheap".into());
-    }
-    f
-}
-
-/// Whether a compiler's `--version` line is GCC's (`gcc (Debian 12.2.0-14) 12.2.0`, or `cc
-/// (…) 12.2.0` for Debian's `cc`), not clang's.
-fn is_gcc(version: &str) -> bool {
-    !version.contains("clang")
-        && (version.contains("gcc") || version.contains("GCC") || version.starts_with("cc ("))
 }
 
 /// The cache directory.
@@ -389,20 +357,6 @@ mod tests {
         f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
             .unwrap();
         p
-    }
-
-    #[test]
-    fn only_gcc_gets_the_cheap_vectorisation_cost_model() {
-        let cheap = |v: &str| default_cflags(v).contains(&"-fvect-cost-model=very-cheap".into());
-        assert!(cheap("cc (Debian 12.2.0-14+deb12u1) 12.2.0"));
-        assert!(cheap("gcc (GCC) 13.2.1 20230801"));
-        assert!(!cheap("Debian clang version 14.0.6"));
-        assert!(!cheap("Apple clang version 15.0.0 (clang-1500.1.0.2.5)"));
-        assert!(!cheap("tcc version 0.9.27"));
-        assert_eq!(
-            &default_cflags("tcc version 0.9.27")[..2],
-            ["-O3", "-march=native"]
-        );
     }
 
     #[test]

@@ -894,9 +894,6 @@ impl Printer<'_> {
             }
             Stm::For { var, bound, body } => {
                 let b = self.ex(bound);
-                if simd_loop(var, body) {
-                    self.line(d, "#pragma omp simd");
-                }
                 self.line(
                     d,
                     &format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{"),
@@ -1042,74 +1039,4 @@ impl Printer<'_> {
         self.line(1, "return 1;");
         self.line(0, "}\n");
     }
-}
-
-/// Whether a loop is a map over elements that the C compiler should vectorise whatever its
-/// cost model says (`#pragma omp simd`): straight-line code on scalars declared in the body,
-/// loads at the counter or at positions that do not depend on the iteration, and stores at
-/// the counter only, so that iterations are independent and every access but the invariant
-/// ones has unit stride. The lanes of the vector modes' tangents are such loops. Under the
-/// cost model the backend chooses for GCC (`build`), other loops are vectorised only where
-/// the vector code needs no run-time checks or remainder loop: short loops whose trip count
-/// is known only at run time (the rows of a triangular matrix) and loops over the rows of
-/// small matrices (strided loads that become permutations) run faster as scalar code.
-fn simd_loop(var: &str, body: &[Stm]) -> bool {
-    let mut locals: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    // Whether `e` reads nothing defined in the body except through unit-stride loads.
-    fn ex_ok(e: &Ex, var: &str, locals: &std::collections::HashSet<&str>) -> bool {
-        match e {
-            Ex::Var(_) | Ex::Const(_) => true,
-            Ex::Prim(_, args) => args.iter().all(|a| ex_ok(a, var, locals)),
-            Ex::Idx(_, a, b) => ex_ok(a, var, locals) && ex_ok(b, var, locals),
-            Ex::Not(a) => ex_ok(a, var, locals),
-            Ex::Load { arr, idx, .. } => {
-                !locals.contains(arr.as_str())
-                    && (matches!(&**idx, Ex::Var(v) if v == var) || invariant(idx, var, locals))
-            }
-        }
-    }
-    fn invariant(e: &Ex, var: &str, locals: &std::collections::HashSet<&str>) -> bool {
-        match e {
-            Ex::Var(v) => v != var && !locals.contains(v.as_str()),
-            Ex::Const(_) => true,
-            Ex::Prim(_, args) => args.iter().all(|a| invariant(a, var, locals)),
-            Ex::Idx(_, a, b) => invariant(a, var, locals) && invariant(b, var, locals),
-            Ex::Not(a) => invariant(a, var, locals),
-            Ex::Load { .. } => false,
-        }
-    }
-    let mut stores = 0;
-    for stm in body {
-        match stm {
-            Stm::Decl {
-                ty: Ty::Prim(_),
-                name,
-                init,
-            } => {
-                if let Some(e) = init
-                    && !ex_ok(e, var, &locals)
-                {
-                    return false;
-                }
-                locals.insert(name);
-            }
-            Stm::Set { name, val } => {
-                if !locals.contains(name.as_str()) || !ex_ok(val, var, &locals) {
-                    return false;
-                }
-            }
-            Stm::Store { arr, idx, val, .. } => {
-                if locals.contains(arr.as_str())
-                    || !matches!(idx, Ex::Var(v) if v == var)
-                    || !ex_ok(val, var, &locals)
-                {
-                    return false;
-                }
-                stores += 1;
-            }
-            Stm::Comment(_) => {}
-            _ => return false,
-        }
-    }
-    stores > 0
 }
