@@ -85,9 +85,23 @@ fn split_for_reduce(
     counts: &HashMap<Var, usize>,
     consumed: &HashSet<Var>,
 ) {
+    // Reads of each variable as the input of a scalar reduction whose operator cannot fail
+    // (such a reduction has the width of its inputs; a map's results are read only after it,
+    // so counting the whole body is the same as counting what follows each map).
+    let mut reduced: HashMap<Var, usize> = HashMap::new();
+    for s in &body.stms {
+        if let Exp::Soac(Soac::Reduce { lam, arrays, .. }) = &s.exp
+            && lam.ret.iter().all(|t| matches!(t, Type::Prim(_)))
+            && body_is_safe(&lam.body, &Ranges::default(), names)
+        {
+            for a in arrays {
+                *reduced.entry(*a).or_default() += 1;
+            }
+        }
+    }
     let mut p = 0;
     while p < body.stms.len() {
-        if let Some((kept, split)) = split_map(names, body, p, counts, consumed) {
+        if let Some((kept, split)) = split_map(names, &body.stms[p], &reduced, counts, consumed) {
             body.stms[p] = kept;
             body.stms.insert(p + 1, split);
             ctx.fire("split-for-reduce");
@@ -98,16 +112,15 @@ fn split_for_reduce(
     }
 }
 
-/// Statement `p` split into the map of the results read elsewhere and the map of those only
-/// scalar reductions read, if it is a map worth splitting.
+/// `stm` split into the map of the results read elsewhere and the map of those that only
+/// the reductions counted in `reduced` read, if it is a map worth splitting.
 fn split_map(
     names: &mut NameTable,
-    body: &Body,
-    p: usize,
+    stm: &Stm,
+    reduced: &HashMap<Var, usize>,
     counts: &HashMap<Var, usize>,
     consumed: &HashSet<Var>,
 ) -> Option<(Stm, Stm)> {
-    let stm = &body.stms[p];
     let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
         return None;
     };
@@ -115,50 +128,30 @@ fn split_map(
     if arrays.iter().any(is_acc) || stm.pat.iter().any(is_acc) {
         return None;
     }
-    // Reads of each result as the input of a scalar reduction of width `w` whose operator
-    // cannot fail.
-    let mut reduced: HashMap<Var, usize> = HashMap::new();
-    for later in &body.stms[p + 1..] {
-        if let Exp::Soac(Soac::Reduce {
-            w: rw,
-            lam: op,
-            arrays: inputs,
-            ..
-        }) = &later.exp
-            && rw == w
-            && op.ret.iter().all(|t| matches!(t, Type::Prim(_)))
-            && body_is_safe(&op.body, &Ranges::default(), names)
-        {
-            for a in inputs {
-                *reduced.entry(*a).or_default() += 1;
-            }
-        }
-    }
-    let only_reduced: Vec<bool> = stm
-        .pat
-        .iter()
-        .map(|v| {
-            let n = counts.get(v).copied().unwrap_or(0);
-            n > 0 && reduced.get(v) == Some(&n) && !consumed.contains(v)
-        })
-        .collect();
-    if !only_reduced.iter().any(|b| *b) || only_reduced.iter().all(|b| *b) {
+    let (split, keep): (Vec<usize>, Vec<usize>) = (0..stm.pat.len()).partition(|k| {
+        let v = stm.pat[*k];
+        let n = counts.get(&v).copied().unwrap_or(0);
+        n > 0 && reduced.get(&v) == Some(&n) && !consumed.contains(&v)
+    });
+    if split.is_empty() || keep.is_empty() {
         return None;
     }
-    let pick = |want: bool| -> Vec<usize> {
-        (0..only_reduced.len())
-            .filter(|k| only_reduced[*k] == want)
-            .collect()
-    };
-    let (keep, split) = (pick(false), pick(true));
-    let sliced = crate::core::subst::prune(
-        names,
-        &lam.body,
-        split.iter().map(|k| lam.body.result[*k]).collect(),
-    );
+    let results =
+        |ks: &[usize]| -> Vec<SubExp> { ks.iter().map(|k| lam.body.result[*k]).collect() };
+    let sliced = crate::core::subst::prune(names, &lam.body, results(&split));
     if sliced.stms.len() > 4 || !sliced.stms.iter().all(cheap_op) {
         return None;
     }
+    // The kept part loses the statements only the split-off results needed, unless the
+    // body has assertions (which pruning would drop).
+    let kept = if lam.body.stms.iter().any(|s| s.pat.is_empty()) {
+        Body {
+            stms: lam.body.stms.clone(),
+            result: results(&keep),
+        }
+    } else {
+        crate::core::subst::prune(names, &lam.body, results(&keep))
+    };
     let part = |names: &mut NameTable, ks: &[usize], body: Body| -> Stm {
         let (params, body) = crate::core::subst::fresh_copy(names, &lam.params, &body);
         Stm {
@@ -167,10 +160,7 @@ fn split_map(
                 w: *w,
                 lam: Lambda {
                     params,
-                    body: Body {
-                        stms: body.stms,
-                        result: ks.iter().map(|k| body.result[*k]).collect(),
-                    },
+                    body,
                     ret: ks.iter().map(|k| lam.ret[*k].clone()).collect(),
                 },
                 arrays: arrays.clone(),
@@ -178,27 +168,7 @@ fn split_map(
             aux: stm.aux.clone(),
         }
     };
-    let full = Body {
-        stms: sliced.stms,
-        result: lam.body.result.clone(),
-    };
-    // The kept part loses the statements only the split-off results needed (assertions
-    // stay).
-    let mut kept_body = crate::core::subst::prune(
-        names,
-        &lam.body,
-        keep.iter().map(|k| lam.body.result[*k]).collect(),
-    );
-    if lam.body.stms.iter().any(|s| s.pat.is_empty()) {
-        kept_body = lam.body.clone();
-    }
-    let kept_body = Body {
-        stms: kept_body.stms,
-        result: lam.body.result.clone(),
-    };
-    let kept = part(names, &keep, kept_body);
-    let split = part(names, &split, full);
-    Some((kept, split))
+    Some((part(names, &keep, kept), part(names, &split, sliced)))
 }
 
 /// A statement of a few cycles that cannot fail: arithmetic, comparisons and selections
