@@ -81,27 +81,31 @@ impl Vjp<'_> {
                         let found = self
                             .e
                             .prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![first.into(), w]);
-                        if let Some(Adj::Val(SubExp::Var(a), true)) = self.adjs.get(&x).cloned() {
-                            // The adjoint array exists and is ours: ȳ is added at `first` in
-                            // place instead of adding a one-hot array to it element by element.
-                            let xb = self.try_if(
-                                found,
-                                |v| {
-                                    let old = v.read(a, first.into(), "adj_elem");
-                                    let new = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![old, val]);
-                                    Ok(vec![v.write(a, first.into(), new, "red_adj")])
-                                },
-                                |_| Ok(vec![SubExp::Var(a)]),
-                                "adj",
-                            )?;
+                        // Where the adjoint array exists and is ours, ȳ is added at `first` in
+                        // place instead of adding a one-hot array to it element by element.
+                        let owned = match self.adjs.get(&x) {
+                            Some(Adj::Val(SubExp::Var(a), true)) => Some(*a),
+                            _ => None,
+                        };
+                        let base = owned.unwrap_or(zeros);
+                        let xb = self.try_if(
+                            found,
+                            |v| {
+                                let new = match owned {
+                                    Some(a) => {
+                                        let old = v.read(a, first.into(), "adj_elem");
+                                        v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![old, val])
+                                    }
+                                    None => val,
+                                };
+                                Ok(vec![v.write(base, first.into(), new, "red_adj")])
+                            },
+                            |_| Ok(vec![SubExp::Var(base)]),
+                            "adj",
+                        )?;
+                        if owned.is_some() {
                             self.adjs.insert(x, Adj::Val(SubExp::Var(xb[0]), true));
                         } else {
-                            let xb = self.try_if(
-                                found,
-                                |v| Ok(vec![v.write(zeros, first.into(), val, "red_adj")]),
-                                |_| Ok(vec![SubExp::Var(zeros)]),
-                                "adj",
-                            )?;
                             self.add_adj(x, SubExp::Var(xb[0]), true)?;
                         }
                     }
