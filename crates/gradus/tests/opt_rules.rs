@@ -11,16 +11,21 @@ use gradus::opt::OptOptions;
 use gradus::pipeline::optimise;
 use gradus::pipeline::passes::optimiser_passes;
 
-fn run(text: &str, passes: &[&str], rule: &str) -> String {
-    let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
-    verify(&prog).unwrap();
+/// Options running only `passes`, plus `dce` and `simplify`.
+fn only(passes: &[&str]) -> OptOptions {
     let mut opts = OptOptions::default();
     for p in optimiser_passes().map(|p| p.name) {
         if !passes.contains(&p) && p != "dce" && p != "simplify" {
             opts.disable(p).unwrap();
         }
     }
-    let (out, stats) = optimise(prog, &opts).unwrap();
+    opts
+}
+
+fn run(text: &str, passes: &[&str], rule: &str) -> String {
+    let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
+    verify(&prog).unwrap();
+    let (out, stats) = optimise(prog, &only(passes)).unwrap();
     verify(&out).unwrap_or_else(|e| panic!("{e}\n{}", print_prog(&out)));
     assert!(
         stats.rules.contains_key(rule),
@@ -1055,13 +1060,7 @@ fn a_sum_of_rows_at_the_top_of_a_function_stays_a_reduction() {
   in t_21
 }"#;
     let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
-    let mut opts = OptOptions::default();
-    for p in optimiser_passes().map(|p| p.name) {
-        if p != "reduce-loop" && p != "dce" && p != "simplify" {
-            opts.disable(p).unwrap();
-        }
-    }
-    let (_, stats) = optimise(prog, &opts).unwrap();
+    let (_, stats) = optimise(prog, &only(&["reduce-loop"])).unwrap();
     assert!(
         !stats.rules.contains_key("reduce-loop"),
         "{:?}",
@@ -1101,13 +1100,7 @@ fn a_map_result_needing_a_function_call_is_not_split() {
   in g_3, s_8
 }"#;
     let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
-    let mut opts = OptOptions::default();
-    for p in optimiser_passes().map(|p| p.name) {
-        if p != "consumer-fusion" && p != "dce" && p != "simplify" {
-            opts.disable(p).unwrap();
-        }
-    }
-    let (_, stats) = optimise(prog, &opts).unwrap();
+    let (_, stats) = optimise(prog, &only(&["consumer-fusion"])).unwrap();
     assert!(
         !stats.rules.contains_key("split-for-reduce"),
         "{:?}",
