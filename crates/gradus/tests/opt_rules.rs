@@ -1134,3 +1134,89 @@ fn a_cheap_map_read_at_the_previous_row_fuses_into_its_reader() {
     assert_eq!(out.matches("map(").count(), 1, "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_cheap_map_read_by_two_maps_is_split_into_each() {
+    // `a` and `b` have different readers: each reader computes its own part, and neither
+    // array is built (the two readers then share one traversal).
+    let out = run(
+        r#"fun f [n_0] (x_1: [n_0]f64, y_2: [n_0]f64, h_3: f64) : ([n_0]f64, [n_0]f64) {
+  let (a_4: [n_0]f64, b_5: [n_0]f64) = map(n_0, \(p_6: f64) : (f64, f64) -> {
+    let q_7: f64 = mul_f64(p_6, h_3)
+    let r_8: f64 = add_f64(q_7, p_6)
+    in q_7, r_8
+  }, x_1)
+  let c_9: [n_0]f64 = map(n_0, \(s_10: f64, t_11: f64) : f64 -> { let u_12: f64 = add_f64(s_10, t_11) in u_12 }, a_4, y_2)
+  let d_13: [n_0]f64 = map(n_0, \(s_14: f64, t_15: f64) : f64 -> { let u_16: f64 = mul_f64(s_14, t_15) in u_16 }, b_5, y_2)
+  in c_9, d_13
+}"#,
+        &["fusion"],
+        "map-split-consumers",
+    );
+    assert!(!out.contains("a_") && !out.contains("b_"), "{out}");
+    assert_eq!(out.matches("map(").count(), 1, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_read_twice_or_needing_a_function_call_is_not_split() {
+    for text in [
+        // `a` is read by both later maps.
+        r#"fun f [n_0] (x_1: [n_0]f64, y_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {
+  let (a_4: [n_0]f64, b_5: [n_0]f64) = map(n_0, \(p_6: f64) : (f64, f64) -> {
+    let q_7: f64 = mul_f64(p_6, p_6)
+    in q_7, p_6
+  }, x_1)
+  let c_9: [n_0]f64 = map(n_0, \(s_10: f64, t_11: f64) : f64 -> { let u_12: f64 = add_f64(s_10, t_11) in u_12 }, a_4, y_2)
+  let d_13: [n_0]f64 = map(n_0, \(s_14: f64, t_15: f64, v_17: f64) : f64 -> { let u_16: f64 = mul_f64(s_14, t_15) let w_18: f64 = add_f64(u_16, v_17) in w_18 }, b_5, y_2, a_4)
+  in c_9, d_13
+}"#,
+        // `a` costs a call of `exp`.
+        r#"fun f [n_0] (x_1: [n_0]f64, y_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {
+  let (a_4: [n_0]f64, b_5: [n_0]f64) = map(n_0, \(p_6: f64) : (f64, f64) -> {
+    let q_7: f64 = exp_f64(p_6)
+    in q_7, p_6
+  }, x_1)
+  let c_9: [n_0]f64 = map(n_0, \(s_10: f64, t_11: f64) : f64 -> { let u_12: f64 = add_f64(s_10, t_11) in u_12 }, a_4, y_2)
+  let d_13: [n_0]f64 = map(n_0, \(s_14: f64, t_15: f64) : f64 -> { let u_16: f64 = mul_f64(s_14, t_15) in u_16 }, b_5, y_2)
+  in c_9, d_13
+}"#,
+    ] {
+        let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
+        let (out, stats) = optimise(prog, &only(&["fusion"])).unwrap();
+        verify(&out).unwrap();
+        assert!(
+            !stats.rules.contains_key("map-split-consumers"),
+            "{:?}\n{}",
+            stats.rules,
+            print_prog(&out)
+        );
+    }
+}
+
+#[test]
+fn a_cheap_map_fuses_into_the_accumulating_map_of_a_with_acc() {
+    // The scaled cotangent `g` is computed where the map adding it into the accumulator
+    // reads it: it moves into the `with_acc` (which runs once) and fuses there.
+    let out = run(
+        r#"fun f [n_0] (x_1: [n_0]f64, y_2: [n_0]f64, h_3: f64) : [n_0]f64 {
+  let g_4: [n_0]f64 = map(n_0, \(p_5: f64) : f64 -> { let q_6: f64 = mul_f64(p_5, h_3) in q_6 }, y_2)
+  let iota_7: [n_0]i64 = iota(i64, n_0, 0i64, 1i64)
+  let z_8: [n_0]f64 = replicate([n_0], 0.0f64)
+  let r_9: [n_0]f64 = with_acc([n_0] (z_8), \(acc_10: acc([n_0], f64)) : acc([n_0], f64) -> {
+    let a_11: acc([n_0], f64) = map(n_0, \(i_12: i64, b_13: f64, c_14: f64, acc_15: acc([n_0], f64)) : acc([n_0], f64) -> {
+      let d_16: f64 = mul_f64(b_13, c_14)
+      let acc_17: acc([n_0], f64) = update_acc(acc_15, [i_12], [d_16])
+      in acc_17
+    }, iota_7, g_4, x_1, acc_10)
+    in a_11
+  })
+  in r_9
+}"#,
+        &["fusion"],
+        "map-sink",
+    );
+    assert!(!out.contains("g_"), "{out}");
+    assert_eq!(out.matches("map(").count(), 1, "{out}");
+    insta::assert_snapshot!(out);
+}

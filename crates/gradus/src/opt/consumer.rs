@@ -173,7 +173,7 @@ fn split_map(
 
 /// A statement of a few cycles that cannot fail: arithmetic, comparisons and selections
 /// (no division, power or function of the float library).
-fn cheap_op(stm: &Stm) -> bool {
+pub(super) fn cheap_op(stm: &Stm) -> bool {
     use crate::core::prim::{BinOp, PrimOp, UnOp};
     match &stm.exp {
         Exp::BasicOp(BasicOp::SubExp(_)) => true,

@@ -4,11 +4,19 @@
 //! * `map-map` (vertical): `let ys = map(w, f, xs)` whose results are used only as inputs of
 //!   one later `let zs = map(w, g, ys, us)` becomes `let zs = map(w, g ∘ f, xs, us)` at the
 //!   consumer's place: no intermediate array;
+//! * `map-split-consumers`: a map whose results are read by different later maps of its
+//!   width (or by maps directly in the lambda of a later `with_acc`), each result costing a
+//!   few cheap operations, becomes one map per consumer, so that each part fuses into its
+//!   consumer. The return sweep's scalings of one cotangent (`ȳ`, `h·ȳ/6`, `2·h·ȳ/6` for
+//!   the stages of a Runge-Kutta step) would otherwise be written out as arrays and read
+//!   back by every stage's adjoint;
 //! * `map-sink`: a cheap map whose single result is read only as an input of a map nested in
 //!   the lambda of a later map moves next to that consumer, so that `map-map` can fuse them
 //!   (the one-hot seeds of a forward-mode gradient meet the derivative's inner loop this
 //!   way); the cheap map is then computed once per outer row, which fusion and `single-point`
-//!   turn into no work at all;
+//!   turn into no work at all. A map read by a map directly in the lambda of a `with_acc`
+//!   moves into that lambda (which runs once: nothing is recomputed), so the adjoint a return
+//!   sweep's accumulating map reads is computed where it is read;
 //! * `map-horizontal`: two independent maps of the same width that share an input become one
 //!   map with the results of both (one traversal);
 //! * `map-of-replicate`: an input `replicate([w], x)` of a map of width `w` becomes `x` in
@@ -36,8 +44,9 @@
 //!
 //! A `map` fuses into `reduce`, `scan`, `scatter` and other histograms in the last pass of
 //! the pipeline, `consumer-fusion` (module `consumer`), which builds fused SOACs; the rules
-//! here and in `single-point` look for the unfused forms. Maps with accumulator inputs are
-//! never fused.
+//! here and in `single-point` look for the unfused forms. A map with accumulator inputs or
+//! results is never fused into a later one (its updates would move); a map without them
+//! fuses into one that has them.
 //!
 //! Takes verified IR and gives verified IR.
 
@@ -126,7 +135,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
     }
     let Prog { names, funs } = prog;
     for f in funs.iter_mut() {
-        let counts = use_counts(names, &f.body);
+        let mut counts = use_counts(names, &f.body);
         let mut consumed = HashSet::new();
         consumed_in_body(&f.body, &mut consumed);
         let sunk = ctx.stats.rules.get("map-sink").copied();
@@ -136,6 +145,7 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx, horizontal_only: bool) {
                 horizontal(names, ctx, body, &consumed);
             } else {
                 replicate_inputs(names, ctx, body, &reps);
+                split_consumers(names, ctx, body, &mut counts, &consumed);
                 identity_maps(names, ctx, body, &consumed);
                 vertical(names, ctx, body, &counts, &consumed);
                 sink(names, ctx, body, &counts, &consumed);
@@ -264,6 +274,111 @@ fn identity_maps(
     }
 }
 
+/// The `map-split-consumers` rule on the maps of one body.
+fn split_consumers(
+    names: &mut crate::core::ir::NameTable,
+    ctx: &mut Ctx,
+    body: &mut crate::core::ir::Body,
+    counts: &mut HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) {
+    let mut p = 0;
+    while p < body.stms.len() {
+        match split_by_consumer(names, body, p, counts, consumed) {
+            Some(parts) => {
+                // Every part reads what the map read: the counts the later rules rely on
+                // (a producer fuses only into the single reader of its results) follow.
+                let one = |stms: Vec<Stm>| crate::core::ir::Body {
+                    stms,
+                    result: vec![],
+                };
+                let before = use_counts(names, &one(vec![body.stms[p].clone()]));
+                for (v, n) in use_counts(names, &one(parts.clone())) {
+                    let c = counts.entry(v).or_default();
+                    *c = (*c + n).saturating_sub(before.get(&v).copied().unwrap_or(0));
+                }
+                let n = parts.len();
+                body.stms.splice(p..=p, parts);
+                ctx.fire("map-split-consumers");
+                p += n;
+            }
+            None => p += 1,
+        }
+    }
+}
+
+/// The map at `p` as one map per later statement reading its results, if every result read
+/// is read once, as an input of a map of the same width that `map-map` or `map-sink` can
+/// fuse it into, costs a few cheap operations, and the results have at least two readers.
+fn split_by_consumer(
+    names: &mut crate::core::ir::NameTable,
+    body: &crate::core::ir::Body,
+    p: usize,
+    counts: &HashMap<Var, usize>,
+    consumed: &HashSet<Var>,
+) -> Option<Vec<Stm>> {
+    let stm = &body.stms[p];
+    let (w, lam, arrays) = map_parts(stm)?;
+    if stm.pat.len() < 2
+        || has_acc(names, arrays)
+        || has_acc(names, &stm.pat)
+        || arrays.iter().any(|a| consumed.contains(a))
+        || lam.body.stms.iter().any(|s| s.pat.is_empty())
+    {
+        return None;
+    }
+    let reads_as_input = |e: &Exp, v: &Var| matches!(e, Exp::Soac(Soac::Map { w: cw, arrays, .. }) if cw == w && arrays.contains(v));
+    // The reader of each result that is read: the index of its statement.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (k, v) in stm.pat.iter().enumerate() {
+        match counts.get(v).copied().unwrap_or(0) {
+            0 => continue,
+            1 if !consumed.contains(v) => {}
+            _ => return None,
+        }
+        let q = (p + 1..body.stms.len())
+            .find(|q| free_in_exp(names, &body.stms[*q].exp).contains(v))?;
+        let fusible = match &body.stms[q].exp {
+            e @ Exp::Soac(Soac::Map { .. }) => reads_as_input(e, v),
+            Exp::WithAcc { lam, .. } => lam.body.stms.iter().any(|s| reads_as_input(&s.exp, v)),
+            _ => false,
+        };
+        let slice = crate::core::subst::prune(names, &lam.body, vec![lam.body.result[k]]);
+        if !fusible || slice.stms.len() > 4 || !slice.stms.iter().all(super::consumer::cheap_op) {
+            return None;
+        }
+        match groups.iter_mut().find(|(g, _)| *g == q) {
+            Some((_, ks)) => ks.push(k),
+            None => groups.push((q, vec![k])),
+        }
+    }
+    if groups.len() < 2 {
+        return None;
+    }
+    let parts = groups
+        .into_iter()
+        .map(|(_, ks)| {
+            let results: Vec<SubExp> = ks.iter().map(|k| lam.body.result[*k]).collect();
+            let sliced = crate::core::subst::prune(names, &lam.body, results);
+            let (params, body) = crate::core::subst::fresh_copy(names, &lam.params, &sliced);
+            Stm {
+                pat: ks.iter().map(|k| stm.pat[*k]).collect(),
+                exp: Exp::Soac(Soac::Map {
+                    w: *w,
+                    lam: Lambda {
+                        params,
+                        body,
+                        ret: ks.iter().map(|k| lam.ret[*k].clone()).collect(),
+                    },
+                    arrays: arrays.clone(),
+                }),
+                aux: stm.aux.clone(),
+            }
+        })
+        .collect();
+    Some(parts)
+}
+
 fn map_parts(stm: &Stm) -> Option<(&SubExp, &Lambda, &Vec<Var>)> {
     match &stm.exp {
         Exp::Soac(Soac::Map { w, lam, arrays }) => Some((w, lam, arrays)),
@@ -317,8 +432,7 @@ fn vertical(
                     && used.iter().all(|v| {
                         counts.get(v).copied().unwrap_or(0)
                             == carrays.iter().filter(|a| *a == v).count()
-                    })
-                    && !has_acc(names, carrays);
+                    });
                 if ok {
                     consumer = Some(c);
                 }
@@ -483,13 +597,17 @@ fn sink(
 /// input, inside the lambda of `stm` (a map) or of maps nested in it; leaves the option full
 /// if there is none.
 fn place(stm: &mut Stm, out: Var, producer: &mut Option<Stm>) {
-    let Exp::Soac(Soac::Map { lam, arrays, .. }) = &mut stm.exp else {
-        return;
+    let lam = match &mut stm.exp {
+        Exp::Soac(Soac::Map { lam, arrays, .. }) if !arrays.contains(&out) => lam,
+        // The lambda of a `with_acc` runs once: the producer is computed once there too.
+        Exp::WithAcc { lam, .. } => lam,
+        _ => return,
     };
-    if arrays.contains(&out) {
-        return;
-    }
-    let body = &mut lam.body;
+    place_in(&mut lam.body, out, producer);
+}
+
+/// [`place`] on the statements of one lambda body.
+fn place_in(body: &mut crate::core::ir::Body, out: Var, producer: &mut Option<Stm>) {
     for k in 0..body.stms.len() {
         let direct = matches!(&body.stms[k].exp,
             Exp::Soac(Soac::Map { arrays, .. }) if arrays.contains(&out));
