@@ -1161,6 +1161,25 @@ fn a_cheap_map_read_by_two_maps_is_split_into_each() {
 #[test]
 fn a_map_read_twice_or_needing_a_function_call_is_not_split() {
     for text in [
+        // `a` and `b` go to one `with_acc`, which takes maps of one result only.
+        r#"fun f [n_0] (x_1: [n_0]f64, y_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {
+  let (a_4: [n_0]f64, b_5: [n_0]f64, e_20: [n_0]f64) = map(n_0, \(p_6: f64) : (f64, f64, f64) -> {
+    let q_7: f64 = mul_f64(p_6, p_6)
+    in q_7, p_6, q_7
+  }, x_1)
+  let d_13: [n_0]f64 = map(n_0, \(s_14: f64, t_15: f64) : f64 -> { let u_16: f64 = mul_f64(s_14, t_15) in u_16 }, e_20, y_2)
+  let iota_21: [n_0]i64 = iota(i64, n_0, 0i64, 1i64)
+  let z_22: [n_0]f64 = replicate([n_0], 0.0f64)
+  let r_23: [n_0]f64 = with_acc([n_0] (z_22), \(acc_24: acc([n_0], f64)) : acc([n_0], f64) -> {
+    let a_25: acc([n_0], f64) = map(n_0, \(i_26: i64, b_27: f64, c_28: f64, acc_29: acc([n_0], f64)) : acc([n_0], f64) -> {
+      let d_30: f64 = mul_f64(b_27, c_28)
+      let acc_31: acc([n_0], f64) = update_acc(acc_29, [i_26], [d_30])
+      in acc_31
+    }, iota_21, a_4, b_5, acc_24)
+    in a_25
+  })
+  in r_23, d_13
+}"#,
         // `a` is read by both later maps.
         r#"fun f [n_0] (x_1: [n_0]f64, y_2: [n_0]f64) : ([n_0]f64, [n_0]f64) {
   let (a_4: [n_0]f64, b_5: [n_0]f64) = map(n_0, \(p_6: f64) : (f64, f64) -> {

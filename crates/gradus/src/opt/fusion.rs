@@ -352,7 +352,11 @@ fn split_by_consumer(
             None => groups.push((q, vec![k])),
         }
     }
-    if groups.len() < 2 {
+    // `map-sink` moves maps of one result into a `with_acc`.
+    let sinks_whole = |(q, ks): &(usize, Vec<usize>)| {
+        ks.len() == 1 || matches!(body.stms[*q].exp, Exp::Soac(Soac::Map { .. }))
+    };
+    if groups.len() < 2 || !groups.iter().all(sinks_whole) {
         return None;
     }
     let parts = groups
