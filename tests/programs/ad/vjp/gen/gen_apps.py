@@ -1,6 +1,7 @@
 """Small realistic programs: logistic regression, softmax cross-entropy, a 2-layer MLP, the
-ADBench GMM objective at a tiny size, an explicit Euler ODE integrator, Horner's rule in a loop,
-least squares, the k-means cost (BENCHMARKS.md §5 reference values), an RNN, NNMF, attention."""
+ADBench GMM objective at a tiny size, an explicit Euler ODE integrator, Runge-Kutta steps,
+Horner's rule in a loop, least squares, the k-means cost (BENCHMARKS.md §5 reference values),
+an RNN, NNMF, attention."""
 
 from common import *  # noqa: F401,F403
 import math
@@ -358,6 +359,56 @@ def attend(q, k, v):
 
 
 P.append(p.test("grad", lambda q, k, v: vjp(attend, (q, k, v), 1.0), [(rand(24, 3, 2), rand(25, 3, 2), rand(26, 3, 2))]))
+
+# ---------------------------------------------------------------------------------------------
+p = Program("app_rk4_stages", """
+Classical Runge-Kutta steps for y0' = x0, yi' = xi y(i-1) (GradBench's ode with a given initial
+state): each stage reads the previous one at the previous row, and the return sweep splits the
+scalings of one cotangent among the stages' adjoints.
+""", """
+def ode_fun [n] (x: [n]f64) (y: [n]f64) : [n]f64 =
+  tabulate n (\\i -> if i == 0 then x[0] else x[i] * y[i - 1])
+
+def rk4 [n] (s: i64) (x: [n]f64) (y0: [n]f64) : [n]f64 =
+  let h = 2 / f64.i64 s
+  in loop y = y0 for _step < s do
+       let k1 = ode_fun x y
+       let k2 = ode_fun x (map2 (\\yi k -> yi + h * k / 2) y k1)
+       let k3 = ode_fun x (map2 (\\yi k -> yi + h * k / 2) y k2)
+       let k4 = ode_fun x (map2 (\\yi k -> yi + h * k) y k3)
+       in map5 (\\yi a b c d -> yi + h * (a + 2 * b + 2 * c + d) / 6) y k1 k2 k3 k4
+
+entry final [n] (x: [n]f64) (y0: [n]f64) (s: i64) : [n]f64 = rk4 s x y0
+
+entry grad [n] (x: [n]f64) (y0: [n]f64) (s: i64) : ([n]f64, [n]f64) =
+  vjp (\\(x, y0) -> rk4 s x y0) (x, y0) (tabulate n (\\i -> f64.i64 (i + 1)))
+""")
+
+
+def rk4(x, y0, s):
+    def stage(y):
+        return jnp.concatenate([x[:1], x[1:] * y[:-1]])
+
+    h = 2.0 / int(s)
+    y = y0
+    for _ in range(int(s)):
+        k1 = stage(y)
+        k2 = stage(y + h * k1 / 2)
+        k3 = stage(y + h * k2 / 2)
+        k4 = stage(y + h * k3)
+        y = y + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
+    return y
+
+
+def rk4_grad(x, y0, s):
+    w = jnp.arange(1.0, x.shape[0] + 1)
+    return vjp(lambda a, b: rk4(a, b, s), (x, y0), w)
+
+
+cases = [(f64([0.5, -1.25, 2.0, 0.75, -0.3]), f64([0.1, 0.2, -0.4, 0.3, 1.5]), i64(3)),
+         (f64([1.5, 0.25, -0.5, 1.0, 2.0, -1.0, 0.6]), f64([1.0, -1.0, 0.5, 0.25, -0.125, 2.0, 0.3]), i64(4))]
+P.append(p.test("final", lambda *a: f64(rk4(*a)), cases))
+p.test("grad", rk4_grad, cases)
 
 for p in P:
     print(p.write())
