@@ -594,6 +594,33 @@ fn two_reductions_of_one_map_become_one_traversal() {
 }
 
 #[test]
+fn independent_reductions_of_one_width_become_one_traversal() {
+    // The sum of `e` and the first position of the maximum of `x` (lse's gradient) read
+    // different arrays; the `iota` between them moves before the pair.
+    let out = run(
+        r#"fun f [n_0] (x_1: [n_0]f64, e_2: [n_0]f64, m_3: f64) : (f64, i64) {
+  let s_4: f64 = reduce(n_0, \(a_5: f64, b_6: f64) : f64 -> { let c_7: f64 = add_f64(a_5, b_6) in c_7 }, (0.0f64), e_2)
+  let iota_8: [n_0]i64 = iota(i64, n_0, 0i64, 1i64)
+  let k_9: i64 = redomap_comm(n_0, \(i_10: i64, x_11: f64) : i64 -> {
+    let q_12: bool = eq_f64(x_11, m_3)
+    let r_13: i64 = select_i64(q_12, i_10, n_0)
+    in r_13
+  }, \(a_14: i64, b_15: i64) : i64 -> { let c_16: i64 = min_i64(a_14, b_15) in c_16 }, (n_0), iota_8, x_1)
+  in s_4, k_9
+}"#,
+        &["consumer-fusion"],
+        "reduce-horizontal",
+    );
+    assert_eq!(out.matches("redomap(").count(), 1, "{out}");
+    assert!(!out.contains(" reduce("), "{out}");
+    assert!(
+        out.find("iota(").unwrap() < out.find("redomap(").unwrap(),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
 fn a_small_map_unrolls_and_its_literal_is_read_directly() {
     let out = run(
         r#"fun f (a_0: f64, b_1: f64, c_2: f64) : f64 {

@@ -21,9 +21,11 @@
 //!   reductions read then fuses into them (`map-into-reduce`). Those operations run twice,
 //!   which costs less than writing an array and reading it back (the reverse of `lse`, whose
 //!   map returns `e / s` for the gradient and `-(e / s)` for the adjoint of the maximum);
-//! * `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width that
-//!   share an input, or whose inputs one `map` computes, become one `redomap` computing both
-//!   (a mean and a variance, a sum and a maximum: one traversal); the second must not depend on the statements between them.
+//! * `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width
+//!   become one `redomap` computing both (a mean and a variance, a sum and a maximum, the
+//!   sum of `lse`'s exponentials and the position of its maximum: one traversal); the
+//!   second must not depend on the statements between them, except `iota`s of that width,
+//!   which move before the first.
 //!
 //! A consumer input that the map does not compute becomes an input of the fused map, whose
 //! lambda passes its row on. Conditions: the map's results are read by nothing but the
@@ -294,35 +296,38 @@ fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var], &Lambda)> {
 
 /// Whether one statement of `stms` computes an array of `a` and one of `b` (two results of
 /// one `map`: once both reductions are one, the map fuses into it).
-fn same_producer(stms: &[Stm], a: &[Var], b: &[Var]) -> bool {
-    stms.iter()
-        .any(|s| s.pat.iter().any(|v| a.contains(v)) && s.pat.iter().any(|v| b.contains(v)))
-}
-
-/// Rule `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width
-/// that share an input or read results of one statement, the later one independent of the statements between them, become
-/// one `redomap` whose map and operator compute both (one traversal). Conditions as for
-/// `map-horizontal`, plus operators that cannot fail (they now run interleaved).
+/// Rule `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width,
+/// the later one independent of the statements between them (but `iota`s of that width),
+/// become one `redomap` whose map and operator compute both (one traversal). Conditions as
+/// for `map-horizontal`, plus operators that cannot fail (they now run interleaved).
 fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &HashSet<Var>) {
     let is_acc =
         |names: &NameTable, vs: &[Var]| vs.iter().any(|v| matches!(names.ty(*v), Type::Acc { .. }));
     let mut p = 0;
     while p < body.stms.len() {
-        let Some((pw, pinputs)) = scalar_reduction(&body.stms[p])
-            .map(|(w, a, _)| (w, a.to_vec()))
-            .filter(|(_, a)| !is_acc(names, a))
+        let Some(pw) = scalar_reduction(&body.stms[p])
+            .filter(|(_, a, _)| !is_acc(names, a))
+            .map(|(w, _, _)| w)
         else {
             p += 1;
             continue;
         };
         let mut bound_between: HashSet<Var> = body.stms[p].pat.iter().copied().collect();
+        // `iota`s of the width between the two, which can move before the first (the index
+        // argument of an argmax).
+        let mut iotas = Vec::new();
         let mut partner = None;
         for q in p + 1..body.stms.len() {
             let stm = &body.stms[q];
+            if let Exp::BasicOp(BasicOp::Iota { n, .. }) = &stm.exp
+                && *n == pw
+                && free_in_exp(names, &stm.exp).is_disjoint(&bound_between)
+            {
+                iotas.push(q);
+                continue;
+            }
             if let Some((w, arrays, _)) = scalar_reduction(stm)
                 && w == pw
-                && (arrays.iter().any(|a| pinputs.contains(a))
-                    || same_producer(&body.stms[..p], &pinputs, arrays))
                 && !is_acc(names, arrays)
                 && !arrays.iter().any(|a| consumed.contains(a))
             {
@@ -396,6 +401,14 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             ret,
         };
         let qstm = body.stms.remove(q);
+        // The iotas go before the first reduction, in their order (each removal leaves the
+        // later ones in place).
+        let moved = iotas.len();
+        for (j, k) in iotas.into_iter().enumerate() {
+            let iota = body.stms.remove(k);
+            body.stms.insert(p + j, iota);
+        }
+        p += moved;
         let pstm = &mut body.stms[p];
         pstm.pat.extend(qstm.pat);
         pstm.exp = Exp::Soac(Soac::Screma {
