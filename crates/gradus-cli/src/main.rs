@@ -23,6 +23,11 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(name = "gradus", version, about, long_about = None)]
 struct Cli {
+    /// Compile float operations in the interpreter's order, with its results (the default
+    /// lets the C compiler reassociate sums into vectorised partial sums; see
+    /// `GRADUS_EXACT_FLOATS`).
+    #[arg(long, global = true)]
+    exact_floats: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -95,6 +100,11 @@ fn main() -> ExitCode {
             return ExitCode::from(code.clamp(0, 255) as u8);
         }
     };
+    if cli.exact_floats {
+        // SAFETY: no other thread exists yet and no program has been loaded; the C backend
+        // reads the variable when it compiles.
+        unsafe { std::env::set_var("GRADUS_EXACT_FLOATS", "1") };
+    }
     let code = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Test(a) => test::test(a),

@@ -14,6 +14,8 @@ use std::path::Path;
 
 #[test]
 fn every_program_agrees_on_every_backend() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     let Some((cc, version)) = gradus::backend::c::build::find_compiler() else {
         panic!(
             "NO C COMPILER FOUND: the native backends cannot be tested. Install gcc or clang, or \

@@ -46,6 +46,8 @@ fn int(k: i64) -> Value {
 
 #[test]
 fn a_loop_accumulator_made_by_a_map_may_take_its_buffer() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     let c = gradus::pipeline::dump_stage("take.fut", SRC, gradus::pipeline::Stage::C)
         .unwrap_or_else(|d| panic!("{}", d.render()));
     let code = c
@@ -57,6 +59,8 @@ fn a_loop_accumulator_made_by_a_map_may_take_its_buffer() {
 
 #[test]
 fn maps_taking_input_buffers_give_the_interpreters_results() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     let interp = Program::from_source("take.fut", SRC)
         .unwrap()
         .with_backend(Backend::Interpreter)

@@ -112,6 +112,8 @@ fn flat(vs: &[Value]) -> Vec<f64> {
 
 #[test]
 fn fused_soacs_compute_what_the_unfused_ones_do() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     let opt = Program::from_source("fused.fut", SRC).unwrap_or_else(|d| panic!("{}", d.render()));
     let mut off = OptOptions::default();
     off.disable("consumer-fusion").unwrap();
@@ -159,6 +161,8 @@ fn fused_soacs_compute_what_the_unfused_ones_do() {
 
 #[test]
 fn an_error_in_a_fused_map_names_the_map() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     let opt = Program::from_source("fused.fut", SRC).unwrap();
     let err = |p: &Program| match p.call("bad_index", vec![floats(50, 3), int(60)]) {
         Err(CallError::Runtime(e)) => e.to_string(),
@@ -179,6 +183,8 @@ fn an_error_in_a_fused_map_names_the_map() {
 
 #[test]
 fn differentiation_splits_fused_soacs_first() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     // AD runs before the optimiser, but a fused SOAC given to it (parsed IR) is split into
     // its map and consumer and differentiated as those.
     use gradus::core::ir::{Body, FunDef, SubExp};
@@ -214,6 +220,8 @@ fn differentiation_splits_fused_soacs_first() {
 
 #[test]
 fn an_iota_read_only_as_soac_input_is_never_stored() {
+    // Compared with the interpreter bit for bit: no reassociation of float operations.
+    gradus::backend::c::build::force_exact_floats();
     // The fused redomap reads `iota n` row by row: the lowering computes `start + i * stride`
     // instead of allocating and filling n integers. An iota that is also indexed is stored.
     let src = r#"
