@@ -8,7 +8,7 @@
 //! **Floating point.** By default the compiler may also reassociate float additions and
 //! multiplications (`-fassociative-math -fno-signed-zeros -fno-trapping-math`): a sequential
 //! sum such as a row of a matrix-vector product then runs as several vectorised partial
-//! sums instead of one chain of dependent additions (GMM's objective at d = 64 is 2.2×
+//! sums instead of one chain of dependent additions (GMM's objective at d = 64 is 2.1×
 //! faster). Results may differ from the interpreter's in the last bits, and a zero's sign is
 //! not kept. `$GRADUS_EXACT_FLOATS` set to anything but `0` (`gradus --exact-floats`) turns
 //! this off: every operation then happens in the interpreter's order, with its results.
