@@ -184,3 +184,43 @@ fn run_writes_one_opaque_line_per_record_or_sum_result() {
     assert_ne!(o.status.code(), Some(0));
     assert!(text(&o.stderr).contains("opaque"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn exact_floats_give_the_interpreters_sum_to_the_bit() {
+    // A sum whose value depends on the order of its additions: with `--exact-floats` the C
+    // backends add in the interpreter's order (by default they may use partial sums).
+    let p = program(
+        "order.fut",
+        "entry s (xs: []f64) = f64.sum (map (\\x -> x * 1.5) xs)\n",
+    );
+    let xs: Vec<String> = (0..257)
+        .map(|i| match i % 4 {
+            0 => "1e16".to_string(),
+            1 => "1.0".to_string(),
+            2 => "-1e16".to_string(),
+            _ => format!("{}.25", i % 7),
+        })
+        .collect();
+    let input = format!("[{}]", xs.join(", "));
+    let interp = gradus(
+        &["run", &p, "-e", "s", "--backend", "interp"],
+        input.as_bytes(),
+    );
+    assert_eq!(interp.status.code(), Some(0), "{}", text(&interp.stderr));
+    for backend in ["c", "multicore"] {
+        let args = [
+            "--exact-floats",
+            "run",
+            &p,
+            "-e",
+            "s",
+            "--backend",
+            backend,
+            "--threads",
+            "1",
+        ];
+        let o = gradus(&args, input.as_bytes());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stdout), text(&interp.stdout), "{backend}");
+    }
+}
