@@ -12,8 +12,9 @@
 //! lie.
 //!
 //! **Guarantees** the interpreter's results (up to the reassociation of parallel `reduce` and
-//! `scan`, LANGUAGE.md 8.1) and, with checks on, its run-time errors: the same messages and
-//! locations. Size parameters are bound from the argument shapes here, as the interpreter does.
+//! `scan`, LANGUAGE.md 8.1, and, unless exact floats are asked for, the C compiler's
+//! reassociation of float sums and products: see [`build`]) and, with checks on, its
+//! run-time errors: the same messages and locations. Size parameters are bound from the argument shapes here, as the interpreter does.
 //!
 //! # Multicore: OpenMP
 //!
