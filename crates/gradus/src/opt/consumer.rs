@@ -123,7 +123,7 @@ fn split_map(
     counts: &HashMap<Var, usize>,
     consumed: &HashSet<Var>,
 ) -> Option<(Stm, Stm)> {
-    let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
+    let Exp::Soac(Soac::Map { lam, arrays, .. }) = &stm.exp else {
         return None;
     };
     let is_acc = |v: &Var| matches!(names.ty(*v), Type::Acc { .. });
@@ -141,7 +141,7 @@ fn split_map(
     let results =
         |ks: &[usize]| -> Vec<SubExp> { ks.iter().map(|k| lam.body.result[*k]).collect() };
     let sliced = crate::core::subst::prune(names, &lam.body, results(&split));
-    if sliced.stms.len() > 4 || !sliced.stms.iter().all(cheap_op) {
+    if !few_cheap_ops(&sliced) {
         return None;
     }
     // The kept part loses the statements only the split-off results needed, unless the
@@ -154,28 +154,45 @@ fn split_map(
     } else {
         crate::core::subst::prune(names, &lam.body, results(&keep))
     };
-    let part = |names: &mut NameTable, ks: &[usize], body: Body| -> Stm {
-        let (params, body) = crate::core::subst::fresh_copy(names, &lam.params, &body);
-        Stm {
-            pat: ks.iter().map(|k| stm.pat[*k]).collect(),
-            exp: Exp::Soac(Soac::Map {
-                w: *w,
-                lam: Lambda {
-                    params,
-                    body,
-                    ret: ks.iter().map(|k| lam.ret[*k].clone()).collect(),
-                },
-                arrays: arrays.clone(),
-            }),
-            aux: stm.aux.clone(),
-        }
+    Some((
+        map_part(names, stm, &keep, &kept)?,
+        map_part(names, stm, &split, &sliced)?,
+    ))
+}
+
+/// The map `stm` reduced to its results `ks`, which `body` (a slice of its lambda's body)
+/// computes: a fresh copy of the lambda over the same inputs, binding the same variables.
+/// `None` if `stm` is not a map.
+pub(super) fn map_part(names: &mut NameTable, stm: &Stm, ks: &[usize], body: &Body) -> Option<Stm> {
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &stm.exp else {
+        return None;
     };
-    Some((part(names, &keep, kept), part(names, &split, sliced)))
+    let (params, body) = crate::core::subst::fresh_copy(names, &lam.params, body);
+    Some(Stm {
+        pat: ks.iter().map(|k| stm.pat[*k]).collect(),
+        exp: Exp::Soac(Soac::Map {
+            w: *w,
+            lam: Lambda {
+                params,
+                body,
+                ret: ks.iter().map(|k| lam.ret[*k].clone()).collect(),
+            },
+            arrays: arrays.clone(),
+        }),
+        aux: stm.aux.clone(),
+    })
+}
+
+/// Whether a slice of a lambda's body costs a few cycles per row and cannot fail: at most
+/// four statements, each a [`cheap_op`]. Such a slice is worth computing twice rather than
+/// writing its results out and reading them back.
+pub(super) fn few_cheap_ops(body: &Body) -> bool {
+    body.stms.len() <= 4 && body.stms.iter().all(cheap_op)
 }
 
 /// A statement of a few cycles that cannot fail: arithmetic, comparisons and selections
 /// (no division, power or function of the float library).
-pub(super) fn cheap_op(stm: &Stm) -> bool {
+fn cheap_op(stm: &Stm) -> bool {
     use crate::core::prim::{BinOp, PrimOp, UnOp};
     match &stm.exp {
         Exp::BasicOp(BasicOp::SubExp(_)) => true,

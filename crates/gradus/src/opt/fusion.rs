@@ -328,59 +328,61 @@ fn split_by_consumer(
         return None;
     }
     let reads_as_input = |e: &Exp, v: &Var| matches!(e, Exp::Soac(Soac::Map { w: cw, arrays, .. }) if cw == w && arrays.contains(v));
-    // The reader of each result that is read: the index of its statement.
-    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    // The results read, each once and costing a few cheap operations.
+    let mut pending: Vec<usize> = Vec::new();
     for (k, v) in stm.pat.iter().enumerate() {
         match counts.get(v).copied().unwrap_or(0) {
             0 => continue,
             1 if !consumed.contains(v) => {}
             _ => return None,
         }
-        let q = (p + 1..body.stms.len())
-            .find(|q| free_in_exp(names, &body.stms[*q].exp).contains(v))?;
-        let fusible = match &body.stms[q].exp {
-            e @ Exp::Soac(Soac::Map { .. }) => reads_as_input(e, v),
-            Exp::WithAcc { lam, .. } => lam.body.stms.iter().any(|s| reads_as_input(&s.exp, v)),
-            _ => false,
-        };
         let slice = crate::core::subst::prune(names, &lam.body, vec![lam.body.result[k]]);
-        if !fusible || slice.stms.len() > 4 || !slice.stms.iter().all(super::consumer::cheap_op) {
+        if !super::consumer::few_cheap_ops(&slice) {
             return None;
         }
-        match groups.iter_mut().find(|(g, _)| *g == q) {
-            Some((_, ks)) => ks.push(k),
-            None => groups.push((q, vec![k])),
+        pending.push(k);
+    }
+    // The reader of each (the index of its statement), found in one walk over what follows.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for q in p + 1..body.stms.len() {
+        if pending.is_empty() {
+            break;
+        }
+        let free = free_in_exp(names, &body.stms[q].exp);
+        let (read, rest): (Vec<usize>, Vec<usize>) =
+            pending.iter().partition(|k| free.contains(&stm.pat[**k]));
+        pending = rest;
+        for k in read {
+            let v = &stm.pat[k];
+            let fusible = match &body.stms[q].exp {
+                e @ Exp::Soac(Soac::Map { .. }) => reads_as_input(e, v),
+                Exp::WithAcc { lam, .. } => lam.body.stms.iter().any(|s| reads_as_input(&s.exp, v)),
+                _ => false,
+            };
+            if !fusible {
+                return None;
+            }
+            match groups.iter_mut().find(|(g, _)| *g == q) {
+                Some((_, ks)) => ks.push(k),
+                None => groups.push((q, vec![k])),
+            }
         }
     }
     // `map-sink` moves maps of one result into a `with_acc`.
     let sinks_whole = |(q, ks): &(usize, Vec<usize>)| {
         ks.len() == 1 || matches!(body.stms[*q].exp, Exp::Soac(Soac::Map { .. }))
     };
-    if groups.len() < 2 || !groups.iter().all(sinks_whole) {
+    if !pending.is_empty() || groups.len() < 2 || !groups.iter().all(sinks_whole) {
         return None;
     }
-    let parts = groups
+    groups
         .into_iter()
         .map(|(_, ks)| {
             let results: Vec<SubExp> = ks.iter().map(|k| lam.body.result[*k]).collect();
             let sliced = crate::core::subst::prune(names, &lam.body, results);
-            let (params, body) = crate::core::subst::fresh_copy(names, &lam.params, &sliced);
-            Stm {
-                pat: ks.iter().map(|k| stm.pat[*k]).collect(),
-                exp: Exp::Soac(Soac::Map {
-                    w: *w,
-                    lam: Lambda {
-                        params,
-                        body,
-                        ret: ks.iter().map(|k| lam.ret[*k].clone()).collect(),
-                    },
-                    arrays: arrays.clone(),
-                }),
-                aux: stm.aux.clone(),
-            }
+            super::consumer::map_part(names, stm, &ks, &sliced)
         })
-        .collect();
-    Some(parts)
+        .collect()
 }
 
 fn map_parts(stm: &Stm) -> Option<(&SubExp, &Lambda, &Vec<Var>)> {
