@@ -1266,3 +1266,69 @@ fn a_cheap_map_fuses_into_the_accumulating_map_of_a_with_acc() {
     assert_eq!(out.matches("map(").count(), 1, "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_map_read_later_fuses_into_its_reduction_and_keeps_its_results() {
+    // Softmax: the exponentials are summed and read again by the division. The map fuses
+    // into the sum and the fused traversal stores them (a `redomap` with a map result).
+    let out = run(
+        r#"fun f [n_0] (xs_1: [n_0]f64) : [n_0]f64 {
+  let e_2: [n_0]f64 = map(n_0, \(x_3: f64) : f64 -> { let y_4: f64 = exp_f64(x_3) in y_4 }, xs_1)
+  let s_5: f64 = reduce_comm(n_0, \(a_6: f64, b_7: f64) : f64 -> { let c_8: f64 = add_f64(a_6, b_7) in c_8 }, (0.0f64), e_2)
+  let p_9: [n_0]f64 = map(n_0, \(y_10: f64) : f64 -> { let z_11: f64 = div_f64(y_10, s_5) in z_11 }, e_2)
+  in p_9
+}"#,
+        &["consumer-fusion"],
+        "map-into-reduce-kept",
+    );
+    assert_eq!(out.matches("redomap").count(), 1, "{out}");
+    assert_eq!(out.matches(" map(").count(), 1, "{out}");
+    let reparsed = parse_prog(&out).unwrap_or_else(|d| panic!("{d:?}\n{out}"));
+    verify(&reparsed).unwrap();
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_map_read_before_the_reduction_keeps_its_own_traversal() {
+    // `e` is read between the map and the sum: the fused statement, at the sum's place,
+    // would bind it too late.
+    let text = r#"fun f [n_0] (xs_1: [n_0]f64) : (f64, f64) {
+  let e_2: [n_0]f64 = map(n_0, \(x_3: f64) : f64 -> { let y_4: f64 = exp_f64(x_3) in y_4 }, xs_1)
+  let g_5: f64 = e_2[0i64]
+  let s_6: f64 = reduce_comm(n_0, \(a_7: f64, b_8: f64) : f64 -> { let c_9: f64 = add_f64(a_7, b_8) in c_9 }, (0.0f64), e_2)
+  let t_10: f64 = e_2[1i64]
+  let u_11: f64 = add_f64(g_5, t_10)
+  in s_6, u_11
+}"#;
+    let prog = parse_prog(text).unwrap();
+    let (out, stats) = optimise(prog, &only(&["consumer-fusion"])).unwrap();
+    verify(&out).unwrap();
+    assert!(
+        !stats.rules.contains_key("map-into-reduce-kept"),
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn a_map_beside_a_reduction_of_its_input_becomes_one_traversal() {
+    // lse's gradient: the scaled exponentials and the sum of their negations read the same
+    // array; the pair becomes one `redomap` whose map result is the scaled array (which an
+    // update then changes: a map whose result the body returns as it is stays a map).
+    let out = run(
+        r#"fun f [n_0] (e_1: [n_0]f64, d_2: f64, k_13: i64) : ([n_0]f64, f64) {
+  let g_3: [n_0]f64 = map(n_0, \(x_4: f64) : f64 -> { let y_5: f64 = mul_f64(x_4, d_2) in y_5 }, e_1)
+  let s_6: f64 = redomap_comm(n_0, \(x_7: f64) : f64 -> {
+    let y_8: f64 = mul_f64(x_7, d_2)
+    let z_9: f64 = neg_f64(y_8)
+    in z_9
+  }, \(a_10: f64, b_11: f64) : f64 -> { let c_12: f64 = add_f64(a_10, b_11) in c_12 }, (0.0f64), e_1)
+  let h_14: [n_0]f64 = g_3 with [k_13] = s_6
+  in h_14, s_6
+}"#,
+        &["consumer-fusion"],
+        "map-reduce-horizontal",
+    );
+    assert_eq!(out.matches("redomap").count(), 1, "{out}");
+    assert!(!out.contains(" map("), "{out}");
+    insta::assert_snapshot!(out);
+}

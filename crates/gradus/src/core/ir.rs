@@ -480,7 +480,11 @@ pub enum Soac {
 /// The consumer of a [`Soac::Screma`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum ScremaForm {
-    /// `redomap(w, f, op, ne, xs)`: `f` returns `k` values, combined like `reduce`.
+    /// `redomap(w, f, op, ne, xs)`: `f` returns `k` values, combined like `reduce`, then
+    /// possibly more, its *map results*: the statement binds the `k` reduced values and
+    /// then one array `[w]t` per further value of `f`, as a `map` would (a map whose
+    /// results a reduction reads and later statements read too, computed in the same
+    /// traversal).
     Reduce {
         /// The operator (`2k` parameters).
         lam: Lambda,

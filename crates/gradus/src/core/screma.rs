@@ -22,13 +22,25 @@ pub fn unfuse(names: &mut NameTable, stm: &Stm) -> Option<[Stm; 2]> {
     else {
         return None;
     };
-    let mapped: Vec<_> = map
-        .ret
+    // A `redomap`'s own map results (past its `k` reduced values) are bound by the map;
+    // the consumer binds the rest of the pattern.
+    let (reduced, consumer_pat) = match &**form {
+        ScremaForm::Reduce { neutral, .. } => {
+            let k = neutral.len().min(map.ret.len()).min(stm.pat.len());
+            (k, &stm.pat[..k])
+        }
+        _ => (map.ret.len(), &stm.pat[..]),
+    };
+    let mapped: Vec<_> = map.ret[..reduced]
         .iter()
         .map(|t| names.fresh("mapped", map_result_type(t, *w)))
         .collect();
+    let mut map_pat = mapped.clone();
+    if reduced < map.ret.len() {
+        map_pat.extend_from_slice(&stm.pat[reduced..]);
+    }
     let map_stm = Stm {
-        pat: mapped.clone(),
+        pat: map_pat,
         exp: Exp::Soac(Soac::Map {
             w: *w,
             lam: map.clone(),
@@ -74,7 +86,7 @@ pub fn unfuse(names: &mut NameTable, stm: &Stm) -> Option<[Stm; 2]> {
         },
     };
     let consumer_stm = Stm {
-        pat: stm.pat.clone(),
+        pat: consumer_pat.to_vec(),
         exp: Exp::Soac(consumer),
         aux: stm.aux.clone(),
     };

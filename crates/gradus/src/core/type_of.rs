@@ -103,8 +103,13 @@ pub fn type_of_exp(names: &NameTable, exp: &Exp) -> Vec<Type> {
             Soac::Hist { dests, .. } | Soac::Scatter { dests, .. } => {
                 dests.iter().map(|d| names.ty(*d).clone()).collect()
             }
-            Soac::Screma { w, form, .. } => match &**form {
-                ScremaForm::Reduce { lam, .. } => lam.ret.clone(),
+            Soac::Screma { w, map, form, .. } => match &**form {
+                ScremaForm::Reduce { lam, neutral, .. } => {
+                    let mapped = map.ret.iter().skip(neutral.len());
+                    let mut out = lam.ret.clone();
+                    out.extend(mapped.map(|t| map_result_type(t, *w)));
+                    out
+                }
                 ScremaForm::Scan { lam, .. } => {
                     lam.ret.iter().map(|t| map_result_type(t, *w)).collect()
                 }

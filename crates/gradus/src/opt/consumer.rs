@@ -5,6 +5,10 @@
 //! into one fused SOAC ([`Soac::Screma`]) at the consumer's place, so the mapped arrays are
 //! never built and the inputs are traversed once:
 //! * `map-into-reduce`: `reduce(w, op, ne, ys)` becomes `redomap(w, f, op, ne, xs)`;
+//! * `map-into-reduce-kept`: as `map-into-reduce` (or `map-into-screma` into a `redomap`)
+//!   when statements after the reduction read some of the map's results too: the fused
+//!   `redomap` also stores those, as its map results (softmax's exponentials are summed and
+//!   stored in one traversal, then divided by the sum);
 //! * `map-into-scan`: `scan(w, op, ne, ys)` becomes `scanomap(w, f, op, ne, xs)`;
 //! * `map-into-histomap`: `hist(w, dests, op, ne, is, vs)` whose indices or values the map
 //!   computes becomes `histomap(w, dests, f', op, ne, xs)` with `f'` returning the index
@@ -25,11 +29,15 @@
 //!   become one `redomap` computing both (a mean and a variance, a sum and a maximum, the
 //!   sum of `lse`'s exponentials and the position of its maximum: one traversal); the
 //!   second must not depend on the statements between them, except `iota`s of that width,
-//!   which move before the first.
+//!   which move before the first;
+//! * `map-reduce-horizontal`: likewise a `map` of scalars and a reduction of scalars of the
+//!   same width that read a common input become one `redomap` whose map results are the
+//!   map's (`lse`'s gradient scales the exponentials and sums their negations in one pass).
 //!
 //! A consumer input that the map does not compute becomes an input of the fused map, whose
 //! lambda passes its row on. Conditions: the map's results are read by nothing but the
-//! consumer's inputs; same width; no accumulators; the consumer's values are scalars (a
+//! consumer's inputs (but for `map-into-reduce-kept`: scalar rows read only after the
+//! reduction); same width; no accumulators; the consumer's values are scalars (a
 //! reduction of rows is lowered better as an accumulator, `backend::lower::row_sums`); the
 //! consumer's operator cannot fail, so interleaving it with the map reports the same errors;
 //! nothing the map reads is consumed in the body, and for `hist` and `scatter` the map reads
@@ -72,7 +80,7 @@ fn fuse_body(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body) {
     loop {
         let before = ctx.changes();
         horizontal(names, ctx, body, &consumed);
-        vertical(names, ctx, body, &counts, &consumed);
+        vertical(names, ctx, body, &consumed);
         if ctx.changes() == before {
             break;
         }
@@ -209,18 +217,17 @@ fn cheap_op(stm: &Stm) -> bool {
     }
 }
 
-fn vertical(
-    names: &mut NameTable,
-    ctx: &mut Ctx,
-    body: &mut Body,
-    counts: &HashMap<Var, usize>,
-    consumed: &HashSet<Var>,
-) {
+fn vertical(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &HashSet<Var>) {
+    // Counted afresh: splitting maps and pairing reductions change how often arrays are
+    // read, and each fusion moves reads (a map kept as a `redomap`'s results is read less).
+    let mut counts = use_counts(names, body);
     let mut c = 0;
     while c < body.stms.len() {
-        if let Some((p, exp, rule)) = fuse(names, body, c, counts, consumed) {
+        if let Some((p, exp, rule, kept)) = fuse(names, body, c, &counts, consumed) {
             body.stms[c].exp = exp;
+            body.stms[c].pat.extend(kept);
             body.stms.remove(p);
+            counts = use_counts(names, body);
             ctx.fire(rule);
             // The fused statement moved up by one; it may absorb another map.
             c -= 1;
@@ -230,6 +237,10 @@ fn vertical(
     }
 }
 
+/// What [`fuse`] gives: the absorbed map's index, the fused expression, the rule, and the
+/// map's results the fused statement binds after its own.
+type Fused = (usize, Exp, &'static str, Vec<Var>);
+
 /// A reduction of scalars as the parts of a `redomap`.
 struct Redomap {
     w: SubExp,
@@ -238,13 +249,31 @@ struct Redomap {
     op: Lambda,
     neutral: Vec<SubExp>,
     commutative: bool,
+    /// How many of the map's results are its own, past the reduced values.
+    mapped: usize,
 }
 
 /// The reduction of scalars `stm` as a `redomap` (a plain `reduce` gets a map returning its
-/// rows).
+/// rows), or a `map` of scalars as a `redomap` with nothing to reduce.
 fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
     let scalar = |lam: &Lambda| lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
     match &stm.exp {
+        Exp::Soac(Soac::Map { w, lam, arrays }) if scalar_map(names, stm) => Some(Redomap {
+            w: *w,
+            map: lam.clone(),
+            arrays: arrays.clone(),
+            op: Lambda {
+                params: Vec::new(),
+                body: Body {
+                    stms: Vec::new(),
+                    result: Vec::new(),
+                },
+                ret: Vec::new(),
+            },
+            neutral: Vec::new(),
+            commutative: true,
+            mapped: lam.ret.len(),
+        }),
         Exp::Soac(Soac::Reduce {
             w,
             lam,
@@ -269,6 +298,7 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
                 op: lam.clone(),
                 neutral: neutral.clone(),
                 commutative: *commutative,
+                mapped: 0,
             })
         }
         Exp::Soac(Soac::Screma {
@@ -288,6 +318,7 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
                 op: lam.clone(),
                 neutral: neutral.clone(),
                 commutative: *commutative,
+                mapped: map.ret.len() - neutral.len(),
             }),
             _ => None,
         },
@@ -311,8 +342,32 @@ fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var], &Lambda)> {
     scalar.then_some((*w, arrays.as_slice(), op))
 }
 
-/// Whether one statement of `stms` computes an array of `a` and one of `b` (two results of
-/// one `map`: once both reductions are one, the map fuses into it).
+/// Whether `stm` is a `map` of scalar rows without accumulators, whose values a fused
+/// reduction's traversal can compute and store (a `redomap`'s map results).
+fn scalar_map(names: &NameTable, stm: &Stm) -> bool {
+    let Exp::Soac(Soac::Map { lam, arrays, .. }) = &stm.exp else {
+        return false;
+    };
+    lam.ret.iter().all(|t| matches!(t, Type::Prim(_)))
+        && !arrays
+            .iter()
+            .any(|a| matches!(names.ty(*a), Type::Acc { .. }))
+}
+
+/// Width and inputs of `stm` if it is a reduction of scalars (plain or fused) or a
+/// [`scalar_map`], with whether it is the map.
+fn reduction_or_map<'s>(names: &NameTable, stm: &'s Stm) -> Option<(SubExp, &'s [Var], bool)> {
+    if let Some((w, arrays, _)) = scalar_reduction(stm) {
+        return Some((w, arrays, false));
+    }
+    match &stm.exp {
+        Exp::Soac(Soac::Map { w, arrays, .. }) if scalar_map(names, stm) => {
+            Some((*w, arrays.as_slice(), true))
+        }
+        _ => None,
+    }
+}
+
 /// Rule `reduce-horizontal`: two reductions of scalars (plain or fused) of the same width,
 /// the later one independent of the statements between them (but `iota`s of that width),
 /// become one `redomap` whose map and operator compute both (one traversal). Conditions as
@@ -320,11 +375,23 @@ fn scalar_reduction(stm: &Stm) -> Option<(SubExp, &[Var], &Lambda)> {
 fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &HashSet<Var>) {
     let is_acc =
         |names: &NameTable, vs: &[Var]| vs.iter().any(|v| matches!(names.ty(*v), Type::Acc { .. }));
+    // A map whose results the body returns stays a map (see `producer`).
+    let returned = |stm: &Stm| {
+        matches!(stm.exp, Exp::Soac(Soac::Map { .. }))
+            && stm
+                .pat
+                .iter()
+                .any(|v| body.result.contains(&SubExp::Var(*v)))
+    };
     let mut p = 0;
     while p < body.stms.len() {
-        let Some(pw) = scalar_reduction(&body.stms[p])
+        if returned(&body.stms[p]) {
+            p += 1;
+            continue;
+        }
+        let Some((pw, parrays, pmap)) = reduction_or_map(names, &body.stms[p])
             .filter(|(_, a, _)| !is_acc(names, a))
-            .map(|(w, _, _)| w)
+            .map(|(w, a, m)| (w, a.to_vec(), m))
         else {
             p += 1;
             continue;
@@ -343,8 +410,13 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
                 iotas.push(q);
                 continue;
             }
-            if let Some((w, arrays, _)) = scalar_reduction(stm)
+            // A map pairs with a reduction reading one of its inputs (one traversal
+            // instead of two); two maps are `map-horizontal`'s (module `fusion`).
+            if let Some((w, arrays, qmap)) = reduction_or_map(names, stm)
+                && !returned(stm)
                 && w == pw
+                && !(pmap && qmap)
+                && (!(pmap || qmap) || arrays.iter().any(|a| parrays.contains(a)))
                 && !is_acc(names, arrays)
                 && !arrays.iter().any(|a| consumed.contains(a))
             {
@@ -354,17 +426,19 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
                     tys.extend(crate::core::visit::type_vars(names.ty(*v)));
                 }
                 if free.is_disjoint(&bound_between) && tys.is_disjoint(&bound_between) {
-                    partner = Some(q);
+                    partner = Some((q, pmap || qmap));
                     break;
                 }
             }
             bound_between.extend(stm.pat.iter().copied());
         }
-        let safe = |k: usize| {
-            scalar_reduction(&body.stms[k])
-                .is_some_and(|(_, _, op)| body_is_safe(&op.body, &Ranges::default(), names))
+        // The operators, and a plain map's lambda, cannot fail: they now run interleaved.
+        let safe = |k: usize| match scalar_reduction(&body.stms[k]) {
+            Some((_, _, op)) => body_is_safe(&op.body, &Ranges::default(), names),
+            None => matches!(&body.stms[k].exp, Exp::Soac(Soac::Map { lam, .. })
+                if body_is_safe(&lam.body, &Ranges::default(), names)),
         };
-        let Some(q) = partner.filter(|q| safe(p) && safe(*q)) else {
+        let Some((q, with_map)) = partner.filter(|(q, _)| safe(p) && safe(*q)) else {
             p += 1;
             continue;
         };
@@ -375,6 +449,8 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             p += 1;
             continue;
         };
+        let (ka, kb) = (a.neutral.len(), b.neutral.len());
+        let (ma, mb) = (a.mapped, b.mapped);
         let Redomap {
             w,
             map: amap,
@@ -382,6 +458,7 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             op: aop,
             mut neutral,
             commutative: acomm,
+            ..
         } = a;
         let Redomap {
             map: bmap,
@@ -392,17 +469,37 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             ..
         } = b;
         // The second SOAC's lambdas get fresh names: both may be copies of one source.
-        let (bmap_params, bmap_body) =
+        let (bmap_params, mut bmap_body) =
             crate::core::subst::fresh_copy(names, &bmap.params, &bmap.body);
         let (bop_params, bop_body) = crate::core::subst::fresh_copy(names, &bop.params, &bop.body);
-        let mut map = amap;
-        map.params.extend(bmap_params);
-        map.body.stms.extend(bmap_body.stms);
-        map.body.result.extend(bmap_body.result);
-        map.ret.extend(bmap.ret);
-        arrays.extend(barrays);
+        // An input both read is read once: the second map's parameter becomes the first's.
+        let mut params = amap.params;
+        let mut same: HashMap<Var, SubExp> = HashMap::new();
+        for (q, a) in bmap_params.into_iter().zip(barrays) {
+            match arrays.iter().position(|x| *x == a) {
+                Some(j) => {
+                    same.insert(q, SubExp::Var(params[j]));
+                }
+                None => {
+                    params.push(q);
+                    arrays.push(a);
+                }
+            }
+        }
+        subst_body(&mut bmap_body, &same);
+        // The merged map returns both reduced values, then both sets of map results.
+        let mut stms = amap.body.stms;
+        stms.extend(bmap_body.stms);
+        let map = Lambda {
+            params,
+            body: Body {
+                stms,
+                result: interleave(&amap.body.result, &bmap_body.result, ka, kb),
+            },
+            ret: interleave(&amap.ret, &bmap.ret, ka, kb),
+        };
+        debug_assert_eq!(map.ret.len(), ka + kb + ma + mb);
         neutral.extend(bneutral);
-        let (ka, kb) = (aop.ret.len(), bop.ret.len());
         let mut params = aop.params[..ka].to_vec();
         params.extend_from_slice(&bop_params[..kb]);
         params.extend_from_slice(&aop.params[ka..]);
@@ -427,7 +524,7 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
         }
         p += moved;
         let pstm = &mut body.stms[p];
-        pstm.pat.extend(qstm.pat);
+        pstm.pat = interleave(&pstm.pat, &qstm.pat, ka, kb);
         pstm.exp = Exp::Soac(Soac::Screma {
             w,
             map,
@@ -438,9 +535,23 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
                 commutative: acomm && bcomm,
             }),
         });
-        ctx.fire("reduce-horizontal");
+        ctx.fire(if with_map {
+            "map-reduce-horizontal"
+        } else {
+            "reduce-horizontal"
+        });
         // The merged statement may meet a third reduction.
     }
+}
+
+/// The first `ka` of `x` and `kb` of `y` (reduced values), then the rest of each (map
+/// results): the order of a merged `redomap`'s map results and pattern.
+fn interleave<T: Clone>(x: &[T], y: &[T], ka: usize, kb: usize) -> Vec<T> {
+    let mut v = x[..ka].to_vec();
+    v.extend_from_slice(&y[..kb]);
+    v.extend_from_slice(&x[ka..]);
+    v.extend_from_slice(&y[kb..]);
+    v
 }
 
 /// The consumer at `c` split into its inputs and the rest.
@@ -525,15 +636,16 @@ fn consumer(names: &NameTable, stm: &Stm) -> Option<Consumer> {
     Some(c)
 }
 
-/// The fused statement replacing statement `c`, the index of the map it absorbs, and the
-/// rule's name.
+/// The fused statement replacing statement `c`, the index of the map it absorbs, the rule's
+/// name and the map's results the fused statement binds after its own (map results of a
+/// `redomap`).
 fn fuse(
     names: &mut NameTable,
     body: &Body,
     c: usize,
     counts: &HashMap<Var, usize>,
     consumed: &HashSet<Var>,
-) -> Option<(usize, Exp, &'static str)> {
+) -> Option<Fused> {
     if matches!(body.stms[c].exp, Exp::Soac(Soac::Screma { .. })) {
         return absorb(names, body, c, counts, consumed);
     }
@@ -543,7 +655,8 @@ fn fuse(
     {
         return None;
     }
-    let p = producer(
+    let keep = matches!(cons.form, ScremaForm::Reduce { .. });
+    let (p, kept) = producer(
         names,
         body,
         c,
@@ -552,6 +665,7 @@ fn fuse(
         cons.form.dests(),
         counts,
         consumed,
+        keep,
     )?;
     let (pat, lam, arrays) = map_parts(&body.stms[p])?;
     // The fused lambda: the map's, returning what the consumer reads of each input.
@@ -575,6 +689,16 @@ fn fuse(
             }
         }
     }
+    let rule = if kept.is_empty() {
+        cons.rule
+    } else {
+        "map-into-reduce-kept"
+    };
+    for v in &kept {
+        let o = pat.iter().position(|x| x == v)?;
+        result.push(lam.body.result[o]);
+        ret.push(lam.ret[o].clone());
+    }
     let map = Lambda {
         params,
         body: Body {
@@ -589,7 +713,7 @@ fn fuse(
         arrays: inputs,
         form: Box::new(cons.form),
     });
-    Some((p, exp, cons.rule))
+    Some((p, exp, rule, kept))
 }
 
 /// Rule `map-into-screma`: a map whose results only a fused SOAC at `c` reads, as inputs,
@@ -600,7 +724,7 @@ fn absorb(
     c: usize,
     counts: &HashMap<Var, usize>,
     consumed: &HashSet<Var>,
-) -> Option<(usize, Exp, &'static str)> {
+) -> Option<Fused> {
     let Exp::Soac(Soac::Screma {
         w,
         map,
@@ -610,7 +734,18 @@ fn absorb(
     else {
         return None;
     };
-    let p = producer(names, body, c, w, arrays, form.dests(), counts, consumed)?;
+    let keep = matches!(**form, ScremaForm::Reduce { .. });
+    let (p, kept) = producer(
+        names,
+        body,
+        c,
+        w,
+        arrays,
+        form.dests(),
+        counts,
+        consumed,
+        keep,
+    )?;
     let (pat, lam, parrays) = map_parts(&body.stms[p])?;
     let mut params = lam.params.clone();
     let mut inputs = parrays.clone();
@@ -630,13 +765,17 @@ fn absorb(
     subst_body(&mut rest, &subst);
     let mut stms = lam.body.stms.clone();
     stms.extend(rest.stms);
+    let mut result = rest.result;
+    let mut ret = map.ret.clone();
+    for v in &kept {
+        let o = pat.iter().position(|x| x == v)?;
+        result.push(lam.body.result[o]);
+        ret.push(lam.ret[o].clone());
+    }
     let fused = Lambda {
         params,
-        body: Body {
-            stms,
-            result: rest.result,
-        },
-        ret: map.ret.clone(),
+        body: Body { stms, result },
+        ret,
     };
     let exp = Exp::Soac(Soac::Screma {
         w: *w,
@@ -644,7 +783,12 @@ fn absorb(
         arrays: inputs,
         form: form.clone(),
     });
-    Some((p, exp, "map-into-screma"))
+    let rule = if kept.is_empty() {
+        "map-into-screma"
+    } else {
+        "map-into-reduce-kept"
+    };
+    Some((p, exp, rule, kept))
 }
 
 fn map_parts(stm: &Stm) -> Option<(&[Var], &Lambda, &Vec<Var>)> {
@@ -655,8 +799,11 @@ fn map_parts(stm: &Stm) -> Option<(&[Var], &Lambda, &Vec<Var>)> {
 }
 
 /// The statement before `c` that is a `map` of width `w` computing some of `inputs` and
-/// may move to `c`: nothing but `inputs` reads its results, it has no accumulators, nothing
-/// it reads is consumed in the body, and it reads nothing sharing memory with `dests`.
+/// may move to `c`, with the results it must still bind there: it has no accumulators,
+/// nothing it reads is consumed in the body, and it reads nothing sharing memory with
+/// `dests`. Its results are read by nothing but `inputs`, except, when `keep` (a reduction
+/// of scalars consumes them), scalar rows read only after `c`, which the fused statement
+/// binds as its map results.
 #[allow(clippy::too_many_arguments)]
 fn producer(
     names: &NameTable,
@@ -667,7 +814,8 @@ fn producer(
     dests: &[Var],
     counts: &HashMap<Var, usize>,
     consumed: &HashSet<Var>,
-) -> Option<usize> {
+    keep: bool,
+) -> Option<(usize, Vec<Var>)> {
     let p = (0..c).rev().find(|&p| {
         matches!(body.stms[p].exp, Exp::Soac(Soac::Map { .. }))
             && body.stms[p].pat.iter().any(|v| inputs.contains(v))
@@ -685,18 +833,54 @@ fn producer(
     if pw != w || parrays.iter().any(is_acc) || stm.pat.iter().any(is_acc) {
         return None;
     }
-    let only_inputs = stm
+    let as_input = |v: &Var| inputs.iter().filter(|a| *a == v).count();
+    let read_elsewhere: Vec<Var> = stm
         .pat
         .iter()
-        .all(|v| counts.get(v).copied().unwrap_or(0) == inputs.iter().filter(|a| *a == v).count());
+        .copied()
+        .filter(|v| counts.get(v).copied().unwrap_or(0) != as_input(v))
+        .collect();
+    if !read_elsewhere.is_empty() {
+        let Exp::Soac(Soac::Map { lam, .. }) = &stm.exp else {
+            return None;
+        };
+        // Kept results are read after `c` only: not between the two, and at `c` only
+        // as inputs.
+        let at_c = use_counts(
+            names,
+            &Body {
+                stms: vec![body.stms[c].clone()],
+                result: Vec::new(),
+            },
+        );
+        let between = || {
+            body.stms[p + 1..c]
+                .iter()
+                .map(|s| free_in_exp(names, &s.exp))
+        };
+        // A result the body returns stays a map's: the lowering writes a lambda's mapped
+        // result straight into the row of the enclosing map's output.
+        let keepable = keep
+            && lam.ret.iter().all(|t| matches!(t, Type::Prim(_)))
+            && !read_elsewhere
+                .iter()
+                .any(|v| body.result.contains(&SubExp::Var(*v)))
+            && read_elsewhere
+                .iter()
+                .all(|v| at_c.get(v).copied().unwrap_or(0) == as_input(v))
+            && between().all(|free| read_elsewhere.iter().all(|v| !free.contains(v)));
+        if !keepable {
+            return None;
+        }
+    }
     let reads = free_in_exp(names, &stm.exp);
-    if !only_inputs || reads.iter().any(|v| consumed.contains(v)) {
+    if reads.iter().any(|v| consumed.contains(v)) {
         return None;
     }
     if !dests.is_empty() && !aliases(names, &body.stms[..c], dests).is_disjoint(&reads) {
         return None;
     }
-    Some(p)
+    Some((p, read_elsewhere))
 }
 
 /// The variables of `stms` that may share memory with `dests`: the destinations, what they

@@ -300,12 +300,23 @@ impl Machine<'_> {
         };
         match form {
             ScremaForm::Reduce { lam, neutral, .. } => {
+                let k = neutral.len();
                 let mut acc = self.operands(frame, neutral)?;
+                // The map's own results past the `k` reduced values, stacked.
+                let mut outs: Vec<Stacker> = map.ret[k.min(map.ret.len())..]
+                    .iter()
+                    .map(|t| Stacker::new(t.elem(), w))
+                    .collect();
                 for i in 0..w {
                     let mut xs = acc;
-                    xs.extend(mapped(self, frame, i)?);
+                    let mut row = mapped(self, frame, i)?;
+                    for (o, v) in outs.iter_mut().zip(row.drain(k.min(row.len())..)) {
+                        o.push(&v)?;
+                    }
+                    xs.extend(row);
                     acc = self.apply_lambda(frame, lam, xs)?;
                 }
+                acc.extend(self.finish(frame, &pat[k.min(pat.len())..], outs)?);
                 Ok(acc)
             }
             ScremaForm::Scan { lam, neutral } => {

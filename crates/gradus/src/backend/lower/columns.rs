@@ -51,6 +51,10 @@ pub(super) fn column_reduction<'l>(
     else {
         return None;
     };
+    if map.ret.len() != neutral.len() {
+        // A redomap with map results of its own.
+        return None;
+    }
     let outer: HashSet<Var> = lam.params.iter().copied().collect();
     let is_outer = |e: &SubExp| matches!(e, SubExp::Var(v) if outer.contains(v));
     let results_direct = lam.body.result.len() == stm.pat.len()

@@ -16,7 +16,10 @@ use crate::value::PrimType;
 
 /// A `reduce` or `scan` (with a fused map `pre`: `redomap`, `scanomap`) being lowered.
 struct Reduction<'l> {
+    /// The reduced values (or scanned arrays).
     pat: &'l [Var],
+    /// A `redomap`'s map results (allocated), stored row by row.
+    mapped: &'l [Var],
     /// The width, checked.
     w: Ex,
     lam: &'l Lambda,
@@ -145,9 +148,20 @@ impl<'a> Lw<'a> {
         let w = self.width(w, arrays, aux, out);
         let k = neutral.len();
         let inputs = pre.map_or(arrays.len(), |m| m.ret.len());
-        if inputs != k || lam.params.len() != 2 * k || lam.ret.len() != k {
+        // A `redomap`'s map may return more than the reduced values: its map results.
+        let mapped = if scan || pre.is_none() {
+            0
+        } else {
+            inputs.saturating_sub(k)
+        };
+        if inputs != k + mapped
+            || pat.len() != k + mapped
+            || lam.params.len() != 2 * k
+            || lam.ret.len() != k
+        {
             return Err("internal error: reduce/scan operator does not fit".into());
         }
+        let (pat, mapped) = pat.split_at(k);
         if scan {
             for &p in pat {
                 let Type::Array { elem, dims } = self.ty(p) else {
@@ -163,6 +177,7 @@ impl<'a> Lw<'a> {
         }
         let r = Reduction {
             pat,
+            mapped,
             w,
             lam,
             neutral,
@@ -193,6 +208,27 @@ impl<'a> Lw<'a> {
         self.seq_reduce_or_scan(&r, out)
     }
 
+    /// The values row `i` contributes to the reduction ([`Lw::elems`]), after storing a
+    /// `redomap`'s map results of that row.
+    fn reduced_elems(
+        &mut self,
+        r: &Reduction<'_>,
+        i: &Ex,
+        out: &mut Vec<I>,
+    ) -> R<Vec<(String, Type)>> {
+        let mut vals = self.elems(r.pre, r.arrays, i, out)?;
+        let stored = vals.split_off(r.neutral.len());
+        for (p, (v, t)) in r.mapped.iter().zip(stored) {
+            out.push(I::Store {
+                elem: t.elem(),
+                arr: self.name(*p),
+                idx: i.clone(),
+                val: Ex::var(&v),
+            });
+        }
+        Ok(vals)
+    }
+
     /// `reduce`/`scan` left to right.
     fn seq_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
         if let Some(ew) = elementwise(r, &self.prog.names) {
@@ -204,7 +240,7 @@ impl<'a> Lw<'a> {
         let iv = Ex::var(&i);
         let mut body = Vec::new();
         let mut args = accs.clone();
-        args.extend(self.elems(r.pre, r.arrays, &iv, &mut body)?);
+        args.extend(self.reduced_elems(r, &iv, &mut body)?);
         let nexts = self.decl_fresh("nx", lam.ret.iter().cloned(), &mut body);
         self.apply(lam, &args, &nexts, &mut body)?;
         for ((a, t), (n, _)) in accs.iter().zip(&nexts) {
@@ -396,8 +432,8 @@ impl<'a> Lw<'a> {
             lam,
             neutral,
             pre,
-            arrays,
             scan,
+            ..
         } = r;
         let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
         let parts = self.alloc_scratch("part", &tys, &Ex::int(CHUNKS), out);
@@ -419,7 +455,7 @@ impl<'a> Lw<'a> {
             let accs = s.init_scalars("acc", &tys, init, &mut b);
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
                 let mut args = accs.clone();
-                args.extend(s.elems(pre, arrays, i, inner)?);
+                args.extend(s.reduced_elems(r, i, inner)?);
                 s.apply(lam, &args, &accs, inner)?;
                 if write {
                     store_scalars(&results, i, &accs, inner);

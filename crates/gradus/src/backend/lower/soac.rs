@@ -104,6 +104,12 @@ impl<'a> Lw<'a> {
                 form,
             } => match &**form {
                 ScremaForm::Reduce { lam, neutral, .. } => {
+                    // The map's own results (past the reduced values) are arrays like a
+                    // map's, each row stored as the traversal computes it.
+                    let k = neutral.len().min(pat.len());
+                    for &p in &pat[k..] {
+                        self.alloc_map_output(p, out)?;
+                    }
                     self.reduce_or_scan(pat, w, lam, neutral, Some(map), arrays, false, aux, out)
                 }
                 ScremaForm::Scan { lam, neutral } => {
@@ -306,6 +312,30 @@ impl<'a> Lw<'a> {
         }
         self.end_scope(&map.body, out);
         Ok(vals)
+    }
+
+    /// The block of map output `p`: a view of its slice of the array a concatenation builds
+    /// when it is placed there ([`super::place`]), otherwise a fresh block.
+    pub(super) fn alloc_map_output(&mut self, p: Var, out: &mut Vec<I>) -> R<()> {
+        if let Some((src, offset)) = self.placed.get(&p).cloned() {
+            out.push(I::SetArr {
+                dst: self.name(p),
+                src,
+                offset,
+                share: super::imp::Share::Borrow,
+            });
+            return Ok(());
+        }
+        let Type::Array { elem, dims } = self.ty(p) else {
+            return Err("internal error: map result is not an array".into());
+        };
+        let (elem, count) = (*elem, Ex::product(self.dims(dims)));
+        out.push(I::Alloc {
+            arr: self.name(p),
+            elem,
+            count,
+        });
+        Ok(())
     }
 
     /// Declares and allocates one array of `count` elements per type of `tys`, named after

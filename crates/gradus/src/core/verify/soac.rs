@@ -117,6 +117,14 @@ impl<'a> Verifier<'a> {
                 let rows: Vec<Type> = tys.iter().map(Type::row).collect();
                 self.lambda(map, &rows, &format!("the map lambda of {what}"))?;
                 let values: &'a [Type] = match &**form {
+                    // The values past the neutral elements are the map's own results.
+                    ScremaForm::Reduce { neutral, .. } if map.ret.len() > neutral.len() => {
+                        let mapped = &map.ret[neutral.len()..];
+                        if mapped.iter().any(|t| matches!(t, Type::Acc { .. })) {
+                            return self.fail(format!("{what} maps to an accumulator"));
+                        }
+                        &map.ret[..neutral.len()]
+                    }
                     ScremaForm::Reduce { .. } | ScremaForm::Scan { .. } => &map.ret,
                     ScremaForm::Hist { .. } | ScremaForm::Scatter { .. } => {
                         if map.ret.first() != Some(&Type::Prim(PrimType::I64)) {
