@@ -10,8 +10,13 @@
 //! sum such as a row of a matrix-vector product then runs as several vectorised partial
 //! sums instead of one chain of dependent additions (GMM's objective at d = 64 is 2.1×
 //! faster). Results may differ from the interpreter's in the last bits, and a zero's sign is
-//! not kept. `$GRADUS_EXACT_FLOATS` set to anything but `0` (`gradus --exact-floats`) turns
-//! this off: every operation then happens in the interpreter's order, with its results.
+//! not kept. On x86-64 Linux with glibc, loops calling `exp`, `log`, `sin`, `pow` and the
+//! other functions of glibc's vector math library (libmvec) may also be vectorised, calling
+//! its versions that compute 4 or 8 values at once (`-fno-math-errno -DGR_VECTOR_MATH`,
+//! linking `-lmvec`): `lse`'s gradient is 2.5× faster. Those agree with the scalar functions
+//! to a few units in the last place. `$GRADUS_EXACT_FLOATS` set to anything but `0`
+//! (`gradus --exact-floats`) turns both off: every operation then happens in the
+//! interpreter's order, with its results.
 //!
 //! Libraries are cached in `$GRADUS_CACHE_DIR` (default: `gradus` in the user's cache
 //! directory) under a name made of a 128-bit hash of the code, the flags, the compiler's path
@@ -53,6 +58,18 @@ pub const REASSOCIATE: [&str; 3] = [
     "-fno-signed-zeros",
     "-fno-trapping-math",
 ];
+
+/// Where glibc's vector math library (libmvec) is there to link: x86-64 Linux with glibc.
+const VECTOR_MATH_TARGET: bool = cfg!(all(
+    target_arch = "x86_64",
+    target_os = "linux",
+    target_env = "gnu"
+));
+
+/// The flags that let vectorised loops call glibc's vector math functions (libmvec): math
+/// functions may leave `errno` alone, and the runtime declares their vector versions
+/// (`GR_VECTOR_MATH`, see the generated code's preamble).
+pub const VECTOR_MATH: [&str; 2] = ["-fno-math-errno", "-DGR_VECTOR_MATH"];
 
 /// Set by [`force_exact_floats`].
 static EXACT_FLOATS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -125,6 +142,9 @@ impl Toolchain {
         );
         if !self.exact_floats {
             f.extend(REASSOCIATE.iter().map(|s| s.to_string()));
+            if VECTOR_MATH_TARGET {
+                f.extend(VECTOR_MATH.iter().map(|s| s.to_string()));
+            }
         }
         if openmp {
             f.push("-fopenmp".into());
@@ -359,6 +379,16 @@ pub fn evict(dir: &Path, limit: Option<u64>, keep: &Path) -> Result<usize, Strin
     Ok(removed)
 }
 
+/// The libraries a library compiled with `flags` links: the math library, and the vector
+/// math library with [`VECTOR_MATH`].
+pub fn libraries(flags: &[String]) -> Vec<&'static str> {
+    let mut libs = vec!["-lm"];
+    if flags.iter().any(|f| f == VECTOR_MATH[1]) {
+        libs.push("-lmvec");
+    }
+    libs
+}
+
 /// Runs the compiler on `src`, writing `out`.
 pub fn compile(src: &Path, out: &Path, tc: &Toolchain, flags: &[String]) -> Result<(), String> {
     let output = Command::new(&tc.cc)
@@ -366,7 +396,7 @@ pub fn compile(src: &Path, out: &Path, tc: &Toolchain, flags: &[String]) -> Resu
         .arg("-o")
         .arg(out)
         .arg(src)
-        .arg("-lm")
+        .args(libraries(flags))
         .output()
         .map_err(|e| format!("cannot run the C compiler {}: {e}", tc.cc))?;
     if output.status.success() {

@@ -49,6 +49,34 @@ const RUNTIME: &str = r#"#include <stdint.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+/* With GR_VECTOR_MATH (float results need not be the interpreter's to the bit), GCC may
+   vectorise loops calling these functions with glibc's vector versions (libmvec, linked),
+   which agree with the scalar ones to a few units in the last place. */
+#if defined(GR_VECTOR_MATH) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GR_SIMD __attribute__((__simd__("notinbranch")))
+double exp(double) GR_SIMD; float expf(float) GR_SIMD;
+double log(double) GR_SIMD; float logf(float) GR_SIMD;
+double sin(double) GR_SIMD; float sinf(float) GR_SIMD;
+double cos(double) GR_SIMD; float cosf(float) GR_SIMD;
+double pow(double, double) GR_SIMD; float powf(float, float) GR_SIMD;
+#if __GLIBC_PREREQ(2, 35)
+double tanh(double) GR_SIMD; float tanhf(float) GR_SIMD;
+double exp2(double) GR_SIMD; float exp2f(float) GR_SIMD;
+double expm1(double) GR_SIMD; float expm1f(float) GR_SIMD;
+double log2(double) GR_SIMD; float log2f(float) GR_SIMD;
+double log10(double) GR_SIMD; float log10f(float) GR_SIMD;
+double log1p(double) GR_SIMD; float log1pf(float) GR_SIMD;
+double tan(double) GR_SIMD; float tanf(float) GR_SIMD;
+double sinh(double) GR_SIMD; float sinhf(float) GR_SIMD;
+double cosh(double) GR_SIMD; float coshf(float) GR_SIMD;
+double asin(double) GR_SIMD; float asinf(float) GR_SIMD;
+double acos(double) GR_SIMD; float acosf(float) GR_SIMD;
+double atan(double) GR_SIMD; float atanf(float) GR_SIMD;
+double atan2(double, double) GR_SIMD; float atan2f(float, float) GR_SIMD;
+double cbrt(double) GR_SIMD; float cbrtf(float) GR_SIMD;
+double erf(double) GR_SIMD; float erff(float) GR_SIMD;
+#endif
+#endif
 
 #define GR_UNUSED __attribute__((unused))
 /* Below these estimated amounts of work a parallel loop runs on the calling thread, and a
