@@ -6,6 +6,7 @@ use super::json::{self, Result};
 use super::protocol::{Message, Response, Timing};
 use crate::common::{Backend, BackendArgs, catch_panic};
 use gradus::program::{CallError, Program};
+use gradus::value::{Value, ValueRef};
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -164,12 +165,34 @@ impl Runner {
             .map_err(|e| (format!("bad input: {e}"), timings.clone()))?;
         let mut total = Duration::ZERO;
         let mut count = 0;
+        let native = self.backend != Backend::Interpreter;
+        let refs: Vec<ValueRef> = call.args.iter().map(Value::as_value_ref).collect();
         let results = loop {
-            let args = call.args.clone();
+            let args = if native {
+                Vec::new()
+            } else {
+                call.args.clone()
+            };
             let start = Instant::now();
-            let r = catch_panic(|| m.program.call(call.entry, args));
-            let took = start.elapsed();
-            let results = match r {
+            // A run ends when its results are ready. The native backend hands them over in
+            // its own buffers: they are copied out (as the output is written by the other
+            // tools, outside their timing) only after the last run.
+            let r = catch_panic(|| -> std::result::Result<_, CallError> {
+                if native {
+                    m.program.call_with(call.entry, &refs, |res| {
+                        let took = start.elapsed();
+                        let last = count + 1 >= runs.min_runs && total + took >= runs.min_time;
+                        (
+                            took,
+                            last.then(|| res.iter().map(ValueRef::to_value).collect()),
+                        )
+                    })
+                } else {
+                    let results = m.program.call(call.entry, args)?;
+                    Ok((start.elapsed(), Some(results)))
+                }
+            });
+            let (took, results) = match r {
                 Ok(Ok(r)) => r,
                 Ok(Err(CallError::Runtime(e))) => return Err((e.to_string(), timings)),
                 Ok(Err(e)) => return Err((format!("bad input: {e}"), timings)),
@@ -186,7 +209,10 @@ impl Runner {
             timings.push(Timing::new("evaluate", took));
             total += took;
             count += 1;
-            if count >= runs.min_runs && total >= runs.min_time {
+            if let Some(results) = results
+                && count >= runs.min_runs
+                && total >= runs.min_time
+            {
                 break results;
             }
         };
