@@ -232,8 +232,26 @@ static GR_UNUSED inline void *gr_alloc_slot(gr_mem **slot, gr_mem **m, int64_t b
 static GR_UNUSED inline void gr_incref(gr_mem *m) { if (m) m->rc++; }
 static GR_UNUSED inline void gr_decref(gr_mem *m) { if (m && --m->rc == 0) gr_free(m); }
 
+/* Copies `bytes` bytes; the two blocks may overlap. Short copies of whole words between
+   blocks that do not overlap (a row of a checkpoint stack, a hidden state of a dozen values)
+   are done here: a call of memmove costs more than such a copy (LSTM's gradient spent 11 %
+   of its time there). GCC would turn the word loop back into a call of memcpy unless told
+   not to. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
 static GR_UNUSED inline void gr_copy(void *dst, const void *src, int64_t bytes) {
-  if (bytes > 0 && dst != src) memmove(dst, src, (size_t)bytes);
+  if (bytes <= 0 || dst == src) return;
+  uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+  if (bytes <= 256 && (bytes & 7) == 0 && (d + (uintptr_t)bytes <= s || s + (uintptr_t)bytes <= d)) {
+    for (int64_t k = 0; k < bytes; k += 8) {
+      uint64_t w;
+      __builtin_memcpy(&w, (const char *)src + k, 8);
+      __builtin_memcpy((char *)dst + k, &w, 8);
+    }
+    return;
+  }
+  memmove(dst, src, (size_t)bytes);
 }
 
 /* Records the error of the sequentially first failing iteration `iter` of the outermost
