@@ -635,10 +635,18 @@ impl Printer<'_> {
             self.iter_key = Some(var.to_string());
         }
         let key = self.iter_key();
-        self.line(d + 1, &format!("if (gr_stop(ctx, {key})) continue;"));
+        let stop_at = self.out.len();
         self.fail_labels.push(label.clone());
         self.stms(body, d + 1);
         self.fail_labels.pop();
+        // An iteration skips its work once another has failed (its error would be reported
+        // instead). A body with no way to fail (its failures jump to `label`) needs no such
+        // check, and without it a loop of arithmetic stays vectorisable: GCC does not
+        // vectorise a loop with the check's branch in it.
+        if self.out[stop_at..].contains(&format!("goto {label};")) {
+            let check = format!("{}if (gr_stop(ctx, {key})) continue;\n", "  ".repeat(d + 1));
+            self.out.insert_str(stop_at, &check);
+        }
         if outermost {
             self.iter_key = None;
         }
