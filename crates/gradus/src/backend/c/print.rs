@@ -54,27 +54,16 @@ const RUNTIME: &str = r#"#include <stdint.h>
    which agree with the scalar ones to a few units in the last place. */
 #if defined(GR_VECTOR_MATH) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define GR_SIMD __attribute__((__simd__("notinbranch")))
-double exp(double) GR_SIMD; float expf(float) GR_SIMD;
-double log(double) GR_SIMD; float logf(float) GR_SIMD;
-double sin(double) GR_SIMD; float sinf(float) GR_SIMD;
-double cos(double) GR_SIMD; float cosf(float) GR_SIMD;
-double pow(double, double) GR_SIMD; float powf(float, float) GR_SIMD;
+/* The double and float versions of a function of one or two arguments. */
+#define GR_SIMD1(f) double f(double) GR_SIMD; float f##f(float) GR_SIMD;
+#define GR_SIMD2(f) double f(double, double) GR_SIMD; float f##f(float, float) GR_SIMD;
+GR_SIMD1(exp) GR_SIMD1(log) GR_SIMD1(sin) GR_SIMD1(cos) GR_SIMD2(pow)
+#ifdef __GLIBC_PREREQ
 #if __GLIBC_PREREQ(2, 35)
-double tanh(double) GR_SIMD; float tanhf(float) GR_SIMD;
-double exp2(double) GR_SIMD; float exp2f(float) GR_SIMD;
-double expm1(double) GR_SIMD; float expm1f(float) GR_SIMD;
-double log2(double) GR_SIMD; float log2f(float) GR_SIMD;
-double log10(double) GR_SIMD; float log10f(float) GR_SIMD;
-double log1p(double) GR_SIMD; float log1pf(float) GR_SIMD;
-double tan(double) GR_SIMD; float tanf(float) GR_SIMD;
-double sinh(double) GR_SIMD; float sinhf(float) GR_SIMD;
-double cosh(double) GR_SIMD; float coshf(float) GR_SIMD;
-double asin(double) GR_SIMD; float asinf(float) GR_SIMD;
-double acos(double) GR_SIMD; float acosf(float) GR_SIMD;
-double atan(double) GR_SIMD; float atanf(float) GR_SIMD;
-double atan2(double, double) GR_SIMD; float atan2f(float, float) GR_SIMD;
-double cbrt(double) GR_SIMD; float cbrtf(float) GR_SIMD;
-double erf(double) GR_SIMD; float erff(float) GR_SIMD;
+GR_SIMD1(tanh) GR_SIMD1(exp2) GR_SIMD1(expm1) GR_SIMD1(log2) GR_SIMD1(log10) GR_SIMD1(log1p)
+GR_SIMD1(tan) GR_SIMD1(sinh) GR_SIMD1(cosh) GR_SIMD1(asin) GR_SIMD1(acos) GR_SIMD1(atan)
+GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
+#endif
 #endif
 #endif
 
@@ -325,9 +314,9 @@ struct Printer<'a> {
     out: String,
     /// Primitive operations used, by function name.
     prims: BTreeMap<String, PrimOp>,
-    /// Where an error jumps to: the innermost enclosing parallel iteration, or the function's
-    /// error exit.
-    fail_labels: Vec<String>,
+    /// Where an error jumps to: the innermost enclosing parallel iteration (with whether
+    /// anything printed so far jumps there), or the function's error exit.
+    fail_labels: Vec<(String, bool)>,
     /// The counter of the outermost enclosing parallel loop: errors are ordered by it (see
     /// `gr_fail`).
     iter_key: Option<String>,
@@ -636,14 +625,14 @@ impl Printer<'_> {
         }
         let key = self.iter_key();
         let stop_at = self.out.len();
-        self.fail_labels.push(label.clone());
+        self.fail_labels.push((label.clone(), false));
         self.stms(body, d + 1);
-        self.fail_labels.pop();
+        let can_fail = self.fail_labels.pop().is_some_and(|(_, used)| used);
         // An iteration skips its work once another has failed (its error would be reported
-        // instead). A body with no way to fail (its failures jump to `label`) needs no such
+        // instead). A body with no way to fail (nothing in it jumps to `label`) needs no such
         // check, and without it a loop of arithmetic stays vectorisable: GCC does not
         // vectorise a loop with the check's branch in it.
-        if self.out[stop_at..].contains(&format!("goto {label};")) {
+        if can_fail {
             let check = format!("{}if (gr_stop(ctx, {key})) continue;\n", "  ".repeat(d + 1));
             self.out.insert_str(stop_at, &check);
         }
@@ -731,11 +720,15 @@ impl Printer<'_> {
         );
     }
 
-    fn fail_label(&self) -> String {
-        self.fail_labels
-            .last()
-            .cloned()
-            .unwrap_or_else(|| "gr_error".into())
+    /// The label an error jumps to, marked as jumped to.
+    fn fail_label(&mut self) -> String {
+        match self.fail_labels.last_mut() {
+            Some((label, used)) => {
+                *used = true;
+                label.clone()
+            }
+            None => "gr_error".into(),
+        }
     }
 
     /// The values of an error site as `int64_t` initialisers.
