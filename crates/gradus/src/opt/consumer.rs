@@ -249,8 +249,6 @@ struct Redomap {
     op: Lambda,
     neutral: Vec<SubExp>,
     commutative: bool,
-    /// How many of the map's results are its own, past the reduced values.
-    mapped: usize,
 }
 
 /// The reduction of scalars `stm` as a `redomap` (a plain `reduce` gets a map returning its
@@ -272,7 +270,6 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
             },
             neutral: Vec::new(),
             commutative: true,
-            mapped: lam.ret.len(),
         }),
         Exp::Soac(Soac::Reduce {
             w,
@@ -298,7 +295,6 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
                 op: lam.clone(),
                 neutral: neutral.clone(),
                 commutative: *commutative,
-                mapped: 0,
             })
         }
         Exp::Soac(Soac::Screma {
@@ -318,7 +314,6 @@ fn as_redomap(names: &mut NameTable, stm: &Stm) -> Option<Redomap> {
                 op: lam.clone(),
                 neutral: neutral.clone(),
                 commutative: *commutative,
-                mapped: map.ret.len() - neutral.len(),
             }),
             _ => None,
         },
@@ -450,7 +445,6 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             continue;
         };
         let (ka, kb) = (a.neutral.len(), b.neutral.len());
-        let (ma, mb) = (a.mapped, b.mapped);
         let Redomap {
             w,
             map: amap,
@@ -498,7 +492,6 @@ fn horizontal(names: &mut NameTable, ctx: &mut Ctx, body: &mut Body, consumed: &
             },
             ret: interleave(&amap.ret, &bmap.ret, ka, kb),
         };
-        debug_assert_eq!(map.ret.len(), ka + kb + ma + mb);
         neutral.extend(bneutral);
         let mut params = aop.params[..ka].to_vec();
         params.extend_from_slice(&bop_params[..kb]);
@@ -694,11 +687,7 @@ fn fuse(
     } else {
         "map-into-reduce-kept"
     };
-    for v in &kept {
-        let o = pat.iter().position(|x| x == v)?;
-        result.push(lam.body.result[o]);
-        ret.push(lam.ret[o].clone());
-    }
+    push_kept(&kept, pat, lam, &mut result, &mut ret)?;
     let map = Lambda {
         params,
         body: Body {
@@ -767,11 +756,7 @@ fn absorb(
     stms.extend(rest.stms);
     let mut result = rest.result;
     let mut ret = map.ret.clone();
-    for v in &kept {
-        let o = pat.iter().position(|x| x == v)?;
-        result.push(lam.body.result[o]);
-        ret.push(lam.ret[o].clone());
-    }
+    push_kept(&kept, pat, lam, &mut result, &mut ret)?;
     let fused = Lambda {
         params,
         body: Body { stms, result },
@@ -789,6 +774,23 @@ fn absorb(
         "map-into-reduce-kept"
     };
     Some((p, exp, rule, kept))
+}
+
+/// Appends to a fused map lambda's `result` and `ret` the absorbed map's (`pat`, `lam`)
+/// results `kept`, which the fused `redomap` binds as its map results.
+fn push_kept(
+    kept: &[Var],
+    pat: &[Var],
+    lam: &Lambda,
+    result: &mut Vec<SubExp>,
+    ret: &mut Vec<Type>,
+) -> Option<()> {
+    for v in kept {
+        let o = pat.iter().position(|x| x == v)?;
+        result.push(lam.body.result[o]);
+        ret.push(lam.ret[o].clone());
+    }
+    Some(())
 }
 
 fn map_parts(stm: &Stm) -> Option<(&[Var], &Lambda, &Vec<Var>)> {
