@@ -44,13 +44,7 @@ impl<'a> Lw<'a> {
                 }
                 // An output a concatenation consumes is a view of its slice ([`super::place`]).
                 Type::Array { .. } if self.placed.contains_key(&p) => {
-                    let (src, offset) = self.placed[&p].clone();
-                    out.push(I::SetArr {
-                        dst: self.name(p),
-                        src,
-                        offset,
-                        share: imp::Share::Borrow,
-                    });
+                    self.alloc_map_output(p, out)?;
                 }
                 Type::Array { elem, dims } => {
                     let count = Ex::product(self.dims(dims));
@@ -75,11 +69,7 @@ impl<'a> Lw<'a> {
                         .map(|(a, _)| *a)
                         .collect();
                     if dying.is_empty() {
-                        out.push(I::Alloc {
-                            arr: self.name(p),
-                            elem: *elem,
-                            count,
-                        });
+                        self.alloc_map_output(p, out)?;
                     } else {
                         // Two outputs never take the same input.
                         taken.extend(&dying);
