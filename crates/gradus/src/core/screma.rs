@@ -2,7 +2,8 @@
 //!
 //! Takes statements of any verified program and returns statements meaning the same in
 //! which the chosen fused SOACs are a `map` binding fresh arrays followed by the `reduce`,
-//! `scan`, `hist` or `scatter` reading them. The optimiser builds fused SOACs only at its
+//! `scan`, `hist` or `scatter` reading them (a `redomap`'s map results are bound by the
+//! `map`, under the `redomap`'s names). The optimiser builds fused SOACs only at its
 //! end; the passes that have no rules of their own for them (AD, which runs before the
 //! optimiser but may be given parsed IR, and the lowering for fused maps returning arrays)
 //! split them with this.

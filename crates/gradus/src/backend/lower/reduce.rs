@@ -4,8 +4,9 @@
 //! the interpreter's left-to-right results sequentially; with `parallel` and scalar operands,
 //! when the work reaches [`PAR_CHUNK_MIN_WORK`], [`CHUNKS`] chunks are reduced in parallel
 //! and combined in order (so results do not depend on the thread count); a scan with a fused
-//! map runs the map once per element; a reduction whose operator is element-wise over
-//! one-dimensional arrays accumulates in one owned array, with no allocation per row.
+//! map runs the map once per element; a `redomap`'s map results are stored row by row in
+//! the same traversal; a reduction whose operator is element-wise over one-dimensional
+//! arrays accumulates in one owned array, with no allocation per row.
 
 use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
