@@ -7,7 +7,9 @@
 
 use super::imp::{self, Ex, Stm as I};
 use super::{Lw, R};
-use crate::core::ir::{Aux, Lambda, SubExp, Type, Var};
+use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, SubExp, Type, Var};
+use crate::value::{PrimType, Scalar};
+use std::collections::{HashMap, HashSet};
 
 impl<'a> Lw<'a> {
     pub(super) fn with_acc(
@@ -64,10 +66,55 @@ impl<'a> Lw<'a> {
         }
     }
 
+    /// The accumulators a parallel `map` adds into that no two of its iterations add into at
+    /// the same position, with every variable of the lambda bound to them: the first index
+    /// of each of their updates is the iteration's position in an input `iota` plus one
+    /// constant, the same for all updates of the accumulator (a constant index counts where
+    /// a condition `position == k` guards it). The reverse sweep of a stencil, `tabulate n
+    /// (\i -> .. x[i] .. y[i - 1] ..)`, adds so into the adjoints of `x` and `y`. Their
+    /// additions need neither atomics nor per-thread copies.
+    pub(super) fn exclusive_accs(&self, lam: &Lambda, arrays: &[Var]) -> HashSet<Var> {
+        let mut walk = Exclusive {
+            names: &self.prog.names,
+            affine: HashMap::new(),
+            equalities: HashMap::new(),
+            root: HashMap::new(),
+            offset: HashMap::new(),
+        };
+        for (p, a) in lam.params.iter().zip(arrays) {
+            if self.injective_iotas.contains(a) {
+                walk.affine.insert(*p, 0);
+            } else if matches!(self.ty(*p), Type::Acc { .. }) {
+                walk.root.insert(*p, *p);
+            }
+        }
+        if walk.root.is_empty() || walk.affine.is_empty() {
+            return HashSet::new();
+        }
+        walk.body(&lam.body, None);
+        let exclusive: HashSet<Var> = walk
+            .offset
+            .iter()
+            .filter(|(_, o)| matches!(o, Offset::At(_)))
+            .map(|(r, _)| *r)
+            .collect();
+        walk.root
+            .iter()
+            .filter(|(_, r)| exclusive.contains(r))
+            .map(|(v, _)| *v)
+            .collect()
+    }
+
     /// The accumulator arrays a parallel `map` adds into, when they can all be privatised:
     /// every accumulator reaches the lambda as an input, and all accumulate floats of a known
     /// size. Accumulators created inside an iteration belong to it and need no atomics either.
-    pub(super) fn privatisable(&self, lam: &Lambda, arrays: &[Var]) -> Vec<imp::Private> {
+    /// Accumulators in `exclusive` (see [`Lw::exclusive_accs`]) need no copy.
+    pub(super) fn privatisable(
+        &self,
+        lam: &Lambda,
+        arrays: &[Var],
+        exclusive: &HashSet<Var>,
+    ) -> Vec<imp::Private> {
         let free_acc = crate::core::visit::free_in_body(&self.prog.names, &lam.body)
             .iter()
             .any(|v| !lam.params.contains(v) && matches!(self.ty(*v), Type::Acc { .. }));
@@ -75,10 +122,13 @@ impl<'a> Lw<'a> {
             return Vec::new();
         }
         let mut private = Vec::new();
-        for a in arrays {
+        for (p, a) in lam.params.iter().zip(arrays) {
             let Type::Acc { elems, .. } = self.ty(*a) else {
                 continue;
             };
+            if exclusive.contains(p) {
+                continue;
+            }
             for j in 0..elems.len() {
                 let arr = format!("{}_{j}", self.name(*a));
                 match self.acc_sizes.get(&arr) {
@@ -92,5 +142,152 @@ impl<'a> Lw<'a> {
             }
         }
         private
+    }
+}
+
+/// What [`Lw::exclusive_accs`] has learnt about one accumulator parameter: the offset from
+/// the iteration's position at which every update so far adds, or that the updates cannot
+/// be shown to stay apart.
+#[derive(Clone, Copy, PartialEq)]
+enum Offset {
+    At(i64),
+    Unknown,
+}
+
+/// The walk of [`Lw::exclusive_accs`] over a lambda's body.
+struct Exclusive<'n> {
+    names: &'n crate::core::ir::NameTable,
+    /// Integer variables equal to the iteration's position plus a constant.
+    affine: HashMap<Var, i64>,
+    /// Conditions `position + o == k`, by variable: the position they imply (`k - o`).
+    equalities: HashMap<Var, i64>,
+    /// Accumulator variables and the parameter they were derived from.
+    root: HashMap<Var, Var>,
+    /// Per accumulator parameter: where its updates add.
+    offset: HashMap<Var, Offset>,
+}
+
+impl Exclusive<'_> {
+    /// The offset from the position of the first index of an update, given the position a
+    /// condition on the path implies (if any).
+    fn index_offset(&self, index: &SubExp, position: Option<i64>) -> Option<i64> {
+        match index {
+            SubExp::Var(v) => self.affine.get(v).copied(),
+            SubExp::Const(Scalar::I64(k)) => k.checked_sub(position?),
+            SubExp::Const(_) => None,
+        }
+    }
+
+    fn record(&mut self, root: Var, at: Option<i64>) {
+        let now = match (self.offset.get(&root), at) {
+            (None, Some(o)) => Offset::At(o),
+            (Some(Offset::At(p)), Some(o)) if *p == o => Offset::At(o),
+            _ => Offset::Unknown,
+        };
+        self.offset.insert(root, now);
+    }
+
+    fn body(&mut self, body: &Body, position: Option<i64>) {
+        for stm in &body.stms {
+            self.stm(stm, position);
+        }
+    }
+
+    fn stm(&mut self, stm: &crate::core::ir::Stm, position: Option<i64>) {
+        use crate::core::prim::{BinOp, CmpOp, PrimOp};
+        let const_i64 = |s: &SubExp| match s {
+            SubExp::Const(Scalar::I64(k)) => Some(*k),
+            _ => None,
+        };
+        match (&stm.exp, stm.pat.as_slice()) {
+            (Exp::BasicOp(BasicOp::Prim(op, args)), [d]) => {
+                let (a, b) = match args.as_slice() {
+                    [a, b] => (a, b),
+                    _ => return,
+                };
+                let var_offset = |s: &SubExp| s.as_var().and_then(|v| self.affine.get(&v).copied());
+                match op {
+                    PrimOp::Bin(BinOp::Add, PrimType::I64) => {
+                        let o = match (var_offset(a), const_i64(b), const_i64(a), var_offset(b)) {
+                            (Some(o), Some(c), _, _) | (_, _, Some(c), Some(o)) => o.checked_add(c),
+                            _ => None,
+                        };
+                        if let Some(o) = o {
+                            self.affine.insert(*d, o);
+                        }
+                    }
+                    PrimOp::Bin(BinOp::Sub, PrimType::I64) => {
+                        if let (Some(o), Some(c)) = (var_offset(a), const_i64(b))
+                            && let Some(o) = o.checked_sub(c)
+                        {
+                            self.affine.insert(*d, o);
+                        }
+                    }
+                    PrimOp::Cmp(CmpOp::Eq, PrimType::I64) => {
+                        let at = match (var_offset(a), const_i64(b), const_i64(a), var_offset(b)) {
+                            (Some(o), Some(k), _, _) | (_, _, Some(k), Some(o)) => k.checked_sub(o),
+                            _ => None,
+                        };
+                        if let Some(at) = at {
+                            self.equalities.insert(*d, at);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            (Exp::BasicOp(BasicOp::UpdateAcc { acc, indices, .. }), [d]) => {
+                if let Some(&root) = self.root.get(acc) {
+                    let at = indices.first().and_then(|i| self.index_offset(i, position));
+                    self.record(root, at);
+                    self.root.insert(*d, root);
+                }
+            }
+            (
+                Exp::If {
+                    cond,
+                    then_body,
+                    else_body,
+                    ..
+                },
+                pat,
+            ) => {
+                let implied = cond.as_var().and_then(|c| self.equalities.get(&c).copied());
+                self.body(then_body, implied.or(position));
+                self.body(else_body, position);
+                for (k, d) in pat.iter().enumerate() {
+                    let from = |b: &Body| {
+                        b.result
+                            .get(k)
+                            .and_then(|r| r.as_var())
+                            .and_then(|v| self.root.get(&v).copied())
+                    };
+                    match (from(then_body), from(else_body)) {
+                        (None, None) => {}
+                        (Some(a), Some(b)) if a == b => {
+                            self.root.insert(*d, a);
+                        }
+                        (a, b) => {
+                            // Branches returning different accumulators: give up on both.
+                            for r in [a, b].into_iter().flatten() {
+                                self.record(r, None);
+                                self.root.insert(*d, r);
+                            }
+                        }
+                    }
+                }
+            }
+            (exp, _) => {
+                // Any other use (a nested SOAC, loop or call taking the accumulator) may add
+                // anywhere.
+                let free = crate::core::visit::free_in_exp(self.names, exp);
+                let roots: Vec<Var> = free
+                    .iter()
+                    .filter_map(|v| self.root.get(v).copied())
+                    .collect();
+                for r in roots {
+                    self.record(r, None);
+                }
+            }
+        }
     }
 }

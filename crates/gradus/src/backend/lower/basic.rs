@@ -72,6 +72,16 @@ impl<'a> Lw<'a> {
                     site,
                     args: vec![self.ix(start), self.ix(stride), nn.clone()],
                 });
+                let nonzero = |s: &SubExp| match s {
+                    SubExp::Const(Scalar::I64(k)) => *k != 0,
+                    _ => false,
+                };
+                if let [v] = pat
+                    && *elem == PrimType::I64
+                    && nonzero(stride)
+                {
+                    self.injective_iotas.insert(*v);
+                }
                 if let [v] = pat
                     && self.virtual_iotas.contains(v)
                 {
@@ -422,6 +432,7 @@ impl<'a> Lw<'a> {
                     return Err("internal error: update_acc on a non-accumulator".into());
                 };
                 let accn = self.name(*acc);
+                let atomic = self.in_par && !self.exclusive_accs.contains(acc);
                 let sd = self.dims(&shape);
                 let idx: Vec<Ex> = indices.iter().map(|i| self.ix(i)).collect();
                 let cond = idx.iter().zip(&sd).fold(bool_ex(true), |c, (i, d)| {
@@ -437,7 +448,7 @@ impl<'a> Lw<'a> {
                     match v {
                         SubExp::Var(vv) if matches!(self.ty(*vv), Type::Array { .. }) => {
                             let block = Ex::product(self.var_dims(*vv));
-                            let (src, atomic) = (self.name(*vv), self.in_par);
+                            let (src, atomic) = (self.name(*vv), atomic);
                             let add = |k: Ex| I::AtomicAdd {
                                 elem: *e,
                                 arr,
@@ -456,7 +467,7 @@ impl<'a> Lw<'a> {
                             arr,
                             idx: pos.clone(),
                             val: self.se(v),
-                            atomic: self.in_par,
+                            atomic,
                         }),
                     }
                 }

@@ -99,6 +99,12 @@ impl<'a> Lw<'a> {
             None => (&lam.body, &HashMap::new()),
         };
         let in_place = self.rows_in_place(pat, lam_body, literals);
+        let exclusive = if par {
+            self.exclusive_accs(lam, arrays)
+        } else {
+            HashSet::new()
+        };
+        self.exclusive_accs.extend(exclusive.iter().copied());
         let body = self.in_map_lambda(par, |s| -> R<Vec<I>> {
             let mut b = Vec::new();
             for (p, a) in lam.params.iter().zip(arrays) {
@@ -127,7 +133,7 @@ impl<'a> Lw<'a> {
         })?;
         if par {
             let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
-            let private = self.privatisable(lam, arrays);
+            let private = self.privatisable(lam, arrays, &exclusive);
             let private_body = if private.is_empty() {
                 Vec::new()
             } else {

@@ -132,6 +132,8 @@ pub fn lower(prog: &Prog, sources: &SourceMap, opts: Options) -> R<imp::Program>
         loop_params: HashSet::new(),
         virtual_iotas: HashSet::new(),
         iota_rows: HashMap::new(),
+        injective_iotas: HashSet::new(),
+        exclusive_accs: HashSet::new(),
     };
     let mut functions = Vec::new();
     for (k, f) in prog.funs.iter().enumerate() {
@@ -155,6 +157,11 @@ struct Lw<'a> {
     /// is lowered, their start, stride and element type.
     virtual_iotas: HashSet<Var>,
     iota_rows: HashMap<Var, (Ex, Ex, PrimType)>,
+    /// `iota` arrays of `i64` whose stride is a constant other than zero: no two rows equal.
+    injective_iotas: HashSet<Var>,
+    /// Accumulator variables of the parallel loops lowered so far whose additions need no
+    /// atomics (see [`Lw::exclusive_accs`]).
+    exclusive_accs: HashSet<Var>,
     opts: Options,
     sites: Vec<Site>,
     tmp: usize,
