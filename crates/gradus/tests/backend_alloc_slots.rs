@@ -77,7 +77,7 @@ fn allocations_in_loops_use_slots() {
     // The one-thread branch of the map with per-chunk copies uses slots too.
     let added = c.split("/* entry point added").nth(1).unwrap_or_default();
     let one_thread = added
-        .split("if (!(gr_nt > 1")
+        .split("if (!gr_big) {")
         .nth(1)
         .and_then(|rest| rest.split("} else {").next())
         .unwrap_or_else(|| panic!("no one-thread branch: {added}"));

@@ -46,6 +46,7 @@ const RUNTIME: &str = r#"#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -77,6 +78,66 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 #ifndef GR_PAR_CHUNK_MIN_WORK
 #define GR_PAR_CHUNK_MIN_WORK 4096
 #endif
+
+/* Whether a call uses its threads or only the calling one is learnt per entry point: each
+   choice is timed, as nanoseconds per unit of estimated work of the loops that could use
+   threads (times 1024, a running average), and the faster is taken. The other is tried
+   again after `gap` calls, a gap that doubles (from 2 up to 4096 calls) each time it loses.
+   Starting threads costs from a microsecond (threads spinning) to tens (threads asleep,
+   woken by the kernel), which a program of many short loops pays in each; and when another
+   process holds a core, every loop can wait a time slice for the thread the scheduler held
+   back. Where threads lose, for either reason, the calls run on one thread. Loops that
+   split floating-point sums among threads split them the same way on one thread, so the
+   choice never changes results. Concurrent calls share the figures: relaxed atomic loads
+   and stores, no locks (a lost update only delays learning). */
+typedef struct {
+  int64_t rate[2];
+  int64_t runs;
+  int64_t gap;
+} gr_par_site;
+
+/* The work of the loops that could use threads, counted by the calling thread. */
+static __thread int64_t gr_par_work GR_UNUSED;
+
+#define GR_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define GR_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static inline GR_UNUSED int64_t gr_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The choice for the next call: bit 0 set for threads, bit 1 for a trial of the choice that
+   was slower so far, bit 2 for the first call, which starts the threads and is not timed. */
+static GR_UNUSED int gr_par_pick(gr_par_site *s) {
+  int64_t runs = GR_LOAD(s->runs) + 1;
+  GR_STORE(s->runs, runs);
+  if (runs == 1) return 1 | 4;
+  int64_t seq = GR_LOAD(s->rate[0]), par = GR_LOAD(s->rate[1]);
+  if (par == 0) return 1;
+  if (seq == 0) return 0;
+  int best = par < seq;
+  int64_t gap = GR_LOAD(s->gap);
+  if (gap < 2) gap = 2;
+  return runs % gap == 0 ? (!best) | 2 : best;
+}
+
+/* Records that a call chosen by `pick` took `ns` for `work` units. */
+static GR_UNUSED void gr_par_note(gr_par_site *s, int pick, int64_t ns, int64_t work) {
+  if (pick & 4) return;
+  int par = pick & 1;
+  int64_t rate = ns * 1024 / (work > 0 ? work : 1) + 1;
+  int64_t old = GR_LOAD(s->rate[par]);
+  /* A trial replaces the stale figure; otherwise the average follows the new run by half. */
+  int64_t now = (old == 0 || (pick & 2)) ? rate : (old + rate) / 2;
+  GR_STORE(s->rate[par], now);
+  if (pick & 2) {
+    int64_t other = GR_LOAD(s->rate[!par]);
+    int64_t gap = GR_LOAD(s->gap);
+    GR_STORE(s->gap, now < other ? 2 : (gap < 2048 ? (gap < 2 ? 4 : 2 * gap) : 4096));
+  }
+}
 
 /* Must agree with the Rust side (backend/c/mod.rs). */
 struct gr_ctx {
@@ -469,11 +530,15 @@ impl Printer<'_> {
             .collect();
         self.line(d, "{");
         self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
-        // One thread: no copies and no atomics needed.
+        // One thread: no copies and no atomics needed. The same test as a plain parallel
+        // loop's, whatever the call's team: the choice of the team then never changes how
+        // sums are split.
         self.line(
             d + 1,
-            &format!("if (!(gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK)) {{"),
+            &format!("int gr_big = gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK;"),
         );
+        self.line(d + 1, &format!("if (gr_big) gr_par_work += {w};"));
+        self.line(d + 1, "if (!gr_big) {");
         self.sequential_par_for(var, private_body, d + 2);
         self.line(d + 1, "} else {");
         let d = d + 1;
@@ -508,7 +573,12 @@ impl Printer<'_> {
         self.line(d + 1, "}");
         self.line(d + 1, "if (gr_priv) {");
         self.line(d + 2, "#ifdef _OPENMP");
-        self.line(d + 2, "#pragma omp parallel num_threads(gr_nt)");
+        // On a call that runs on one thread (see `gr_par_pick`) the chunks are the same, so
+        // the sums are.
+        self.line(
+            d + 2,
+            "#pragma omp parallel num_threads(gr_team) if (gr_team > 1)",
+        );
         self.line(d + 2, "#endif");
         self.line(d + 2, "{");
         // Each thread runs its chunks one after another, so its slots serve all of them.
@@ -588,10 +658,10 @@ impl Printer<'_> {
     fn omp_par_for(&mut self, var: &str, body: &[Stm], d: usize) {
         self.line(
             d,
-            "int64_t gr_ch GR_UNUSED = gr_n / (8 * (int64_t)gr_nt) + 1;",
+            "int64_t gr_ch GR_UNUSED = gr_n / (8 * (int64_t)gr_team) + 1;",
         );
         self.line(d, "#ifdef _OPENMP");
-        self.line(d, "#pragma omp parallel num_threads(gr_nt)");
+        self.line(d, "#pragma omp parallel num_threads(gr_team)");
         self.line(d, "#endif");
         self.line(d, "{");
         self.open_slots(1);
@@ -971,11 +1041,15 @@ impl Printer<'_> {
                 self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
                 // Starting a team costs allocations and wake-ups even for one thread, which
                 // dominates a small loop run many times (inside a sequential loop): small
-                // loops and single-threaded calls take a plain loop instead.
+                // loops and single-threaded calls take a plain loop instead. The loops that
+                // could use threads count their work for the choice of the call's team
+                // (`gr_par_pick`).
                 self.line(
                     d + 1,
-                    &format!("if (gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK) {{"),
+                    &format!("int gr_big = gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK;"),
                 );
+                self.line(d + 1, &format!("if (gr_big) gr_par_work += {w};"));
+                self.line(d + 1, "if (gr_big && gr_team > 1) {");
                 self.omp_par_for(var, body, d + 2);
                 self.line(d + 1, "} else {");
                 self.sequential_par_for(var, body, d + 2);
@@ -1013,19 +1087,54 @@ impl Printer<'_> {
         }
     }
 
+    /// An entry point: the function the host calls, which chooses the call's team (see
+    /// `gr_par_pick` in the runtime) and times the call, and the body it runs.
     fn function(&mut self, f: &imp::Function) {
+        let name = &f.c_name;
         let _ = writeln!(
             self.out,
-            "/* entry point {} */\nint {}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes);",
+            "/* entry point {} */\nint {name}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes);",
             f.entry.replace("*/", ""),
-            f.c_name
         );
         let _ = writeln!(
             self.out,
-            "int {}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes) {{",
-            f.c_name
+            "static int {name}_body(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team);"
         );
-        self.line(1, "(void)ctx; (void)in; (void)out; (void)shapes;");
+        let _ = writeln!(
+            self.out,
+            "int {name}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes) {{"
+        );
+        self.line(1, "#ifdef _OPENMP");
+        self.line(
+            1,
+            "int gr_nt = ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();",
+        );
+        self.line(1, "if (gr_nt > 1) {");
+        self.line(2, "static gr_par_site gr_site;");
+        self.line(2, "int gr_pick = gr_par_pick(&gr_site);");
+        self.line(2, "int64_t gr_w0 = gr_par_work, gr_t0 = gr_now();");
+        self.line(
+            2,
+            &format!("int gr_r = {name}_body(ctx, in, out, shapes, gr_pick & 1 ? gr_nt : 1);"),
+        );
+        self.line(2, "int64_t gr_w = gr_par_work - gr_w0;");
+        self.line(
+            2,
+            "if (gr_w > 0 && gr_r == 0) gr_par_note(&gr_site, gr_pick, gr_now() - gr_t0, gr_w);",
+        );
+        self.line(2, "return gr_r;");
+        self.line(1, "}");
+        self.line(1, "#endif");
+        self.line(1, &format!("return {name}_body(ctx, in, out, shapes, 1);"));
+        self.line(0, "}\n");
+        let _ = writeln!(
+            self.out,
+            "static int {name}_body(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team) {{"
+        );
+        self.line(
+            1,
+            "(void)ctx; (void)in; (void)out; (void)shapes; (void)gr_team;",
+        );
         self.line(1, "#ifdef _OPENMP");
         self.line(
             1,
