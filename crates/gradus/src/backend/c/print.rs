@@ -82,7 +82,7 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 /* Whether a call uses its threads or only the calling one is learnt per entry point: each
    choice is timed, as nanoseconds per unit of estimated work of the loops that could use
    threads (times 1024, a running average), and the faster is taken. The other is tried
-   again after `gap` calls, a gap that doubles (from 2 up to 4096 calls) each time it loses.
+   again after `gap` calls, a gap that doubles (from 8 up to 4096 calls) each time it loses.
    Starting threads costs from a microsecond (threads spinning) to tens (threads asleep,
    woken by the kernel), which a program of many short loops pays in each; and when another
    process holds a core, every loop can wait a time slice for the thread the scheduler held
@@ -119,7 +119,7 @@ static GR_UNUSED int gr_par_pick(gr_par_site *s) {
   if (seq == 0) return 0;
   int best = par < seq;
   int64_t gap = GR_LOAD(s->gap);
-  if (gap < 2) gap = 2;
+  if (gap < 8) gap = 8;
   return runs % gap == 0 ? (!best) | 2 : best;
 }
 
@@ -135,7 +135,7 @@ static GR_UNUSED void gr_par_note(gr_par_site *s, int pick, int64_t ns, int64_t 
   if (pick & 2) {
     int64_t other = GR_LOAD(s->rate[!par]);
     int64_t gap = GR_LOAD(s->gap);
-    GR_STORE(s->gap, now < other ? 2 : (gap < 2048 ? (gap < 2 ? 4 : 2 * gap) : 4096));
+    GR_STORE(s->gap, now < other ? 8 : (gap < 2048 ? (gap < 8 ? 16 : 2 * gap) : 4096));
   }
 }
 
@@ -1052,7 +1052,9 @@ impl Printer<'_> {
                 self.line(d + 1, "if (gr_big && gr_team > 1) {");
                 self.omp_par_for(var, body, d + 2);
                 self.line(d + 1, "} else {");
-                self.sequential_par_for(var, body, d + 2);
+                // On one thread no addition needs to be atomic (an atomic addition of floats
+                // is a compare-and-swap loop, and keeps the loop from being vectorised).
+                self.sequential_par_for(var, &imp::without_atomics(body), d + 2);
                 self.line(d + 1, "}");
                 let key = self.iter_key();
                 self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
