@@ -3,7 +3,8 @@
 //! Takes a `with_acc` whose lambda takes one accumulator per input. Guarantees the arrays
 //! behind the accumulators updated in place (copied first when shared) and moved into the
 //! results; remembers the size of float accumulators so that a parallel `map` adding into
-//! them can give each thread its own copy.
+//! them can give each thread its own copy, unless no two of the map's iterations add at the
+//! same position ([`Lw::exclusive_accs`]): then the additions are plain.
 
 use super::imp::{self, Ex, Stm as I};
 use super::{Lw, R};

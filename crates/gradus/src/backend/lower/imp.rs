@@ -316,8 +316,9 @@ pub enum Stm {
         /// The body.
         body: Vec<Stm>,
     },
-    /// A parallel loop: iterations are independent. Runs on one thread when `work` (an
-    /// estimate of the total work) is small.
+    /// A parallel loop: iterations are independent. Runs on one thread, without atomic
+    /// additions, when `work` (an estimate of the total work) is small or the call runs on
+    /// one thread (the C runtime's `gr_par_pick`).
     ParFor {
         /// The counter.
         var: String,
