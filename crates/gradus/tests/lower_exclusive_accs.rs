@@ -22,6 +22,9 @@ entry neighbours_grad [n] (x: [n]f64) (ybar: [n]f64) : [n]f64 =
 
 entry gathered_grad [n] (x: [n]f64) (idx: [n]i64) (ybar: [n]f64) : [n]f64 =
   vjp (\x -> map (\j -> x[j] * x[j]) idx) x ybar
+
+entry weighted_grad [n] [m] (x: [m]f64) (idx: [n]i64) (w: [n]f64) : [m]f64 =
+  vjp (\x -> map2 (\j wi -> x[j] * wi) idx w) x (replicate n 1)
 "#;
 
 /// The statements of `entry`'s lowered code that add into an accumulator, and whether its
@@ -103,4 +106,41 @@ fn floats(vs: &[Value]) -> Vec<f64> {
             _ => panic!("not an array"),
         })
         .collect()
+}
+
+/// An entry point on several threads chooses, call by call, whether to use them (the
+/// runtime's `gr_par_pick`: its second call runs on all threads, its third on one, later
+/// ones on the faster). Sums split among per-chunk copies are split the same way on one
+/// thread, so every call gives the same bits.
+#[test]
+fn the_team_chosen_per_call_never_changes_results() {
+    // Each of the 100 elements of the adjoint receives 500 terms, which the parallel
+    // loop sums per chunk first.
+    let (n, m) = (50000, 100);
+    let x = random_f64(&[m], 4, -1.0, 1.0);
+    let w = random_f64(&[n], 5, -1.0, 1.0);
+    let idx: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % m as i64).collect();
+    let idx = Value::Array(Array::new(vec![n], Buffer::I64(idx)).unwrap());
+    let args = vec![x, idx, w];
+    let (_, multicore) = native_backends("accs.fut", SRC)
+        .into_iter()
+        .find(|(name, _)| *name == "multicore")
+        .unwrap();
+    let (_, private) = additions("weighted_grad");
+    assert!(
+        private,
+        "the loop is no longer privatised: the test checks nothing"
+    );
+    let first = multicore.call("weighted_grad", args.clone()).unwrap();
+    for call in 2..=24 {
+        let again = multicore.call("weighted_grad", args.clone()).unwrap();
+        assert_eq!(again, first, "call {call}");
+    }
+    // The per-chunk sums do differ from the interpreter's sums in order.
+    let interp = Program::from_source("accs.fut", SRC).unwrap();
+    let want = interp.call("weighted_grad", args).unwrap();
+    let tol = gradus_check::Tolerance::new(1e-12, 1e-12);
+    if let Err(e) = gradus_check::compare(&floats(&first), &floats(&want), tol) {
+        panic!("{e:?}");
+    }
 }

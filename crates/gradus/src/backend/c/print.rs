@@ -69,6 +69,10 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 #endif
 
 #define GR_UNUSED __attribute__((unused))
+/* The body of entry point `f` (after `f` is macro-expanded: a build may rename entries). */
+#define GR_CAT2(a, b) a##b
+#define GR_CAT(a, b) GR_CAT2(a, b)
+#define GR_BODY(f) GR_CAT(f, _body)
 /* Below these estimated amounts of work a parallel loop runs on the calling thread, and a
    reduce or scan left to right instead of in chunks (tests lower them to reach the parallel
    code with small inputs). */
@@ -79,10 +83,15 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 #define GR_PAR_CHUNK_MIN_WORK 4096
 #endif
 
-/* Whether a call uses its threads or only the calling one is learnt per entry point: each
-   choice is timed, as nanoseconds per unit of estimated work of the loops that could use
-   threads (times 1024, a running average), and the faster is taken. The other is tried
-   again after `gap` calls, a gap that doubles (from 8 up to 4096 calls) each time it loses.
+/* Whether a call uses its threads or only the calling one is learnt per entry point and
+   size of call: each choice is timed, as nanoseconds per unit of estimated work of the loops
+   that could use threads (times 1024, a running average), and the faster is taken. The
+   other is tried again after `gap` calls, a gap that doubles (from 8 up to 4096 calls) each
+   time it loses. Calls are told apart by that work, rounded down to a power of two: small
+   inputs may run best on one thread and large ones on all, and the figures of one size say
+   nothing about another. A call is assumed to be of the size of the entry's previous call
+   (repeated calls on inputs of one shape are the common case); its figures go to the size
+   it turned out to have.
    Starting threads costs from a microsecond (threads spinning) to tens (threads asleep,
    woken by the kernel), which a program of many short loops pays in each; and when another
    process holds a core, every loop can wait a time slice for the thread the scheduler held
@@ -94,6 +103,12 @@ typedef struct {
   int64_t rate[2];
   int64_t runs;
   int64_t gap;
+} gr_par_size;
+
+typedef struct {
+  int64_t calls;
+  int64_t last;
+  gr_par_size size[64];
 } gr_par_site;
 
 /* The work of the loops that could use threads, counted by the calling thread. */
@@ -109,11 +124,15 @@ static inline GR_UNUSED int64_t gr_now(void) {
 }
 
 /* The choice for the next call: bit 0 set for threads, bit 1 for a trial of the choice that
-   was slower so far, bit 2 for the first call, which starts the threads and is not timed. */
-static GR_UNUSED int gr_par_pick(gr_par_site *s) {
+   was slower so far, bit 2 for the entry's first call, which starts the threads and is not
+   timed. */
+static GR_UNUSED int gr_par_pick(gr_par_site *site) {
+  int64_t calls = GR_LOAD(site->calls) + 1;
+  GR_STORE(site->calls, calls);
+  if (calls == 1) return 1 | 4;
+  gr_par_size *s = &site->size[GR_LOAD(site->last) & 63];
   int64_t runs = GR_LOAD(s->runs) + 1;
   GR_STORE(s->runs, runs);
-  if (runs == 1) return 1 | 4;
   int64_t seq = GR_LOAD(s->rate[0]), par = GR_LOAD(s->rate[1]);
   if (par == 0) return 1;
   if (seq == 0) return 0;
@@ -123,11 +142,17 @@ static GR_UNUSED int gr_par_pick(gr_par_site *s) {
   return runs % gap == 0 ? (!best) | 2 : best;
 }
 
-/* Records that a call chosen by `pick` took `ns` for `work` units. */
-static GR_UNUSED void gr_par_note(gr_par_site *s, int pick, int64_t ns, int64_t work) {
+/* Records that a call chosen by `pick` took `ns` for `work` units (work > 0). */
+static GR_UNUSED void gr_par_note(gr_par_site *site, int pick, int64_t ns, int64_t work) {
+  int64_t size = 63 - __builtin_clzll((unsigned long long)work);
+  int64_t predicted = GR_LOAD(site->last);
+  GR_STORE(site->last, size);
   if (pick & 4) return;
+  /* A trial for another size is an ordinary figure for this one. */
+  if (size != predicted) pick &= ~2;
+  gr_par_size *s = &site->size[size];
   int par = pick & 1;
-  int64_t rate = ns * 1024 / (work > 0 ? work : 1) + 1;
+  int64_t rate = ns * 1024 / work + 1;
   int64_t old = GR_LOAD(s->rate[par]);
   /* A trial replaces the stale figure; otherwise the average follows the new run by half. */
   int64_t now = (old == 0 || (pick & 2)) ? rate : (old + rate) / 2;
@@ -1093,6 +1118,8 @@ impl Printer<'_> {
     /// `gr_par_pick` in the runtime) and times the call, and the body it runs. The body is
     /// an exported function, as the entry point was before it had a wrapper: as a `static`
     /// function called once, GCC compiled the LSTM gradient's body into code 10–20 % slower.
+    /// Its name is derived from the entry point's by a macro (`GR_BODY`), so that a build
+    /// renaming the entry points with `-D` (several programs in one library) renames it too.
     fn function(&mut self, f: &imp::Function) {
         let name = &f.c_name;
         let _ = writeln!(
@@ -1102,7 +1129,7 @@ impl Printer<'_> {
         );
         let _ = writeln!(
             self.out,
-            "int {name}_body(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team);"
+            "int GR_BODY({name})(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team);"
         );
         let _ = writeln!(
             self.out,
@@ -1119,7 +1146,7 @@ impl Printer<'_> {
         self.line(2, "int64_t gr_w0 = gr_par_work, gr_t0 = gr_now();");
         self.line(
             2,
-            &format!("int gr_r = {name}_body(ctx, in, out, shapes, gr_pick & 1 ? gr_nt : 1);"),
+            &format!("int gr_r = GR_BODY({name})(ctx, in, out, shapes, gr_pick & 1 ? gr_nt : 1);"),
         );
         self.line(2, "int64_t gr_w = gr_par_work - gr_w0;");
         self.line(
@@ -1129,11 +1156,14 @@ impl Printer<'_> {
         self.line(2, "return gr_r;");
         self.line(1, "}");
         self.line(1, "#endif");
-        self.line(1, &format!("return {name}_body(ctx, in, out, shapes, 1);"));
+        self.line(
+            1,
+            &format!("return GR_BODY({name})(ctx, in, out, shapes, 1);"),
+        );
         self.line(0, "}\n");
         let _ = writeln!(
             self.out,
-            "int {name}_body(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team) {{"
+            "int GR_BODY({name})(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team) {{"
         );
         self.line(
             1,
