@@ -8,7 +8,7 @@ mod lower_common;
 
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Value};
-use lower_common::{lowered_entry, native_backends, random_f64};
+use lower_common::{floats, lowered_entry, native_backends, random_f64};
 
 const SRC: &str = r#"
 entry stencil_grad [n] (x: [n]f64) (y: [n]f64) (ybar: [n]f64) : ([n]f64, [n]f64) =
@@ -94,18 +94,6 @@ fn results_are_the_interpreters() {
             }
         }
     }
-}
-
-fn floats(vs: &[Value]) -> Vec<f64> {
-    vs.iter()
-        .flat_map(|v| match v {
-            Value::Array(a) => match a.buffer() {
-                Buffer::F64(x) => x.clone(),
-                _ => panic!("not f64"),
-            },
-            _ => panic!("not an array"),
-        })
-        .collect()
 }
 
 /// An entry point on several threads chooses, call by call, whether to use them (the

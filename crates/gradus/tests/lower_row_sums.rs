@@ -4,10 +4,13 @@
 //! backend gives the interpreter's results to the bit (the same additions in the same order),
 //! the multicore one within rounding.
 
+mod lower_common;
+
 use gradus::backend::c::NativeOptions;
 use gradus::core::ir::{Body, Exp, Soac};
 use gradus::program::{Backend, Program};
 use gradus::value::{Array, Buffer, Value};
+use lower_common::floats;
 
 const SRC: &str = r#"
 def matmul [m] [r] [n] (w: [m][r]f64) (h: [r][n]f64) : [m][n]f64 =
@@ -38,18 +41,6 @@ fn count(body: &Body, f: &impl Fn(&Exp) -> bool) -> usize {
 fn matrix(n: usize, seed: u64) -> Value {
     let mut rng = gradus_check::SplitMix64::new(seed);
     Value::Array(Array::new(vec![n, n], Buffer::F64(rng.vector(n * n, 0.5, 1.5))).unwrap())
-}
-
-fn floats(vs: &[Value]) -> Vec<f64> {
-    vs.iter()
-        .flat_map(|v| match v {
-            Value::Array(a) => match a.buffer() {
-                Buffer::F64(x) => x.clone(),
-                _ => panic!("not f64"),
-            },
-            _ => panic!("not an array"),
-        })
-        .collect()
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Helpers shared by the lowering tests: random inputs, a program on both native backends,
-//! the lowered code of one entry point, and the run-time error a call reports.
+//! the lowered code of one entry point, the run-time error a call reports, and the elements
+//! of `f64` results.
 #![allow(dead_code)]
 
 use gradus::backend::c::NativeOptions;
@@ -45,4 +46,17 @@ pub fn runtime_error(p: &Program, entry: &str, args: Vec<Value>) -> String {
         Err(CallError::Runtime(e)) => e.to_string(),
         other => panic!("expected a run-time error from {entry}, got {other:?}"),
     }
+}
+
+/// The elements of `f64` array results, one after another.
+pub fn floats(vs: &[Value]) -> Vec<f64> {
+    vs.iter()
+        .flat_map(|v| match v {
+            Value::Array(a) => match a.buffer() {
+                Buffer::F64(x) => x.clone(),
+                _ => panic!("not f64"),
+            },
+            _ => panic!("not an array"),
+        })
+        .collect()
 }
