@@ -207,13 +207,14 @@ impl Exclusive<'_> {
                     _ => return,
                 };
                 let var_offset = |s: &SubExp| s.as_var().and_then(|v| self.affine.get(&v).copied());
+                // `position + o` and a constant, in either order.
+                let offset_and_const = || match (var_offset(a), const_i64(b)) {
+                    (Some(o), Some(c)) => Some((o, c)),
+                    _ => var_offset(b).zip(const_i64(a)),
+                };
                 match op {
                     PrimOp::Bin(BinOp::Add, PrimType::I64) => {
-                        let o = match (var_offset(a), const_i64(b), const_i64(a), var_offset(b)) {
-                            (Some(o), Some(c), _, _) | (_, _, Some(c), Some(o)) => o.checked_add(c),
-                            _ => None,
-                        };
-                        if let Some(o) = o {
+                        if let Some(o) = offset_and_const().and_then(|(o, c)| o.checked_add(c)) {
                             self.affine.insert(*d, o);
                         }
                     }
@@ -225,11 +226,7 @@ impl Exclusive<'_> {
                         }
                     }
                     PrimOp::Cmp(CmpOp::Eq, PrimType::I64) => {
-                        let at = match (var_offset(a), const_i64(b), const_i64(a), var_offset(b)) {
-                            (Some(o), Some(k), _, _) | (_, _, Some(k), Some(o)) => k.checked_sub(o),
-                            _ => None,
-                        };
-                        if let Some(at) = at {
+                        if let Some(at) = offset_and_const().and_then(|(o, k)| k.checked_sub(o)) {
                             self.equalities.insert(*d, at);
                         }
                     }
