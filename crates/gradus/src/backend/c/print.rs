@@ -558,11 +558,7 @@ impl Printer<'_> {
         // One thread: no copies and no atomics needed. The same test as a plain parallel
         // loop's, whatever the call's team: the choice of the team then never changes how
         // sums are split.
-        self.line(
-            d + 1,
-            &format!("int gr_big = gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK;"),
-        );
-        self.line(d + 1, &format!("if (gr_big) gr_par_work += {w};"));
+        self.big_loop_test(&w, d + 1);
         self.line(d + 1, "if (!gr_big) {");
         self.sequential_par_for(var, private_body, d + 2);
         self.line(d + 1, "} else {");
@@ -673,6 +669,17 @@ impl Printer<'_> {
             self.par_for_loop(var, body, d);
             self.close_slots(d);
         }
+    }
+
+    /// Declares `gr_big`: whether a parallel loop of estimated work `w` is large enough for
+    /// threads, on a call that has them. Such loops count their work for the call's choice of
+    /// team (`gr_par_pick`), whatever the choice.
+    fn big_loop_test(&mut self, w: &str, d: usize) {
+        self.line(
+            d,
+            &format!("int gr_big = gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK;"),
+        );
+        self.line(d, &format!("if (gr_big) gr_par_work += {w};"));
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations shared among `gr_nt` threads.
@@ -1069,11 +1076,7 @@ impl Printer<'_> {
                 // loops and single-threaded calls take a plain loop instead. The loops that
                 // could use threads count their work for the choice of the call's team
                 // (`gr_par_pick`).
-                self.line(
-                    d + 1,
-                    &format!("int gr_big = gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK;"),
-                );
-                self.line(d + 1, &format!("if (gr_big) gr_par_work += {w};"));
+                self.big_loop_test(&w, d + 1);
                 self.line(d + 1, "if (gr_big && gr_team > 1) {");
                 self.omp_par_for(var, body, d + 2);
                 self.line(d + 1, "} else {");
@@ -1122,19 +1125,14 @@ impl Printer<'_> {
     /// renaming the entry points with `-D` (several programs in one library) renames it too.
     fn function(&mut self, f: &imp::Function) {
         let name = &f.c_name;
+        let params = "struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes";
+        let body = format!("int GR_BODY({name})({params}, int gr_team)");
         let _ = writeln!(
             self.out,
-            "/* entry point {} */\nint {name}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes);",
+            "/* entry point {} */\nint {name}({params});\n{body};",
             f.entry.replace("*/", ""),
         );
-        let _ = writeln!(
-            self.out,
-            "int GR_BODY({name})(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team);"
-        );
-        let _ = writeln!(
-            self.out,
-            "int {name}(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes) {{"
-        );
+        let _ = writeln!(self.out, "int {name}({params}) {{");
         self.line(1, "#ifdef _OPENMP");
         self.line(
             1,
@@ -1161,10 +1159,7 @@ impl Printer<'_> {
             &format!("return GR_BODY({name})(ctx, in, out, shapes, 1);"),
         );
         self.line(0, "}\n");
-        let _ = writeln!(
-            self.out,
-            "int GR_BODY({name})(struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes, int gr_team) {{"
-        );
+        let _ = writeln!(self.out, "{body} {{");
         self.line(
             1,
             "(void)ctx; (void)in; (void)out; (void)shapes; (void)gr_team;",
