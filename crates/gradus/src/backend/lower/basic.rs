@@ -5,7 +5,8 @@
 //! `reshape` and `coerce` are views sharing the buffer; `rearrange`, `rotate`, `concat`,
 //! `replicate`, `iota` and literals are fresh buffers (except an `iota` the lowering never
 //! stores, see [`super::soac::virtual_iotas`]); accumulator updates are atomic inside
-//! parallel loops; every check the interpreter makes is made first.
+//! parallel loops, except those no two iterations share ([`Lw::exclusive_accs`]); every
+//! check the interpreter makes is made first.
 
 use super::imp::{Ex, IdxOp, SiteKind, Stm as I, Ty};
 use super::slice::strides;

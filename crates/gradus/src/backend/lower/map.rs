@@ -6,7 +6,8 @@
 //! elements are stored into the output, saving an allocation and a copy per row, and a row
 //! an inner `map` computes is written by that map into the output directly); with
 //! `parallel`, the outermost map is a parallel loop whose accumulator updates are atomic or go
-//! to per-thread copies (see [`imp::Stm::ParFor`]); a map of column reductions is lowered by
+//! to per-thread copies (see [`imp::Stm::ParFor`]), or are plain where no two iterations add
+//! at the same position ([`Lw::exclusive_accs`]); a map of column reductions is lowered by
 //! [`super::columns`].
 
 use super::columns::column_reduction;
