@@ -68,42 +68,24 @@ impl<'a> Lw<'a> {
     }
 
     /// The accumulators a parallel `map` adds into that no two of its iterations add into at
-    /// the same position, with every variable of the lambda bound to them: the first index
-    /// of each of their updates is the iteration's position in an input `iota` plus one
-    /// constant, the same for all updates of the accumulator (a constant index counts where
-    /// a condition `position == k` guards it). The reverse sweep of a stencil, `tabulate n
-    /// (\i -> .. x[i] .. y[i - 1] ..)`, adds so into the adjoints of `x` and `y`. Their
-    /// additions need neither atomics nor per-thread copies.
+    /// the same position, with every variable of the lambda bound to them: in each of their
+    /// updates, one index (the same dimension for all updates of the accumulator) is the
+    /// iteration's position in an input `iota` plus one constant, the same for all its
+    /// updates (a constant index counts where a condition `position == k` guards it). The
+    /// reverse sweep of a stencil, `tabulate n (\i -> .. x[i] .. y[i - 1] ..)`, adds so into
+    /// the adjoints of `x` and `y`. Their additions need neither atomics nor per-thread
+    /// copies.
     pub(super) fn exclusive_accs(&self, lam: &Lambda, arrays: &[Var]) -> HashSet<Var> {
-        let mut walk = Exclusive {
-            names: &self.prog.names,
-            affine: HashMap::new(),
-            equalities: HashMap::new(),
-            root: HashMap::new(),
-            offset: HashMap::new(),
-        };
+        let mut positions = Vec::new();
+        let mut accs = Vec::new();
         for (p, a) in lam.params.iter().zip(arrays) {
             if self.injective_iotas.contains(a) {
-                walk.affine.insert(*p, 0);
+                positions.push(*p);
             } else if matches!(self.ty(*p), Type::Acc { .. }) {
-                walk.root.insert(*p, *p);
+                accs.push(*p);
             }
         }
-        if walk.root.is_empty() || walk.affine.is_empty() {
-            return HashSet::new();
-        }
-        walk.body(&lam.body, None);
-        let exclusive: HashSet<Var> = walk
-            .offset
-            .iter()
-            .filter(|(_, o)| matches!(o, Offset::At(_)))
-            .map(|(r, _)| *r)
-            .collect();
-        walk.root
-            .iter()
-            .filter(|(_, r)| exclusive.contains(r))
-            .map(|(v, _)| *v)
-            .collect()
+        exclusive_updates(&self.prog.names, &positions, &accs, &lam.body)
     }
 
     /// The accumulator arrays a parallel `map` adds into, when they can all be privatised:
@@ -146,16 +128,52 @@ impl<'a> Lw<'a> {
     }
 }
 
-/// What [`Lw::exclusive_accs`] has learnt about one accumulator parameter: the offset from
-/// the iteration's position at which every update so far adds, or that the updates cannot
-/// be shown to stay apart.
-#[derive(Clone, Copy, PartialEq)]
+/// What [`Lw::exclusive_accs`] has learnt about one accumulator parameter: the dimensions
+/// whose index, in every update so far, is the iteration's position plus one constant (the
+/// same for all updates), with that constant; or that the updates cannot be shown to stay
+/// apart.
+#[derive(Clone, PartialEq)]
 enum Offset {
-    At(i64),
+    At(Vec<(usize, i64)>),
     Unknown,
 }
 
-/// The walk of [`Lw::exclusive_accs`] over a lambda's body.
+/// The accumulators of `accs` that `body` adds into, in every update, at the position of
+/// the iteration plus one constant in a dimension of their indices (see
+/// [`Lw::exclusive_accs`]), with every variable of `body` bound to them. `positions` are
+/// the variables equal to the iteration's position. No two iterations add into such an
+/// accumulator at the same element.
+pub(super) fn exclusive_updates(
+    names: &crate::core::ir::NameTable,
+    positions: &[Var],
+    accs: &[Var],
+    body: &Body,
+) -> HashSet<Var> {
+    if positions.is_empty() || accs.is_empty() {
+        return HashSet::new();
+    }
+    let mut walk = Exclusive {
+        names,
+        affine: positions.iter().map(|p| (*p, 0)).collect(),
+        equalities: HashMap::new(),
+        root: accs.iter().map(|a| (*a, *a)).collect(),
+        offset: HashMap::new(),
+    };
+    walk.body(body, None);
+    let exclusive: HashSet<Var> = walk
+        .offset
+        .iter()
+        .filter(|(_, o)| matches!(o, Offset::At(_)))
+        .map(|(r, _)| *r)
+        .collect();
+    walk.root
+        .iter()
+        .filter(|(_, r)| exclusive.contains(r))
+        .map(|(v, _)| *v)
+        .collect()
+}
+
+/// The walk of [`exclusive_updates`] over a body.
 struct Exclusive<'n> {
     names: &'n crate::core::ir::NameTable,
     /// Integer variables equal to the iteration's position plus a constant.
@@ -169,7 +187,7 @@ struct Exclusive<'n> {
 }
 
 impl Exclusive<'_> {
-    /// The offset from the position of the first index of an update, given the position a
+    /// The offset from the position of an index of an update, given the position a
     /// condition on the path implies (if any).
     fn index_offset(&self, index: &SubExp, position: Option<i64>) -> Option<i64> {
         match index {
@@ -179,11 +197,27 @@ impl Exclusive<'_> {
         }
     }
 
-    fn record(&mut self, root: Var, at: Option<i64>) {
-        let now = match (self.offset.get(&root), at) {
-            (None, Some(o)) => Offset::At(o),
-            (Some(Offset::At(p)), Some(o)) if *p == o => Offset::At(o),
-            _ => Offset::Unknown,
+    /// The dimensions of an update's indices that are the position plus a constant.
+    fn index_offsets(&self, indices: &[SubExp], position: Option<i64>) -> Vec<(usize, i64)> {
+        indices
+            .iter()
+            .enumerate()
+            .filter_map(|(k, i)| self.index_offset(i, position).map(|o| (k, o)))
+            .collect()
+    }
+
+    /// Records an update of the accumulator `root` at the dimensions and offsets `at`
+    /// (empty: anywhere).
+    fn record(&mut self, root: Var, at: Vec<(usize, i64)>) {
+        let now = match self.offset.get(&root) {
+            None => at,
+            Some(Offset::At(before)) => before.iter().filter(|d| at.contains(d)).copied().collect(),
+            Some(Offset::Unknown) => Vec::new(),
+        };
+        let now = if now.is_empty() {
+            Offset::Unknown
+        } else {
+            Offset::At(now)
         };
         self.offset.insert(root, now);
     }
@@ -235,7 +269,7 @@ impl Exclusive<'_> {
             }
             (Exp::BasicOp(BasicOp::UpdateAcc { acc, indices, .. }), [d]) => {
                 if let Some(&root) = self.root.get(acc) {
-                    let at = indices.first().and_then(|i| self.index_offset(i, position));
+                    let at = self.index_offsets(indices, position);
                     self.record(root, at);
                     self.root.insert(*d, root);
                 }
@@ -267,7 +301,7 @@ impl Exclusive<'_> {
                         (a, b) => {
                             // Branches returning different accumulators: give up on both.
                             for r in [a, b].into_iter().flatten() {
-                                self.record(r, None);
+                                self.record(r, Vec::new());
                                 self.root.insert(*d, r);
                             }
                         }
@@ -283,7 +317,7 @@ impl Exclusive<'_> {
                     .filter_map(|v| self.root.get(v).copied())
                     .collect();
                 for r in roots {
-                    self.record(r, None);
+                    self.record(r, Vec::new());
                 }
             }
         }

@@ -322,6 +322,7 @@ impl<'a> Lw<'a> {
                 }];
                 for (j, c) in counters.into_iter().enumerate().rev() {
                     body = vec![I::For {
+                        independent: false,
                         var: c,
                         bound: out_dims[j].clone(),
                         body,

@@ -154,6 +154,7 @@ impl<'a> Lw<'a> {
             })?;
             row.push(items);
             b.push(I::For {
+                independent: false,
                 var: i,
                 bound: m.clone(),
                 body: row,

@@ -193,7 +193,9 @@ impl<'a> Lw<'a> {
             self.stms(body, &mut inner)?;
             self.loop_step(params, body, &mut inner)?;
             let bound = self.ix(bound);
+            let independent = self.independent_loop(*i, params, body, &inner);
             out.push(I::For {
+                independent,
                 var: c,
                 bound,
                 body: inner,

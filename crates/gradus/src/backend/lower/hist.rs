@@ -50,6 +50,7 @@ impl<'a> Lw<'a> {
         let targets: Vec<(String, Ex)> = dn.iter().map(|n| (n.clone(), Ex::int(0))).collect();
         self.hist_element(&Ex::var(&i), dests, &targets, lam, &src, &mut body)?;
         let seq = vec![I::For {
+            independent: false,
             var: i,
             bound: w.clone(),
             body,
@@ -261,6 +262,7 @@ impl<'a> Lw<'a> {
                 args.extend(s.load_scalars("pv", &sub_arrays, &at, &mut fold));
                 s.apply(lam, &args, &accs, &mut fold)?;
                 per_bin.push(I::For {
+                    independent: false,
                     var: k,
                     bound: Ex::int(CHUNKS),
                     body: fold,

@@ -183,10 +183,16 @@ pub fn without_atomics(body: &[Stm]) -> Vec<Stm> {
                 val: val.clone(),
                 atomic: false,
             },
-            Stm::For { var, bound, body } => Stm::For {
+            Stm::For {
+                var,
+                bound,
+                body,
+                independent,
+            } => Stm::For {
                 var: var.clone(),
                 bound: bound.clone(),
                 body: without_atomics(body),
+                independent: *independent,
             },
             Stm::While { cond, body } => Stm::While {
                 cond: cond.clone(),
@@ -315,6 +321,10 @@ pub enum Stm {
         bound: Ex,
         /// The body.
         body: Vec<Stm>,
+        /// No iteration touches memory that another iteration writes (the lowering's
+        /// `independent.rs` proves it): the C compiler may vectorise the loop without first
+        /// checking at run time whether its arrays overlap.
+        independent: bool,
     },
     /// A parallel loop: iterations are independent. Runs on one thread, without atomic
     /// additions, when `work` (an estimate of the total work) is small or the call runs on
@@ -570,8 +580,14 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                 show_ex(src_off),
                 show_ex(count)
             ),
-            Stm::For { var, bound, body } => {
-                let _ = writeln!(out, "{pad}for {var} < {} {{", show_ex(bound));
+            Stm::For {
+                var,
+                bound,
+                body,
+                independent,
+            } => {
+                let kind = if *independent { "independent " } else { "" };
+                let _ = writeln!(out, "{pad}{kind}for {var} < {} {{", show_ex(bound));
                 show_stms(out, body, depth + 1);
                 writeln!(out, "{pad}}}")
             }

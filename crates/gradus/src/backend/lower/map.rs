@@ -150,6 +150,7 @@ impl<'a> Lw<'a> {
             });
         } else {
             out.push(I::For {
+                independent: self.independent_map(lam, arrays, &body),
                 var: i,
                 bound: w,
                 body,

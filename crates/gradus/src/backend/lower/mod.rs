@@ -38,6 +38,9 @@
 //! * a `reduce_comm` adding up the rows a `map` computes (what `acc-reduce` makes of a matrix
 //!   product's adjoint) is first rewritten into an accumulator the map adds each row into
 //!   ([`row_sums`]), so the rows are never stored and a parallel map keeps its parallelism;
+//! * an innermost sequential loop or map none of whose iterations touches memory that
+//!   another writes is marked independent ([`imp::Stm::For`]; `independent.rs`), so that the
+//!   C compiler vectorises it without run-time checks for overlapping arrays;
 //! * with `safe`, every check the interpreter makes (bounds, sizes, division by zero,
 //!   assertions, ranges) is a [`imp::Stm::Check`] whose error site has the interpreter's
 //!   message and the failing statement's locations; without it only the checks that keep
@@ -58,7 +61,8 @@
 //! * `slice.rs`: indexing, slicing and in-place updates;
 //! * `soac.rs`: what SOACs share (dispatch, rows of inputs, fused maps, chunks, costs);
 //! * `map.rs`, `columns.rs` (maps of column reductions), `reduce.rs` (`reduce` and `scan`),
-//!   `hist.rs`, `scatter.rs`, `acc.rs` (`with_acc` and accumulator privatisation).
+//!   `hist.rs`, `scatter.rs`, `acc.rs` (`with_acc` and accumulator privatisation);
+//! * `independent.rs`: which sequential loops no two iterations of share memory in.
 
 mod acc;
 mod basic;
@@ -67,6 +71,7 @@ mod columns;
 mod control;
 mod hist;
 pub mod imp;
+mod independent;
 mod map;
 mod memory;
 mod place;

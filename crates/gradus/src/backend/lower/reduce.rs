@@ -124,6 +124,7 @@ impl<'a> Lw<'a> {
         )?;
         self.move_into(&acc, &nx, t, &mut b);
         out.push(I::For {
+            independent: false,
             var: i,
             bound: w,
             body: b,
@@ -277,6 +278,7 @@ impl<'a> Lw<'a> {
             }
         }
         out.push(I::For {
+            independent: false,
             var: i,
             bound: r.w.clone(),
             body,
@@ -348,11 +350,13 @@ impl<'a> Lw<'a> {
         }
         self.end_scope(&ew.inner.body, &mut lanes);
         body.push(I::For {
+            independent: false,
             var: l,
             bound: len,
             body: lanes,
         });
         out.push(I::For {
+            independent: false,
             var: i,
             bound: r.w.clone(),
             body,
@@ -489,6 +493,7 @@ impl<'a> Lw<'a> {
         }
         self.apply(lam, &args, &accs, &mut body2)?;
         out.push(I::For {
+            independent: false,
             var: c2,
             bound: Ex::int(CHUNKS),
             body: body2,

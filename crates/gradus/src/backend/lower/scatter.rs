@@ -62,6 +62,7 @@ impl<'a> Lw<'a> {
                 }
             };
             out.push(I::For {
+                independent: false,
                 var: i.clone(),
                 bound: w.clone(),
                 body: vec![
@@ -125,6 +126,7 @@ impl<'a> Lw<'a> {
             });
         }
         out.push(I::For {
+            independent: false,
             var: i,
             bound: w,
             body,
