@@ -28,6 +28,13 @@ entry gather_grad [k] [d] (m: [k][d]f64) (x: [d]f64) (idx: [d]i64) (ybar: [k]f64
 entry prefix [n] (x: [n]f64) : [n]f64 =
   loop xs = copy x for i < n - 1 do xs with [i + 1] = xs[i + 1] + xs[i]
 
+-- The inner loop stores the exponentials and sums them: it writes element j in iteration j
+-- and carries the sum in a variable.
+entry softmax_rows [n] [d] (xss: [n][d]f64) : [n][d]f64 =
+  map (\xs -> let e = map f64.exp xs
+              let s = f64.sum e
+              in map (/ s) e) xss
+
 -- The inner map writes row j of its output in iteration j.
 entry scaled_rows [n] [d] (xss: [n][d]f64) (w: [d]f64) : [n][d]f64 =
   map (\xs -> map2 (*) xs w) xss
@@ -64,6 +71,19 @@ fn loops_whose_iterations_stay_apart_are_marked() {
     // Iteration c of the triangular adjoint adds into m's adjoint at [r, c] and v's at [c].
     assert!(adds_in_independent_loop("triangular_grad"));
     assert!(!independent_loops("scaled_rows").is_empty());
+    let sums_and_stores = |body: &Vec<String>| {
+        body.iter().any(|l| l.contains("add_f64"))
+            && body
+                .iter()
+                .any(|l| l.contains("map_res") && l.contains("] = "))
+    };
+    assert!(
+        independent_loops("softmax_rows")
+            .iter()
+            .any(sums_and_stores),
+        "{}",
+        lowered_entry("independent.fut", SRC, "softmax_rows")
+    );
 }
 
 #[test]
@@ -93,7 +113,8 @@ fn results_are_the_interpreters() {
         ("neighbour_grad", vec![xss.clone(), ybar_n]),
         ("gather_grad", vec![mk, v.clone(), idx, ybar_k]),
         ("prefix", vec![x]),
-        ("scaled_rows", vec![xss, v]),
+        ("scaled_rows", vec![xss.clone(), v]),
+        ("softmax_rows", vec![xss]),
     ];
     let interp = Program::from_source("independent.fut", SRC).unwrap();
     for (name, p) in native_backends("independent.fut", SRC) {

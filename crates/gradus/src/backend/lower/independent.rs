@@ -1,8 +1,8 @@
 //! Independent loops: sequential loops none of whose iterations touches memory that another
 //! iteration writes.
 //!
-//! Takes an innermost sequential loop (a `loop ... for i < n` or a `map` lowered on one
-//! thread) with its lowered body. Guarantees that a loop is called independent only when
+//! Takes an innermost sequential loop (a `loop ... for i < n`, a `map` lowered on one
+//! thread, the loop of a `reduce` or `scan` over rows or lanes) with its lowered body. Guarantees that a loop is called independent only when
 //! the lowered body runs no loop of its own, allocates and copies nothing, and writes memory
 //! only through
 //!
@@ -85,6 +85,17 @@ impl<'a> Lw<'a> {
         });
         ok
     }
+}
+
+/// Whether the body of a reduction's or scan's loop over rows, `lowered`, is independent: it
+/// stores only into row `i` of its outputs in iteration `i` (a `redomap`'s map results, a
+/// scan's results, lane `l` of a sum of rows), which its caller guarantees, and adds into no
+/// accumulator. The values it carries from one iteration to the next are scalar variables,
+/// not memory.
+pub(super) fn writes_only_rows(lowered: &[I]) -> bool {
+    let mut adds = false;
+    for_each_add(lowered, &mut |_| adds = true);
+    straight(lowered, true) && !adds
 }
 
 /// Whether `body` runs no loop, allocates and copies nothing, takes no reference on a block

@@ -124,7 +124,7 @@ impl<'a> Lw<'a> {
         )?;
         self.move_into(&acc, &nx, t, &mut b);
         out.push(I::For {
-            independent: false,
+            independent: super::independent::writes_only_rows(&b),
             var: i,
             bound: w,
             body: b,
@@ -278,7 +278,7 @@ impl<'a> Lw<'a> {
             }
         }
         out.push(I::For {
-            independent: false,
+            independent: super::independent::writes_only_rows(&body),
             var: i,
             bound: r.w.clone(),
             body,
@@ -350,7 +350,7 @@ impl<'a> Lw<'a> {
         }
         self.end_scope(&ew.inner.body, &mut lanes);
         body.push(I::For {
-            independent: false,
+            independent: super::independent::writes_only_rows(&lanes),
             var: l,
             bound: len,
             body: lanes,
