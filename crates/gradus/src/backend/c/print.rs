@@ -570,7 +570,7 @@ impl Printer<'_> {
         // sums are split.
         self.big_loop_test(&w, d + 1);
         self.line(d + 1, "if (!gr_big) {");
-        self.sequential_par_for(var, private_body, d + 2);
+        self.sequential_par_for(var, private_body, false, d + 2);
         self.line(d + 1, "} else {");
         let d = d + 1;
         // Copies per chunk of iterations, four chunks per thread, taken by threads as they
@@ -671,12 +671,20 @@ impl Printer<'_> {
     /// the enclosing scope, which outlives the loop, so a loop that runs many times (inside
     /// a sequential loop) allocates once; or of a scope of its own where the enclosing one
     /// has none.
-    fn sequential_par_for(&mut self, var: &str, body: &[Stm], d: usize) {
+    /// With `independent`, the loop is marked for vectorisation without overlap checks (see
+    /// [`Stm::For`]).
+    fn sequential_par_for(&mut self, var: &str, body: &[Stm], independent: bool, d: usize) {
+        let mark = |p: &mut Self| {
+            if independent {
+                p.line(d, "GR_INDEPENDENT");
+            }
+            p.par_for_loop(var, body, d);
+        };
         if !self.slot_scopes.is_empty() {
-            self.in_loop(|p| p.par_for_loop(var, body, d));
+            self.in_loop(mark);
         } else {
             self.open_slots(1);
-            self.par_for_loop(var, body, d);
+            mark(self);
             self.close_slots(d);
         }
     }
@@ -1075,6 +1083,7 @@ impl Printer<'_> {
                 body,
                 private,
                 private_body,
+                ..
             } if !private.is_empty() => {
                 self.privatised_par_for(var, bound, work, body, private, private_body, d);
             }
@@ -1083,6 +1092,7 @@ impl Printer<'_> {
                 bound,
                 work,
                 body,
+                independent,
                 ..
             } => {
                 let (b, w) = (self.ex(bound), self.ex(work));
@@ -1100,7 +1110,7 @@ impl Printer<'_> {
                 self.line(d + 1, "} else {");
                 // On one thread no addition needs to be atomic (an atomic addition of floats
                 // is a compare-and-swap loop, and keeps the loop from being vectorised).
-                self.sequential_par_for(var, &imp::without_atomics(body), d + 2);
+                self.sequential_par_for(var, &imp::without_atomics(body), *independent, d + 2);
                 self.line(d + 1, "}");
                 let key = self.iter_key();
                 self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));

@@ -344,6 +344,9 @@ pub enum Stm {
         private: Vec<Private>,
         /// The body for the privatised variant (empty when `private` is).
         private_body: Vec<Stm>,
+        /// Run on one thread, the loop is independent as a [`Stm::For`] can be: no
+        /// iteration touches memory that another writes, additions included.
+        independent: bool,
     },
     /// `while (cond)`.
     While {

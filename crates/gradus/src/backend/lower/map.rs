@@ -140,7 +140,9 @@ impl<'a> Lw<'a> {
             } else {
                 imp::without_atomics(&body)
             };
+            let independent = self.independent_map(lam, arrays, &body);
             out.push(I::ParFor {
+                independent,
                 var: i,
                 bound: w,
                 work,

@@ -476,6 +476,7 @@ impl<'a> Lw<'a> {
             body,
             private: Vec::new(),
             private_body: Vec::new(),
+            independent: false,
         });
         Ok(())
     }
