@@ -2,9 +2,9 @@
 //! iteration writes.
 //!
 //! Takes an innermost sequential loop (a `loop ... for i < n`, a `map` lowered on one
-//! thread, the loop of a `reduce` or `scan` over rows or lanes) with its lowered body. Guarantees that a loop is called independent only when
-//! the lowered body runs no loop of its own, allocates and copies nothing, and writes memory
-//! only through
+//! thread, the loop of a `reduce` or `scan` over rows or lanes) with its lowered body.
+//! Guarantees that a loop is called independent only when the lowered body runs no loop of
+//! its own, allocates and copies nothing, and writes memory only through
 //!
 //! * the rows of the map's outputs (row `i` in iteration `i`), and
 //! * additions into accumulators that no two iterations add into at the same element: in
@@ -76,13 +76,20 @@ impl<'a> Lw<'a> {
 
     /// Whether every addition of `lowered` goes into an accumulator of `exclusive`.
     fn adds_only_into(&self, lowered: &[I], exclusive: &HashSet<Var>) -> bool {
-        let names: HashSet<String> = exclusive.iter().map(|v| self.name(*v)).collect();
+        // An accumulator `a` of `k` arrays adds into `a_0` .. `a_{k-1}`.
+        let arrays: HashSet<String> = exclusive
+            .iter()
+            .flat_map(|v| {
+                let k = match self.ty(*v) {
+                    Type::Acc { elems, .. } => elems.len(),
+                    _ => 0,
+                };
+                let name = self.name(*v);
+                (0..k).map(move |j| format!("{name}_{j}"))
+            })
+            .collect();
         let mut ok = true;
-        for_each_add(lowered, &mut |arr| {
-            // An accumulator `a` of `k` arrays adds into `a_0` .. `a_{k-1}`.
-            let acc = arr.rsplit_once('_').map_or(arr, |(a, _)| a);
-            ok &= names.contains(acc);
-        });
+        for_each_add(lowered, &mut |arr| ok &= arrays.contains(arr));
         ok
     }
 }
