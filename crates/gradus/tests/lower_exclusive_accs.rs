@@ -8,7 +8,7 @@ mod lower_common;
 
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Value};
-use lower_common::{floats, lowered_entry, native_backends, random_f64};
+use lower_common::{assert_close, lowered_entry, native_backends, random_f64};
 
 const SRC: &str = r#"
 entry stencil_grad [n] (x: [n]f64) (y: [n]f64) (ybar: [n]f64) : ([n]f64, [n]f64) =
@@ -85,10 +85,7 @@ fn results_are_the_interpreters() {
             let got = p.call(entry, args.clone()).unwrap();
             // Each element of the exclusive accumulators receives one term, so those results
             // are exact; shared ones are summed per thread first and may differ in rounding.
-            let tol = gradus_check::Tolerance::new(1e-12, 1e-12);
-            if let Err(e) = gradus_check::compare(&floats(&got), &floats(&want), tol) {
-                panic!("{name} {entry}: {e:?}");
-            }
+            assert_close(&got, &want, &format!("{name} {entry}"));
             if *entry == "stencil_grad" || *entry == "shifted_grad" {
                 assert_eq!(got, want, "{name} {entry}");
             }
@@ -127,8 +124,5 @@ fn the_team_chosen_per_call_never_changes_results() {
     // The per-chunk sums do differ from the interpreter's sums in order.
     let interp = Program::from_source("accs.fut", SRC).unwrap();
     let want = interp.call("weighted_grad", args).unwrap();
-    let tol = gradus_check::Tolerance::new(1e-12, 1e-12);
-    if let Err(e) = gradus_check::compare(&floats(&first), &floats(&want), tol) {
-        panic!("{e:?}");
-    }
+    assert_close(&first, &want, "weighted_grad");
 }

@@ -7,7 +7,7 @@ mod lower_common;
 
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Value};
-use lower_common::{floats, lowered_entry, native_backends, random_f64};
+use lower_common::{assert_close, lowered_entry, native_backends, random_f64};
 
 const SRC: &str = r#"
 -- The adjoint of the triangular product adds into m[r, c] and v[c] in iteration c.
@@ -121,11 +121,7 @@ fn results_are_the_interpreters() {
         for (entry, args) in &calls {
             let want = interp.call(entry, args.clone()).unwrap();
             let got = p.call(entry, args.clone()).unwrap();
-            // Vectorised sums may add in another order.
-            let tol = gradus_check::Tolerance::new(1e-12, 1e-12);
-            if let Err(e) = gradus_check::compare(&floats(&got), &floats(&want), tol) {
-                panic!("{name} {entry}: {e:?}");
-            }
+            assert_close(&got, &want, &format!("{name} {entry}"));
         }
     }
 }

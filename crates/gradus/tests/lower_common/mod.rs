@@ -1,6 +1,6 @@
 //! Helpers shared by the lowering tests: random inputs, a program on both native backends,
-//! the lowered code of one entry point, the run-time error a call reports, and the elements
-//! of `f64` results.
+//! the lowered code of one entry point, the run-time error a call reports, the elements of
+//! `f64` results and their comparison.
 #![allow(dead_code)]
 
 use gradus::backend::c::NativeOptions;
@@ -59,4 +59,13 @@ pub fn floats(vs: &[Value]) -> Vec<f64> {
             _ => panic!("not an array"),
         })
         .collect()
+}
+
+/// Panics, naming `what`, unless the `f64` results `got` equal `want` to 1e-12 (relative and
+/// absolute): sums the native code splits or vectorises may add in another order.
+pub fn assert_close(got: &[Value], want: &[Value], what: &str) {
+    let tol = gradus_check::Tolerance::new(1e-12, 1e-12);
+    if let Err(e) = gradus_check::compare(&floats(got), &floats(want), tol) {
+        panic!("{what}: {e:?}");
+    }
 }
