@@ -600,6 +600,7 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                 work,
                 body,
                 private,
+                independent,
                 ..
             } => {
                 let privs: Vec<String> = private
@@ -608,13 +609,18 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                     .collect();
                 let _ = writeln!(
                     out,
-                    "{pad}parallel for {var} < {} (work {}{}) {{",
+                    "{pad}parallel for {var} < {} (work {}{}{}) {{",
                     show_ex(bound),
                     show_ex(work),
                     if privs.is_empty() {
                         String::new()
                     } else {
                         format!("; privatisable {}", privs.join(", "))
+                    },
+                    if *independent {
+                        "; independent on one thread"
+                    } else {
+                        ""
                     }
                 );
                 show_stms(out, body, depth + 1);
