@@ -132,6 +132,7 @@ impl<'a> Lw<'a> {
             s.end_scope(lam_body, &mut b);
             Ok(b)
         })?;
+        let independent = self.independent_map(lam, arrays, &body);
         if par {
             let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
             let private = self.privatisable(lam, arrays, &exclusive);
@@ -140,7 +141,6 @@ impl<'a> Lw<'a> {
             } else {
                 imp::without_atomics(&body)
             };
-            let independent = self.independent_map(lam, arrays, &body);
             out.push(I::ParFor {
                 independent,
                 var: i,
@@ -152,7 +152,7 @@ impl<'a> Lw<'a> {
             });
         } else {
             out.push(I::For {
-                independent: self.independent_map(lam, arrays, &body),
+                independent,
                 var: i,
                 bound: w,
                 body,
