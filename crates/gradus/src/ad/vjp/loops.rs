@@ -14,6 +14,14 @@
 //! Work: the body runs twice per iteration (plus its own nested re-executions), memory is one
 //! checkpoint per iteration.
 //!
+//! An array that the body only **updates in place** is not checkpointed whole: the forward
+//! sweep saves the positions written and the values overwritten, and the return sweep writes
+//! those back to recover the array at the start of each iteration (`Save::InPlace`). When
+//! every row is written at most once in the whole loop and the body reads the array only at
+//! the rows the same iteration writes (`xs with [i] = f xs[i]`, or rows `2i` and `2i + 1`),
+//! every value it reads is still the initial one: nothing is saved, and the return sweep
+//! reads the initial array (`Save::Initial`).
+//!
 //! **Loops in loops**: a `for` loop directly in the body, with an iteration count and
 //! checkpoint shapes that do not change from one outer iteration to the next, runs its own
 //! forward sweep inside the outer one, which keeps the inner loop's results and checkpoints
@@ -50,7 +58,7 @@ use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubEx
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::renumber::{body_binders, map_vars_type};
 use crate::core::visit::{lambda_free_vars, stm_consumed_vars, stm_free_vars};
-use crate::value::PrimType;
+use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
 /// A loop parameter and its initial value.
@@ -93,6 +101,7 @@ impl Saved {
         for save in &self.saves {
             match save {
                 Save::Full(v) => out.push(*v),
+                Save::Initial => {}
                 Save::Flat { buf, offsets } => out.extend([*buf, *offsets]),
                 Save::InPlace(writes) => {
                     for w in writes {
@@ -114,6 +123,7 @@ impl Saved {
             .iter()
             .map(|save| match save {
                 Save::Full(_) => Save::Full(next()),
+                Save::Initial => Save::Initial,
                 Save::Flat { .. } => Save::Flat {
                     buf: next(),
                     offsets: next(),
@@ -160,6 +170,13 @@ enum Save {
     /// iteration and update, so the return sweep recovers the array at the start of
     /// iteration `i` from the one after it by writing the old values back.
     InPlace(Vec<Overwrite>),
+    /// An array the body only updates in place, each position at most once in the whole
+    /// loop, and reads only at the positions the same iteration writes (see [`write_once`]):
+    /// wherever iteration `i` reads it, it still holds the loop's initial value, so nothing is
+    /// saved and the return sweep reads the initial array, which the forward sweep leaves
+    /// intact. Building an array row by row, or a recurrent network's layers replacing their
+    /// rows of the state, are such loops.
+    Initial,
     /// An array whose size changes from iteration to iteration: its elements at the start of
     /// every iteration, flattened one after the other into one buffer, and where each
     /// iteration's start.
@@ -200,6 +217,120 @@ fn update_chains(
             (*r == SubExp::Var(cur)).then_some(chain)
         })
         .collect()
+}
+
+/// The loop counter's affine functions among a body's `i64` scalars: `v ↦ (a, b)` for
+/// `v = a·i + b`, through additions, subtractions and multiplications by constants.
+fn counter_affine(i: Var, stms: &[Stm]) -> HashMap<Var, (i64, i64)> {
+    let mut aff = HashMap::from([(i, (1, 0))]);
+    for st in stms {
+        let [x] = st.pat[..] else {
+            continue;
+        };
+        let val = |se: &SubExp| affine_value(&aff, se);
+        let r = match &st.exp {
+            Exp::BasicOp(BasicOp::SubExp(se)) => val(se),
+            Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op, PrimType::I64), args))
+                if args.len() == 2 =>
+            {
+                match (val(&args[0]), val(&args[1])) {
+                    (Some((a1, b1)), Some((a2, b2))) => match op {
+                        BinOp::Add => a1.checked_add(a2).zip(b1.checked_add(b2)),
+                        BinOp::Sub => a1.checked_sub(a2).zip(b1.checked_sub(b2)),
+                        BinOp::Mul if a1 == 0 => a2.checked_mul(b1).zip(b2.checked_mul(b1)),
+                        BinOp::Mul if a2 == 0 => a1.checked_mul(b2).zip(b1.checked_mul(b2)),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(r) = r {
+            aff.insert(x, r);
+        }
+    }
+    aff
+}
+
+/// `se` as an affine function of the loop counter, if [`counter_affine`] found one.
+fn affine_value(aff: &HashMap<Var, (i64, i64)>, se: &SubExp) -> Option<(i64, i64)> {
+    match se {
+        SubExp::Const(Scalar::I64(c)) => Some((0, *c)),
+        SubExp::Var(v) => aff.get(v).copied(),
+        SubExp::Const(_) => None,
+    }
+}
+
+/// Whether loop parameter `p`, which the in-place updates at positions `chain` of the body
+/// carry to the body's result `j`, can be saved as [`Save::Initial`]: every row is written at
+/// most once in the whole loop, and the body reads `p` only at rows the same iteration
+/// writes, so every value the body reads from `p` is still the loop's initial one.
+///
+/// The updates' first indices must be `a·i + b_k` in the loop counter `i`, with one `a ≠ 0`
+/// for all of them and offsets `b_k` that differ pairwise by less than `|a|` (then no two
+/// pairs of iteration and update write the same row); the reads must be `p[a·i + b_k, ..]`;
+/// nothing else may use `p` or the chain's intermediate arrays.
+fn write_once(i: Var, p: Var, j: usize, chain: &[usize], body: &Body) -> bool {
+    if chain.is_empty() {
+        return false;
+    }
+    let aff = counter_affine(i, &body.stms);
+    let row = |slice: &[DimIndex]| match slice.first() {
+        Some(DimIndex::Fix(se)) => affine_value(&aff, se),
+        _ => None,
+    };
+    let mut rows = Vec::new();
+    let mut chain_vars = vec![p];
+    for k in chain {
+        let Exp::BasicOp(BasicOp::Update { slice, .. }) = &body.stms[*k].exp else {
+            return false;
+        };
+        let Some(r) = row(slice) else {
+            return false;
+        };
+        rows.push(r);
+        chain_vars.push(body.stms[*k].pat[0]);
+    }
+    let a = rows[0].0;
+    if a == 0 || rows.iter().any(|(a2, _)| *a2 != a) {
+        return false;
+    }
+    for (x, (_, b1)) in rows.iter().enumerate() {
+        for (_, b2) in &rows[x + 1..] {
+            let d = (i128::from(*b1) - i128::from(*b2)).unsigned_abs();
+            if d == 0 || d >= u128::from(a.unsigned_abs()) {
+                return false;
+            }
+        }
+    }
+    let in_chain = |v: &Var| chain_vars.contains(v);
+    for (k, st) in body.stms.iter().enumerate() {
+        if let Some(pos) = chain.iter().position(|c| *c == k) {
+            let Exp::BasicOp(BasicOp::Update { array, value, .. }) = &st.exp else {
+                return false;
+            };
+            if *array != chain_vars[pos] || matches!(value, SubExp::Var(v) if in_chain(v)) {
+                return false;
+            }
+            continue;
+        }
+        if let Exp::BasicOp(BasicOp::Index { array, slice }) = &st.exp
+            && *array == p
+        {
+            if !row(slice).is_some_and(|r| rows.contains(&r)) {
+                return false;
+            }
+            continue;
+        }
+        if stm_free_vars(st).iter().any(in_chain) {
+            return false;
+        }
+    }
+    body.result
+        .iter()
+        .enumerate()
+        .all(|(r, se)| r == j || !matches!(se, SubExp::Var(v) if in_chain(v)))
 }
 
 /// The statements among `stms` that compute the scalar `v` from values bound outside them
@@ -573,8 +704,30 @@ impl Vjp<'_> {
         } else {
             None
         };
+        // Arrays whose initial values the return sweep reads (see `Save::Initial`). Unless an
+        // enclosing loop's return sweep computes the initial value again before this loop's
+        // (a `Nested` loop, `given_n`), the forward sweep updates a copy of it.
+        let initial: Vec<bool> = params
+            .iter()
+            .zip(&chains)
+            .enumerate()
+            .map(|(j, ((p, init), chain))| {
+                bt == PrimType::I64
+                    && matches!(init, SubExp::Var(_))
+                    && chain
+                        .as_ref()
+                        .is_some_and(|chain| write_once(*i, *p, j, chain, body))
+            })
+            .collect();
         // Loop parameters holding the saved values: a scratch array `[n]t` each.
         let mut new_params = params.clone();
+        if given_n.is_none() {
+            for ((_, init), keep) in new_params.iter_mut().zip(&initial) {
+                if let (true, SubExp::Var(x)) = (keep, *init) {
+                    *init = SubExp::Var(self.e.basic(BasicOp::Copy(x), "init"));
+                }
+            }
+        }
         let mut save_params: Vec<Var> = Vec::new();
         // A buffer of `shape` (`[n]` and then `t`'s dimensions where `shape` is `None`).
         let mut fresh_save = |v: &mut Self, t: &Type, hint: &str, shape: Option<SubExp>| -> Var {
@@ -613,6 +766,11 @@ impl Vjp<'_> {
                 let t = self.e.names.ty(*p).clone();
                 let bp = fresh_save(self, &t, "checkpoints", Some(slot.total));
                 flat[j] = Some((bp, slot));
+                full.push(None);
+                layout.push(None);
+                continue;
+            }
+            if initial[j] {
                 full.push(None);
                 layout.push(None);
                 continue;
@@ -764,7 +922,9 @@ impl Vjp<'_> {
             .iter()
             .zip(&layout)
             .zip(&flat)
-            .map(|((f, chain), fl)| match (f, chain, fl) {
+            .zip(&initial)
+            .map(|(((f, chain), fl), keep)| match (f, chain, fl) {
+                _ if *keep => Save::Initial,
                 (_, _, Some((bp, slot))) => Save::Flat {
                     buf: outs[bp],
                     offsets: slot.offsets,
@@ -980,6 +1140,13 @@ impl Vjp<'_> {
                         vec![DimIndex::Fix(i64i)],
                         v.e.names.hint(*p).to_string().as_str(),
                     ),
+                    Save::Initial => {
+                        let SubExp::Var(init) = params[j].1 else {
+                            return Err(Diagnostic::bug("initial array that is a constant"));
+                        };
+                        let h = v.e.names.hint(*p).to_string();
+                        v.e.basic(BasicOp::SubExp(SubExp::Var(init)), &h)
+                    }
                     Save::InPlace(writes) => {
                         let slot = inplace.iter().position(|x| *x == j).unwrap_or(0);
                         let cur = rparams[z + k + nt + slot].0;
