@@ -12,6 +12,7 @@
 
 use super::columns::column_reduction;
 use super::imp::{self, Ex, Stm as I};
+use super::peel::Peel;
 use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, SubExp, Type, Var};
 use crate::core::visit::{consumed_in_body, use_counts};
@@ -141,14 +142,41 @@ impl<'a> Lw<'a> {
             } else {
                 imp::without_atomics(&body)
             };
-            out.push(I::ParFor {
+            match Peel::find(&i, &body, || self.fresh("rest")) {
+                Some(peel) => {
+                    out.push(peel.first(&w, &body));
+                    let private_body = if private_body.is_empty() {
+                        private_body
+                    } else {
+                        peel.rest_body(&private_body)
+                    };
+                    out.push(I::ParFor {
+                        independent,
+                        var: peel.rest_var.clone(),
+                        bound: peel.rest_bound(&w),
+                        work,
+                        body: peel.rest_body(&body),
+                        private,
+                        private_body,
+                    });
+                }
+                None => out.push(I::ParFor {
+                    independent,
+                    var: i,
+                    bound: w,
+                    work,
+                    body,
+                    private,
+                    private_body,
+                }),
+            }
+        } else if let Some(peel) = Peel::find(&i, &body, || self.fresh("rest")) {
+            out.push(peel.first(&w, &body));
+            out.push(I::For {
                 independent,
-                var: i,
-                bound: w,
-                work,
-                body,
-                private,
-                private_body,
+                var: peel.rest_var.clone(),
+                bound: peel.rest_bound(&w),
+                body: peel.rest_body(&body),
             });
         } else {
             out.push(I::For {

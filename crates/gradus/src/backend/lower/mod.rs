@@ -38,6 +38,9 @@
 //! * a `reduce_comm` adding up the rows a `map` computes (what `acc-reduce` makes of a matrix
 //!   product's adjoint) is first rewritten into an accumulator the map adds each row into
 //!   ([`row_sums`]), so the rows are never stored and a parallel map keeps its parallelism;
+//! * a `map` whose body branches on its index being 0 runs iteration 0 first, apart, and
+//!   the other iterations in a loop without the branch (`peel.rs`), which the C compiler can
+//!   vectorise;
 //! * an innermost sequential loop or map none of whose iterations touches memory that
 //!   another writes is marked independent ([`imp::Stm::For`]; `independent.rs`), so that the
 //!   C compiler vectorises it without run-time checks for overlapping arrays;
@@ -62,7 +65,8 @@
 //! * `soac.rs`: what SOACs share (dispatch, rows of inputs, fused maps, chunks, costs);
 //! * `map.rs`, `columns.rs` (maps of column reductions), `reduce.rs` (`reduce` and `scan`),
 //!   `hist.rs`, `scatter.rs`, `acc.rs` (`with_acc` and accumulator privatisation);
-//! * `independent.rs`: which sequential loops no two iterations of share memory in.
+//! * `independent.rs`: which sequential loops no two iterations of share memory in;
+//! * `peel.rs`: the first iteration of a map that branches on it, run apart.
 
 mod acc;
 mod basic;
@@ -74,6 +78,7 @@ pub mod imp;
 mod independent;
 mod map;
 mod memory;
+mod peel;
 mod place;
 mod reduce;
 pub mod row_sums;
