@@ -48,7 +48,7 @@ pub fn runtime_error(p: &Program, entry: &str, args: Vec<Value>) -> String {
     }
 }
 
-/// The elements of `f64` array results, one after another.
+/// The elements of `f64` results (arrays and scalars), one after another.
 pub fn floats(vs: &[Value]) -> Vec<f64> {
     vs.iter()
         .flat_map(|v| match v {
@@ -56,7 +56,8 @@ pub fn floats(vs: &[Value]) -> Vec<f64> {
                 Buffer::F64(x) => x.clone(),
                 _ => panic!("not f64"),
             },
-            _ => panic!("not an array"),
+            Value::Scalar(gradus::value::Scalar::F64(x)) => vec![*x],
+            _ => panic!("not an f64 array or scalar"),
         })
         .collect()
 }

@@ -236,6 +236,19 @@ impl<'a> Lw<'a> {
                 }
             }
             BasicOp::Copy(v) => match self.ty(*v) {
+                // The source's last use: its reference moves to the copy, which copies the
+                // elements only when the buffer is shared or borrowed (a checkpointed
+                // state copied before a loop updates it in place, every time step).
+                Type::Array { elem, .. } if self.last_used_once.contains(v) => {
+                    let (elem, ty) = (*elem, self.ty(*v).clone());
+                    let src = self.name(*v);
+                    self.move_into(&dname, &src, &ty, out);
+                    out.push(I::MakeUnique {
+                        arr: dname,
+                        elem,
+                        count: Ex::product(self.var_dims(*v)),
+                    });
+                }
                 Type::Array { elem, .. } => {
                     let n = Ex::product(self.var_dims(*v));
                     out.push(I::Alloc {

@@ -13,7 +13,8 @@
 //!   contiguous slice, `reshape` and `coerce` are views that share the buffer; an array that
 //!   is consumed (`with`, the destinations of `hist`, `scatter`, `with_acc`) is updated in
 //!   place when its buffer is not shared, and copied first otherwise, exactly as the
-//!   interpreter's copy-on-write does;
+//!   interpreter's copy-on-write does; `copy x` at the last use of `x` takes `x`'s buffer and
+//!   copies the elements only when the buffer is shared or borrowed;
 //! * nothing is allocated per iteration of a SOAC or loop except what the program's own
 //!   statements build (rows of SOAC inputs are borrowed views, results are written straight
 //!   into the output arrays);
