@@ -376,8 +376,8 @@ static int64_t gr_copied_bytes;
 
 /* The copy of gr_unique, out of line: the check is inlined at every in-place update and
    nearly always finds the buffer owned already. */
-static GR_UNUSED __attribute__((noinline)) int gr_unique_copy(void **data, gr_mem **m, int64_t bytes) {
-  __atomic_fetch_add(&gr_copied_bytes, bytes, __ATOMIC_RELAXED);
+static GR_UNUSED __attribute__((noinline)) int gr_unique_copy(void **data, gr_mem **m, int64_t bytes, int counted) {
+  if (counted) __atomic_fetch_add(&gr_copied_bytes, bytes, __ATOMIC_RELAXED);
   gr_mem *nm;
   void *nd = gr_alloc(&nm, bytes);
   if (!nd) return 1;
@@ -391,7 +391,14 @@ static GR_UNUSED __attribute__((noinline)) int gr_unique_copy(void **data, gr_me
 /* Makes an array's buffer exclusively owned, copying it if it is shared or borrowed. */
 static GR_UNUSED inline int gr_unique(void **data, gr_mem **m, int64_t bytes) {
   if (__builtin_expect(*m && (*m)->rc == 1, 1)) return 0;
-  return gr_unique_copy(data, m, bytes);
+  return gr_unique_copy(data, m, bytes, 1);
+}
+
+/* The same for the program's own copy of an array at the array's last use (it takes the
+   array's buffer): not counted in gr_copied_bytes, as the copy is what the program asks for. */
+static GR_UNUSED inline int gr_own(void **data, gr_mem **m, int64_t bytes) {
+  if (*m && (*m)->rc == 1) return 0;
+  return gr_unique_copy(data, m, bytes, 0);
 }
 
 void gradus_release(void *m);
@@ -1023,13 +1030,19 @@ impl Printer<'_> {
                 }
             }
             Stm::Decref(a) => self.line(d, &format!("gr_decref({a}_m); {a}_m = NULL;")),
-            Stm::MakeUnique { arr, elem, count } => {
+            Stm::MakeUnique {
+                arr,
+                elem,
+                count,
+                counted,
+            } => {
                 let n = self.ex(count);
                 let ct = c_type(*elem);
+                let f = if *counted { "gr_unique" } else { "gr_own" };
                 self.line(
                     d,
                     &format!(
-                        "if (gr_unique((void **)&{arr}, &{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct})))"
+                        "if ({f}((void **)&{arr}, &{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct})))"
                     ),
                 );
                 self.fail(

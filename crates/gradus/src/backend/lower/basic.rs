@@ -247,6 +247,7 @@ impl<'a> Lw<'a> {
                         arr: dname,
                         elem,
                         count: Ex::product(self.var_dims(*v)),
+                        counted: false,
                     });
                 }
                 Type::Array { elem, .. } => {

@@ -297,6 +297,9 @@ pub enum Stm {
         elem: PrimType,
         /// Number of elements.
         count: Ex,
+        /// Whether a copy counts in `gradus_copied_bytes`, which measures updates that could
+        /// not happen in place: not for the program's own `copy` (lowered as a move and this).
+        counted: bool,
     },
     /// Copies `count` elements from `src[src_off..]` to `dst[dst_off..]` (no overlap).
     Copy {
@@ -566,8 +569,14 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                 show_ex(offset)
             ),
             Stm::Decref(a) => writeln!(out, "{pad}decref {a}"),
-            Stm::MakeUnique { arr, count, .. } => {
-                writeln!(out, "{pad}make_unique {arr} [{}]", show_ex(count))
+            Stm::MakeUnique {
+                arr,
+                count,
+                counted,
+                ..
+            } => {
+                let how = if *counted { "" } else { " (a copy)" };
+                writeln!(out, "{pad}make_unique {arr} [{}]{how}", show_ex(count))
             }
             Stm::Copy {
                 dst,

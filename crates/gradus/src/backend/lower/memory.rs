@@ -306,6 +306,7 @@ impl<'a> Lw<'a> {
             arr: n.clone(),
             elem: self.ty(v).elem(),
             count: Ex::product(self.var_dims(v)),
+            counted: true,
         });
         n
     }

@@ -299,6 +299,7 @@ impl<'a> Lw<'a> {
                         arr: pn,
                         elem: *elem,
                         count,
+                        counted: true,
                     });
                 }
             }
@@ -421,6 +422,7 @@ impl<'a> Lw<'a> {
                         arr: a.clone(),
                         elem: t.elem(),
                         count: len.clone(),
+                        counted: true,
                     });
                 }
             }
