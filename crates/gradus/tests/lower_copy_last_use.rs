@@ -5,7 +5,7 @@
 mod lower_common;
 
 use gradus::program::Program;
-use lower_common::{assert_close, lowered_entry, native_backends, random_f64};
+use lower_common::{assert_close, lowered_entry, lowered_lines_with, native_backends, random_f64};
 
 const SRC: &str = r#"
 entry fresh_source [n] (xs: [n]f64) : [n]f64 =
@@ -26,10 +26,7 @@ entry read_after [n] (xs: [n]f64) : ([n]f64, f64) =
 "#;
 
 fn allocations(entry: &str) -> usize {
-    lowered_entry("copy.fut", SRC, entry)
-        .lines()
-        .filter(|l| l.contains("= alloc "))
-        .count()
+    lowered_lines_with("copy.fut", SRC, entry, "= alloc ")
 }
 
 #[test]

@@ -7,7 +7,7 @@
 mod lower_common;
 
 use gradus::program::Program;
-use lower_common::{assert_close, lowered_entry, native_backends, random_f64};
+use lower_common::{assert_close, lowered_lines_with, native_backends, random_f64};
 
 const SRC: &str = r#"
 entry shifted [n] (x: [n]f64) (y: [n]f64) : [n]f64 =
@@ -35,10 +35,7 @@ entry recurrence_grad [n] (x: [n]f64) (ybar: [n]f64) : [n]f64 =
 /// The number of loops in the lowered code of `entry` that run the iterations after the
 /// first (their counters are named `rest`).
 fn peeled_loops(entry: &str) -> usize {
-    lowered_entry("peel.fut", SRC, entry)
-        .lines()
-        .filter(|l| l.contains("for rest_"))
-        .count()
+    lowered_lines_with("peel.fut", SRC, entry, "for rest_")
 }
 
 #[test]

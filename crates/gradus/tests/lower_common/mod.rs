@@ -40,6 +40,14 @@ pub fn lowered_entry(file: &str, src: &str, entry: &str) -> String {
         .to_string()
 }
 
+/// The number of lines of the lowered code of entry point `entry` that contain `needle`.
+pub fn lowered_lines_with(file: &str, src: &str, entry: &str, needle: &str) -> usize {
+    lowered_entry(file, src, entry)
+        .lines()
+        .filter(|l| l.contains(needle))
+        .count()
+}
+
 /// The message of the run-time error that calling `entry` on `args` reports.
 pub fn runtime_error(p: &Program, entry: &str, args: Vec<Value>) -> String {
     match p.call(entry, args) {

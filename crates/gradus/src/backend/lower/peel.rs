@@ -1,4 +1,4 @@
-//! The first iteration of a sequential loop that branches on it runs apart from the others.
+//! The first iteration of a map's loop that branches on it runs apart from the others.
 //!
 //! **Takes** the loop `for i < n { body }` of a `map` (sequential, or parallel: a `ParFor`)
 //! whose body sets a boolean to `i' == 0`, where `i'` is `i` plus a constant (an `iota`'s
