@@ -41,9 +41,12 @@ fn a_nested_loop_body_runs_twice_in_the_gradient() {
         p.call("grad", args).unwrap();
         let ratio = p.counter().total() as f64 / primal;
         println!("n = {n}, l = {l}: gradient/primal work = {ratio:.2}");
-        // About 4.0 here; re-running the inner loop's forward sweep made it about 4.9.
+        // About 4.4 here (4.0 before the forward sweep kept the values of `tanh` for the
+        // return sweep: the counter counts a `tanh` as one operation, and keeping it as a
+        // store, a copy into the outer loop's stack and a read); re-running the inner loop's
+        // forward sweep made it about 4.9 without the kept values.
         assert!(
-            ratio < 4.4,
+            ratio < 4.7,
             "n = {n}, l = {l}: the gradient costs {ratio:.2}× the primal"
         );
     }

@@ -22,6 +22,15 @@
 //! every value it reads is still the initial one: nothing is saved, and the return sweep
 //! reads the initial array (`Save::Initial`).
 //!
+//! **Values kept instead of computed again**: `exp`, `tanh` and `cbrt` at the top level of
+//! the body, or at the top level of the lambda of a `map` there (a recurrent cell's gates),
+//! cost tens of cycles each, and their derivatives are expressed through their results. The
+//! forward sweep keeps them, one stack `[n]` per value (`[n][w]` for a map's rows), and the
+//! return sweep's re-execution reads them: the statements stay on the tape, so their
+//! adjoints are as before, and their derivatives take the kept values ([`Kept`]). Memory:
+//! one value per such call, at most what the loop computes; a `#[stripmine]` loop, which asks
+//! for less, computes them again.
+//!
 //! **Loops in loops**: a `for` loop directly in the body, with an iteration count and
 //! checkpoint shapes that do not change from one outer iteration to the next, runs its own
 //! forward sweep inside the outer one, which keeps the inner loop's results and checkpoints
@@ -54,8 +63,10 @@
 use super::resize::{FlatSlot, resizes, size_params};
 use super::{Adj, Diagnostic, Extra, R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
-use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, PrimOp};
+use crate::core::ir::{
+    BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var,
+};
+use crate::core::prim::{BinOp, PrimOp, UnOp};
 use crate::core::renumber::{body_binders, map_vars_type};
 use crate::core::visit::{lambda_free_vars, stm_consumed_vars, stm_free_vars};
 use crate::value::{PrimType, Scalar};
@@ -72,6 +83,8 @@ pub(super) struct Saved {
     saves: Vec<Save>,
     /// Loops of the body whose forward sweeps ran inside this one's (see [`Nested`]).
     nested: Vec<Nested>,
+    /// Values of the body kept per iteration (see [`Kept`]).
+    kept: Vec<Kept>,
 }
 
 /// A `for` loop directly in the body whose forward sweep (with its own checkpoints) ran in
@@ -111,6 +124,9 @@ impl Saved {
                 }
             }
         }
+        for k in &self.kept {
+            out.extend(&k.stacks);
+        }
         out
     }
 
@@ -139,10 +155,20 @@ impl Saved {
                 ),
             })
             .collect();
+        let kept = self
+            .kept
+            .iter()
+            .map(|k| Kept {
+                pos: k.pos,
+                in_lambda: k.in_lambda.clone(),
+                stacks: k.stacks.iter().map(|_| next()).collect(),
+            })
+            .collect();
         Saved {
             n: self.n,
             saves,
             nested: Vec::new(),
+            kept,
         }
     }
 }
@@ -151,14 +177,48 @@ impl Saved {
 /// (value, stack) pairs of its results, then of what it saved.
 type InnerSweep = (Vec<Stm>, Vec<(Var, Var)>);
 
-/// What the re-execution of one iteration takes from the forward sweep for an inner loop
-/// instead of running it: its results and its saved checkpoints at that iteration.
-pub(super) struct Preset {
-    /// The stacked results (see [`Nested`]) and the iteration to take.
-    pub(super) stacks: Vec<Var>,
-    pub(super) at: SubExp,
-    /// What the inner loop's forward sweep saved in that iteration.
-    pub(super) extra: Extra,
+/// What the re-execution of one iteration takes from the forward sweep for a statement of
+/// the body instead of computing it again.
+pub(super) enum Preset {
+    /// An inner loop ([`Nested`]): its results and its saved checkpoints at that iteration.
+    Loop {
+        /// The stacked results and the iteration to take.
+        stacks: Vec<Var>,
+        at: SubExp,
+        /// What the inner loop's forward sweep saved in that iteration.
+        extra: Extra,
+    },
+    /// A primitive operation whose result the forward sweep kept ([`Kept`]): the value.
+    /// The statement stays on the tape, so its return sweep runs as before, and its
+    /// derivative takes the kept value for the operation (`exp`'s is its result).
+    Value(Var),
+    /// A `map` some of whose lambda's statements the forward sweep kept per row ([`Kept`]):
+    /// those positions in the lambda's body and the rows of their values. The map runs with
+    /// them read instead of computed, and so does the lambda's re-execution in the map's
+    /// return sweep.
+    Map(Vec<(usize, Var)>),
+}
+
+/// A statement of the body whose expensive values the forward sweep keeps, one stack `[n]`
+/// per value, so that the return sweep reads them instead of computing them again: a
+/// primitive operation worth it ([`keeps_result`]) at the top level of the body, or such
+/// operations at the top level of a `map`'s lambda there (one row `[w]` per iteration each).
+struct Kept {
+    /// The statement's position in the body.
+    pos: usize,
+    /// For a `map`: the positions of the kept statements in its lambda's body; empty for a
+    /// primitive operation, whose result is kept.
+    in_lambda: Vec<usize>,
+    /// The stacks, one per position of `in_lambda` (one for a primitive operation).
+    stacks: Vec<Var>,
+}
+
+/// Whether the result of a primitive operation is worth keeping for the return sweep
+/// instead of computing it again: an expensive function (tens of cycles, against a store and
+/// a load) whose derivative is expressed through its result, so that the return sweep needs
+/// the value and not the operation (`exp`: itself; `tanh`: `1 - tanh²`; `cbrt`).
+fn keeps_result(op: PrimOp) -> bool {
+    matches!(op, PrimOp::Un(UnOp::Exp | UnOp::Tanh | UnOp::Cbrt, t) if t.is_float())
 }
 
 /// How a loop parameter is recovered for re-executing iteration `i`.
@@ -670,6 +730,68 @@ impl Vjp<'_> {
         out
     }
 
+    /// The statements of the body whose values the forward sweep keeps ([`Kept`]), with the
+    /// positions of the kept statements in their lambdas (empty for a primitive operation):
+    /// active primitive operations worth keeping ([`keeps_result`]) at the top level, and
+    /// active `map`s with such operations at the top level of their lambdas, over a width
+    /// bound outside the loop (so that every iteration's rows have one shape) and without
+    /// accumulators. `inside`: what the loop binds (its parameters, counter and the body's
+    /// variables).
+    fn keepable(
+        &self,
+        params: &[LoopParam],
+        body: &Body,
+        inside: &HashSet<Var>,
+    ) -> Vec<(usize, Vec<usize>)> {
+        let mut active: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        let mut out = Vec::new();
+        for (k, st) in body.stms.iter().enumerate() {
+            let is_active = stm_free_vars(st)
+                .iter()
+                .any(|v| active.contains(v) || self.active.contains(v));
+            if !is_active {
+                continue;
+            }
+            active.extend(st.pat.iter().copied());
+            if self.touches_virtual(st) {
+                continue;
+            }
+            match &st.exp {
+                Exp::BasicOp(BasicOp::Prim(op, _)) if keeps_result(*op) && st.pat.len() == 1 => {
+                    out.push((k, Vec::new()));
+                }
+                Exp::Soac(Soac::Map { w, lam, arrays }) => {
+                    let invariant = match w {
+                        SubExp::Var(v) => !inside.contains(v),
+                        SubExp::Const(_) => true,
+                    };
+                    let accs = arrays.iter().chain(&lam.params).any(|a| {
+                        self.is_acc_var(*a) || matches!(self.e.names.ty(*a), Type::Acc { .. })
+                    });
+                    if !invariant || accs {
+                        continue;
+                    }
+                    let at: Vec<usize> = lam
+                        .body
+                        .stms
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, ls)| {
+                            matches!(&ls.exp, Exp::BasicOp(BasicOp::Prim(op, _)) if keeps_result(*op))
+                                && ls.pat.len() == 1
+                        })
+                        .map(|(j, _)| j)
+                        .collect();
+                    if !at.is_empty() {
+                        out.push((k, at));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// The forward sweep of a `for` loop with checkpoints. `given_n`: its iteration count,
     /// already computed by an enclosing loop's forward sweep that keeps this loop's
     /// checkpoints ([`Nested`]); such a loop nests no further.
@@ -839,6 +961,35 @@ impl Vjp<'_> {
                 inner_saved.push((k, st.pat.len(), saved, stacks));
             }
         }
+        // Values kept per iteration (see `Kept`): a stack per kept statement (per kept
+        // statement of its lambda, for a `map`). A `#[stripmine]` loop asks for less memory
+        // and keeps computing them again.
+        let mut kept_at: HashMap<usize, (Vec<usize>, Vec<Var>)> = HashMap::new();
+        if !resizing && !s.aux.attrs.iter().any(|a| a.starts_with("stripmine")) {
+            let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+            inside.insert(*i);
+            let mut binders = Vec::new();
+            body_binders(body, &mut binders);
+            inside.extend(binders);
+            for (k, in_lambda) in self.keepable(params, body, &inside) {
+                let st = &body.stms[k];
+                let types: Vec<Type> = match &st.exp {
+                    Exp::Soac(Soac::Map { w, lam, .. }) => in_lambda
+                        .iter()
+                        .map(|j| {
+                            let t = self.e.names.ty(lam.body.stms[*j].pat[0]).elem();
+                            Type::array(t, vec![*w])
+                        })
+                        .collect(),
+                    _ => vec![self.e.names.ty(st.pat[0]).clone()],
+                };
+                let stacks = types
+                    .iter()
+                    .map(|t| fresh_save(self, t, "kept", None))
+                    .collect();
+                kept_at.insert(k, (in_lambda, stacks));
+            }
+        }
         let (stms, result) = self.nested(|v| {
             let i64i = if bt == PrimType::I64 {
                 SubExp::Var(*i)
@@ -891,6 +1042,14 @@ impl Vjp<'_> {
                             save(v, &mut cur, *sp, *ix);
                         }
                     }
+                }
+                if let Some((in_lambda, stacks)) = kept_at.get(&k) {
+                    v.e.set_aux(st.aux.clone());
+                    let values = v.keep_values(st, in_lambda);
+                    for (stack, x) in stacks.iter().zip(values) {
+                        save(v, &mut cur, *stack, SubExp::Var(x));
+                    }
+                    continue;
                 }
                 v.push_primal(st)?;
             }
@@ -955,7 +1114,122 @@ impl Vjp<'_> {
                 }
             })
             .collect();
-        Ok(Saved { n, saves, nested })
+        let mut kept: Vec<Kept> = kept_at
+            .into_iter()
+            .map(|(pos, (in_lambda, stacks))| Kept {
+                pos,
+                in_lambda,
+                stacks: stacks.iter().map(|x| outs[x]).collect(),
+            })
+            .collect();
+        kept.sort_by_key(|k| k.pos);
+        Ok(Saved {
+            n,
+            saves,
+            nested,
+            kept,
+        })
+    }
+
+    /// Emits a statement of a re-executed loop body from what the loop's forward sweep kept
+    /// for it ([`Preset`]); returns what its return sweep needs. `consumed`: what the body
+    /// consumes (a value read from a stack is copied first).
+    pub(super) fn fwd_preset(&mut self, s0: &Stm, p: Preset, consumed: &HashSet<Var>) -> Extra {
+        match p {
+            Preset::Loop { stacks, at, extra } => {
+                for (x, stack) in s0.pat.iter().zip(&stacks) {
+                    let index = BasicOp::Index {
+                        array: *stack,
+                        slice: vec![DimIndex::Fix(at)],
+                    };
+                    let exp = if consumed.contains(x) {
+                        let h = self.e.names.hint(*x).to_string();
+                        Exp::BasicOp(BasicOp::Copy(self.e.basic(index, &h)))
+                    } else {
+                        Exp::BasicOp(index)
+                    };
+                    self.e.add_stm(Stm {
+                        pat: vec![*x],
+                        exp,
+                        aux: s0.aux.clone(),
+                    });
+                }
+                extra
+            }
+            Preset::Value(value) => {
+                self.e.add_stm(Stm {
+                    pat: s0.pat.clone(),
+                    exp: Exp::BasicOp(BasicOp::SubExp(SubExp::Var(value))),
+                    aux: s0.aux.clone(),
+                });
+                // The derivative asks for the operation again (`exp x` for `exp`): it gets
+                // the kept value.
+                self.e.record_prim(s0);
+                Extra::None
+            }
+            Preset::Map(rows) => {
+                let Exp::Soac(Soac::Map { w, lam, arrays }) = &s0.exp else {
+                    return Extra::None;
+                };
+                let lam = self.reading_kept(lam, &rows);
+                let mut arrays = arrays.clone();
+                arrays.extend(rows.iter().map(|(_, r)| *r));
+                self.e.add_stm(Stm {
+                    pat: s0.pat.clone(),
+                    exp: Exp::Soac(Soac::Map { w: *w, lam, arrays }),
+                    aux: s0.aux.clone(),
+                });
+                Extra::Kept(rows)
+            }
+        }
+    }
+
+    /// `lam` with one more parameter per kept row, which the statements at the rows'
+    /// positions read instead of computing their values.
+    pub(super) fn reading_kept(&mut self, lam: &Lambda, rows: &[(usize, Var)]) -> Lambda {
+        let mut lam = lam.clone();
+        for (j, _) in rows {
+            let x = lam.body.stms[*j].pat[0];
+            let t = self.e.names.ty(x).clone();
+            let h = format!("{}_kept", self.e.names.hint(x));
+            let p = self.e.fresh(&h, t);
+            lam.params.push(p);
+            lam.body.stms[*j].exp = Exp::BasicOp(BasicOp::SubExp(SubExp::Var(p)));
+        }
+        lam
+    }
+
+    /// Emits statement `st` of a loop body in the forward sweep and returns the values to
+    /// keep ([`Kept`]): its result (a primitive operation), or for a `map` the rows of the
+    /// lambda's statements at `in_lambda`, which the map returns as extra results.
+    fn keep_values(&mut self, st: &Stm, in_lambda: &[usize]) -> Vec<Var> {
+        let Exp::Soac(Soac::Map { w, lam, arrays }) = &st.exp else {
+            self.e.add_stm(st.clone());
+            return st.pat.clone();
+        };
+        let mut lam = lam.clone();
+        let mut pat = st.pat.clone();
+        let mut extra = Vec::new();
+        for j in in_lambda {
+            let x = lam.body.stms[*j].pat[0];
+            let t = self.e.names.ty(x).clone();
+            lam.body.result.push(SubExp::Var(x));
+            lam.ret.push(t.clone());
+            let h = format!("{}_kept", self.e.names.hint(x));
+            let rows = self.e.fresh(&h, Type::array(t.elem(), vec![*w]));
+            pat.push(rows);
+            extra.push(rows);
+        }
+        self.e.add_stm(Stm {
+            pat,
+            exp: Exp::Soac(Soac::Map {
+                w: *w,
+                lam,
+                arrays: arrays.clone(),
+            }),
+            aux: st.aux.clone(),
+        });
+        extra
     }
 
     /// Writes back the values that iteration `i`'s in-place updates overwrote, last update
@@ -1186,12 +1460,26 @@ impl Vjp<'_> {
                         v.e.index(*x, at.clone(), &h)
                     })
                     .collect();
-                let preset = Preset {
+                let preset = Preset::Loop {
                     stacks: nest.results.clone(),
                     at: i64i,
                     extra: Extra::Loop(nest.saved.with_vars(&mut vars.into_iter())),
                 };
                 v.preset.insert(nest.pos, preset);
+            }
+            for kept in &saved.kept {
+                let at = vec![DimIndex::Fix(i64i)];
+                let rows: Vec<Var> = kept
+                    .stacks
+                    .iter()
+                    .map(|x| v.e.index(*x, at.clone(), "kept"))
+                    .collect();
+                let preset = if kept.in_lambda.is_empty() {
+                    Preset::Value(rows[0])
+                } else {
+                    Preset::Map(kept.in_lambda.iter().copied().zip(rows).collect())
+                };
+                v.preset.insert(kept.pos, preset);
             }
             let saved_consumable =
                 std::mem::replace(&mut v.consumable, consumable.iter().copied().collect());

@@ -15,6 +15,7 @@
 //! lambda, and accumulators let a row that reads `xs[i]` of a free array add `O(1)` to its
 //! adjoint instead of producing a full adjoint array per row (`O(w)` rather than `O(w · n)`).
 
+use super::loops::Preset;
 use super::{Adj, Diagnostic, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{Exp, Lambda, Soac, SubExp, Type, Var};
@@ -28,6 +29,7 @@ impl Vjp<'_> {
         w: SubExp,
         lam: &Lambda,
         arrays: &[Var],
+        kept: &[(usize, Var)],
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
         let free: Vec<Var> = lambda_free_vars(lam)
@@ -75,6 +77,9 @@ impl Vjp<'_> {
             for (_, y) in &ybar_arrays {
                 ptys.push(("ybar", v.e.names.ty(*y).row()));
             }
+            for (_, r) in kept {
+                ptys.push(("kept", v.e.names.ty(*r).row()));
+            }
             for (_, a) in &accs {
                 ptys.push(("acc", v.e.names.ty(*a).clone()));
             }
@@ -96,12 +101,17 @@ impl Vjp<'_> {
                     v.active.insert(new_param[j]);
                 }
                 let saved = std::mem::take(&mut v.adjs);
-                for ((x, _), p) in accs.iter().zip(&ps[k + ybar_arrays.len()..]) {
+                let nk = k + ybar_arrays.len();
+                for ((x, _), p) in accs.iter().zip(&ps[nk + kept.len()..]) {
                     v.adjs.insert(*x, Adj::Acc(*p));
                 }
                 let mut res_adjs = vec![None; lam.body.result.len()];
                 for ((r, _), p) in ybar_arrays.iter().zip(&ps[k..]) {
                     res_adjs[*r] = Some((SubExp::Var(*p), false));
+                }
+                // Values an enclosing loop's forward sweep kept are read, not computed.
+                for ((j, _), p) in kept.iter().zip(&ps[nk..]) {
+                    v.preset.insert(*j, Preset::Value(*p));
                 }
                 v.rev_reexec(&lam.body.stms, &lam.body.result, &res_adjs, subst)?;
                 let mut out = Vec::new();
@@ -119,6 +129,7 @@ impl Vjp<'_> {
             })?;
             let mut inputs: Vec<Var> = real_params.iter().map(|k| arrays[*k]).collect();
             inputs.extend(ybar_arrays.iter().map(|(_, y)| *y));
+            inputs.extend(kept.iter().map(|(_, r)| *r));
             inputs.extend(accs.iter().map(|(_, a)| *a));
             Ok(v.e.bind_exp(
                 Exp::Soac(Soac::Map {

@@ -135,6 +135,9 @@ enum Extra {
     RevComp(revcomp::Saved),
     /// Copies of arrays the statement consumed (the bins of a `hist`).
     Copies(Vec<Var>),
+    /// For a `map`, the rows of values of its lambda that an enclosing loop's forward sweep
+    /// kept: positions in the lambda's body, and the rows (see `loops.rs`, `Kept`).
+    Kept(Vec<(usize, Var)>),
 }
 
 /// A statement of the forward sweep and what it saved.
@@ -479,29 +482,13 @@ impl<'a> Vjp<'a> {
         for (k, s0) in stms.iter().enumerate() {
             self.e.set_aux(s0.aux.clone());
             if let Some(p) = preset.remove(&k) {
-                // A loop the enclosing loop's forward sweep already ran: its results are
-                // read from there, and its checkpoints are the ones saved then.
-                for (x, stack) in s0.pat.iter().zip(&p.stacks) {
-                    let index = BasicOp::Index {
-                        array: *stack,
-                        slice: vec![DimIndex::Fix(p.at)],
-                    };
-                    let exp = if consumed_here.contains(x) {
-                        let h = self.e.names.hint(*x).to_string();
-                        Exp::BasicOp(BasicOp::Copy(self.e.basic(index, &h)))
-                    } else {
-                        Exp::BasicOp(index)
-                    };
-                    self.e.add_stm(Stm {
-                        pat: vec![*x],
-                        exp,
-                        aux: s0.aux.clone(),
-                    });
-                }
+                // What the enclosing loop's forward sweep kept: emitted from there, and on
+                // the tape as it was.
+                let extra = self.fwd_preset(s0, p, &consumed_here);
                 let active = stm_free_vars(s0).iter().any(|v| self.active.contains(v));
                 let extra = if active {
                     self.active.extend(s0.pat.iter().copied());
-                    p.extra
+                    extra
                 } else {
                     Extra::None
                 };

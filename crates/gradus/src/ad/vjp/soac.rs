@@ -212,7 +212,13 @@ impl Vjp<'_> {
         ybars: &[Option<(SubExp, bool)>],
     ) -> R<()> {
         match soac {
-            Soac::Map { w, lam, arrays } => self.rev_map(*w, lam, arrays, ybars),
+            Soac::Map { w, lam, arrays } => {
+                let kept = match extra {
+                    Extra::Kept(rows) => rows,
+                    _ => Vec::new(),
+                };
+                self.rev_map(*w, lam, arrays, &kept, ybars)
+            }
             Soac::Reduce {
                 w,
                 lam,

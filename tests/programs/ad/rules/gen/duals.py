@@ -28,6 +28,16 @@ class D:
 
     __rmul__ = __mul__
 
+    def __truediv__(self, o):
+        o = lift(o)
+        return D(self.v / o.v, (self.t * o.v - self.v * o.t) / (o.v * o.v))
+
+    def __rtruediv__(self, o):
+        return lift(o) / self
+
+    def __neg__(self):
+        return D(-self.v, -self.t)
+
     def __lt__(self, o):
         return real(self) < real(o)
 
@@ -49,6 +59,27 @@ def real(x):
     while isinstance(x, D):
         x = x.v
     return x
+
+
+def exp(x):
+    if isinstance(x, D):
+        e = exp(x.v)
+        return D(e, x.t * e)
+    return math.exp(x)
+
+
+def tanh(x):
+    if isinstance(x, D):
+        th = tanh(x.v)
+        return D(th, x.t * (1 - th * th))
+    return math.tanh(x)
+
+
+def cbrt(x):
+    if isinstance(x, D):
+        c = cbrt(x.v)
+        return D(c, x.t / (3 * c * c))
+    return math.copysign(abs(x) ** (1.0 / 3.0), x)
 
 
 def tan(x):
