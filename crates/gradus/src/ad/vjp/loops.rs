@@ -37,7 +37,8 @@
 //! per outer iteration ([`Nested`]). The return sweep's re-execution of an outer iteration
 //! takes them from there instead of running the inner loop forwards again, so the inner body
 //! runs twice in all instead of three times (a recurrent network's layers per time step:
-//! about a third of its gradient's work). The memory is the inner checkpoints of every outer
+//! about a third of its gradient's work). The inner forward sweep writes what it saves
+//! straight into the outer loop's stacks, at the outer iteration's row ([`Slot`]). The memory is the inner checkpoints of every outer
 //! iteration, which is at most what the inner loops compute.
 //!
 //! A loop whose arrays **change size** (a loop parameter's type mentions another parameter:
@@ -173,9 +174,19 @@ impl Saved {
     }
 }
 
-/// An inner loop's forward sweep, generated before the enclosing loop's body, and the
-/// (value, stack) pairs of its results, then of what it saved.
-type InnerSweep = (Vec<Stm>, Vec<(Var, Var)>);
+/// A [`Nested`] loop's iteration count, and the (value, stack) pairs of its results, then
+/// the enclosing loop's stacks for what it saves.
+type InnerSweep = (SubExp, Vec<(Var, Var)>, Vec<Var>);
+
+/// Where the forward sweep of a [`Nested`] loop writes what it saves: straight into the
+/// enclosing loop's stacks (their current values, in the order the inner loop creates its
+/// saves, the order of [`Saved::vars`]), at the enclosing iteration `at`. Building its own
+/// arrays and copying them into the stacks cost a copy per save and iteration (a recurrent
+/// network's gradient: seven per character).
+struct Slot {
+    at: SubExp,
+    stacks: std::collections::VecDeque<Var>,
+}
 
 /// What the re-execution of one iteration takes from the forward sweep for a statement of
 /// the body instead of computing it again.
@@ -650,7 +661,7 @@ impl Vjp<'_> {
         if let Some(extra) = self.rc_fwd_loop(s)? {
             return Ok(extra);
         }
-        Ok(Extra::Loop(self.checkpoint_loop(s, None)?))
+        Ok(Extra::Loop(self.checkpoint_loop(s, None, None)?))
     }
 
     /// The iteration count of `for _ < bound`, as a non-negative `i64`.
@@ -794,8 +805,14 @@ impl Vjp<'_> {
 
     /// The forward sweep of a `for` loop with checkpoints. `given_n`: its iteration count,
     /// already computed by an enclosing loop's forward sweep that keeps this loop's
-    /// checkpoints ([`Nested`]); such a loop nests no further.
-    fn checkpoint_loop(&mut self, s: &Stm, given_n: Option<SubExp>) -> R<Saved> {
+    /// checkpoints ([`Nested`]); such a loop nests no further. `slot`: the enclosing loop's
+    /// stacks, where the saves go instead of into arrays of this loop's own.
+    fn checkpoint_loop(
+        &mut self,
+        s: &Stm,
+        given_n: Option<SubExp>,
+        mut slot: Option<Slot>,
+    ) -> R<Saved> {
         let Exp::Loop { params, form, body } = &s.exp else {
             return Err(Diagnostic::bug("fwd_loop of a non-loop"));
         };
@@ -852,7 +869,15 @@ impl Vjp<'_> {
         }
         let mut save_params: Vec<Var> = Vec::new();
         // A buffer of `shape` (`[n]` and then `t`'s dimensions where `shape` is `None`).
+        let slot_at = slot.as_ref().map(|sl| sl.at);
         let mut fresh_save = |v: &mut Self, t: &Type, hint: &str, shape: Option<SubExp>| -> Var {
+            if let Some(outer) = slot.as_mut().and_then(|sl| sl.stacks.pop_front()) {
+                let st = v.e.names.ty(outer).clone();
+                let cp = v.e.fresh(hint, st);
+                new_params.push((cp, SubExp::Var(outer)));
+                save_params.push(cp);
+                return cp;
+            }
             let shape = match shape {
                 Some(total) => vec![total],
                 None => {
@@ -939,7 +964,9 @@ impl Vjp<'_> {
             inside.extend(binders);
             for (k, n_inner) in self.nestable_loops(params, body, &inside) {
                 let st = &body.stms[k];
-                let (stms, saved) = self.nested(|v| v.checkpoint_loop(st, Some(n_inner)))?;
+                // A first sweep for the layout of what it saves; the one emitted writes into
+                // the stacks made for that layout (`Slot`).
+                let (_, saved) = self.nested(|v| v.checkpoint_loop(st, Some(n_inner), None))?;
                 let kept: Vec<Var> = st.pat.iter().copied().chain(saved.vars()).collect();
                 let invariant = kept.iter().all(|x| {
                     self.e.names.ty(*x).dims().iter().all(|d| match d {
@@ -957,7 +984,9 @@ impl Vjp<'_> {
                     pairs.push((*x, fresh_save(self, &t, &h, None)));
                 }
                 let stacks = pairs.iter().map(|(_, stack)| *stack).collect();
-                inner_sweeps.insert(k, (stms, pairs));
+                let saves = pairs.split_off(st.pat.len());
+                let saves = saves.into_iter().map(|(_, stack)| stack).collect();
+                inner_sweeps.insert(k, (n_inner, pairs, saves));
                 inner_saved.push((k, st.pat.len(), saved, stacks));
             }
         }
@@ -997,12 +1026,14 @@ impl Vjp<'_> {
                 v.e.prim(PrimOp::Conv(bt, PrimType::I64), vec![SubExp::Var(*i)])
             };
             let mut cur: HashMap<Var, Var> = HashMap::new();
+            let mut at: Vec<DimIndex> = slot_at.into_iter().map(DimIndex::Fix).collect();
+            at.push(DimIndex::Fix(i64i));
             let save = |v: &mut Self, cur: &mut HashMap<Var, Var>, sp: Var, value: SubExp| {
                 let a = cur.get(&sp).copied().unwrap_or(sp);
                 let u = v.e.basic(
                     BasicOp::Update {
                         array: a,
-                        slice: vec![DimIndex::Fix(i64i)],
+                        slice: at.clone(),
                         value,
                     },
                     v.e.names.hint(sp).to_string().as_str(),
@@ -1022,9 +1053,21 @@ impl Vjp<'_> {
                 }
             }
             for (k, st) in body.stms.iter().enumerate() {
-                if let Some((stms, pairs)) = inner_sweeps.remove(&k) {
-                    for inner in stms {
-                        v.e.add_stm(inner);
+                if let Some((n_inner, pairs, saves)) = inner_sweeps.remove(&k) {
+                    let slot = Slot {
+                        at: i64i,
+                        stacks: saves
+                            .iter()
+                            .map(|x| cur.get(x).copied().unwrap_or(*x))
+                            .collect(),
+                    };
+                    let saved = v.checkpoint_loop(st, Some(n_inner), Some(slot))?;
+                    let written = saved.vars();
+                    if written.len() != saves.len() {
+                        return Err(Diagnostic::bug("a nested loop saved another layout"));
+                    }
+                    for (stack, x) in saves.iter().zip(written) {
+                        cur.insert(*stack, x);
                     }
                     for (x, stack) in pairs {
                         save(v, &mut cur, stack, SubExp::Var(x));
