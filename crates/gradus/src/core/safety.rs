@@ -33,6 +33,10 @@ pub struct Ranges {
     at_most: HashMap<Var, SubExp>,
     /// Variables bound to `h - 1`, with their `h`: the last position of a loop over `0..h`.
     last_of: HashMap<Var, SubExp>,
+    /// Variables bound to `max(h, 0)`, with their `h`: a position below `h` is below them
+    /// too (the trip count of a loop over `0..h`, the size of what reverse mode saves per
+    /// iteration).
+    max_zero_of: HashMap<Var, SubExp>,
     /// Variables bound to `iota(n, 0, 1)`, with their `n`.
     pub iotas: HashMap<Var, SubExp>,
 }
@@ -60,7 +64,9 @@ impl Ranges {
             SubExp::Var(v) => match self.facts.get(v) {
                 Some((lo, hi)) => {
                     *lo >= 0
-                        && (hi == n || hi.as_var().and_then(|h| self.at_most.get(&h)) == Some(n))
+                        && (hi == n
+                            || hi.as_var().and_then(|h| self.at_most.get(&h)) == Some(n)
+                            || n.as_var().and_then(|m| self.max_zero_of.get(&m)) == Some(hi))
                 }
                 None => false,
             },
@@ -79,8 +85,9 @@ impl Ranges {
     /// Records what integer arithmetic tells about positions:
     /// * `h = x + 1` (or `1 + x`) with `0 <= x < n` known: `h <= n` (and `n > 0`), the bound of a loop over
     ///   `0..=x`, whose counter is then in bounds of `n` too;
-    /// * `h = max(a, 0)` (or `max(0, a)`) with `a <= n` known: `h <= n` (sizes are never
-    ///   negative), the trip count reverse mode gives the return sweep of such a loop;
+    /// * `h = max(a, 0)` (or `max(0, a)`): `i < a` implies `i < h`; with `a <= n` known,
+    ///   `h <= n` (sizes are never negative), the trip count reverse mode gives the return
+    ///   sweep of such a loop;
     /// * `p = h - 1`, and then `s = p - i` with `0 <= i < h` known: `0 <= s < h`, the
     ///   position a loop running backwards over `0..h` visits;
     /// * `p = i - 1` with `1 <= i < n` known: `0 <= p < n`.
@@ -110,9 +117,11 @@ impl Ranges {
                     .into_iter()
                     .find(|(_, zero)| is_int_const(zero, 0))
                     && let Some(x) = x.as_var()
-                    && let Some(n) = self.at_most.get(&x).copied()
                 {
-                    self.insert_at_most(*v, n);
+                    self.max_zero_of.insert(*v, SubExp::Var(x));
+                    if let Some(n) = self.at_most.get(&x).copied() {
+                        self.insert_at_most(*v, n);
+                    }
                 }
             }
             BinOp::Sub => {
@@ -164,9 +173,10 @@ impl Ranges {
     }
 }
 
-/// The attribute of an index whose positions the optimiser has proved to lie in the array's
-/// dimensions (rule `index-in-bounds`): the backends emit no bounds check for it. It says
-/// nothing about other places: a statement carrying it is no safer to move than without it.
+/// The attribute of an index or an in-place update whose positions the optimiser has proved
+/// to lie in the array's dimensions (rule `index-in-bounds`): the backends emit no bounds
+/// check for it. It says nothing about other places: a statement carrying it is no safer to
+/// move than without it.
 pub const IN_BOUNDS: &str = "in_bounds";
 
 /// The attribute of a read whose bounds an earlier statement has checked: forward mode's

@@ -392,14 +392,15 @@ fn forget_in_bounds(stm: &mut Stm) {
     stm.aux.attrs.retain(|a| a != IN_BOUNDS);
 }
 
-/// Rule `index-in-bounds`: an index whose every position is known to lie in its dimension is
-/// marked [`IN_BOUNDS`] (see the module `fold`).
+/// Rule `index-in-bounds`: an index or an in-place update whose every position is known to lie
+/// in its dimension is marked [`IN_BOUNDS`] (see the module `fold`).
 fn mark_in_bounds(eng: &Engine, ctx: &mut Ctx, stm: &mut Stm, scope: &Scope) {
     if stm.aux.attrs.iter().any(|a| a == IN_BOUNDS) {
         return;
     }
     let proved = match &stm.exp {
-        Exp::BasicOp(BasicOp::Index { array, slice }) => {
+        Exp::BasicOp(BasicOp::Index { array, slice })
+        | Exp::BasicOp(BasicOp::Update { array, slice, .. }) => {
             !slice.is_empty()
                 && scope
                     .ranges
