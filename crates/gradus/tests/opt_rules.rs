@@ -1332,3 +1332,57 @@ fn a_map_beside_a_reduction_of_its_input_becomes_one_traversal() {
     assert!(!out.contains(" map("), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_cheap_map_read_in_a_nested_loop_is_kept() {
+    // `v[c]` is read in a loop inside a map inside the body that binds `v` (the
+    // difference `x - mu` in the triangular loops of a Gaussian mixture): computing the
+    // element there would compute each row `r + 1` times, so `v` stays an array. Read in
+    // the loop directly (one level down), the element is computed at the read.
+    let body = |read_in_map: bool| {
+        let bound = if read_in_map { "k_13" } else { "d_1" };
+        let inner = format!(
+            r#"let acc_14: f64 = loop (p_15: f64 = 0.0f64) for c_16: i64 < {bound} do {{
+        let e_17: f64 = v_6[c_16]
+        let q_18: f64 = add_f64(p_15, e_17)
+        in q_18
+      }}"#
+        );
+        let reader = if read_in_map {
+            format!(
+                r#"let w_11: [d_1]f64 = map(d_1, \(r_12: i64) : f64 -> {{
+      let k_13: i64 = add_i64(r_12, 1i64)
+      {inner}
+      in acc_14
+    }}, iota_10)
+    in w_11"#
+            )
+        } else {
+            format!(
+                r#"{inner}
+    let w_11: [d_1]f64 = replicate([d_1], acc_14)
+    in w_11"#
+            )
+        };
+        format!(
+            r#"fun f [n_0, d_1] (x_2: [n_0][d_1]f64, mu_3: [d_1]f64) : [n_0][d_1]f64 {{
+  let r_4: [n_0][d_1]f64 = map(n_0, \(xi_5: [d_1]f64) : [d_1]f64 -> {{
+    let v_6: [d_1]f64 = map(d_1, \(a_7: f64, b_8: f64) : f64 -> {{ let s_9: f64 = sub_f64(a_7, b_8) in s_9 }}, xi_5, mu_3)
+    let iota_10: [d_1]i64 = iota(i64, d_1, 0i64, 1i64)
+    {reader}
+  }}, x_2)
+  in r_4
+}}"#
+        )
+    };
+    let prog = parse_prog(&body(true)).unwrap_or_else(|d| panic!("{d:?}"));
+    verify(&prog).unwrap();
+    let (out, stats) = optimise(prog, &only(&["fusion"])).unwrap();
+    assert!(
+        !stats.rules.contains_key("index-of-map"),
+        "{}",
+        print_prog(&out)
+    );
+    let out = run(&body(false), &["fusion"], "index-of-map");
+    assert_eq!(out.matches("map(").count(), 1, "{out}");
+}

@@ -30,10 +30,10 @@
 //!   input arrays, one copy per result (when none is consumed, so that sharing them is
 //!   unobservable);
 //! * `index-of-map` (a statement rule of the engine): `(map(w, f, xs))[i]` with `i` known in
-//!   bounds and a cheap `f` (basic operations only), or a map read nowhere else and bound in
-//!   the same body or read at row `i` by the iteration `i` of a loop or lambda directly in
-//!   that body (deeper, the row would be computed once per enclosing iteration), becomes
-//!   `f(xs[i])`: one element is
+//!   bounds and a cheap `f` (basic operations only) read at most one loop or lambda deeper
+//!   than the map, or a map read nowhere else and bound in the same body or read at row `i`
+//!   by the iteration `i` of a loop or lambda directly in that body (deeper, the row would be
+//!   computed once per enclosing iteration), becomes `f(xs[i])`: one element is
 //!   computed instead of read from an array that may then die. This is how map fuses into
 //!   single-element consumers such as the index a reduction's fission produces.
 //!
@@ -76,7 +76,11 @@ pub fn index_of_map(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -
     let by_row = matches!(i, SubExp::Var(v) if scope.row_vars.contains(v));
     let only_read_here = eng.uses.get(array) == Some(&1)
         && (scope.local.contains(array) || (scope.parent_local.contains(array) && by_row));
-    if !scope.ranges.in_bounds(i, w) || !(cheap(lam) || only_read_here) {
+    // A cheap row is computed at the read unless the read is deeper than a loop or lambda
+    // directly in the map's body: there every iteration of what encloses it would compute the
+    // row again (`(x - mu)[c]` in a triangular loop over `c` inside a map over rows).
+    let near = scope.this_level.contains(array) || scope.outer_level.contains(array);
+    if !scope.ranges.in_bounds(i, w) || !((cheap(lam) && near) || only_read_here) {
         return None;
     }
     if arrays

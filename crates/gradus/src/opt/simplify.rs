@@ -44,6 +44,19 @@ pub struct Scope {
     /// The iteration variables of the loop or SOAC whose body is being simplified (its
     /// counter, its lambda's parameters); empty in the bodies of `if`s and `with_acc`s.
     pub row_vars: HashSet<Var>,
+    /// Variables bound since the innermost enclosing loop or lambda began (in this body and
+    /// the bodies around it up to that loop or lambda: branches do not repeat anything).
+    pub this_level: HashSet<Var>,
+    /// Variables bound in the bodies one loop or lambda further out: a value computed here
+    /// from one of them is computed once per iteration of one construct more than it.
+    pub outer_level: HashSet<Var>,
+}
+
+impl Scope {
+    /// The scope's levels as the body of a loop or lambda inside it sees them.
+    fn enter_level(&mut self) {
+        self.outer_level = std::mem::take(&mut self.this_level);
+    }
 }
 
 /// State of one walk over a function.
@@ -269,6 +282,7 @@ impl<'n> Engine<'n> {
         for (k, v) in stm.pat.iter().enumerate() {
             self.defs.insert(*v, (shared.clone(), k));
             scope.local.insert(*v);
+            scope.this_level.insert(*v);
         }
         out.push(stm);
     }
@@ -297,6 +311,7 @@ impl<'n> Engine<'n> {
             Exp::Loop { form, body, .. } => {
                 let mut s = scope.clone();
                 s.row_vars.clear();
+                s.enter_level();
                 if let LoopForm::For { i, bound } = form
                     && self.names.ty(*i)
                         == &crate::core::ir::Type::Prim(crate::value::PrimType::I64)
@@ -309,6 +324,7 @@ impl<'n> Engine<'n> {
             Exp::Soac(soac) => {
                 let mut s = scope.clone();
                 s.row_vars.clear();
+                s.enter_level();
                 if let Soac::Map { lam: f, arrays, .. } | Soac::Screma { map: f, arrays, .. } = soac
                 {
                     let (params, arrays) = (f.params.clone(), arrays.clone());
@@ -320,6 +336,7 @@ impl<'n> Engine<'n> {
                 }
             }
             Exp::WithAcc { lam, .. } => {
+                // Its lambda runs once: the same level.
                 let mut s = scope.clone();
                 s.row_vars.clear();
                 lam.body = self.body(ctx, std::mem::take(&mut lam.body), &s);
