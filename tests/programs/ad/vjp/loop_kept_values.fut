@@ -2,8 +2,9 @@
 -- of maps there: the forward sweep keeps those values per iteration, and the return sweep
 -- reads them instead of computing them again (a recurrent cell's gates). `layered` keeps
 -- them in an inner loop whose checkpoints the outer loop stacks, `scalar` at the top level
--- of a loop of scalars. Expected values: gen/gen_loop_kept_values.py (forward-mode dual
--- numbers).
+-- of a loop of scalars. `hessian_fwd` and `hessian_rev` differentiate `recurrent`'s gradient
+-- again, in forward and in reverse mode. Expected values: gen/gen_loop_kept_values.py
+-- (forward-mode dual numbers, nested for the Hessian-vector products).
 
 entry recurrent [n][b] (xs: [n][b]f64) (w: [b]f64) (h0: [b]f64) : ([b]f64, [b]f64) =
   vjp (\(w, h0) ->
@@ -29,6 +30,18 @@ entry layered [n][l][b] (xs: [n][b]f64) (w: [l][b]f64) (s0: [l][b]f64)
 entry scalar (x: f64) (c: f64) (n: i64) : (f64, f64) =
   vjp (\(x, c) -> loop x for _i < n do f64.exp (-x * x) + f64.cbrt (x + 2) * c) (x, c) 1
 
+def recurrent_loss [n][b] (xs: [n][b]f64) (w: [b]f64) : f64 =
+  let h = loop h = replicate b 0.1 for i < n do
+            let g = map3 (\x wi hi -> 1 / (1 + f64.exp (-(x * wi + hi)))) xs[i] w h
+            in map2 (\gi hi -> f64.tanh (gi * hi + 0.5) * gi) g h
+  in f64.sum h
+
+entry hessian_fwd [n][b] (xs: [n][b]f64) (w: [b]f64) (v: [b]f64) : [b]f64 =
+  jvp (\w -> vjp (\w -> recurrent_loss xs w) w 1) w v
+
+entry hessian_rev [n][b] (xs: [n][b]f64) (w: [b]f64) (v: [b]f64) : [b]f64 =
+  vjp (\w -> f64.sum (map2 (*) (vjp (\w -> recurrent_loss xs w) w 1) v)) w 1
+
 -- ==
 -- entry: recurrent
 -- input { [[0.5, -0.25, 0.75], [1.0, 0.5, -0.5], [0.2, -0.1, 0.3]] [0.3, -0.6, 0.9] [0.1, 0.2, -0.3] }
@@ -51,3 +64,18 @@ entry scalar (x: f64) (c: f64) (n: i64) : (f64, f64) =
 -- output { 0.6653263882040251 0.9283177667225558 }
 -- input { 0.7 -0.4 0i64 }
 -- output { 1.0 0.0 }
+
+-- ==
+-- entry: hessian_fwd
+-- input { [[0.5, -0.25, 0.75], [1.0, 0.5, -0.5], [0.2, -0.1, 0.3]] [0.3, -0.6, 0.9] [1.0, 0.5, -0.25] }
+-- output { [0.009664250396467384, -0.0007476214524467395, 0.003061579708018008] }
+-- input { [[0.4], [-0.3]] [1.5] [2.0] }
+-- output { [-0.0067075006340529255] }
+
+-- ==
+-- entry: hessian_rev
+-- input { [[0.5, -0.25, 0.75], [1.0, 0.5, -0.5], [0.2, -0.1, 0.3]] [0.3, -0.6, 0.9] [1.0, 0.5, -0.25] }
+-- output { [0.009664250396467384, -0.0007476214524467395, 0.003061579708018008] }
+-- input { [[0.4], [-0.3]] [1.5] [2.0] }
+-- output { [-0.0067075006340529255] }
+

@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "rules", "gen"))
-from duals import cbrt, exp, fmt, grad, tanh  # noqa: E402
+from duals import cbrt, exp, fmt, grad, hvp, tanh  # noqa: E402
 
 
 def sigmoid(x):
@@ -71,3 +71,16 @@ for x, c, n in [(0.3, 0.5, 4), (-1.2, 0.25, 1), (0.7, -0.4, 0)]:
     gx, gc = grad(lambda x, c: scalar(x[0], c[0], n), [[x], [c]])
     print("-- input {", fmt(x), fmt(c), f"{n}i64", "}")
     print("-- output {", fmt(gx[0]), fmt(gc[0]), "}")
+
+print()
+for entry in ["hessian_fwd", "hessian_rev"]:
+    print("-- ==")
+    print("-- entry:", entry)
+    for xs, w, v in [([[0.5, -0.25, 0.75], [1.0, 0.5, -0.5], [0.2, -0.1, 0.3]],
+                      [0.3, -0.6, 0.9], [1.0, 0.5, -0.25]),
+                     ([[0.4], [-0.3]], [1.5], [2.0])]:
+        h0 = [0.1] * len(w)
+        hv = hvp(lambda w: recurrent(w, h0, xs), w, v)
+        print("-- input {", fmt(xs), fmt(w), fmt(v), "}")
+        print("-- output {", fmt(hv), "}")
+    print()
