@@ -685,6 +685,24 @@ impl Vjp<'_> {
             .any(|(p, _)| matches!(self.e.names.ty(*p), Type::Acc { .. }))
     }
 
+    /// Per statement of a loop body, whether it is active: it depends on a loop parameter
+    /// or on an active variable, directly or through the statements before it.
+    fn active_stms(&self, params: &[LoopParam], body: &Body) -> Vec<bool> {
+        let mut active: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        body.stms
+            .iter()
+            .map(|st| {
+                let is_active = stm_free_vars(st)
+                    .iter()
+                    .any(|v| active.contains(v) || self.active.contains(v));
+                if is_active {
+                    active.extend(st.pat.iter().copied());
+                }
+                is_active
+            })
+            .collect()
+    }
+
     /// The positions of the body's `for` loops that can be [`Nested`]: active (they depend
     /// on a loop parameter or an active variable), of fixed shapes, not stripmined, without
     /// accumulators, with an iteration count that does not change between iterations of the
@@ -696,15 +714,10 @@ impl Vjp<'_> {
         body: &Body,
         inside: &HashSet<Var>,
     ) -> Vec<(usize, SubExp)> {
-        let mut active: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        let active = self.active_stms(params, body);
         let mut out = Vec::new();
         for (k, st) in body.stms.iter().enumerate() {
-            let is_active = stm_free_vars(st)
-                .iter()
-                .any(|v| active.contains(v) || self.active.contains(v));
-            if is_active {
-                active.extend(st.pat.iter().copied());
-            }
+            let is_active = active[k];
             let Exp::Loop {
                 params: inner,
                 form: LoopForm::For { bound, .. },
@@ -754,16 +767,12 @@ impl Vjp<'_> {
         body: &Body,
         inside: &HashSet<Var>,
     ) -> Vec<(usize, Vec<usize>)> {
-        let mut active: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        let active = self.active_stms(params, body);
         let mut out = Vec::new();
         for (k, st) in body.stms.iter().enumerate() {
-            let is_active = stm_free_vars(st)
-                .iter()
-                .any(|v| active.contains(v) || self.active.contains(v));
-            if !is_active {
+            if !active[k] {
                 continue;
             }
-            active.extend(st.pat.iter().copied());
             if self.touches_virtual(st) {
                 continue;
             }
@@ -950,25 +959,27 @@ impl Vjp<'_> {
                 }
             }
         }
-        // Inner loops whose checkpoints are kept per iteration (see `Nested`): their forward
-        // sweeps, generated here and emitted at their place in the body, and per inner
-        // loop the (value, stack) pairs of its results, then of what it saved.
+        // What the loop binds: its parameters, its counter and the body's variables.
+        let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+        inside.insert(*i);
+        let mut binders = Vec::new();
+        body_binders(body, &mut binders);
+        inside.extend(binders);
+        // Inner loops whose checkpoints are kept per iteration (see `Nested`): per inner loop,
+        // its iteration count, the (value, stack) pairs of its results and the stacks for what
+        // it saves; its forward sweep is emitted at its place in the body and writes into
+        // those stacks.
         let mut inner_sweeps: HashMap<usize, InnerSweep> = HashMap::new();
         let mut inner_saved: Vec<(usize, usize, Saved, Vec<Var>)> = Vec::new();
         if given_n.is_none() && !resizing && !s.aux.attrs.iter().any(|a| a.starts_with("stripmine"))
         {
-            let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
-            inside.insert(*i);
-            let mut binders = Vec::new();
-            body_binders(body, &mut binders);
-            inside.extend(binders);
             for (k, n_inner) in self.nestable_loops(params, body, &inside) {
                 let st = &body.stms[k];
                 // A first sweep for the layout of what it saves; the one emitted writes into
                 // the stacks made for that layout (`Slot`).
                 let (_, saved) = self.nested(|v| v.checkpoint_loop(st, Some(n_inner), None))?;
-                let kept: Vec<Var> = st.pat.iter().copied().chain(saved.vars()).collect();
-                let invariant = kept.iter().all(|x| {
+                let stacked: Vec<Var> = st.pat.iter().copied().chain(saved.vars()).collect();
+                let invariant = stacked.iter().all(|x| {
                     self.e.names.ty(*x).dims().iter().all(|d| match d {
                         SubExp::Var(v) => !inside.contains(v),
                         SubExp::Const(_) => true,
@@ -978,7 +989,7 @@ impl Vjp<'_> {
                     continue;
                 }
                 let mut pairs = Vec::new();
-                for x in &kept {
+                for x in &stacked {
                     let t = self.e.names.ty(*x).clone();
                     let h = format!("{}_stack", self.e.names.hint(*x));
                     pairs.push((*x, fresh_save(self, &t, &h, None)));
@@ -995,11 +1006,6 @@ impl Vjp<'_> {
         // and keeps computing them again.
         let mut kept_at: HashMap<usize, (Vec<usize>, Vec<Var>)> = HashMap::new();
         if !resizing && !s.aux.attrs.iter().any(|a| a.starts_with("stripmine")) {
-            let mut inside: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
-            inside.insert(*i);
-            let mut binders = Vec::new();
-            body_binders(body, &mut binders);
-            inside.extend(binders);
             for (k, in_lambda) in self.keepable(params, body, &inside) {
                 let st = &body.stms[k];
                 let types: Vec<Type> = match &st.exp {
