@@ -837,6 +837,79 @@ fn a_row_built_otherwise_is_added_inside_the_map() {
     insta::assert_snapshot!(out);
 }
 
+/// Reverse mode's shape of the adjoint of `x - mu[j]` inside a map over `j`: the adjoint of
+/// the difference is accumulated from zeros, then added negated into row `j` of `mu`'s.
+const A_LOCAL_ADJOINT_ADDED_NEGATED: &str = r#"fun f [n_0, k_1, d_2] (xs_3: [n_0][d_2]f64, ws_4: [k_1]f64) : [k_1][d_2]f64 {
+  let zero_5: [k_1][d_2]f64 = replicate([k_1, d_2], 0.0f64)
+  let iota_6: [k_1]i64 = iota(i64, k_1, 0i64, 1i64)
+  let iota_7: [d_2]i64 = iota(i64, d_2, 0i64, 1i64)
+  let r_8: [k_1][d_2]f64 = with_acc([k_1, d_2] (zero_5), \(acc_9: acc([k_1, d_2], f64)) : acc([k_1, d_2], f64) -> {
+    let acc_10: acc([k_1, d_2], f64) = map(n_0, \(x_11: [d_2]f64, a_12: acc([k_1, d_2], f64)) : acc([k_1, d_2], f64) -> {
+      let a_13: acc([k_1, d_2], f64) = map(k_1, \(j_14: i64, w_15: f64, a_16: acc([k_1, d_2], f64)) : acc([k_1, d_2], f64) -> {
+        let z_17: [d_2]f64 = replicate([d_2], 0.0f64)
+        let y_18: [d_2]f64 = with_acc([d_2] (z_17), \(b_19: acc([d_2], f64)) : acc([d_2], f64) -> {
+          let b_20: acc([d_2], f64) = map(d_2, \(i_21: i64, e_22: f64, b_23: acc([d_2], f64)) : acc([d_2], f64) -> {
+            let t_24: f64 = mul_f64(e_22, w_15)
+            let b_25: acc([d_2], f64) = update_acc(b_23, [i_21], [t_24])
+            in b_25
+          }, iota_7, x_11, b_19)
+          in b_20
+        })
+        let a_26: acc([k_1, d_2], f64) = map(d_2, \(e_27: f64, i_28: i64, a_29: acc([k_1, d_2], f64)) : acc([k_1, d_2], f64) -> {
+          let n_30: f64 = neg_f64(e_27)
+          let a_31: acc([k_1, d_2], f64) = update_acc(a_29, [j_14, i_28], [n_30])
+          in a_31
+        }, y_18, iota_7, a_16)
+        in a_26
+      }, iota_6, ws_4, a_12)
+      in a_13
+    }, xs_3, acc_9)
+    in acc_10
+  })
+  in r_8
+}"#;
+
+#[test]
+fn a_local_adjoint_is_added_negated_into_the_outer_accumulator() {
+    let out = run(
+        A_LOCAL_ADJOINT_ADDED_NEGATED,
+        &["acc-sink", "copy-prop"],
+        "acc-sink-local",
+    );
+    // The products go straight into row `j` of the outer accumulator, negated there: no
+    // zero row, no inner `with_acc`, one update.
+    assert_eq!(out.matches("with_acc(").count(), 1, "{out}");
+    assert_eq!(out.matches("update_acc(").count(), 1, "{out}");
+    assert!(!out.contains("replicate([d_2]"), "{out}");
+    assert!(out.contains("neg_f64(t_"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_local_adjoint_added_nonlinearly_or_read_elsewhere_is_kept() {
+    for text in [
+        // The square of each term is not the sum of the squares.
+        A_LOCAL_ADJOINT_ADDED_NEGATED.replace("neg_f64(e_27)", "mul_f64(e_27, e_27)"),
+        // A scale computed inside the full update differs per element.
+        A_LOCAL_ADJOINT_ADDED_NEGATED.replace(
+            "let n_30: f64 = neg_f64(e_27)",
+            "let c_32: f64 = conv_i64_f64(i_28)\n          let n_30: f64 = mul_f64(e_27, c_32)",
+        ),
+        // The outer accumulator is updated between the two: its update cannot move up.
+        A_LOCAL_ADJOINT_ADDED_NEGATED
+            .replace(
+                "        let a_26:",
+                "        let a_33: acc([k_1, d_2], f64) = update_acc(a_16, [j_14, 0i64], [w_15])\n        let a_26:",
+            )
+            .replace("}, y_18, iota_7, a_16)", "}, y_18, iota_7, a_33)"),
+    ] {
+        let prog = parse_prog(&text).unwrap_or_else(|d| panic!("{d:?}"));
+        verify(&prog).unwrap();
+        let (_, stats) = optimise(prog, &only(&["acc-sink", "copy-prop"])).unwrap();
+        assert!(!stats.rules.contains_key("acc-sink-local"), "{:?}\n{text}", stats.rules);
+    }
+}
+
 #[test]
 fn rows_read_elsewhere_are_not_sunk() {
     // The rows are also returned: the map must still build them.

@@ -21,9 +21,19 @@
 //! * `acc-sink-update`: a row made any other way: the full update of that row moves into the
 //!   map's lambda (no array of rows is built).
 //!
+//! and one rule on a full update of one row, `map(w, \(j, y, a) -> update_acc(a, [p.., j],
+//! [s(y)]), iota(w), ys, acc)`, with `s` the identity, negation or multiplication by a value
+//! bound outside:
+//! * `acc-sink-local`: `ys` is made earlier in the same body by a `with_acc` over
+//!   `replicate([w], 0)`: that `with_acc` runs on `acc` at `[p..]`, each of its terms `t`
+//!   added as `s(t)`. Reverse mode gives this shape for the adjoint of `x - mu[j]` inside a
+//!   map over `j` (GMM): the difference's adjoint was a zeroed array per iteration, filled,
+//!   then subtracted from `mu`'s.
+//!
 //! Each element of `acc` receives the same terms in the same order as before, except that
 //! they are no longer summed into a zero array first: `acc + (0 + t1 + t2)` becomes
-//! `(acc + t1) + t2`, equal up to rounding. Rows that are constants, `with_acc` groups of
+//! `(acc + t1) + t2`, and `acc + s(0 + t1 + t2)` becomes `(acc + s(t1)) + s(t2)` (exact for
+//! negation), equal up to rounding. Rows that are constants, `with_acc` groups of
 //! several arrays, and accumulators the local one's dataflow cannot be followed through
 //! (other SOACs, calls) are left alone.
 //!
@@ -32,7 +42,8 @@
 use super::Ctx;
 use super::accred::{collect_defs, full_update};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
-use crate::core::recognise::is_zero;
+use crate::core::prim::{BinOp, PrimOp, UnOp};
+use crate::core::recognise::{is_int_const, is_zero};
 use crate::core::subst::subst_body;
 use crate::core::visit::{free_in_exp, visit_body, walk_bodies_mut};
 use crate::value::PrimType;
@@ -53,7 +64,9 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
                 // A rewrite removes the full update at `i` and may add an `iota` before the
                 // producer: the statement at `i` or the one after it is the next one.
                 let n = body.stms.len();
-                if !sink(names, ctx, &defs, body, i) || body.stms.len() == n {
+                let fired =
+                    sink(names, ctx, &defs, body, i) || sink_local(names, ctx, &defs, body, i);
+                if !fired || body.stms.len() == n {
                     i += 1;
                 }
             }
@@ -232,6 +245,152 @@ fn sink(
     true
 }
 
+/// The `acc-sink-local` rule on the statement at `body.stms[fi]`: a map over `iota(w)` that
+/// adds `ys[j]`, `-ys[j]` or `ys[j] * c` into `acc[p.., j]` (`p` and `c` bound outside it),
+/// where `ys` is made earlier in the same body by a `with_acc` over `replicate([w], 0)` and
+/// read by nothing else. The `with_acc` then adds its scaled terms into `acc` at `p..`
+/// directly: no zero array, no second pass over it. (Reverse mode gives this for the adjoint
+/// of an array computed inside a lambda from a row of a free array, as `x - mu[j]`.)
+fn sink_local(
+    names: &mut NameTable,
+    ctx: &mut Ctx,
+    defs: &HashMap<Var, Exp>,
+    body: &mut Body,
+    fi: usize,
+) -> bool {
+    let fstm = &body.stms[fi];
+    let Exp::Soac(Soac::Map { w, lam, arrays }) = &fstm.exp else {
+        return false;
+    };
+    let ([x0, x1, acc], [p0, p1, a], [acc_out]) = (&arrays[..], &lam.params[..], &fstm.pat[..])
+    else {
+        return false;
+    };
+    let is_counter = |x: &Var| {
+        matches!(defs.get(x), Some(Exp::BasicOp(BasicOp::Iota {
+            n, start, stride, ..
+        })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1))
+    };
+    // The counter and the array, in either order.
+    let (ys, j, y) = if is_counter(x0) {
+        (*x1, *p0, *p1)
+    } else if is_counter(x1) {
+        (*x0, *p1, *p0)
+    } else {
+        return false;
+    };
+    let (acc, a, acc_out, w) = (*acc, *a, *acc_out, *w);
+    let Type::Acc { shape, elems } = names.ty(acc).clone() else {
+        return false;
+    };
+    let [elem] = elems[..] else {
+        return false;
+    };
+    // The lambda: the term, scaled or not, then its addition at `[p.., j]`.
+    let bound_inside = |se: &SubExp| se.as_var().is_some_and(|v| [j, y, a].contains(&v));
+    let (scale, term, update) = match &lam.body.stms[..] {
+        [u] => (Scale::One, y, u),
+        [sc, u] => {
+            let [t] = sc.pat[..] else {
+                return false;
+            };
+            let scale = match &sc.exp {
+                Exp::BasicOp(BasicOp::Prim(PrimOp::Un(UnOp::Neg, ty), args))
+                    if args[..] == [SubExp::Var(y)] =>
+                {
+                    Scale::Neg(*ty)
+                }
+                Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Mul, ty), args)) => match &args[..] {
+                    [SubExp::Var(v), c] | [c, SubExp::Var(v)] if *v == y && !bound_inside(c) => {
+                        Scale::By(*ty, *c)
+                    }
+                    _ => return false,
+                },
+                _ => return false,
+            };
+            (scale, t, u)
+        }
+        _ => return false,
+    };
+    let Exp::BasicOp(BasicOp::UpdateAcc {
+        acc: ua,
+        indices,
+        values,
+    }) = &update.exp
+    else {
+        return false;
+    };
+    let Some((last, prefix)) = indices.split_last() else {
+        return false;
+    };
+    if *ua != a
+        || update.pat.len() != 1
+        || lam.body.result != [SubExp::Var(update.pat[0])]
+        || values[..] != [SubExp::Var(term)]
+        || *last != SubExp::Var(j)
+        || prefix
+            .iter()
+            .any(|p| bound_inside(p) || *p == SubExp::Var(term))
+        || shape.len() != indices.len()
+        || shape[prefix.len()] != w
+        || occurrences(&lam.body, y) != 1
+    {
+        return false;
+    }
+    let to = Target {
+        prefix: prefix.to_vec(),
+        scale,
+        elem,
+    };
+    // The producer: a with_acc earlier in this body; `ys` is read by the full update only.
+    let Some(wi) = body.stms[..fi].iter().position(|s| s.pat.contains(&ys)) else {
+        return false;
+    };
+    let whole = Body {
+        stms: body.stms.clone(),
+        result: body.result.clone(),
+    };
+    if occurrences(&whole, ys) != 2 {
+        return false;
+    }
+    // The addition moves up to the producer: nothing in between mentions the accumulator or
+    // binds what the update reads.
+    let acc_set = HashSet::from([acc]);
+    if body.stms[wi..fi].iter().any(|s| mentions(s, &acc_set)) {
+        return false;
+    }
+    let bound: HashSet<Var> = body.stms[wi..fi]
+        .iter()
+        .flat_map(|s| s.pat.iter().copied())
+        .collect();
+    if free_in_exp(names, &fstm.exp)
+        .iter()
+        .any(|v| bound.contains(v) && *v != ys)
+    {
+        return false;
+    }
+    let aux = fstm.aux.clone();
+    let mut stms = body.stms.clone();
+    stms.remove(fi);
+    let before = stms.len();
+    let Some(fin) = on_outer(names, defs, &mut stms, wi, ys, acc, &shape, &to) else {
+        return false;
+    };
+    // The updated accumulator is bound right after the statements that replace the with_acc.
+    let end = wi + 1 + stms.len() - before;
+    stms.insert(
+        end,
+        Stm {
+            pat: vec![acc_out],
+            exp: Exp::BasicOp(BasicOp::SubExp(fin)),
+            aux,
+        },
+    );
+    body.stms = stms;
+    ctx.fire("acc-sink-local");
+    true
+}
+
 /// The `acc-sink-with-acc` rule inside the producer's lambda `lam`, whose result `y` is the
 /// row: when `y` is an array a `with_acc` of `lam`'s body accumulates from zeros, that
 /// `with_acc` runs on the outer accumulator `a` at row `j` instead. Returns the updated outer
@@ -252,7 +411,32 @@ fn sink_with_acc(
         return None;
     }
     let wi = lam.body.stms.iter().position(|s| s.pat.contains(&y))?;
-    let wstm = &lam.body.stms[wi];
+    let to = Target {
+        prefix: vec![SubExp::Var(j)],
+        scale: Scale::One,
+        elem,
+    };
+    on_outer(names, defs, &mut lam.body.stms, wi, y, a, shape, &to)
+}
+
+/// Makes the `with_acc` at `stms[wi]`, which accumulates the array `y` from zeros, add into
+/// the outer accumulator `a` (of shape `shape`) instead, at `to.prefix` followed by `y`'s own
+/// position, each term scaled by `to.scale`. Returns the updated outer accumulator; leaves
+/// `stms` unchanged when the `with_acc` does not have that form. The caller has checked that
+/// nothing but the full update it replaces reads `y`.
+#[allow(clippy::too_many_arguments)]
+fn on_outer(
+    names: &mut NameTable,
+    defs: &HashMap<Var, Exp>,
+    stms: &mut Vec<Stm>,
+    wi: usize,
+    y: Var,
+    a: Var,
+    shape: &[SubExp],
+    to: &Target,
+) -> Option<SubExp> {
+    let elem = to.elem;
+    let wstm = &stms[wi];
     let Exp::WithAcc { inputs, lam: wlam } = &wstm.exp else {
         return None;
     };
@@ -273,7 +457,7 @@ fn sink_with_acc(
     let [init] = garrays[..] else {
         return None;
     };
-    if gshape[..] != shape[1..] {
+    if shape.len() < to.prefix.len() || gshape[..] != shape[to.prefix.len()..] {
         return None;
     }
     match defs.get(&init) {
@@ -291,7 +475,7 @@ fn sink_with_acc(
     };
     let mut wl = wlam.clone();
     let mut set = HashSet::from([acc_in]);
-    retarget(&mut wl.body, &mut set, j, &outer_ty)?;
+    retarget(names, &mut wl.body, &mut set, to, &outer_ty)?;
     // The local accumulator ends as the lambda's result `g`, and nowhere else.
     let fin = wl.body.result[g].as_var()?;
     if !set.contains(&fin)
@@ -313,17 +497,17 @@ fn sink_with_acc(
     subst_body(&mut wl.body, &HashMap::from([(acc_in, SubExp::Var(a))]));
     let wpat = wstm.pat.clone();
     let aux = wstm.aux.clone();
-    let (stms, fin) = if inputs.len() == 1 {
+    let (new_stms, fin) = if inputs.len() == 1 {
         // The only accumulator: the body runs in place, its other results bound by copies.
-        let mut stms = wl.body.stms;
+        let mut new_stms = wl.body.stms;
         for (p, r) in wpat[narrays..].iter().zip(&wl.body.result[1..]) {
-            stms.push(Stm {
+            new_stms.push(Stm {
                 pat: vec![*p],
                 exp: Exp::BasicOp(BasicOp::SubExp(*r)),
                 aux: aux.clone(),
             });
         }
-        (stms, wl.body.result[0])
+        (new_stms, wl.body.result[0])
     } else {
         // The outer accumulator becomes the with_acc's last result.
         let mut ninputs = inputs.clone();
@@ -349,7 +533,7 @@ fn sink_with_acc(
             SubExp::Var(out),
         )
     };
-    lam.body.stms.splice(wi..=wi, stms);
+    stms.splice(wi..=wi, new_stms);
     Some(fin)
 }
 
@@ -357,20 +541,53 @@ fn sink_with_acc(
 /// that carries one of them to `set`: updates get the row index `j` in front, and the
 /// declared result types that carry one become `outer`. `None` where an accumulator reaches
 /// a statement the rule does not know.
-fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Option<()> {
+fn retarget(
+    names: &mut NameTable,
+    body: &mut Body,
+    set: &mut HashSet<Var>,
+    to: &Target,
+    outer: &Type,
+) -> Option<()> {
     let is_in = |se: &SubExp, set: &HashSet<Var>| se.as_var().is_some_and(|v| set.contains(&v));
-    for stm in body.stms.iter_mut() {
-        if !mentions(stm, set) {
+    let mut k = 0;
+    while k < body.stms.len() {
+        let at = k;
+        k += 1;
+        if !mentions(&body.stms[at], set) {
             continue;
         }
+        let mut scaling = None;
+        let stm = &mut body.stms[at];
         match &mut stm.exp {
-            Exp::BasicOp(BasicOp::UpdateAcc { acc, indices, .. }) if set.contains(acc) => {
-                indices.insert(0, SubExp::Var(j));
+            Exp::BasicOp(BasicOp::UpdateAcc {
+                acc,
+                indices,
+                values,
+            }) if set.contains(acc) => {
+                indices.splice(0..0, to.prefix.iter().copied());
                 set.insert(stm.pat[0]);
                 // The new position is proved again, or checked.
                 stm.aux
                     .attrs
                     .retain(|a| a != crate::core::safety::IN_BOUNDS);
+                if let Some((op, factor)) = to.scale.op() {
+                    // The term is scaled where it is added.
+                    let [value] = &mut values[..] else {
+                        return None;
+                    };
+                    let elem = to.elem;
+                    let scaled = names.fresh("adj", Type::Prim(elem));
+                    let args = match factor {
+                        Some(c) => vec![*value, c],
+                        None => vec![*value],
+                    };
+                    *value = SubExp::Var(scaled);
+                    scaling = Some(Stm {
+                        pat: vec![scaled],
+                        exp: Exp::BasicOp(BasicOp::Prim(op, args)),
+                        aux: stm.aux.clone(),
+                    });
+                }
             }
             Exp::BasicOp(BasicOp::SubExp(SubExp::Var(v))) if set.contains(v) => {
                 set.insert(stm.pat[0]);
@@ -381,7 +598,7 @@ fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Op
                         set.insert(*p);
                     }
                 }
-                retarget(&mut lam.body, set, j, outer)?;
+                retarget(names, &mut lam.body, set, to, outer)?;
                 for (i, r) in lam.body.result.iter().enumerate() {
                     if is_in(r, set) {
                         set.insert(stm.pat[i]);
@@ -395,7 +612,7 @@ fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Op
                         set.insert(*p);
                     }
                 }
-                retarget(body, set, j, outer)?;
+                retarget(names, body, set, to, outer)?;
                 for (i, (p, _)) in params.iter().enumerate() {
                     let res = is_in(&body.result[i], set);
                     if set.contains(p) != res {
@@ -412,8 +629,8 @@ fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Op
                 ret,
                 ..
             } => {
-                retarget(then_body, set, j, outer)?;
-                retarget(else_body, set, j, outer)?;
+                retarget(names, then_body, set, to, outer)?;
+                retarget(names, else_body, set, to, outer)?;
                 for (i, t) in ret.iter_mut().enumerate() {
                     let carries = is_in(&then_body.result[i], set);
                     if carries != is_in(&else_body.result[i], set) {
@@ -432,7 +649,7 @@ fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Op
                 {
                     return None;
                 }
-                retarget(&mut lam.body, set, j, outer)?;
+                retarget(names, &mut lam.body, set, to, outer)?;
                 let n = inputs.len();
                 let narrays: usize = inputs.iter().map(|(_, xs)| xs.len()).sum();
                 for i in n..lam.body.result.len() {
@@ -447,6 +664,40 @@ fn retarget(body: &mut Body, set: &mut HashSet<Var>, j: Var, outer: &Type) -> Op
             }
             _ => return None,
         }
+        if let Some(scaling) = scaling {
+            body.stms.insert(at, scaling);
+            k += 1;
+        }
     }
     Some(())
+}
+
+/// Where [`retarget`] sends the terms of the local accumulator: the outer one at the local
+/// position behind `prefix`, each term scaled by `scale`.
+struct Target {
+    prefix: Vec<SubExp>,
+    scale: Scale,
+    elem: PrimType,
+}
+
+/// A linear map of one term: what a full update applies to each element before adding it.
+#[derive(Clone, Copy, PartialEq)]
+enum Scale {
+    /// `t`
+    One,
+    /// `-t`
+    Neg(PrimType),
+    /// `t * c`, `c` bound outside the accumulation.
+    By(PrimType, SubExp),
+}
+
+impl Scale {
+    /// The operation and its second operand, `None` for the identity.
+    fn op(self) -> Option<(PrimOp, Option<SubExp>)> {
+        match self {
+            Scale::One => None,
+            Scale::Neg(t) => Some((PrimOp::Un(UnOp::Neg, t), None)),
+            Scale::By(t, c) => Some((PrimOp::Bin(BinOp::Mul, t), Some(c))),
+        }
+    }
 }

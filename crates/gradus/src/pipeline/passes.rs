@@ -88,7 +88,7 @@ passes! {
     ACC_REDUCE: "acc-reduce", Optimiser, Run::Opt(crate::opt::accred::run),
         "accumulator updates of whole arrays in maps become reductions";
     ACC_SINK: "acc-sink", Optimiser, Run::Opt(crate::opt::accsink::run),
-        "rows a map returns only to add them into an accumulator are added inside the map";
+        "rows a map returns only to add them into an accumulator are added inside the map, and arrays accumulated from zeros only to be added into another accumulator are accumulated there";
     REDUCE_LOOP: "reduce-loop", Optimiser, Run::Opt(crate::opt::reduceloop::run),
         "inside a lambda, reductions of the array rows a map makes become one loop adding each row as it is made";
     SIMPLIFY: "simplify", Optimiser, Run::Opt(crate::opt::simplify::run),
