@@ -131,6 +131,7 @@ pub fn lower_prog(
         lower::Options {
             parallel: opts.multicore,
             safe: opts.safe,
+            reorder_floats: !build::exact_floats_from_env(),
         },
     )
 }

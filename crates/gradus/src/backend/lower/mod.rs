@@ -109,6 +109,9 @@ pub struct Options {
     pub parallel: bool,
     /// Emit the run-time checks.
     pub safe: bool,
+    /// Floats may be combined in another order where the result differs at most in the sign
+    /// of a zero (a minimum reduction in lanes); off for the interpreter's exact results.
+    pub reorder_floats: bool,
 }
 
 impl Default for Options {
@@ -116,6 +119,7 @@ impl Default for Options {
         Options {
             parallel: false,
             safe: true,
+            reorder_floats: true,
         }
     }
 }

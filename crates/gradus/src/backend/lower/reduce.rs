@@ -6,14 +6,29 @@
 //! and combined in order (so results do not depend on the thread count); a scan with a fused
 //! map runs the map once per element; a `redomap`'s map results are stored row by row in
 //! the same traversal; a reduction whose operator is element-wise over one-dimensional
-//! arrays accumulates in one owned array, with no allocation per row.
+//! arrays accumulates in one owned array, with no allocation per row; a minimum or maximum
+//! of floats whose elements take no loop runs in lanes (sequentially and in each parallel
+//! chunk), equal to the left-to-right result up to the sign of equal zeros, unless the
+//! interpreter's exact floats are asked for.
 
 use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
 use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, lt};
-use crate::core::ir::{Aux, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
+use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::visit::free_in_exp;
-use crate::value::PrimType;
+use crate::value::{PrimType, Scalar};
+
+/// Lanes of a minimum or maximum reduction of floats ([`Lw::extremes_in_lanes`]): enough for
+/// the compare-and-blend steps of one lane to overlap those of the others.
+const EXTREME_LANES: usize = 4;
+
+/// A minimum (`less`) or maximum of floats of type `t`.
+#[derive(Clone, Copy)]
+struct Extreme {
+    less: bool,
+    t: PrimType,
+}
 
 /// A `reduce` or `scan` (with a fused map `pre`: `redomap`, `scanomap`) being lowered.
 struct Reduction<'l> {
@@ -236,6 +251,15 @@ impl<'a> Lw<'a> {
         if let Some(ew) = elementwise(r, &self.prog.names) {
             return self.elementwise_reduce(r, &ew, out);
         }
+        if let Some(ext) = self.extremes(r) {
+            let accs = self.init_accs(r, out);
+            self.extremes_in_lanes(r, &ext, (&Ex::int(0), &r.w), &accs, out)?;
+            for (p, (a, t)) in r.pat.iter().zip(&accs) {
+                let pn = self.name(*p);
+                self.move_into(&pn, a, t, out);
+            }
+            return Ok(());
+        }
         let lam = r.lam;
         let accs = self.init_accs(r, out);
         let i = self.fresh("i");
@@ -302,6 +326,168 @@ impl<'a> Lw<'a> {
                         counted: true,
                     });
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The minimum or maximum reductions [`Lw::extremes_in_lanes`] runs in lanes: float
+    /// accumulators, each combined with its element by `min` or `max` (in either order) and
+    /// starting from a neutral element that is not NaN, where floats may be reordered, and
+    /// elements made without loops (an array's, or a fused map of scalar operations).
+    ///
+    /// Elements that take a loop each (a distance over `d` coordinates) keep one
+    /// accumulator: there the lanes' copies of the loop made k-means' cost at k = 1000 25 %
+    /// slower, while the branch of the sequential step, rarely taken over many elements,
+    /// costs little.
+    fn extremes(&self, r: &Reduction<'_>) -> Option<Vec<Extreme>> {
+        if r.scan || !self.opts.reorder_floats {
+            return None;
+        }
+        let cheap = r
+            .pre
+            .is_none_or(|m| m.body.stms.iter().all(|s| matches!(s.exp, Exp::BasicOp(_))));
+        let k = r.neutral.len();
+        if !cheap || r.lam.body.stms.len() != k || r.lam.body.result.len() != k {
+            return None;
+        }
+        let mut out = Vec::with_capacity(k);
+        for (j, (ne, res)) in r.neutral.iter().zip(&r.lam.body.result).enumerate() {
+            let ne_ok = match ne {
+                SubExp::Const(Scalar::F64(v)) => !v.is_nan(),
+                SubExp::Const(Scalar::F32(v)) => !v.is_nan(),
+                _ => false,
+            };
+            let stm = r
+                .lam
+                .body
+                .stms
+                .iter()
+                .find(|s| s.pat.len() == 1 && *res == SubExp::Var(s.pat[0]))?;
+            let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(op @ (BinOp::Min | BinOp::Max), t), args)) =
+                &stm.exp
+            else {
+                return None;
+            };
+            let (a, b) = (
+                SubExp::Var(r.lam.params[j]),
+                SubExp::Var(r.lam.params[k + j]),
+            );
+            let operands_ok = args[..] == [a, b] || args[..] == [b, a];
+            if !ne_ok || !operands_ok || !matches!(t, PrimType::F32 | PrimType::F64) {
+                return None;
+            }
+            out.push(Extreme {
+                less: *op == BinOp::Min,
+                t: *t,
+            });
+        }
+        Some(out)
+    }
+
+    /// Folds elements `lo .. lo + count` of a minimum or maximum reduction ([`Lw::extremes`])
+    /// into the accumulators `accs`, in [`EXTREME_LANES`] lanes: element `lo + i` goes to
+    /// lane `i mod L` while whole blocks of `L` last, the rest to lane 0 (`accs` itself),
+    /// and the lanes are combined into `accs` at the end. The operators skip NaN operands,
+    /// so an accumulator that starts as a number stays one, and each step is `y < a ? y : a`
+    /// (for a maximum `>`), a compare and a blend without a branch. The lanes' steps do not
+    /// depend on each other, so the processor runs them side by side; with one accumulator
+    /// the step either waits for the previous one (a blend) or is a branch on the data,
+    /// which is mispredicted where the running extreme changes often. The result is the
+    /// sequential one except that of equal zeros either sign may win.
+    fn extremes_in_lanes(
+        &mut self,
+        r: &Reduction<'_>,
+        ext: &[Extreme],
+        (lo, count): (&Ex, &Ex),
+        accs: &[(String, Type)],
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        // lanes[l][j]: lane `l` of accumulator `j`; lane 0 is the accumulator.
+        let mut lanes: Vec<Vec<String>> = vec![accs.iter().map(|(a, _)| a.clone()).collect()];
+        for _ in 1..EXTREME_LANES {
+            let mut lane = Vec::new();
+            for ((_, t), ne) in accs.iter().zip(r.neutral) {
+                let a = self.fresh("lane");
+                self.decl_named(&a, t, out);
+                self.assign_named(&a, t, ne, out);
+                lane.push(a);
+            }
+            lanes.push(lane);
+        }
+        // `lane = better(y, lane) ? y : lane`.
+        let step = |e: &Extreme, lane: &str, y: Ex| -> I {
+            let cmp = if e.less { CmpOp::Lt } else { CmpOp::Gt };
+            I::Set {
+                name: lane.to_string(),
+                val: Ex::Prim(
+                    PrimOp::Tern(TernOp::Select, e.t),
+                    vec![
+                        Ex::Prim(PrimOp::Cmp(cmp, e.t), vec![y.clone(), Ex::var(lane)]),
+                        y,
+                        Ex::var(lane),
+                    ],
+                ),
+            }
+        };
+        let width = EXTREME_LANES as i64;
+        let rest = Ex::idx(IdxOp::Rem, count.clone(), Ex::int(width));
+        let whole = Ex::idx(IdxOp::Sub, count.clone(), rest.clone());
+        // Whole blocks: the elements of each lane made in a scope of their own (the fused
+        // map's code once per lane).
+        let block = self.fresh("blk");
+        let mut body = Vec::new();
+        for (l, lane) in lanes.iter().enumerate() {
+            let i = Ex::idx(
+                IdxOp::Add,
+                lo.clone(),
+                Ex::idx(
+                    IdxOp::Add,
+                    Ex::times(Ex::var(&block), Ex::int(width)),
+                    Ex::int(l as i64),
+                ),
+            );
+            let mut scope = Vec::new();
+            let vals = self.reduced_elems(r, &i, &mut scope)?;
+            for ((e, a), (y, _)) in ext.iter().zip(lane).zip(&vals) {
+                scope.push(step(e, a, Ex::var(y)));
+            }
+            body.push(I::If {
+                cond: Ex::Const(Scalar::Bool(true)),
+                then: scope,
+                els: Vec::new(),
+            });
+        }
+        out.push(I::For {
+            independent: false,
+            var: block,
+            bound: Ex::Prim(
+                PrimOp::Bin(BinOp::Quot, PrimType::I64),
+                vec![count.clone(), Ex::int(width)],
+            ),
+            body,
+        });
+        // The rest into lane 0.
+        let k = self.fresh("i");
+        let mut body = Vec::new();
+        let i = Ex::idx(
+            IdxOp::Add,
+            lo.clone(),
+            Ex::idx(IdxOp::Add, whole, Ex::var(&k)),
+        );
+        let vals = self.reduced_elems(r, &i, &mut body)?;
+        for ((e, a), (y, _)) in ext.iter().zip(&lanes[0]).zip(&vals) {
+            body.push(step(e, a, Ex::var(y)));
+        }
+        out.push(I::For {
+            independent: false,
+            var: k,
+            bound: rest,
+            body,
+        });
+        for lane in &lanes[1..] {
+            for ((e, a), b) in ext.iter().zip(&lanes[0]).zip(lane) {
+                out.push(step(e, a, Ex::var(b)));
             }
         }
         Ok(())
@@ -443,6 +629,7 @@ impl<'a> Lw<'a> {
             ..
         } = r;
         let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
+        let extremes = self.extremes(r);
         let parts = self.alloc_scratch("part", &tys, &Ex::int(CHUNKS), out);
         let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
         let results: Vec<(String, PrimType)> = pat
@@ -460,6 +647,14 @@ impl<'a> Lw<'a> {
             let mut b = Vec::new();
             let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
             let accs = s.init_scalars("acc", &tys, init, &mut b);
+            if let (Some(ext), false) = (&extremes, write) {
+                let count = Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo));
+                s.extremes_in_lanes(r, ext, (&Ex::var(&lo), &count), &accs, &mut b)?;
+                if write_part {
+                    store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
+                }
+                return Ok(b);
+            }
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
                 let mut args = accs.clone();
                 args.extend(s.reduced_elems(r, i, inner)?);
