@@ -74,6 +74,39 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
     }
 }
 
+/// Whether the full update at `body.stms[fi]` of `acc` by `ys` can move up to the statement
+/// at `from`, which makes `ys`: `ys` is bound once and read only by the full update, nothing
+/// from `from` on mentions the accumulator, and the full update reads nothing bound there but
+/// `ys` and `also`.
+fn movable_up(
+    names: &NameTable,
+    body: &Body,
+    from: usize,
+    fi: usize,
+    ys: Var,
+    acc: Var,
+    also: &[Var],
+) -> bool {
+    let whole = Body {
+        stms: body.stms.clone(),
+        result: body.result.clone(),
+    };
+    if occurrences(&whole, ys) != 2 {
+        return false;
+    }
+    let acc_set = HashSet::from([acc]);
+    if body.stms[from..fi].iter().any(|s| mentions(s, &acc_set)) {
+        return false;
+    }
+    let bound: HashSet<Var> = body.stms[from..fi]
+        .iter()
+        .flat_map(|s| s.pat.iter().copied())
+        .collect();
+    !free_in_exp(names, &body.stms[fi].exp)
+        .iter()
+        .any(|v| bound.contains(v) && *v != ys && !also.contains(v))
+}
+
 /// Whether `v` occurs (bound or used) in `stm`.
 fn mentions(stm: &Stm, vs: &HashSet<Var>) -> bool {
     let mut found = false;
@@ -145,18 +178,7 @@ fn sink(
         return false;
     }
     let r = pstm.pat.iter().position(|v| *v == ys).unwrap();
-    // `ys` is bound once and read only by the full update.
-    let whole = Body {
-        stms: body.stms.clone(),
-        result: body.result.clone(),
-    };
-    if occurrences(&whole, ys) != 2 {
-        return false;
-    }
-    // Nothing from the producer on mentions the accumulator, and the full update needs
-    // nothing bound there but `ys`.
-    let acc_set = HashSet::from([acc]);
-    if body.stms[pi..fi].iter().any(|s| mentions(s, &acc_set)) {
+    if !movable_up(names, body, pi, fi, ys, acc, &[farrays[0]]) {
         return false;
     }
     let bound: HashSet<Var> = body.stms[pi..fi]
@@ -164,12 +186,6 @@ fn sink(
         .flat_map(|s| s.pat.iter().copied())
         .filter(|v| *v != ys)
         .collect();
-    if free_in_exp(names, &fstm.exp)
-        .iter()
-        .any(|v| bound.contains(v) && *v != farrays[0])
-    {
-        return false;
-    }
     let SubExp::Var(y) = plam.body.result[r] else {
         return false;
     };
@@ -346,27 +362,7 @@ fn sink_local(
     let Some(wi) = body.stms[..fi].iter().position(|s| s.pat.contains(&ys)) else {
         return false;
     };
-    let whole = Body {
-        stms: body.stms.clone(),
-        result: body.result.clone(),
-    };
-    if occurrences(&whole, ys) != 2 {
-        return false;
-    }
-    // The addition moves up to the producer: nothing in between mentions the accumulator or
-    // binds what the update reads.
-    let acc_set = HashSet::from([acc]);
-    if body.stms[wi..fi].iter().any(|s| mentions(s, &acc_set)) {
-        return false;
-    }
-    let bound: HashSet<Var> = body.stms[wi..fi]
-        .iter()
-        .flat_map(|s| s.pat.iter().copied())
-        .collect();
-    if free_in_exp(names, &fstm.exp)
-        .iter()
-        .any(|v| bound.contains(v) && *v != ys)
-    {
+    if !movable_up(names, body, wi, fi, ys, acc, &[]) {
         return false;
     }
     let aux = fstm.aux.clone();
