@@ -97,9 +97,12 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
    size of call: each choice is timed, as nanoseconds per unit of estimated work of the loops
    that could use threads (times 1024, a running average), and the faster is taken. The
    other is tried again after `gap` calls, a gap that doubles (from 8 up to 4096 calls) each
-   time it loses. Calls are told apart by that work, rounded down to a power of two: small
-   inputs may run best on one thread and large ones on all, and the figures of one size say
-   nothing about another. A call is assumed to be of the size of the entry's previous call
+   time it loses. Calls are told apart by that work per loop, rounded down to a power of
+   two: small inputs may run best on one thread and large ones on all, and the figures of
+   one size say nothing about another. Per loop, because what starting the threads costs is
+   paid per loop: an ODE solver's gradient at n = 10^4 and 100 steps does the same work as
+   at n = 10^5 and 10 steps, in ten times as many loops of a tenth of the size, and where
+   the second gains from threads the first loses. A call is assumed to be of the size of the entry's previous call
    (repeated calls on inputs of one shape are the common case); its figures go to the size
    it turned out to have.
    Starting threads costs from a microsecond (threads spinning) to tens (threads asleep,
@@ -121,8 +124,10 @@ typedef struct {
   gr_par_size size[64];
 } gr_par_site;
 
-/* The work of the loops that could use threads, counted by the calling thread. */
+/* The work of the loops that could use threads, and their number, counted by the calling
+   thread. */
 static __thread int64_t gr_par_work GR_UNUSED;
+static __thread int64_t gr_par_loops GR_UNUSED;
 
 #define GR_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define GR_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -152,9 +157,11 @@ static GR_UNUSED int gr_par_pick(gr_par_site *site) {
   return runs % gap == 0 ? (!best) | 2 : best;
 }
 
-/* Records that a call chosen by `pick` took `ns` for `work` units (work > 0). */
-static GR_UNUSED void gr_par_note(gr_par_site *site, int pick, int64_t ns, int64_t work) {
-  int64_t size = 63 - __builtin_clzll((unsigned long long)work);
+/* Records that a call chosen by `pick` took `ns` for `work` units in `loops` loops
+   (work > 0, loops > 0). */
+static GR_UNUSED void gr_par_note(gr_par_site *site, int pick, int64_t ns, int64_t work,
+                                  int64_t loops) {
+  int64_t size = 63 - __builtin_clzll((unsigned long long)(work / loops | 1));
   int64_t predicted = GR_LOAD(site->last);
   GR_STORE(site->last, size);
   if (pick & 4) return;
@@ -704,7 +711,10 @@ impl Printer<'_> {
             d,
             &format!("int gr_big = gr_nt > 1 && ({w}) >= GR_PAR_MIN_WORK;"),
         );
-        self.line(d, &format!("if (gr_big) gr_par_work += {w};"));
+        self.line(
+            d,
+            &format!("if (gr_big) {{ gr_par_work += {w}; gr_par_loops++; }}"),
+        );
     }
 
     /// The loop of a [`Stm::ParFor`] over `gr_n` iterations shared among `gr_nt` threads.
@@ -1182,15 +1192,21 @@ impl Printer<'_> {
         self.line(1, "if (gr_nt > 1) {");
         self.line(2, "static gr_par_site gr_site;");
         self.line(2, "int gr_pick = gr_par_pick(&gr_site);");
-        self.line(2, "int64_t gr_w0 = gr_par_work, gr_t0 = gr_now();");
+        self.line(
+            2,
+            "int64_t gr_w0 = gr_par_work, gr_l0 = gr_par_loops, gr_t0 = gr_now();",
+        );
         self.line(
             2,
             &format!("int gr_r = GR_BODY({name})(ctx, in, out, shapes, gr_pick & 1 ? gr_nt : 1);"),
         );
-        self.line(2, "int64_t gr_w = gr_par_work - gr_w0;");
         self.line(
             2,
-            "if (gr_w > 0 && gr_r == 0) gr_par_note(&gr_site, gr_pick, gr_now() - gr_t0, gr_w);",
+            "int64_t gr_w = gr_par_work - gr_w0, gr_l = gr_par_loops - gr_l0;",
+        );
+        self.line(
+            2,
+            "if (gr_w > 0 && gr_l > 0 && gr_r == 0) gr_par_note(&gr_site, gr_pick, gr_now() - gr_t0, gr_w, gr_l);",
         );
         self.line(2, "return gr_r;");
         self.line(1, "}");
