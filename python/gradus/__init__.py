@@ -20,13 +20,13 @@ arguments that do not fit a parameter (the message names it).
 
 import os as _os
 
-# The multicore backend's OpenMP threads sleep between parallel loops instead of spinning,
-# unless the user chose: spinning threads take their cores from every other thread of the
-# process (numpy's included) and from other processes, and a parallel loop then waits at its
-# end for a thread that is not running. The OpenMP runtime reads this when the first compiled
-# program loads it, after this import.
+# The multicore backend's OpenMP threads spin briefly (tens of microseconds) between
+# parallel loops and then sleep, unless the user chose, as the `gradus` command sets them:
+# long spinning takes cores from every other thread of the process (numpy's included) and
+# from other processes, while sleeping at once costs a wake-up by the kernel per loop. The
+# OpenMP runtime reads this when the first compiled program loads it, after this import.
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _os.environ["OMP_WAIT_POLICY"] = "passive"
+    _os.environ["GOMP_SPINCOUNT"] = "2000"
 
 from ._gradus import (  # noqa: E402
     CompileError,

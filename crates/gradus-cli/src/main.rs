@@ -52,20 +52,25 @@ enum Command {
     Cache(cache::CacheArgs),
 }
 
-/// Makes the OpenMP threads of the multicore backend sleep between parallel loops instead of
-/// spinning, unless the user chose (`OMP_WAIT_POLICY`, `GOMP_SPINCOUNT`). Spinning threads
-/// take their core's time slice from any other process; the scheduler then holds them back
-/// while the other process runs, and every parallel loop waits at its end for a thread that
-/// is not running: with one of two cores busy, the GMM objective took 10–24 ms on two
-/// threads against 1.1 ms on one. Sleeping costs a wake-up per parallel loop (small loops
-/// run on one thread anyway).
-fn passive_openmp_threads() {
+/// How long the OpenMP threads of the multicore backend spin before they sleep, unless the
+/// user chose (`OMP_WAIT_POLICY`, `GOMP_SPINCOUNT`): `GOMP_SPINCOUNT` loops of a pause, tens
+/// of µs, enough to carry a thread from one parallel loop of a call to the next. A thread
+/// that sleeps at once (passive waiting) is woken by the kernel at every loop, which on a
+/// virtual machine took long enough that HAND's and BA's Jacobians gained nothing from a
+/// second thread (1.6–1.9× with the short spin); one that spins long (OpenMP's default)
+/// takes its core's time slice from any other process, and with one of two cores busy the
+/// GMM objective took 10–24 ms on two threads against 1.1 ms on one. With a short spin and
+/// a core busy, calls run at one thread's speed (each entry point keeps to one thread where
+/// two lose), with slower trials of two threads now and then.
+const OPENMP_SPIN_COUNT: &str = "2000";
+
+fn brief_openmp_spin() {
     if std::env::var_os("OMP_WAIT_POLICY").is_none() && std::env::var_os("GOMP_SPINCOUNT").is_none()
     {
         // SAFETY: called first thing in `main`, before any other thread exists and before
         // the OpenMP runtime is loaded (with the first compiled program), so nothing reads
         // the environment concurrently.
-        unsafe { std::env::set_var("OMP_WAIT_POLICY", "passive") };
+        unsafe { std::env::set_var("GOMP_SPINCOUNT", OPENMP_SPIN_COUNT) };
     }
 }
 
@@ -90,7 +95,7 @@ fn keep_freed_memory() {}
 
 fn main() -> ExitCode {
     common::install_quiet_panic_hook();
-    passive_openmp_threads();
+    brief_openmp_spin();
     keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
