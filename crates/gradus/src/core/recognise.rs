@@ -1,5 +1,5 @@
 //! Recognisers of constants and operators in core IR: zeros and ones, integer constants,
-//! negation, and lambdas that are a single operator (`\a b -> a + b`). Passes use them to
+//! negation, the counter `iota(w)`, and lambdas that are a single operator (`\a b -> a + b`). Passes use them to
 //! find algebraic patterns; they look at the IR only, never rewrite it.
 
 use crate::core::ir::{BasicOp, Exp, Lambda, SubExp};
@@ -28,6 +28,14 @@ pub fn is_one(se: &SubExp) -> bool {
         SubExp::Const(c) if c.prim_type().is_numeric() => c.to_f64() == 1.0,
         _ => false,
     }
+}
+
+/// Whether `def`, the definition of an array, is `iota(w)` counting from 0 by 1: the
+/// positions of a map over `w` elements.
+pub fn is_counter(def: Option<&Exp>, w: &SubExp) -> bool {
+    matches!(def, Some(Exp::BasicOp(BasicOp::Iota {
+        n, start, stride, ..
+    })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1))
 }
 
 /// The zero of a numeric type.

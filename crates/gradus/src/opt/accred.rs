@@ -29,7 +29,7 @@
 use super::Ctx;
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
-use crate::core::recognise::{is_int_const, is_zero};
+use crate::core::recognise::{is_counter, is_zero};
 use crate::core::visit::{visit_body, walk_bodies_mut};
 use crate::value::PrimType;
 use std::collections::HashMap;
@@ -120,11 +120,8 @@ pub(super) fn full_update_with<'a>(
     if *a != acc || shape.is_empty() || *w != shape[0] {
         return None;
     }
-    match def(*iota) {
-        Some(Exp::BasicOp(BasicOp::Iota {
-            n, start, stride, ..
-        })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1) => {}
-        _ => return None,
+    if !is_counter(def(*iota), w) {
+        return None;
     }
     let [inner] = &lam.body.stms[..] else {
         return None;
@@ -161,11 +158,8 @@ pub(super) fn full_update_with<'a>(
                 if *a != acc_p || *rv != row || shape.is_empty() || *w != shape[0] {
                     return None;
                 }
-                match def(*iota) {
-                    Some(Exp::BasicOp(BasicOp::Iota {
-                        n, start, stride, ..
-                    })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1) => {}
-                    _ => return None,
+                if !is_counter(def(*iota), w) {
+                    return None;
                 }
                 let [next] = &lam.body.stms[..] else {
                     return None;

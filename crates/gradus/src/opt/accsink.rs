@@ -43,7 +43,7 @@ use super::Ctx;
 use super::accred::{collect_defs, full_update};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp, UnOp};
-use crate::core::recognise::{is_int_const, is_zero};
+use crate::core::recognise::{is_counter, is_zero};
 use crate::core::subst::subst_body;
 use crate::core::visit::{free_in_exp, visit_body, walk_bodies_mut};
 use crate::value::PrimType;
@@ -87,11 +87,7 @@ fn movable_up(
     acc: Var,
     also: &[Var],
 ) -> bool {
-    let whole = Body {
-        stms: body.stms.clone(),
-        result: body.result.clone(),
-    };
-    if occurrences(&whole, ys) != 2 {
+    if occurrences(body, ys) != 2 {
         return false;
     }
     let acc_set = HashSet::from([acc]);
@@ -282,15 +278,10 @@ fn sink_local(
     else {
         return false;
     };
-    let is_counter = |x: &Var| {
-        matches!(defs.get(x), Some(Exp::BasicOp(BasicOp::Iota {
-            n, start, stride, ..
-        })) if n == w && is_int_const(start, 0) && is_int_const(stride, 1))
-    };
     // The counter and the array, in either order.
-    let (ys, j, y) = if is_counter(x0) {
+    let (ys, j, y) = if is_counter(defs.get(x0), w) {
         (*x1, *p0, *p1)
-    } else if is_counter(x1) {
+    } else if is_counter(defs.get(x1), w) {
         (*x0, *p1, *p0)
     } else {
         return false;
