@@ -647,12 +647,11 @@ impl<'a> Lw<'a> {
             let mut b = Vec::new();
             let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
             let accs = s.init_scalars("acc", &tys, init, &mut b);
-            if let (Some(ext), false) = (&extremes, write) {
+            if let Some(ext) = &extremes {
+                // Not a scan (see `extremes`): only the chunk's partial result is stored.
                 let count = Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo));
                 s.extremes_in_lanes(r, ext, (&Ex::var(&lo), &count), &accs, &mut b)?;
-                if write_part {
-                    store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
-                }
+                store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
                 return Ok(b);
             }
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
