@@ -7,7 +7,10 @@
 //! `tests/programs/ad/vjp/loop_kept_values.fut` (expected values from dual numbers, finite
 //! differences, every backend).
 
-use gradus::pipeline::{Stage, dump_stage};
+mod lower_common;
+
+use gradus::pipeline::Stage;
+use lower_common::stage_entry;
 
 const SRC: &str = r#"
 def cell [b] (x: [b]f64) (w: [b]f64) (h: [b]f64) : [b]f64 =
@@ -31,12 +34,12 @@ entry stripmined [n][b] (xs: [n][b]f64) (w: [b]f64) (h0: [b]f64) : [b]f64 =
 
 /// How many times the reverse-mode code of `entry` calls `function`.
 fn calls(entry: &str, function: &str) -> usize {
-    let all =
-        dump_stage("kept_values.fut", SRC, Stage::Ad).unwrap_or_else(|d| panic!("{}", d.render()));
-    let code = all
-        .split("entry ")
-        .find(|e| e.starts_with(&format!("entry_{entry} ")))
-        .unwrap_or_else(|| panic!("no entry point {entry}"));
+    let code = stage_entry(
+        "kept_values.fut",
+        SRC,
+        Stage::Ad,
+        &format!("entry_{entry} "),
+    );
     code.matches(&format!("{function}_f64(")).count()
 }
 

@@ -6,7 +6,10 @@
 //! `tests/programs/ad/vjp/loop_write_once.fut` (expected values from dual numbers, finite
 //! differences, every backend).
 
-use gradus::pipeline::{Stage, dump_stage};
+mod lower_common;
+
+use gradus::pipeline::Stage;
+use lower_common::stage_entry;
 
 const SRC: &str = r#"
 entry rows [n][d] (xs: [n][d]f64) (w: [d]f64) : [n][d]f64 =
@@ -35,12 +38,7 @@ entry prefix [n] (s: [n]f64) : [n]f64 =
 
 /// Whether the reverse-mode code of `entry` saves values that in-place updates overwrite.
 fn saves_overwritten(entry: &str) -> bool {
-    let all =
-        dump_stage("write_once.fut", SRC, Stage::Ad).unwrap_or_else(|d| panic!("{}", d.render()));
-    let code = all
-        .split("entry ")
-        .find(|e| e.starts_with(&format!("entry_{entry} ")))
-        .unwrap_or_else(|| panic!("no entry point {entry}"));
+    let code = stage_entry("write_once.fut", SRC, Stage::Ad, &format!("entry_{entry} "));
     code.contains("overwritten")
 }
 

@@ -1,9 +1,10 @@
-//! Helpers shared by the lowering tests: random inputs, a program on both native backends,
-//! the lowered code of one entry point, the run-time error a call reports, the elements of
-//! `f64` results and their comparison.
+//! Helpers shared by the lowering tests (and the tests of other stages' printed code): random
+//! inputs, a program on both native backends, the code of one entry point at a stage, the
+//! run-time error a call reports, the elements of `f64` results and their comparison.
 #![allow(dead_code)]
 
 use gradus::backend::c::NativeOptions;
+use gradus::pipeline::Stage;
 use gradus::program::{Backend, CallError, Program};
 use gradus::value::{Array, Buffer, Value};
 
@@ -30,14 +31,20 @@ pub fn native_backends(file: &str, src: &str) -> Vec<(&'static str, Program)> {
     vec![("c", native(false)), ("multicore", native(true))]
 }
 
-/// The lowered code of entry point `entry` of the program `src`.
-pub fn lowered_entry(file: &str, src: &str, entry: &str) -> String {
-    let all = gradus::pipeline::dump_stage(file, src, gradus::pipeline::Stage::Lower)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
+/// The printed code, at compiler stage `stage` (what `gradus dev --stage` prints), of the
+/// entry point whose printed header starts with `header`.
+pub fn stage_entry(file: &str, src: &str, stage: Stage, header: &str) -> String {
+    let all =
+        gradus::pipeline::dump_stage(file, src, stage).unwrap_or_else(|d| panic!("{}", d.render()));
     all.split("entry ")
-        .find(|e| e.starts_with(entry))
-        .unwrap_or_else(|| panic!("no entry point {entry}"))
+        .find(|e| e.starts_with(header))
+        .unwrap_or_else(|| panic!("no entry point {header}"))
         .to_string()
+}
+
+/// The lowered code of entry point `entry`.
+pub fn lowered_entry(file: &str, src: &str, entry: &str) -> String {
+    stage_entry(file, src, Stage::Lower, entry)
 }
 
 /// The number of lines of the lowered code of entry point `entry` that contain `needle`.
