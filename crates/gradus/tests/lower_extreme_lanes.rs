@@ -1,8 +1,10 @@
 //! A minimum or maximum reduction of floats whose elements take no loop runs in four lanes
 //! combined at the end (independent compare-and-blend steps instead of one chain or a
-//! branch on the data); one whose elements take a loop each keeps one accumulator. The
-//! results are the interpreter's on both native backends at every remainder of the width
-//! by four, with NaNs (which the operators skip) in every lane.
+//! branch on the data); one whose elements take a loop each keeps one accumulator, stepped
+//! by a compare and a blend too. The results are the interpreter's on both native backends
+//! at every remainder of the width by four, with NaNs (which the operators skip) in every
+//! lane. (`lower_extreme_blend.rs`: the one-accumulator form keeps the interpreter's
+//! results to the sign of zero with exact floats.)
 
 mod lower_common;
 
@@ -22,6 +24,10 @@ entry extremes32 [n] (xs: [n]f32) : (f32, f32) = (f32.minimum xs, f32.maximum xs
 entry nearest [n] [k] [d] (ps: [n][d]f64) (cs: [k][d]f64) : [n]f64 =
   map (\p -> f64.minimum (map (\c -> f64.sum (map2 (\a b -> (a - b) * (a - b)) p c)) cs)) ps
 
+-- The same over all centres at once: a parallel reduction of loop-made elements.
+entry nearest_to [k] [d] (p: [d]f64) (cs: [k][d]f64) : f64 =
+  f64.minimum (map (\c -> f64.sum (map2 (\a b -> (a - b) * (a - b)) p c)) cs)
+
 -- A minimum paired with its position is not a single float.
 entry argmin [n] (xs: [n]f64) : (f64, i64) =
   reduce (\(a, i) (b, j) -> if b < a then (b, j) else (a, i)) (f64.inf, -1) (zip xs (iota n))
@@ -38,6 +44,18 @@ fn extremes_of_cheap_elements_run_in_lanes() {
     assert!(lanes("extremes32") > 0);
     assert_eq!(lanes("nearest"), 0);
     assert_eq!(lanes("argmin"), 0);
+}
+
+#[test]
+fn extremes_of_elements_made_by_loops_blend_into_one_accumulator() {
+    let lines = |entry, needle| lowered_lines_with("extreme.fut", SRC, entry, needle);
+    assert_eq!(lines("nearest", "= select_f64(lt_f64("), 1);
+    assert_eq!(lines("nearest", "= min_f64("), 0);
+    // Once sequentially, once in the parallel path's chunks; the operator (a branch on the
+    // data) only combines the chunks' results.
+    assert_eq!(lines("nearest_to", "= select_f64(lt_f64("), 2);
+    assert_eq!(lines("nearest_to", "= min_f64("), 1);
+    assert_eq!(lines("nearest_to", "lane_"), 0);
 }
 
 /// `xs` with NaN at the positions `nan`.
@@ -84,6 +102,13 @@ fn results_are_the_interpreters() {
                 ),
                 ("extremes32", vec![to_f32(&with_nans(&xs, &nan))]),
                 ("nearest", vec![ps, cs]),
+                (
+                    "nearest_to",
+                    vec![
+                        random_f64(&[2], 5, -1.0, 1.0),
+                        with_nans(&random_f64(&[n, 2], 6, -1.0, 1.0), &nan),
+                    ],
+                ),
                 ("argmin", vec![xs.clone()]),
             ];
             for (entry, args) in calls {

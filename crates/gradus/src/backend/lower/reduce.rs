@@ -7,9 +7,11 @@
 //! map runs the map once per element; a `redomap`'s map results are stored row by row in
 //! the same traversal; a reduction whose operator is element-wise over one-dimensional
 //! arrays accumulates in one owned array, with no allocation per row; a minimum or maximum
-//! of floats whose elements take no loop runs in lanes (sequentially and in each parallel
-//! chunk), equal to the left-to-right result up to the sign of equal zeros, unless the
-//! interpreter's exact floats are asked for.
+//! of floats steps by a compare and a blend instead of a branch on the data: one
+//! accumulator, with the interpreter's results, where each element takes a loop, and
+//! otherwise lanes (sequentially and in each parallel chunk), equal to the left-to-right
+//! result up to the sign of equal zeros, unless the interpreter's exact floats are asked
+//! for.
 
 use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
@@ -23,11 +25,20 @@ use crate::value::{PrimType, Scalar};
 /// the compare-and-blend steps of one lane to overlap those of the others.
 const EXTREME_LANES: usize = 4;
 
-/// A minimum (`less`) or maximum of floats of type `t`.
+/// A minimum (`less`) or maximum of floats of type `t`; `elem_first` when the operator
+/// takes the element before the accumulator (then an equal element replaces it).
 #[derive(Clone, Copy)]
 struct Extreme {
     less: bool,
+    elem_first: bool,
     t: PrimType,
+}
+
+/// Minimum or maximum reductions stepped by a compare and a blend ([`Lw::extremes`]), in
+/// `lanes` accumulators each.
+struct Extremes {
+    ops: Vec<Extreme>,
+    lanes: usize,
 }
 
 /// A `reduce` or `scan` (with a fused map `pre`: `redomap`, `scanomap`) being lowered.
@@ -331,24 +342,29 @@ impl<'a> Lw<'a> {
         Ok(())
     }
 
-    /// The minimum or maximum reductions [`Lw::extremes_in_lanes`] runs in lanes: float
-    /// accumulators, each combined with its element by `min` or `max` (in either order) and
-    /// starting from a neutral element that is not NaN, where floats may be reordered, and
-    /// elements made without loops (an array's, or a fused map of scalar operations).
+    /// The minimum or maximum reductions [`Lw::extremes_in_lanes`] steps by a compare and a
+    /// blend: float accumulators, not a scan, each combined with its element by `min` or
+    /// `max` (in either order) and starting from a neutral element that is not NaN.
     ///
-    /// Elements that take a loop each (a distance over `d` coordinates) keep one
-    /// accumulator: there the lanes' copies of the loop made k-means' cost at k = 1000 25 %
-    /// slower, while the branch of the sequential step, rarely taken over many elements,
-    /// costs little.
-    fn extremes(&self, r: &Reduction<'_>) -> Option<Vec<Extreme>> {
-        if r.scan || !self.opts.reorder_floats {
-            return None;
-        }
+    /// Elements made without loops (an array's, or a fused map of scalar operations) take a
+    /// cycle or two each, less than one blend waiting for the previous one: they run in
+    /// lanes where floats may be reordered, and keep the operator's branch (well predicted
+    /// where the running extreme rarely changes) where they may not. Elements that take a
+    /// loop each (a distance over `d` coordinates) cost more than the blend's wait, and their
+    /// branch is mispredicted where the extreme changes often (k-means at k = 10 spent 42 %
+    /// of its cost there): one accumulator, in every mode. Copying such a loop into lanes
+    /// made k-means' cost at k = 1000 25 % slower.
+    fn extremes(&self, r: &Reduction<'_>) -> Option<Extremes> {
         let cheap = r
             .pre
             .is_none_or(|m| m.body.stms.iter().all(|s| matches!(s.exp, Exp::BasicOp(_))));
+        let lanes = match (cheap, self.opts.reorder_floats) {
+            (false, _) => 1,
+            (true, true) => EXTREME_LANES,
+            (true, false) => return None,
+        };
         let k = r.neutral.len();
-        if !cheap || r.lam.body.stms.len() != k || r.lam.body.result.len() != k {
+        if r.scan || r.lam.body.stms.len() != k || r.lam.body.result.len() != k {
             return None;
         }
         let mut out = Vec::with_capacity(k);
@@ -373,51 +389,46 @@ impl<'a> Lw<'a> {
                 SubExp::Var(r.lam.params[j]),
                 SubExp::Var(r.lam.params[k + j]),
             );
-            let operands_ok = args[..] == [a, b] || args[..] == [b, a];
+            let elem_first = args[..] == [b.clone(), a.clone()];
+            let operands_ok = args[..] == [a, b] || elem_first;
             if !ne_ok || !operands_ok || !matches!(t, PrimType::F32 | PrimType::F64) {
                 return None;
             }
             out.push(Extreme {
                 less: *op == BinOp::Min,
+                elem_first,
                 t: *t,
             });
         }
-        Some(out)
+        Some(Extremes { ops: out, lanes })
     }
 
     /// Folds elements `lo .. lo + count` of a minimum or maximum reduction ([`Lw::extremes`])
-    /// into the accumulators `accs`, in [`EXTREME_LANES`] lanes: element `lo + i` goes to
-    /// lane `i mod L` while whole blocks of `L` last, the rest to lane 0 (`accs` itself),
-    /// and the lanes are combined into `accs` at the end. The operators skip NaN operands,
-    /// so an accumulator that starts as a number stays one, and each step is `y < a ? y : a`
-    /// (for a maximum `>`), a compare and a blend without a branch. The lanes' steps do not
-    /// depend on each other, so the processor runs them side by side; with one accumulator
-    /// the step either waits for the previous one (a blend) or is a branch on the data,
-    /// which is mispredicted where the running extreme changes often. The result is the
-    /// sequential one except that of equal zeros either sign may win.
+    /// into the accumulators `accs`. The operators skip NaN operands, so an accumulator that
+    /// starts as a number stays one, and each step is `y < a ? y : a` (`<=` where the
+    /// operator takes the element first and so lets an equal one win; for a maximum `>`),
+    /// a compare and a blend without a branch: with one lane, exactly the operator's
+    /// results. With `L` lanes, element `lo + i` goes to lane `i mod L` while whole blocks of
+    /// `L` last, the rest to lane 0 (`accs` itself), and the lanes are combined into `accs`
+    /// at the end. The lanes' steps do not depend on each other, so the processor runs them
+    /// side by side; the result is the sequential one except that of equal zeros either sign
+    /// may win.
     fn extremes_in_lanes(
         &mut self,
         r: &Reduction<'_>,
-        ext: &[Extreme],
+        ext: &Extremes,
         (lo, count): (&Ex, &Ex),
         accs: &[(String, Type)],
         out: &mut Vec<I>,
     ) -> R<()> {
-        // lanes[l][j]: lane `l` of accumulator `j`; lane 0 is the accumulator.
-        let mut lanes: Vec<Vec<String>> = vec![accs.iter().map(|(a, _)| a.clone()).collect()];
-        for _ in 1..EXTREME_LANES {
-            let mut lane = Vec::new();
-            for ((_, t), ne) in accs.iter().zip(r.neutral) {
-                let a = self.fresh("lane");
-                self.decl_named(&a, t, out);
-                self.assign_named(&a, t, ne, out);
-                lane.push(a);
-            }
-            lanes.push(lane);
-        }
         // `lane = better(y, lane) ? y : lane`.
         let step = |e: &Extreme, lane: &str, y: Ex| -> I {
-            let cmp = if e.less { CmpOp::Lt } else { CmpOp::Gt };
+            let cmp = match (e.less, e.elem_first) {
+                (true, false) => CmpOp::Lt,
+                (true, true) => CmpOp::Le,
+                (false, false) => CmpOp::Gt,
+                (false, true) => CmpOp::Ge,
+            };
             I::Set {
                 name: lane.to_string(),
                 val: Ex::Prim(
@@ -430,7 +441,35 @@ impl<'a> Lw<'a> {
                 ),
             }
         };
-        let width = EXTREME_LANES as i64;
+        let at = |k: Ex| Ex::idx(IdxOp::Add, lo.clone(), k);
+        if ext.lanes == 1 {
+            let k = self.fresh("i");
+            let mut body = Vec::new();
+            let vals = self.reduced_elems(r, &at(Ex::var(&k)), &mut body)?;
+            for ((e, (a, _)), (y, _)) in ext.ops.iter().zip(accs).zip(&vals) {
+                body.push(step(e, a, Ex::var(y)));
+            }
+            out.push(I::For {
+                independent: false,
+                var: k,
+                bound: count.clone(),
+                body,
+            });
+            return Ok(());
+        }
+        // lanes[l][j]: lane `l` of accumulator `j`; lane 0 is the accumulator.
+        let mut lanes: Vec<Vec<String>> = vec![accs.iter().map(|(a, _)| a.clone()).collect()];
+        for _ in 1..ext.lanes {
+            let mut lane = Vec::new();
+            for ((_, t), ne) in accs.iter().zip(r.neutral) {
+                let a = self.fresh("lane");
+                self.decl_named(&a, t, out);
+                self.assign_named(&a, t, ne, out);
+                lane.push(a);
+            }
+            lanes.push(lane);
+        }
+        let width = ext.lanes as i64;
         let rest = Ex::idx(IdxOp::Rem, count.clone(), Ex::int(width));
         let whole = Ex::idx(IdxOp::Sub, count.clone(), rest.clone());
         // Whole blocks: the elements of each lane made in a scope of their own (the fused
@@ -438,18 +477,14 @@ impl<'a> Lw<'a> {
         let block = self.fresh("blk");
         let mut body = Vec::new();
         for (l, lane) in lanes.iter().enumerate() {
-            let i = Ex::idx(
+            let i = at(Ex::idx(
                 IdxOp::Add,
-                lo.clone(),
-                Ex::idx(
-                    IdxOp::Add,
-                    Ex::times(Ex::var(&block), Ex::int(width)),
-                    Ex::int(l as i64),
-                ),
-            );
+                Ex::times(Ex::var(&block), Ex::int(width)),
+                Ex::int(l as i64),
+            ));
             let mut scope = Vec::new();
             let vals = self.reduced_elems(r, &i, &mut scope)?;
-            for ((e, a), (y, _)) in ext.iter().zip(lane).zip(&vals) {
+            for ((e, a), (y, _)) in ext.ops.iter().zip(lane).zip(&vals) {
                 scope.push(step(e, a, Ex::var(y)));
             }
             body.push(I::If {
@@ -470,13 +505,9 @@ impl<'a> Lw<'a> {
         // The rest into lane 0.
         let k = self.fresh("i");
         let mut body = Vec::new();
-        let i = Ex::idx(
-            IdxOp::Add,
-            lo.clone(),
-            Ex::idx(IdxOp::Add, whole, Ex::var(&k)),
-        );
+        let i = at(Ex::idx(IdxOp::Add, whole, Ex::var(&k)));
         let vals = self.reduced_elems(r, &i, &mut body)?;
-        for ((e, a), (y, _)) in ext.iter().zip(&lanes[0]).zip(&vals) {
+        for ((e, a), (y, _)) in ext.ops.iter().zip(&lanes[0]).zip(&vals) {
             body.push(step(e, a, Ex::var(y)));
         }
         out.push(I::For {
@@ -486,7 +517,7 @@ impl<'a> Lw<'a> {
             body,
         });
         for lane in &lanes[1..] {
-            for ((e, a), b) in ext.iter().zip(&lanes[0]).zip(lane) {
+            for ((e, a), b) in ext.ops.iter().zip(&lanes[0]).zip(lane) {
                 out.push(step(e, a, Ex::var(b)));
             }
         }
