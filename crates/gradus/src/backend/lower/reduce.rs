@@ -389,7 +389,7 @@ impl<'a> Lw<'a> {
                 SubExp::Var(r.lam.params[j]),
                 SubExp::Var(r.lam.params[k + j]),
             );
-            let elem_first = args[..] == [b.clone(), a.clone()];
+            let elem_first = args[..] == [b, a];
             let operands_ok = args[..] == [a, b] || elem_first;
             if !ne_ok || !operands_ok || !matches!(t, PrimType::F32 | PrimType::F64) {
                 return None;
