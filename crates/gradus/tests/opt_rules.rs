@@ -1459,3 +1459,62 @@ fn a_cheap_map_read_in_a_nested_loop_is_kept() {
     let out = run(&body(false), &["fusion"], "index-of-map");
     assert_eq!(out.matches("map(").count(), 1, "{out}");
 }
+
+/// A sum of rows `cs[j] * adj[j]` into an accumulator, with `adj` one-hot at `first` if
+/// `first < k` (the adjoint of `minimum`, reverse mode's shape for k-means).
+const ONE_HOT_IN_A_BRANCH: &str = r#"fun f [k_0, d_1] (cs_2: [k_0][d_1]f64, first_3: i64, v_4: f64) : [k_0][d_1]f64 {
+  let z_5: [k_0][d_1]f64 = replicate([k_0, d_1], 0.0f64)
+  let lt_6: bool = lt_i64(first_3, k_0)
+  let rep_7: [k_0]f64 = replicate([k_0], 0.0f64)
+  let adj_8: [k_0]f64 = if lt_6 then {
+    let hot_9: [k_0]f64 = rep_7 with [first_3] = v_4
+    in hot_9
+  } else { in rep_7 } : ([k_0]f64)
+  let r_10: [k_0][d_1]f64 = with_acc([k_0, d_1] (z_5), \(acc_11: acc([k_0, d_1], f64)) : (acc([k_0, d_1], f64)) -> {
+    let is_12: [k_0]i64 = iota(i64, k_0, 0i64, 1i64)
+    let a_13: acc([k_0, d_1], f64) = map(k_0, \(j_14: i64, y_15: f64, a_17: acc([k_0, d_1], f64)) : (acc([k_0, d_1], f64)) -> {
+      let c_16: [d_1]f64 = cs_2[j_14]
+      let js_18: [d_1]i64 = iota(i64, d_1, 0i64, 1i64)
+      let a_19: acc([k_0, d_1], f64) = map(d_1, \(i_20: i64, e_21: f64, a_22: acc([k_0, d_1], f64)) : (acc([k_0, d_1], f64)) -> {
+        let m_23: f64 = mul_f64(e_21, y_15)
+        let a_24: acc([k_0, d_1], f64) = update_acc(a_22, [j_14, i_20], [m_23])
+        in a_24
+      }, js_18, c_16, a_17)
+      in a_19
+    }, is_12, adj_8, acc_11)
+    in a_13
+  })
+  in r_10
+}"#;
+
+#[test]
+fn the_row_of_a_one_hot_adjoint_built_in_a_branch_is_its_value() {
+    // The adjoint of `minimum` is one-hot at the position found, if one was: a branch. The
+    // single row added is that branch's choice of the value or zero, not a read of an array
+    // that would have to be built (zero-filled) for it.
+    let out = run(
+        ONE_HOT_IN_A_BRANCH,
+        &["single-point", "fold", "copy-prop"],
+        "acc-single-row",
+    );
+    assert!(!out.contains("replicate([k_0], "), "{out}");
+    assert!(out.contains("select_f64("), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn the_row_of_a_one_hot_adjoint_is_read_where_its_value_is_made_in_the_branch() {
+    // The value at the hot row is computed inside the branch: not available outside it, so
+    // the row is read from the array.
+    let text = ONE_HOT_IN_A_BRANCH.replace(
+        "let hot_9: [k_0]f64 = rep_7 with [first_3] = v_4",
+        "let w_30: f64 = mul_f64(v_4, 2.0f64)\n    let hot_9: [k_0]f64 = rep_7 with [first_3] = w_30",
+    );
+    let out = run(
+        &text,
+        &["single-point", "fold", "copy-prop"],
+        "acc-single-row",
+    );
+    assert!(out.contains("replicate([k_0], "), "{out}");
+    assert!(!out.contains("select_f64("), "{out}");
+}

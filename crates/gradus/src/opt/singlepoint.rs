@@ -23,7 +23,9 @@
 //! ([`zero_under`]) adds row `c` only: `f(xs[c]..)`, added at `[c, ..]`, guarded by
 //! `0 <= c < w` unless that is known. The adjoint of `minimum` over a map is such a one-hot
 //! array: the k-means Newton direction's return sweep then adds one centroid's row per point
-//! instead of all of them.
+//! instead of all of them. Where the definitions give row `c` of a one-dimensional input (the
+//! value an update stored, or a branch's choice between it and zero: [`point_value`]), that
+//! value is used instead of reading the array, which then is not built at all.
 //!
 //! Takes verified IR and gives verified IR; the map is left for dead-code elimination.
 
@@ -338,6 +340,84 @@ pub fn array_point(eng: &Engine, v: Var, depth: usize) -> Option<Vec<SubExp>> {
     }
 }
 
+/// The element at the point `c` of a one-dimensional array zero but there ([`array_point`]),
+/// where the definitions give it without reading the array: zero, the value an update stored,
+/// or a branch's choice between those.
+enum PointValue {
+    Known(SubExp),
+    Select(SubExp, Box<PointValue>, Box<PointValue>),
+}
+
+impl PointValue {
+    /// The value, built as `select`s of the branch conditions where it is a choice.
+    fn emit(self, b: &mut Builder<'_>, t: PrimType) -> SubExp {
+        match self {
+            PointValue::Known(v) => v,
+            PointValue::Select(cond, x, y) => {
+                let (x, y) = (x.emit(b, t), y.emit(b, t));
+                if x == y {
+                    return x;
+                }
+                let op = BasicOp::Prim(PrimOp::Tern(TernOp::Select, t), vec![cond, x, y]);
+                b.basic(op, "point").into()
+            }
+        }
+    }
+
+    /// Whether every value and condition is bound outside `inside`.
+    fn bound_outside(&self, inside: &HashSet<Var>) -> bool {
+        let out = |v: &SubExp| !matches!(v, SubExp::Var(x) if inside.contains(x));
+        match self {
+            PointValue::Known(v) => out(v),
+            PointValue::Select(cond, x, y) => {
+                out(cond) && x.bound_outside(inside) && y.bound_outside(inside)
+            }
+        }
+    }
+}
+
+/// Element `c` of the one-dimensional array `v` without reading it, if its definitions say
+/// (see [`PointValue`]). The adjoint of `minimum` is a one-hot array built in a branch (the
+/// minimum may not be found); its single row is then the branch's choice of the adjoint or
+/// zero, and the array itself, a zero-filled allocation per point in k-means, is left dead.
+fn point_value(eng: &Engine, v: Var, c: &SubExp, depth: usize) -> Option<PointValue> {
+    if depth > 16 {
+        return None;
+    }
+    if all_zero(eng, v, depth) {
+        return Some(PointValue::Known(zero_of(eng.names.ty(v).elem())));
+    }
+    let stm = eng.def(v)?;
+    match &stm.exp {
+        Exp::BasicOp(BasicOp::Update {
+            array,
+            slice,
+            value,
+        }) if slice[..] == [DimIndex::Fix(*c)] && all_zero(eng, *array, depth + 1) => {
+            Some(PointValue::Known(*value))
+        }
+        Exp::BasicOp(BasicOp::Copy(x)) | Exp::BasicOp(BasicOp::SubExp(SubExp::Var(x))) => {
+            point_value(eng, *x, c, depth + 1)
+        }
+        e @ Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ..
+        } => {
+            let k = stm.pat.iter().position(|p| *p == v)?;
+            let branch = |b: &Body| point_value(eng, b.result.get(k)?.as_var()?, c, depth + 1);
+            let pv = PointValue::Select(
+                *cond,
+                Box::new(branch(then_body)?),
+                Box::new(branch(else_body)?),
+            );
+            pv.bound_outside(&exp_binders(e)).then_some(pv)
+        }
+        _ => None,
+    }
+}
+
 /// Rule `acc-single-row` (see the module documentation): `stm` is a map over `iota(w)` (and
 /// rows of arrays zero but in row `c`) whose only effects are accumulator updates; it becomes
 /// its body at row `c`. Groups of several accumulators (a full update and its tangent, which
@@ -450,11 +530,9 @@ pub fn acc_single_row(
             Input::Index => c,
             Input::Acc => SubExp::Var(*a),
             Input::Zero | Input::Row => {
-                let mut b = Builder::new(eng.names);
-                b.set_aux(stm.aux.clone());
-                let row = b.index(*a, vec![DimIndex::Fix(c)], "row");
-                stms.extend(b.take_stms());
-                row.into()
+                let (more, row) = row_at(eng, *a, c, &stm.aux);
+                stms.extend(more);
+                row
             }
             Input::Made(mlam, marrays, o) => {
                 let (more, r) = value_at(eng, mlam, marrays, c, *o, &stm.aux);
@@ -581,16 +659,32 @@ pub fn value_at(
     o: usize,
     aux: &Aux,
 ) -> (Vec<Stm>, SubExp) {
-    let mut b = Builder::new(eng.names);
-    b.set_aux(aux.clone());
-    let args: Vec<SubExp> = arrays
-        .iter()
-        .map(|a| b.index(*a, vec![DimIndex::Fix(c)], "row").into())
-        .collect();
-    let mut stms = b.take_stms();
+    let mut stms = Vec::new();
+    let mut args = Vec::new();
+    for a in arrays {
+        let (more, row) = row_at(eng, *a, c, aux);
+        stms.extend(more);
+        args.push(row);
+    }
     let (more, results) = instantiate_lambda(eng.names, lam, &args, aux);
     stms.extend(more);
     (stms, results[o])
+}
+
+/// Row `c` of the array `a`: its element there without reading it where the definitions
+/// give it ([`point_value`]), otherwise read.
+fn row_at(eng: &mut Engine, a: Var, c: SubExp, aux: &Aux) -> (Vec<Stm>, SubExp) {
+    let known = (eng.names.ty(a).rank() == 1)
+        .then(|| point_value(eng, a, &c, 0))
+        .flatten();
+    let elem = eng.names.ty(a).elem();
+    let mut b = Builder::new(eng.names);
+    b.set_aux(aux.clone());
+    let row = match known {
+        Some(pv) => pv.emit(&mut b, elem),
+        None => b.index(a, vec![DimIndex::Fix(c)], "row").into(),
+    };
+    (b.take_stms(), row)
 }
 
 /// `if 0 <= c && c < w then {stms; res} else {otherwise}`, bound to a fresh variable.
