@@ -1,6 +1,7 @@
 //! Helpers shared by the lowering tests (and the tests of other stages' printed code): random
 //! inputs, a program on both native backends, the code of one entry point at a stage, the
-//! run-time error a call reports, the elements of `f64` results and their comparison.
+//! run-time error a call reports, the elements of `f64` results and their comparison; a
+//! program shared by tests of two modes.
 #![allow(dead_code)]
 
 use gradus::backend::c::NativeOptions;
@@ -85,3 +86,22 @@ pub fn assert_close(got: &[Value], want: &[Value], what: &str) {
         panic!("{what}: {e:?}");
     }
 }
+
+/// Gradients through a lower-triangular and a full matrix-vector product, inside a map over
+/// points: the adjoint of the triangular one adds rows of growing length into one vector.
+pub const TRIANGULAR_ADJOINT: &str = r#"
+def lower_matvec [d] (m: [d][d]f64) (v: [d]f64) : [d]f64 =
+  tabulate d (\r -> loop acc = 0 for c < r + 1 do acc + m[r, c] * v[c])
+
+def full_matvec [d] (m: [d][d]f64) (v: [d]f64) : [d]f64 =
+  tabulate d (\r -> loop acc = 0 for c < d do acc + m[r, c] * v[c])
+
+def energy [n][d] (mv: [d][d]f64 -> [d]f64 -> [d]f64) (m: [d][d]f64) (xs: [n][d]f64) : f64 =
+  f64.sum (map (\x -> f64.sum (map (\y -> y * y) (mv m x))) xs)
+
+entry lower_grad [n][d] (m: [d][d]f64) (xs: [n][d]f64) : ([d][d]f64, [n][d]f64) =
+  vjp (\(m, xs) -> energy lower_matvec m xs) (m, xs) 1
+
+entry full_grad [n][d] (m: [d][d]f64) (xs: [n][d]f64) : ([d][d]f64, [n][d]f64) =
+  vjp (\(m, xs) -> energy full_matvec m xs) (m, xs) 1
+"#;

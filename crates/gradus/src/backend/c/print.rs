@@ -1085,6 +1085,7 @@ impl Printer<'_> {
             Stm::For {
                 var,
                 bound,
+                down,
                 body,
                 independent,
             } => {
@@ -1092,10 +1093,12 @@ impl Printer<'_> {
                 if *independent {
                     self.line(d, "GR_INDEPENDENT");
                 }
-                self.line(
-                    d,
-                    &format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{"),
-                );
+                let head = if *down {
+                    format!("for (int64_t {var} = ({b}) - 1; {var} >= 0; {var}--) {{")
+                } else {
+                    format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{")
+                };
+                self.line(d, &head);
                 self.in_loop(|p| p.stms(body, d + 1));
                 self.line(d, "}");
             }

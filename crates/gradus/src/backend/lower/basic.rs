@@ -336,6 +336,7 @@ impl<'a> Lw<'a> {
                 }];
                 for (j, c) in counters.into_iter().enumerate().rev() {
                     body = vec![I::For {
+                        down: false,
                         independent: false,
                         var: c,
                         bound: out_dims[j].clone(),

@@ -154,6 +154,7 @@ impl<'a> Lw<'a> {
             })?;
             row.push(items);
             b.push(I::For {
+                down: false,
                 independent: false,
                 var: i,
                 bound: m.clone(),

@@ -195,6 +195,7 @@ impl<'a> Lw<'a> {
             let bound = self.ix(bound);
             let independent = self.independent_loop(*i, params, body, &inner);
             out.push(I::For {
+                down: false,
                 independent,
                 var: c,
                 bound,

@@ -50,6 +50,7 @@ impl<'a> Lw<'a> {
         let targets: Vec<(String, Ex)> = dn.iter().map(|n| (n.clone(), Ex::int(0))).collect();
         self.hist_element(&Ex::var(&i), dests, &targets, lam, &src, &mut body)?;
         let seq = vec![I::For {
+            down: false,
             independent: false,
             var: i,
             bound: w.clone(),
@@ -262,6 +263,7 @@ impl<'a> Lw<'a> {
                 args.extend(s.load_scalars("pv", &sub_arrays, &at, &mut fold));
                 s.apply(lam, &args, &accs, &mut fold)?;
                 per_bin.push(I::For {
+                    down: false,
                     independent: false,
                     var: k,
                     bound: Ex::int(CHUNKS),

@@ -186,11 +186,13 @@ pub fn without_atomics(body: &[Stm]) -> Vec<Stm> {
             Stm::For {
                 var,
                 bound,
+                down,
                 body,
                 independent,
             } => Stm::For {
                 var: var.clone(),
                 bound: bound.clone(),
+                down: *down,
                 body: without_atomics(body),
                 independent: *independent,
             },
@@ -316,12 +318,15 @@ pub enum Stm {
         /// Number of elements.
         count: Ex,
     },
-    /// `for (i = 0; i < bound; i++)`, sequential.
+    /// `for (i = 0; i < bound; i++)`, sequential; with `down`, `for (i = bound - 1; i >= 0;
+    /// i--)`.
     For {
         /// The counter (an `i64` declared by the loop).
         var: String,
         /// Number of iterations.
         bound: Ex,
+        /// Whether the counter goes from `bound - 1` down to 0.
+        down: bool,
         /// The body.
         body: Vec<Stm>,
         /// No iteration touches memory that another iteration writes (the lowering's
@@ -595,11 +600,13 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
             Stm::For {
                 var,
                 bound,
+                down,
                 body,
                 independent,
             } => {
                 let kind = if *independent { "independent " } else { "" };
-                let _ = writeln!(out, "{pad}{kind}for {var} < {} {{", show_ex(bound));
+                let dir = if *down { " downwards" } else { "" };
+                let _ = writeln!(out, "{pad}{kind}for {var} < {}{dir} {{", show_ex(bound));
                 show_stms(out, body, depth + 1);
                 writeln!(out, "{pad}}}")
             }

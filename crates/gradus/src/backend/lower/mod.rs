@@ -109,8 +109,10 @@ pub struct Options {
     pub parallel: bool,
     /// Emit the run-time checks.
     pub safe: bool,
-    /// Floats may be combined in another order where the result differs at most in the sign
-    /// of a zero (a minimum reduction in lanes); off for the interpreter's exact results.
+    /// Floats may be combined in another order: a minimum reduction in lanes (the result
+    /// differs at most in the sign of a zero), a map's additions into accumulators from its
+    /// last iteration to its first (rounding may differ); off for the interpreter's exact
+    /// results.
     pub reorder_floats: bool,
 }
 

@@ -150,6 +150,7 @@ impl<'a> Lw<'a> {
         )?;
         self.move_into(&acc, &nx, t, &mut b);
         out.push(I::For {
+            down: false,
             independent: super::independent::writes_only_rows(&b),
             var: i,
             bound: w,
@@ -313,6 +314,7 @@ impl<'a> Lw<'a> {
             }
         }
         out.push(I::For {
+            down: false,
             independent: super::independent::writes_only_rows(&body),
             var: i,
             bound: r.w.clone(),
@@ -450,6 +452,7 @@ impl<'a> Lw<'a> {
                 body.push(step(e, a, Ex::var(y)));
             }
             out.push(I::For {
+                down: false,
                 independent: false,
                 var: k,
                 bound: count.clone(),
@@ -494,6 +497,7 @@ impl<'a> Lw<'a> {
             });
         }
         out.push(I::For {
+            down: false,
             independent: false,
             var: block,
             bound: Ex::Prim(
@@ -511,6 +515,7 @@ impl<'a> Lw<'a> {
             body.push(step(e, a, Ex::var(y)));
         }
         out.push(I::For {
+            down: false,
             independent: false,
             var: k,
             bound: rest,
@@ -568,12 +573,14 @@ impl<'a> Lw<'a> {
         }
         self.end_scope(&ew.inner.body, &mut lanes);
         body.push(I::For {
+            down: false,
             independent: super::independent::writes_only_rows(&lanes),
             var: l,
             bound: len,
             body: lanes,
         });
         out.push(I::For {
+            down: false,
             independent: false,
             var: i,
             bound: r.w.clone(),
@@ -720,6 +727,7 @@ impl<'a> Lw<'a> {
         }
         self.apply(lam, &args, &accs, &mut body2)?;
         out.push(I::For {
+            down: false,
             independent: false,
             var: c2,
             bound: Ex::int(CHUNKS),

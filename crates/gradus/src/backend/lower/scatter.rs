@@ -62,6 +62,7 @@ impl<'a> Lw<'a> {
                 }
             };
             out.push(I::For {
+                down: false,
                 independent: false,
                 var: i.clone(),
                 bound: w.clone(),
@@ -126,6 +127,7 @@ impl<'a> Lw<'a> {
             });
         }
         out.push(I::For {
+            down: false,
             independent: false,
             var: i,
             bound: w,

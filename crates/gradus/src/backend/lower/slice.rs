@@ -127,6 +127,7 @@ impl<'a> Lw<'a> {
         }];
         for (c, n) in counters.into_iter().rev() {
             body = vec![I::For {
+                down: false,
                 independent: false,
                 var: c,
                 bound: n,

@@ -391,6 +391,7 @@ impl<'a> Lw<'a> {
         let k = self.fresh(hint);
         let body = vec![body(Ex::var(&k))];
         I::For {
+            down: false,
             independent: false,
             var: k,
             bound,
@@ -413,6 +414,7 @@ impl<'a> Lw<'a> {
         }];
         item(self, &Ex::var(&i), &mut body)?;
         Ok(I::For {
+            down: false,
             independent: false,
             var: n,
             bound: Ex::idx(IdxOp::Sub, Ex::var(hi), Ex::var(lo)),

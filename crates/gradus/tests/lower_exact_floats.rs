@@ -1,7 +1,9 @@
-//! A minimum or maximum of floats whose elements take a loop each steps one accumulator by a
-//! compare and a blend; with exact floats its results are the interpreter's to the bit,
-//! including which of two equal zeros wins: the first when the operator takes the
-//! accumulator first, the last when it takes the element first.
+//! With exact floats the lowering keeps the interpreter's results to the bit. A minimum or
+//! maximum of floats whose elements take a loop each steps one accumulator by a compare and
+//! a blend, and keeps which of two equal zeros wins: the first when the operator takes the
+//! accumulator first, the last when it takes the element first. A map adding into
+//! accumulators keeps its order even where its inner loops grow with its index (which
+//! otherwise runs it backwards, `lower_shortening_order.rs`).
 
 mod lower_common;
 
@@ -39,6 +41,31 @@ fn zeros(n: usize, nan_every: usize) -> Value {
         v.extend([1.5, z]);
     }
     Value::Array(Array::new(vec![n, 2], Buffer::F64(v)).unwrap())
+}
+
+#[test]
+fn a_triangular_adjoint_keeps_its_order() {
+    gradus::backend::c::build::force_exact_floats();
+    let prog = lower_common::TRIANGULAR_ADJOINT;
+    assert_eq!(
+        lowered_lines_with("tri.fut", prog, "lower_grad", " downwards {"),
+        0
+    );
+    let interp = Program::from_source("tri.fut", prog).unwrap();
+    let args = vec![
+        lower_common::random_f64(&[6, 6], 1, -1.0, 1.0),
+        lower_common::random_f64(&[9, 6], 2, -1.0, 1.0),
+    ];
+    let want = interp.call("lower_grad", args.clone()).unwrap();
+    // The sequential backend: the parallel one adds a parallel map's terms into per-thread
+    // copies of the accumulator, summed afterwards, in any mode.
+    for (name, p) in native_backends("tri.fut", prog) {
+        if name != "c" {
+            continue;
+        }
+        let got = p.call("lower_grad", args.clone()).unwrap();
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "{name}");
+    }
 }
 
 #[test]
