@@ -1518,3 +1518,55 @@ fn the_row_of_a_one_hot_adjoint_is_read_where_its_value_is_made_in_the_branch() 
     assert!(out.contains("replicate([k_0], "), "{out}");
     assert!(!out.contains("select_f64("), "{out}");
 }
+
+/// A forward sweep: each iteration saves its state `y` into row `i` of `ck`, then computes
+/// the next state; only `ck` is read after the loop.
+const SAVING_SWEEP: &str = r#"fun f [n_0, s_1] (xs_2: [n_0]f64) : [s_1][n_0]f64 {
+  let z_3: [s_1][n_0]f64 = replicate([s_1, n_0], 0.0f64)
+  let (y_4: [n_0]f64, ck_5: [s_1][n_0]f64) = loop (y_6: [n_0]f64 = xs_2, ck_7: [s_1][n_0]f64 = z_3) for i_8: i64 < s_1 do {
+    let ck_9: [s_1][n_0]f64 = ck_7 with [i_8] = y_6
+    let y_10: [n_0]f64 = map(n_0, \(a_11: f64) : f64 -> { let b_12: f64 = mul_f64(a_11, a_11) in b_12 }, y_6)
+    in y_10, ck_9
+  }
+  in ck_5
+}"#;
+
+#[test]
+fn a_loop_skips_in_its_last_iteration_the_state_nobody_reads() {
+    let out = run(SAVING_SWEEP, &["loop-norm"], "loop-last-skips");
+    assert!(out.contains("if "), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_loop_whose_skippable_work_is_small_or_reads_a_consumed_array_is_kept() {
+    let not_fired = |text: &str| {
+        let prog = parse_prog(text).unwrap_or_else(|d| panic!("{d:?}"));
+        let (out, stats) = optimise(prog, &only(&["loop-norm"])).unwrap();
+        verify(&out).unwrap();
+        assert!(
+            !stats.rules.contains_key("loop-last-skips"),
+            "{}",
+            print_prog(&out)
+        );
+    };
+    // The state is read after the loop.
+    not_fired(&SAVING_SWEEP.replace(
+        "  in ck_5\n}",
+        "  let r_20: [s_1][n_0]f64 = ck_5 with [0i64] = y_4\n  in r_20\n}",
+    ));
+    // The next state reads the array that saving the state consumes.
+    not_fired(
+        &SAVING_SWEEP
+            .replace("}, y_6)\n    in y_10, ck_9", "}, r_19)\n    in y_10, ck_9")
+            .replace(
+                "    let ck_9: [s_1][n_0]f64",
+                "    let r_19: [n_0]f64 = ck_7[0i64]\n    let ck_9: [s_1][n_0]f64",
+            ),
+    );
+    // Two of the iteration's three maps are needed by the saved rows.
+    not_fired(&SAVING_SWEEP.replace(
+        "    let ck_9: [s_1][n_0]f64 = ck_7 with [i_8] = y_6\n",
+        "    let u_13: [n_0]f64 = map(n_0, \\(a_14: f64) : f64 -> { let b_15: f64 = neg_f64(a_14) in b_15 }, y_6)\n    let v_16: [n_0]f64 = map(n_0, \\(a_17: f64) : f64 -> { let b_18: f64 = neg_f64(a_17) in b_18 }, u_13)\n    let ck_9: [s_1][n_0]f64 = ck_7 with [i_8] = v_16\n",
+    ));
+}

@@ -9,6 +9,8 @@
 //!   the counter equals some `c` that does not depend on the loop (and `t` does not read the
 //!   loop's parameters), or `select`/`if` on `i == c` that keeps `p` otherwise. The loop
 //!   becomes the body instantiated at `i = c` on the initial values, guarded by `0 <= c < n`.
+//! * `loop-last-skips`: a loop some of whose results nobody reads skips, in its last
+//!   iteration, the work only those results need (see [`skip_in_last`]);
 //! * `loop-forward`: a loop that visits `n-1-i` (a return sweep of reverse mode), whose
 //!   iterations only read their parameters or add into accumulators, runs in increasing
 //!   order instead. Its results are the same up to the order of the additions into the
@@ -21,7 +23,7 @@ use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
 use super::singlepoint::{Region, Sparse, cond_point, sparse};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
-use crate::core::prim::{BinOp, PrimOp, TernOp};
+use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::subst::instantiate_lambda;
 use crate::core::visit::exp_binders;
 use crate::value::{PrimType, Scalar};
@@ -76,7 +78,134 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
         ctx.fire("loop-forward");
         return Some(Rewrite::Exp(exp));
     }
+    if let Some(rw) = skip_in_last(eng, ctx, stm, *i, *bound, params, body) {
+        return Some(rw);
+    }
     single_point(eng, ctx, stm, *i, *bound, params, body, scope)
+}
+
+/// Rule `loop-last-skips`: a loop some of whose results nobody reads, where at least half
+/// of the loops and SOACs of an iteration compute only those results, computes them in every
+/// iteration but the last: those statements move into `if i < n - 1 then {..} else {p..}`,
+/// at the end of the body, whose else branch passes the unread results' parameters on.
+/// Reverse mode's forward sweep is such a loop: it saves each iteration's state for the
+/// return sweep, and its final state is read by nobody, so its last iteration (all of it
+/// when the loop runs once) computed a state only to drop it.
+///
+/// The moved statements are those the read results do not need, so nothing left before the
+/// `if` reads them; none may read an array that a statement left before it consumes.
+fn skip_in_last(
+    eng: &mut Engine,
+    ctx: &mut Ctx,
+    stm: &Stm,
+    i: Var,
+    bound: SubExp,
+    params: &[(Var, SubExp)],
+    body: &Body,
+) -> Option<Rewrite> {
+    // Use counts are those of the walk's start: a statement made since has none at all.
+    let used = |v: &Var| eng.uses.get(v).is_some_and(|&n| n > 0);
+    if !stm.pat.iter().any(used) || stm.pat.iter().all(used) {
+        return None;
+    }
+    // What the read results need, back from the body's end.
+    let mut needed: HashSet<Var> = stm
+        .pat
+        .iter()
+        .zip(&body.result)
+        .filter(|(v, _)| used(v))
+        .filter_map(|(_, r)| r.as_var())
+        .collect();
+    let mut keep = vec![false; body.stms.len()];
+    let (mut work, mut wasted) = (0, 0);
+    for (k, st) in body.stms.iter().enumerate().rev() {
+        let heavy = matches!(st.exp, Exp::Soac(_) | Exp::Loop { .. });
+        work += usize::from(heavy);
+        if st.pat.iter().any(|v| needed.contains(v)) {
+            needed.extend(crate::core::visit::stm_free_vars(st));
+            keep[k] = true;
+        } else {
+            wasted += usize::from(heavy);
+        }
+    }
+    // Worth a branch where it skips at least half of the iteration's work.
+    if wasted == 0 || 2 * wasted < work {
+        return None;
+    }
+    let kept: Vec<&Stm> = body
+        .stms
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(st, _)| st)
+        .collect();
+    let moved: Vec<&Stm> = body
+        .stms
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| !**k)
+        .map(|(st, _)| st)
+        .collect();
+    let consumed: HashSet<Var> = kept
+        .iter()
+        .flat_map(|st| crate::core::visit::consumed_in_stm(st))
+        .collect();
+    if moved.iter().any(|st| {
+        crate::core::visit::stm_free_vars(st)
+            .iter()
+            .any(|v| consumed.contains(v))
+    }) {
+        return None;
+    }
+    ctx.fire("loop-last-skips");
+    let dead: Vec<usize> = (0..stm.pat.len()).filter(|k| !used(&stm.pat[*k])).collect();
+    let types: Vec<Type> = dead
+        .iter()
+        .map(|k| eng.names.ty(params[*k].0).clone())
+        .collect();
+    let it = eng.names.ty(i).elem();
+    let mut b = crate::core::builder::Builder::new(eng.names);
+    b.set_aux(stm.aux.clone());
+    b.add_stms(kept.iter().map(|st| (*st).clone()));
+    let last = b.prim_named(
+        PrimOp::Bin(BinOp::Sub, it),
+        vec![bound, SubExp::Const(Scalar::from_i128(it, 1))],
+        "last",
+    );
+    let more = b.prim_named(
+        PrimOp::Cmp(CmpOp::Lt, it),
+        vec![i.into(), last.into()],
+        "more",
+    );
+    let next = b.bind(
+        Exp::If {
+            cond: more.into(),
+            then_body: Body {
+                stms: moved.iter().map(|st| (*st).clone()).collect(),
+                result: dead.iter().map(|k| body.result[*k]).collect(),
+            },
+            else_body: Body {
+                stms: vec![],
+                result: dead.iter().map(|k| SubExp::Var(params[*k].0)).collect(),
+            },
+            ret: types.clone(),
+        },
+        types,
+        "next",
+    );
+    let mut result = body.result.clone();
+    for (k, v) in dead.iter().zip(next) {
+        result[*k] = SubExp::Var(v);
+    }
+    let new_body = Body {
+        stms: b.take_stms(),
+        result,
+    };
+    Some(Rewrite::Exp(Exp::Loop {
+        params: params.to_vec(),
+        form: LoopForm::For { i, bound },
+        body: new_body,
+    }))
 }
 
 /// The loop with `k = (n - 1) - i` replaced by `k = i` (rule `loop-forward`), when the
