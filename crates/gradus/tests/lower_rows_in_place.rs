@@ -2,6 +2,8 @@
 //! * a `map` whose lambda returns the output of an inner `map` (a nested `tabulate`, the
 //!   tangent lanes of vector forward mode, a residual that reverse mode keeps per row) lets the
 //!   inner map write straight into the output's row, which the rest of the lambda then reads;
+//!   an inner map that a sum also reads is fused into the sum, which writes the row as it
+//!   goes (one traversal, `read_too`);
 //! * a reduction whose operator is element-wise over rows (`reduce (map2 op)`) accumulates in
 //!   one owned array instead of building a new one per row.
 //!
@@ -52,6 +54,9 @@ fn inner_maps_write_into_the_outer_rows() {
         let code = lowered_entry("rows.fut", SRC, entry);
         assert_eq!(code.matches("alloc").count(), outputs, "{entry}: {code}");
     }
+    // The row and its sum of squares in one loop: the sum does not read the row back.
+    let code = lowered_entry("rows.fut", SRC, "read_too");
+    assert_eq!(code.matches("for ").count(), 2, "{code}");
 }
 
 #[test]

@@ -1570,3 +1570,29 @@ fn a_loop_whose_skippable_work_is_small_or_reads_a_consumed_array_is_kept() {
         "    let u_13: [n_0]f64 = map(n_0, \\(a_14: f64) : f64 -> { let b_15: f64 = neg_f64(a_14) in b_15 }, y_6)\n    let v_16: [n_0]f64 = map(n_0, \\(a_17: f64) : f64 -> { let b_18: f64 = neg_f64(a_17) in b_18 }, u_13)\n    let ck_9: [s_1][n_0]f64 = ck_7 with [i_8] = v_16\n",
     ));
 }
+
+#[test]
+fn a_returned_map_read_by_a_sum_fuses_into_it_and_keeps_its_results() {
+    // Inside a map: the row is returned (the lowering writes it into the output's row) and
+    // its sum of squares is taken. One traversal computes both.
+    let out = run(
+        r#"fun f [n_0, k_1] (xs_2: [n_0]f64) : ([n_0][k_1]f64, [n_0]f64) {
+  let is_3: [k_1]i64 = iota(i64, k_1, 0i64, 1i64)
+  let (r_4: [n_0][k_1]f64, s_5: [n_0]f64) = map(n_0, \(x_6: f64) : ([k_1]f64, f64) -> {
+    let row_7: [k_1]f64 = map(k_1, \(j_8: i64) : f64 -> {
+      let c_9: f64 = conv_i64_f64(j_8)
+      let y_10: f64 = mul_f64(x_6, c_9)
+      in y_10
+    }, is_3)
+    let t_11: f64 = redomap(k_1, \(v_12: f64) : f64 -> { let q_13: f64 = mul_f64(v_12, v_12) in q_13 }, \(a_14: f64, b_15: f64) : f64 -> { let e_16: f64 = add_f64(a_14, b_15) in e_16 }, (0.0f64), row_7)
+    in row_7, t_11
+  }, xs_2)
+  in r_4, s_5
+}"#,
+        &["consumer-fusion"],
+        "map-into-reduce-kept",
+    );
+    assert_eq!(out.matches("redomap").count(), 1, "{out}");
+    assert_eq!(out.matches(" map(").count(), 1, "{out}");
+    insta::assert_snapshot!(out);
+}

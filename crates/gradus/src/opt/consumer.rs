@@ -6,9 +6,11 @@
 //! never built and the inputs are traversed once:
 //! * `map-into-reduce`: `reduce(w, op, ne, ys)` becomes `redomap(w, f, op, ne, xs)`;
 //! * `map-into-reduce-kept`: as `map-into-reduce` (or `map-into-screma` into a `redomap`)
-//!   when statements after the reduction read some of the map's results too: the fused
-//!   `redomap` also stores those, as its map results (softmax's exponentials are summed and
-//!   stored in one traversal, then divided by the sum);
+//!   when statements after the reduction read some of the map's results too, or the body
+//!   returns them: the fused `redomap` also stores those, as its map results (softmax's
+//!   exponentials are summed and stored in one traversal, then divided by the sum; GMM's
+//!   gradient sums the squares of the triangular product's row it keeps for the return
+//!   sweep as it writes the row, instead of reading it back right after its stores);
 //! * `map-into-scan`: `scan(w, op, ne, ys)` becomes `scanomap(w, f, op, ne, xs)`;
 //! * `map-into-histomap`: `hist(w, dests, op, ne, is, vs)` whose indices or values the map
 //!   computes becomes `histomap(w, dests, f', op, ne, xs)` with `f'` returning the index
@@ -860,13 +862,10 @@ fn producer(
                 .iter()
                 .map(|s| free_in_exp(names, &s.exp))
         };
-        // A result the body returns stays a map's: the lowering writes a lambda's mapped
-        // result straight into the row of the enclosing map's output.
+        // A result the body returns may be kept too: the lowering writes a `redomap`'s map
+        // result, like a map's, straight into the row of the enclosing map's output.
         let keepable = keep
             && lam.ret.iter().all(|t| matches!(t, Type::Prim(_)))
-            && !read_elsewhere
-                .iter()
-                .any(|v| body.result.contains(&SubExp::Var(*v)))
             && read_elsewhere
                 .iter()
                 .all(|v| at_c.get(v).copied().unwrap_or(0) == as_input(v))

@@ -16,7 +16,9 @@ use super::columns::column_reduction;
 use super::imp::{self, Ex, Stm as I};
 use super::peel::Peel;
 use super::{Lw, R};
-use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, SubExp, Type, Var};
+use crate::core::ir::{
+    Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, ScremaForm, Soac, SubExp, Type, Var,
+};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::visit::{consumed_in_body, use_counts};
 use crate::value::{PrimType, Scalar};
@@ -237,9 +239,17 @@ impl<'a> Lw<'a> {
         body: &Body,
         literals: &HashMap<usize, Vec<Piece>>,
     ) -> HashMap<usize, Var> {
+        // Made by a map, or a map result of a `redomap` (past its reduced values).
         let by_map = |v: Var| {
-            body.stms.iter().any(|s| {
-                s.pat.contains(&v) && matches!(s.exp, Exp::Soac(crate::core::ir::Soac::Map { .. }))
+            body.stms.iter().any(|s| match &s.exp {
+                Exp::Soac(Soac::Map { .. }) => s.pat.contains(&v),
+                Exp::Soac(Soac::Screma { form, .. }) => match &**form {
+                    ScremaForm::Reduce { neutral, .. } => {
+                        s.pat.iter().skip(neutral.len()).any(|p| *p == v)
+                    }
+                    _ => false,
+                },
+                _ => false,
             })
         };
         let candidates: Vec<(usize, Var)> = pat
