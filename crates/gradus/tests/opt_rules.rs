@@ -1564,6 +1564,11 @@ fn a_loop_whose_skippable_work_is_small_or_reads_a_consumed_array_is_kept() {
                 "    let r_19: [n_0]f64 = ck_7[0i64]\n    let ck_9: [s_1][n_0]f64",
             ),
     );
+    // An assertion checks the next state: it stays, and so does what it checks.
+    not_fired(&SAVING_SWEEP.replace(
+        "    in y_10, ck_9",
+        "    let m_20: f64 = y_10[0i64]\n    let c_21: bool = lt_f64(m_20, 100.0f64)\n    let () = assert(c_21, \"too large: {}\", m_20)\n    in y_10, ck_9",
+    ));
     // Two of the iteration's three maps are needed by the saved rows.
     not_fired(&SAVING_SWEEP.replace(
         "    let ck_9: [s_1][n_0]f64 = ck_7 with [i_8] = y_6\n",

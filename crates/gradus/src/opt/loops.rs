@@ -92,8 +92,9 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
 /// return sweep, and its final state is read by nobody, so its last iteration (all of it
 /// when the loop runs once) computed a state only to drop it.
 ///
-/// The moved statements are those the read results do not need, so nothing left before the
-/// `if` reads them; none may read an array that a statement left before it consumes.
+/// The moved statements are those neither the read results nor an assertion need, so
+/// nothing left before the `if` reads them; none may read an array that a statement left
+/// before it consumes.
 fn skip_in_last(
     eng: &mut Engine,
     ctx: &mut Ctx,
@@ -121,7 +122,9 @@ fn skip_in_last(
     for (k, st) in body.stms.iter().enumerate().rev() {
         let heavy = matches!(st.exp, Exp::Soac(_) | Exp::Loop { .. });
         work += usize::from(heavy);
-        if st.pat.iter().any(|v| needed.contains(v)) {
+        // Assertions stay, with what they check, as dead code elimination keeps them.
+        let asserts = matches!(st.exp, Exp::BasicOp(BasicOp::Assert { .. }));
+        if asserts || st.pat.iter().any(|v| needed.contains(v)) {
             needed.extend(crate::core::visit::stm_free_vars(st));
             keep[k] = true;
         } else {
