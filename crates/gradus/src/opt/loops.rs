@@ -135,20 +135,10 @@ fn skip_in_last(
     if wasted == 0 || 2 * wasted < work {
         return None;
     }
-    let kept: Vec<&Stm> = body
-        .stms
-        .iter()
-        .zip(&keep)
-        .filter(|(_, k)| **k)
-        .map(|(st, _)| st)
-        .collect();
-    let moved: Vec<&Stm> = body
-        .stms
-        .iter()
-        .zip(&keep)
-        .filter(|(_, k)| !**k)
-        .map(|(st, _)| st)
-        .collect();
+    let (mut kept, mut moved): (Vec<&Stm>, Vec<&Stm>) = (Vec::new(), Vec::new());
+    for (st, k) in body.stms.iter().zip(&keep) {
+        if *k { kept.push(st) } else { moved.push(st) }
+    }
     let consumed: HashSet<Var> = kept
         .iter()
         .flat_map(|st| crate::core::visit::consumed_in_stm(st))

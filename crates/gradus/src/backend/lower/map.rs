@@ -344,9 +344,6 @@ enum Piece {
     Row(Var, Vec<SubExp>),
 }
 
-/// The lambda body without the statements that build its results as array literals
-/// (directly or through literals of rows, each used once), and those results' pieces in
-/// row-major order, by result position; `None` when no result is such a literal.
 /// Whether a loop or SOAC directly in `body` has a trip count that grows with `k` (`k`,
 /// `k + c`, `max(k + c, 0)`, ... with `c` bound outside `body`).
 fn inner_trips_grow_with(body: &Body, k: Var) -> bool {
@@ -392,6 +389,9 @@ fn grows_with(defs: &HashMap<Var, &Exp>, se: &SubExp, k: Var, depth: usize) -> b
     }
 }
 
+/// The lambda body without the statements that build its results as array literals
+/// (directly or through literals of rows, each used once), and those results' pieces in
+/// row-major order, by result position; `None` when no result is such a literal.
 fn literal_results(names: &NameTable, body: &Body) -> Option<(Body, HashMap<usize, Vec<Piece>>)> {
     // Most lambdas return no literal: skip counting uses for them.
     let built_here = |r: &SubExp| {
