@@ -554,8 +554,8 @@ impl Printer<'_> {
 
     /// A parallel loop whose accumulators may be privatised (see [`Stm::ParFor`]): when the
     /// accumulators are small next to the loop's work and their copies can be allocated,
-    /// each chunk of iterations (four per thread, taken by whichever thread is free) adds
-    /// into its own zeroed copy without atomics, and the copies are summed into the
+    /// each chunk of iterations (four per thread, taken by whichever thread is free) zeroes
+    /// its own copy and adds into it without atomics, and the copies are summed into the
     /// accumulators in chunk order (deterministic for a given thread count); otherwise the
     /// loop runs with atomic additions.
     #[allow(clippy::too_many_arguments)]
@@ -602,11 +602,14 @@ impl Printer<'_> {
             .collect::<Vec<_>>()
             .join(" + ");
         self.line(d + 1, &format!("if (({total}) * gr_nc <= ({w})) {{"));
+        // Not zeroed here: each chunk zeroes its own copy (below).
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
             self.line(
                 d + 2,
-                &format!("{part} = ({t} *)calloc((size_t)gr_nc * (size_t)({c}) + 1, sizeof({t}));"),
+                &format!(
+                    "{part} = ({t} *)malloc(((size_t)gr_nc * (size_t)({c}) + 1) * sizeof({t}));"
+                ),
             );
         }
         let all = parts
@@ -634,10 +637,17 @@ impl Printer<'_> {
         self.line(d + 3, "for (int64_t gr_c = 0; gr_c < gr_nc; gr_c++) {");
         for ((p, part), c) in private.iter().zip(&parts).zip(&counts) {
             let t = c_type(p.elem);
-            // Shadows the shared accumulator inside this block.
+            // Shadows the shared accumulator inside this block. Zeroed by the thread that
+            // runs the chunk, just before it adds into it: zeroed on the calling thread
+            // before the loop, the other threads' copies sat in that thread's cache, to be
+            // fetched from there line by line.
             self.line(
                 d + 4,
                 &format!("{t} *{} GR_UNUSED = {part} + gr_c * ({c});", p.arr),
+            );
+            self.line(
+                d + 4,
+                &format!("memset({}, 0, (size_t)({c}) * sizeof({t}));", p.arr),
             );
         }
         self.line(d + 4, "int64_t gr_lo = gr_c * gr_n / gr_nc;");
