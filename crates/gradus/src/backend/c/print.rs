@@ -90,7 +90,7 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 #define GR_PAR_MIN_WORK 20000
 #endif
 #ifndef GR_PAR_CHUNK_MIN_WORK
-#define GR_PAR_CHUNK_MIN_WORK 4096
+#define GR_PAR_CHUNK_MIN_WORK GR_PAR_CHUNK_MIN_WORK_DEFAULT
 #endif
 
 /* Whether a call uses its threads or only the calling one is learnt per entry point and
@@ -459,7 +459,13 @@ pub fn print_program(prog: &imp::Program) -> String {
     for f in &prog.functions {
         p.function(f);
     }
-    let mut head = String::from(RUNTIME);
+    // The lowering omits the sequential version of reductions whose elements cost the
+    // default threshold each.
+    let mut head = format!(
+        "#define GR_PAR_CHUNK_MIN_WORK_DEFAULT {}\n",
+        crate::backend::lower::PAR_CHUNK_MIN_WORK_DEFAULT
+    );
+    head.push_str(RUNTIME);
     for op in p.prims.values() {
         if let Some(d) = definition(*op) {
             head.push_str(&d);

@@ -99,8 +99,12 @@ use std::collections::{HashMap, HashSet};
 pub const CHUNKS: i64 = 64;
 
 /// The C macro holding the estimated work (width times the operator's cost) below which a
-/// `reduce` or `scan` is not split into chunks (4096 unless defined otherwise).
+/// `reduce` or `scan` is not split into chunks ([`PAR_CHUNK_MIN_WORK_DEFAULT`] unless
+/// defined otherwise).
 pub const PAR_CHUNK_MIN_WORK: &str = "GR_PAR_CHUNK_MIN_WORK";
+
+/// The default value of [`PAR_CHUNK_MIN_WORK`].
+pub const PAR_CHUNK_MIN_WORK_DEFAULT: i64 = 4096;
 
 /// Lowering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

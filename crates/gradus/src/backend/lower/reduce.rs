@@ -15,7 +15,7 @@
 
 use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
-use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, lt};
+use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, PAR_CHUNK_MIN_WORK_DEFAULT, R, lt};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::visit::free_in_exp;
@@ -59,8 +59,12 @@ struct Reduction<'l> {
 impl Reduction<'_> {
     /// The estimated work: the width times the cost of the operator and the fused map.
     fn work(&self) -> Ex {
-        let cost = Lw::cost(&self.lam.body) + self.pre.map_or(0, |m| Lw::cost(&m.body));
-        Ex::times(self.w.clone(), Ex::int(cost))
+        Ex::times(self.w.clone(), Ex::int(self.cost()))
+    }
+
+    /// The estimated cost of one element: the operator's and the `redomap`'s map's.
+    fn cost(&self) -> i64 {
+        Lw::cost(&self.lam.body) + self.pre.map_or(0, |m| Lw::cost(&m.body))
     }
 }
 
@@ -216,6 +220,13 @@ impl<'a> Lw<'a> {
         };
         let all_scalar = lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
         if self.opts.parallel && !self.in_par && all_scalar {
+            // Where one element costs the threshold, only an empty input is below it, and
+            // the chunks give the same result for it (the neutral element): the sequential
+            // version would be another copy of the body to compile for nothing (13 % of
+            // `benchmarks/gmm.fut`'s multicore C).
+            if r.cost() >= PAR_CHUNK_MIN_WORK_DEFAULT {
+                return self.par_reduce_or_scan(&r, out);
+            }
             // Small inputs run sequentially: splitting them into chunks costs more than it
             // saves. The choice depends on the width only, so results do not depend on the
             // number of threads.
