@@ -40,6 +40,11 @@ pub const RUNTIME_EXPORTS: &[&str] = &[
     "gradus_copied_bytes",
 ];
 
+/// The start of the line that opens each entry point's code (the comment naming it): the
+/// code from one such line to the next belongs to one entry point, which is how a library
+/// is split into translation units compiled at the same time (`build::units`).
+pub const ENTRY_MARK: &str = "/* entry point ";
+
 /// The runtime shared by every generated program.
 const RUNTIME: &str = r#"#include <stdint.h>
 #include <stdbool.h>
@@ -83,6 +88,19 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 #define GR_CAT2(a, b) a##b
 #define GR_CAT(a, b) GR_CAT2(a, b)
 #define GR_BODY(f) GR_CAT(f, _body)
+/* A library may be compiled as several translation units, each holding the runtime and some
+   of the entry points, compiled at the same time (backend/c/build.rs): `GR_PART` is then the
+   unit's number. Unit 0 defines the runtime's state shared by all entry points and the
+   functions the library exports; the others refer to them. */
+#ifdef GR_PART
+#if GR_PART == 0
+#define GR_STATE __attribute__((visibility("hidden")))
+#else
+#define GR_STATE extern __attribute__((visibility("hidden")))
+#endif
+#else
+#define GR_STATE static
+#endif
 /* Below these estimated amounts of work a parallel loop runs on the calling thread, and a
    reduce or scan left to right instead of in chunks (tests lower them to reach the parallel
    code with small inputs). */
@@ -221,9 +239,9 @@ typedef struct gr_mem {
    of its time. */
 #define GR_CACHE_MAX_CLS 20
 #define GR_CACHE_BYTES ((int64_t)256 << 20)
-static __thread gr_mem *gr_cache[GR_CACHE_MAX_CLS + 1];
-static __thread gr_mem *gr_cache_large;
-static __thread int64_t gr_cache_bytes;
+GR_STATE __thread gr_mem *gr_cache[GR_CACHE_MAX_CLS + 1];
+GR_STATE __thread gr_mem *gr_cache_large;
+GR_STATE __thread int64_t gr_cache_bytes;
 
 /* The smallest cached large buffer of capacity in [total, 4/3 total], taken off the list. */
 static GR_UNUSED gr_mem *gr_take_large(size_t total) {
@@ -379,7 +397,7 @@ static GR_UNUSED inline int64_t gr_bits_f64(double x) { int64_t r; memcpy(&r, &x
 
 /* Bytes copied by gr_unique since the library was loaded: what the value semantics of
    arrays cost where an update could not happen in place (read by `gradus_copied_bytes`). */
-static int64_t gr_copied_bytes;
+GR_STATE int64_t gr_copied_bytes;
 
 /* The copy of gr_unique, out of line: the check is inlined at every in-place update and
    nearly always finds the buffer owned already. */
@@ -408,6 +426,7 @@ static GR_UNUSED inline int gr_own(void **data, gr_mem **m, int64_t bytes) {
   return gr_unique_copy(data, m, bytes, 0);
 }
 
+#if !defined(GR_PART) || GR_PART == 0
 void gradus_release(void *m);
 void gradus_release(void *m) { gr_decref((gr_mem *)m); }
 
@@ -416,6 +435,7 @@ int64_t gradus_copied_bytes(void) { return __atomic_load_n(&gr_copied_bytes, __A
 
 int gradus_abi_version(void);
 int gradus_abi_version(void) { return 2; }
+#endif
 
 "#;
 
@@ -1199,7 +1219,7 @@ impl Printer<'_> {
         let body = format!("int GR_BODY({name})({params}, int gr_team)");
         let _ = writeln!(
             self.out,
-            "/* entry point {} */\nint {name}({params});\n{body};",
+            "{ENTRY_MARK}{} */\nint {name}({params});\n{body};",
             f.entry.replace("*/", ""),
         );
         let _ = writeln!(self.out, "int {name}({params}) {{");
