@@ -501,8 +501,9 @@ pub fn units(code: &str, jobs: Jobs) -> Vec<String> {
 }
 
 /// Compiles the translation units `parts` (see [`units`]) at the same time, each into an
-/// object file named after `stem`, and links them into `out`. The units' files are removed
-/// once linked; a unit that fails to compile stays, for the error message to point at.
+/// object file named after `stem`, and links them into `out`. The object files are removed
+/// either way, the units' sources once linked: when a unit fails to compile, they stay for
+/// the error message to point at.
 fn compile_units(
     parts: &[String],
     stem: &Path,
