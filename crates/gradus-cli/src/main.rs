@@ -28,6 +28,11 @@ struct Cli {
     /// `GRADUS_EXACT_FLOATS`).
     #[arg(long, global = true)]
     exact_floats: bool,
+    /// Let the optimiser assume finite floats and ignore the sign of zero: `x * 0.0` becomes
+    /// `0.0`, `x - x` becomes `0.0` (see `GRADUS_FAST_MATH`; off by default, and ignored with
+    /// `--exact-floats`).
+    #[arg(long, global = true)]
+    fast_math: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -109,6 +114,14 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet and no program has been loaded; the C backend
         // reads the variable when it compiles.
         unsafe { std::env::set_var("GRADUS_EXACT_FLOATS", "1") };
+    }
+    if cli.fast_math && !cli.exact_floats {
+        // SAFETY: as above; the optimiser reads the variable when it compiles.
+        unsafe { std::env::set_var("GRADUS_FAST_MATH", "1") };
+    }
+    if cli.exact_floats {
+        // SAFETY: as above.
+        unsafe { std::env::remove_var("GRADUS_FAST_MATH") };
     }
     let code = match cli.command {
         Command::Run(a) => run::run(a),

@@ -14,16 +14,20 @@
 //!
 //! # Float policy
 //!
-//! By default the optimiser assumes *finite* floating-point values and does not distinguish
-//! `-0.0` from `0.0` (as C's `-ffinite-math-only -fno-signed-zeros`): it rewrites `x * 0.0`
-//! to `0.0`, `x - x` to `0.0`, `0.0 + x` to `x`, and sums whose terms are `0.0` but at one
-//! index to that term. These are the rules that turn forward-mode gradients (one `jvp` per
-//! one-hot seed) into the cost of the function itself, which is the optimiser's purpose; they
-//! only change results where a program multiplies an infinity or a NaN by a literal or
-//! one-hot zero, where the unoptimised program yields NaN. Rules that are exact under IEEE
-//! (`x * 1.0`, `x - 0.0`, `x / 1.0`, folding of constants, which uses the interpreter's own
-//! arithmetic) are always on. [`OptOptions::strict_float`] turns the inexact ones off.
-//!
+//! By default every rewrite keeps results bit for bit under IEEE 754, for every input: NaN,
+//! ±∞, ±0 and subnormals included. Rules that are exact under IEEE (`x * 1.0`, `x - 0.0`,
+//! `-0.0 + x`, `x / 1.0`, folding of constants, which uses the interpreter's own arithmetic)
+//! always run. The rules that are exact only for finite values, or only up to the sign of a
+//! zero — `x * 0.0` to `0.0`, `x - x` to `0.0`, `0.0 + x` to `x`, `0.0 / x` to `0.0`,
+//! `x * select(c, 1.0, 0.0)` to `select(c, x, 0.0)`, and sums whose terms are `0.0` but at
+//! one index to that term — run only under the fast-math policy
+//! ([`OptOptions::strict_float`] `false`: `gradus --fast-math`, `GRADUS_FAST_MATH=1`), which
+//! assumes finite values and does not distinguish `-0.0` from `0.0` (as C's
+//! `-ffinite-math-only -fno-signed-zeros`). Those are the rules that turn forward-mode
+//! Jacobians (one `jvp` per one-hot seed) into the cost of the function itself; they change
+//! results only where a program multiplies an infinity or a NaN by a zero, where IEEE
+//! arithmetic yields NaN. `docs/float-rules.md` lists every rule and its status.
+
 //! # Errors
 //! Statements that may fail at run time (bounds-checked indexing that is not known to be in
 //! bounds, integer division, assertions, size coercions) are never moved to where they would
@@ -64,10 +68,17 @@ pub struct OptOptions {
     pub enabled: bool,
     /// Passes not to run (names of [`crate::pipeline::passes::optimiser_passes`]).
     pub disabled: BTreeSet<String>,
-    /// Keep floating-point results bit-exact under IEEE semantics (see the float policy).
+    /// Keep floating-point results bit-exact under IEEE semantics (see the float policy);
+    /// `true` unless `GRADUS_FAST_MATH` is set.
     pub strict_float: bool,
     /// Upper bound on the rounds of the fixed-point iteration.
     pub max_rounds: usize,
+}
+
+/// Whether `$GRADUS_FAST_MATH` (`gradus --fast-math`) allows the float rules that are not
+/// exact under IEEE 754 (see the float policy).
+pub fn fast_math_from_env() -> bool {
+    std::env::var_os("GRADUS_FAST_MATH").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 impl Default for OptOptions {
@@ -75,7 +86,7 @@ impl Default for OptOptions {
         OptOptions {
             enabled: true,
             disabled: BTreeSet::new(),
-            strict_float: false,
+            strict_float: !fast_math_from_env(),
             max_rounds: 12,
         }
     }

@@ -116,6 +116,13 @@ pub fn inline(op: PrimOp, a: &[String]) -> Option<String> {
         }),
         PrimOp::Tern(TernOp::Select, _) => Some(format!("({} ? {} : {})", a[0], a[1], a[2])),
         PrimOp::Conv(from, to) if from == to => Some(a[0].clone()),
+        // A signed integer widened to an unsigned type is zero-extended (LANGUAGE.md 9.7):
+        // its bits are first read as the unsigned type of its own width.
+        PrimOp::Conv(from, to)
+            if from.is_signed_int() && to.is_unsigned_int() && to.bits() > from.bits() =>
+        {
+            Some(format!("(({})({}){})", c_type(to), u_type(from), a[0]))
+        }
         PrimOp::Conv(from, to)
             if (from.is_int() || from == PrimType::Bool) && (to.is_int() || to.is_float()) =>
         {

@@ -31,12 +31,20 @@ pub(super) fn eval_cmp(op: CmpOp, a: Scalar, b: Scalar) -> R {
     Ok(Scalar::Bool(r))
 }
 
-/// Converts `x` to type `to` (LANGUAGE.md 8.3 and 9.7).
+/// Converts `x` to type `to` (LANGUAGE.md 8.3 and 9.7). Between integers the value is
+/// truncated or extended; it is sign-extended only when both types are signed, so that a
+/// signed value converted to a wider unsigned type keeps its bits (`u16.i8 (-128i8)` is
+/// `128u16`, as in Futhark).
 pub(super) fn convert(x: Scalar, to: PrimType) -> Scalar {
+    let unsigned = to.is_unsigned_int();
     match x {
         Scalar::F32(f) => float_to(f as f64, to, Some(f)),
         Scalar::F64(f) => float_to(f, to, None),
         Scalar::Bool(b) => Scalar::from_i128(to, b as i128),
+        Scalar::I8(v) if unsigned => Scalar::from_i128(to, v as u8 as i128),
+        Scalar::I16(v) if unsigned => Scalar::from_i128(to, v as u16 as i128),
+        Scalar::I32(v) if unsigned => Scalar::from_i128(to, v as u32 as i128),
+        Scalar::I64(v) if unsigned => Scalar::from_i128(to, v as u64 as i128),
         Scalar::I8(v) => Scalar::from_i128(to, v as i128),
         Scalar::I16(v) => Scalar::from_i128(to, v as i128),
         Scalar::I32(v) => Scalar::from_i128(to, v as i128),
