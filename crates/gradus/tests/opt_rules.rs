@@ -11,9 +11,13 @@ use gradus::opt::OptOptions;
 use gradus::pipeline::optimise;
 use gradus::pipeline::passes::optimiser_passes;
 
-/// Options running only `passes`, plus `dce` and `simplify`.
+/// Options running only `passes`, plus `dce` and `simplify`, under the fast-math float
+/// policy so that the rules inexact under IEEE can be tested too.
 fn only(passes: &[&str]) -> OptOptions {
-    let mut opts = OptOptions::default();
+    let mut opts = OptOptions {
+        strict_float: false,
+        ..Default::default()
+    };
     for p in optimiser_passes().map(|p| p.name) {
         if !passes.contains(&p) && p != "dce" && p != "simplify" {
             opts.disable(p).unwrap();
@@ -62,6 +66,9 @@ fn fold_is_exact_under_strict_floats() {
 }"#,
     )
     .unwrap();
+    // The default policy is strict unless fast math is asked for.
+    let opts = OptOptions::default();
+    assert_eq!(opts.strict_float, !gradus::opt::fast_math_from_env());
     let opts = OptOptions {
         strict_float: true,
         ..Default::default()
