@@ -197,6 +197,17 @@ pub fn stm_consumed_vars(stm: &Stm) -> Vec<Var> {
     out
 }
 
+/// Whether `stm`, moved to after the statements `later`, would read a variable that one of
+/// them consumes: a statement may move later only past statements that leave everything it
+/// reads intact (a read of an array moved past an in-place update of that array would see
+/// the new values, or an array that no longer exists).
+pub fn reads_what_later_consume(stm: &Stm, later: &[Stm]) -> bool {
+    let reads: HashSet<Var> = stm_free_vars(stm).into_iter().collect();
+    later
+        .iter()
+        .any(|s| stm_consumed_vars(s).iter().any(|v| reads.contains(v)))
+}
+
 /// Every variable bound by `stm` or inside it.
 fn stm_binders(stm: &Stm) -> HashSet<Var> {
     let mut bound = Vec::new();

@@ -54,7 +54,9 @@ use super::Ctx;
 use super::simplify::{Engine, Rewrite, Scope};
 use crate::core::ir::{DimIndex, Exp, Lambda, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::subst::subst_body;
-use crate::core::visit::{consumed_in_body, free_in_exp, use_counts, walk_bodies_mut};
+use crate::core::visit::{
+    consumed_in_body, free_in_exp, reads_what_later_consume, use_counts, walk_bodies_mut,
+};
 use std::collections::{HashMap, HashSet};
 
 /// The `index-of-map` rule.
@@ -86,6 +88,14 @@ pub fn index_of_map(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -
     if arrays
         .iter()
         .any(|a| matches!(eng.names.ty(*a), Type::Acc { .. }))
+    {
+        return None;
+    }
+    // The row is computed at the read, later than the map: what the map reads must still be
+    // intact there.
+    if crate::core::visit::stm_free_vars(&def)
+        .iter()
+        .any(|v| !eng.readable_later(*v))
     {
         return None;
     }
@@ -449,7 +459,11 @@ fn vertical(
                 break;
             }
         }
-        let Some(c) = consumer else {
+        // The producer's work moves to the consumer: nothing up to and including the
+        // consumer may consume what it reads.
+        let Some(c) =
+            consumer.filter(|&c| !reads_what_later_consume(&body.stms[p], &body.stms[p + 1..=c]))
+        else {
             p += 1;
             continue;
         };
@@ -588,7 +602,9 @@ fn sink(
                 break;
             }
         }
-        let Some(q) = target else {
+        let Some(q) =
+            target.filter(|&q| !reads_what_later_consume(&body.stms[p], &body.stms[p + 1..=q]))
+        else {
             p += 1;
             continue;
         };
