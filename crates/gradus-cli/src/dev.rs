@@ -52,7 +52,9 @@ pub fn dev(a: DevArgs) -> u8 {
     if a.trace_passes {
         // SAFETY: set before any thread of this process reads the environment.
         unsafe { std::env::set_var("GRADUS_TRACE_PASSES", "1") };
-        unsafe { std::env::set_var("GRADUS_VERIFY", "1") };
+    }
+    if a.trace_passes {
+        gradus::pipeline::passes::verify_every_pass();
     }
     let path = program.display().to_string();
     let source = match std::fs::read_to_string(&program) {

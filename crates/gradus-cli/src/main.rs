@@ -33,6 +33,10 @@ struct Cli {
     /// `--exact-floats`).
     #[arg(long, global = true)]
     fast_math: bool,
+    /// Verify the core IR after every compiler pass (a failure is reported as an internal
+    /// compiler error naming the pass; see `GRADUS_VERIFY`).
+    #[arg(long, global = true)]
+    verify: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -122,6 +126,9 @@ fn main() -> ExitCode {
     if cli.exact_floats {
         // SAFETY: as above.
         unsafe { std::env::remove_var("GRADUS_FAST_MATH") };
+    }
+    if cli.verify {
+        gradus::pipeline::passes::verify_every_pass();
     }
     let code = match cli.command {
         Command::Run(a) => run::run(a),

@@ -1,5 +1,6 @@
-//! Runs `gradus test tests/programs` on the whole program corpus with the interpreter and
-//! expects every case to pass (skips are fine). The native backends run the same corpus in
+//! Runs `gradus test --verify tests/programs` on the whole program corpus with the
+//! interpreter, the core IR verified after every pass, and expects every case to pass (skips
+//! are fine). The native backends run the same corpus in
 //! `crates/gradus/tests/backend_diff.rs`.
 
 use std::path::Path;
@@ -10,7 +11,7 @@ fn corpus_passes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(env!("CARGO_BIN_EXE_gradus"))
         .current_dir(&root)
-        .args(["test", "--backend", "interp", "tests/programs"])
+        .args(["test", "--verify", "--backend", "interp", "tests/programs"])
         .output()
         .expect("cannot run gradus");
     let stdout = String::from_utf8_lossy(&out.stdout);

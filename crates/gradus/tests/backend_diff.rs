@@ -16,6 +16,7 @@ use std::path::Path;
 fn every_program_agrees_on_every_backend() {
     // Compared with the interpreter bit for bit: no reassociation of float operations.
     gradus::backend::c::build::force_exact_floats();
+    gradus::pipeline::passes::verify_every_pass();
     let Some((cc, version)) = gradus::backend::c::build::find_compiler() else {
         panic!(
             "NO C COMPILER FOUND: the native backends cannot be tested. Install gcc or clang, or \

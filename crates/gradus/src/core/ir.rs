@@ -670,8 +670,12 @@ pub enum Exp {
     /// ([`crate::ad::run`]) expands every one of them, innermost first; no later stage sees
     /// them.
     ///
-    /// The lambda takes `args` (one per parameter); its result types mention only variables
-    /// in scope outside it. The statement binds its results, then the derivative: for
+    /// The lambda takes `args` (one per parameter); its result types mention variables in
+    /// scope outside it, its parameters, or variables its body binds at its top level. The
+    /// last two are existential sizes of the results (a `filter`'s count, the `n` of
+    /// `jvp iota n 1`): the statement binds them too, under the same names, as the AD pass's
+    /// expansion does by putting the body in place of the statement. The statement binds its
+    /// results, then the derivative: for
     /// [`AdMode::Jvp`] the tangent of each result given the parameters' tangents `seeds`; for
     /// [`AdMode::Vjp`] the adjoint of each parameter given the results' adjoints `seeds`.
     ///

@@ -104,7 +104,8 @@ fn lambda_binders(lam: &Lambda, out: &mut Vec<Var>) {
     body_binders(&lam.body, out);
 }
 
-fn exp_binders(exp: &Exp, out: &mut Vec<Var>) {
+/// The variables an expression binds (at any depth), in printed order.
+pub fn exp_binders(exp: &Exp, out: &mut Vec<Var>) {
     match exp {
         Exp::BasicOp(_) | Exp::Apply { .. } => {}
         Exp::If {

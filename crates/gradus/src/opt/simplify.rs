@@ -11,7 +11,9 @@
 //! by sub-expressions, or replaces it by statements that are simplified in turn.
 
 use super::Ctx;
-use crate::core::ir::{Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Var};
+use crate::core::ir::{
+    Aux, BasicOp, Body, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Type, Var,
+};
 use crate::core::safety::{IN_BOUNDS, Ranges};
 use crate::core::subst::{subst_body, subst_names};
 use crate::core::visit::consumed_in_body;
@@ -141,9 +143,33 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
 }
 
 impl<'n> Engine<'n> {
-    fn apply_subst(&self, stm: &mut Stm) {
+    /// Applies the pending substitutions to `stm`, and to the types of the variables it
+    /// binds (at any depth) in the name table: a rule that copies the statement's bodies
+    /// (unrolling, fusion) gives the copies' variables these types, so they must be current,
+    /// not only at the end of the pass.
+    fn apply_subst(&mut self, stm: &mut Stm) {
         if self.subst.is_empty() {
             return;
+        }
+        let mut binders = stm.pat.clone();
+        crate::core::renumber::exp_binders(&stm.exp, &mut binders);
+        for b in binders {
+            let t = self.names.ty(b);
+            let dims: HashMap<Var, SubExp> = t
+                .dims()
+                .iter()
+                .chain(match t {
+                    Type::Acc { shape, .. } => shape.iter(),
+                    _ => [].iter(),
+                })
+                .filter_map(|d| d.as_var())
+                .filter(|v| self.subst.contains_key(v))
+                .map(|v| (v, self.resolve(SubExp::Var(v))))
+                .collect();
+            if !dims.is_empty() {
+                let t = crate::core::subst::subst_type(t, &dims);
+                self.names.set_ty(b, t);
+            }
         }
         let mut b = Body {
             stms: vec![std::mem::replace(

@@ -165,14 +165,31 @@ pub fn tracing() -> bool {
     std::env::var_os("GRADUS_TRACE_PASSES").is_some()
 }
 
-/// What runs after every pass: prints the IR when tracing, and runs the core IR verifier in
-/// debug builds and tests (or with `GRADUS_VERIFY` set). A verifier failure names the pass
-/// and carries the printed IR: it is a compiler bug.
+/// Set by [`verify_every_pass`].
+static VERIFY_EVERY_PASS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns on the core IR verifier after every pass for the rest of the process, whatever the
+/// build profile: what the test suites, `gradus-fuzz` and `gradus --verify` do.
+pub fn verify_every_pass() {
+    VERIFY_EVERY_PASS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the IR is verified after every pass: after [`verify_every_pass`], with
+/// `GRADUS_VERIFY` set (to anything but `0`), and always in debug builds.
+pub fn verifying() -> bool {
+    cfg!(debug_assertions)
+        || VERIFY_EVERY_PASS.load(std::sync::atomic::Ordering::Relaxed)
+        || std::env::var_os("GRADUS_VERIFY").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// What runs after every pass: prints the IR when tracing, and runs the core IR verifier when
+/// [`verifying`]. A verifier failure names the pass and carries the printed IR: it is a
+/// compiler bug.
 pub fn after_pass(prog: &Prog, pass: &str) -> Result<(), String> {
     if tracing() {
         eprintln!("-- after {pass}:\n{}", crate::core::print::print_prog(prog));
     }
-    if cfg!(debug_assertions) || std::env::var_os("GRADUS_VERIFY").is_some() {
+    if verifying() {
         crate::core::verify::verify(prog).map_err(|e| {
             format!(
                 "core IR verification failed after pass `{pass}`: {e}\n{}",

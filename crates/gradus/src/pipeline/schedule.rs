@@ -16,7 +16,7 @@
 //! single point. Horizontal fusion runs late because a map merged with a variant one can no
 //! longer be hoisted. Consumer fusion runs last: the other passes' rules look for `reduce`
 //! and `scan` of a `map`, which it turns into fused SOACs. Every pass's output goes through
-//! [`after_pass`] (verified in debug builds or with `GRADUS_VERIFY` set; a failure names the
+//! [`after_pass`] (verified when [`super::passes::verifying`]; a failure names the
 //! pass).
 //!
 //! Takes a verified program; gives a verified program and the statistics of the rules that

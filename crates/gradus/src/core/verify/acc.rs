@@ -80,7 +80,22 @@ impl<'a> Verifier<'a> {
         if mode.is_custom() {
             return self.custom_derivative(stm, mode, lam, arg_tys, seeds);
         }
+        self.lambda_sizes_inside = true;
         self.lambda(lam, &arg_tys, &what)?;
+        // The existential sizes of the results: variables of the lambda its result types
+        // mention, which the statement binds with its pattern.
+        let inside: std::collections::HashSet<Var> = lam
+            .params
+            .iter()
+            .chain(lam.body.stms.iter().flat_map(|s| &s.pat))
+            .copied()
+            .collect();
+        self.statement_sizes = lam
+            .ret
+            .iter()
+            .flat_map(|t| t.dims().iter().filter_map(|d| d.as_var()))
+            .filter(|v| inside.contains(v))
+            .collect();
         let seed_tys = self.use_ses(seeds)?;
         let (expected, of) = match mode {
             AdMode::Jvp => (arg_tys, "parameter"),

@@ -220,10 +220,19 @@ impl<'a> Verifier<'a> {
                 &format!("parameter {} of {what}", self.show(*p)),
             )?;
         }
-        for t in &lam.ret {
-            self.check_type_dims(t, &format!("the result type of {what}"))?;
+        let sizes_inside = std::mem::take(&mut self.lambda_sizes_inside);
+        if !sizes_inside {
+            for t in &lam.ret {
+                self.check_type_dims(t, &format!("the result type of {what}"))?;
+            }
         }
         self.body_results(&lam.body, &lam.ret, &Subst::new(), what)?;
+        if sizes_inside {
+            // The parameters and the body's top-level variables are in scope here.
+            for t in &lam.ret {
+                self.check_type_dims(t, &format!("the result type of {what}"))?;
+            }
+        }
         let (free, _) = self.pop_frame();
         if once {
             // A with_acc lambda runs exactly once: consuming an outer value (an enclosing

@@ -137,6 +137,8 @@ pub fn verify(prog: &Prog) -> Result<(), VerifyError> {
         frames: Vec::new(),
         acc_depth: 0,
         lambda_runs_once: false,
+        lambda_sizes_inside: false,
+        statement_sizes: Vec::new(),
         fun_name: String::new(),
         stms: Vec::new(),
     };
@@ -170,6 +172,12 @@ struct Verifier<'a> {
     acc_depth: usize,
     /// Set just before checking a `with_acc` lambda, which runs exactly once.
     lambda_runs_once: bool,
+    /// Set just before checking the lambda of a `jvp` or `vjp`, whose result types may
+    /// mention its parameters and what its body binds (checked after the body).
+    lambda_sizes_inside: bool,
+    /// Sizes the statement being checked binds besides its pattern: the existential sizes of
+    /// a `jvp` or `vjp` (see [`crate::core::ir::Exp::Ad`]).
+    statement_sizes: Vec<Var>,
     fun_name: String,
     stms: Vec<&'a Stm>,
 }

@@ -112,6 +112,14 @@ impl<'a> Verifier<'a> {
 
     pub(super) fn stm(&mut self, stm: &'a Stm) -> R {
         let consumed = self.exp(stm)?;
+        // The existential sizes of a `jvp` or `vjp`, already bound (uniquely) inside it.
+        for v in std::mem::take(&mut self.statement_sizes) {
+            if self.scope.insert(v)
+                && let Some(f) = self.frames.last_mut()
+            {
+                f.bound.insert(v);
+            }
+        }
         // Bind the pattern; a pattern variable's type may mention earlier ones.
         for &v in &stm.pat {
             self.bind(v)?;
