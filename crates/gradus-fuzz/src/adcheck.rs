@@ -333,8 +333,9 @@ pub fn subject(name: &str, functions: &[AdFunction]) -> Subject {
 
 /// Runs the AD checks of every function of the subject on the oracle.
 pub fn check_all(subject: &Subject, functions: &[AdFunction]) -> Vec<Failure> {
-    let compiled = diff::compile(subject, Config::ORACLE)
-        .and_then(|p| Ok((p, diff::compile(subject, Config::Interp { opt: false })?)));
+    let optimised = Config::Interp { opt: true };
+    let compiled = diff::compile(subject, optimised)
+        .and_then(|p| Ok((p, diff::compile(subject, Config::ORACLE)?)));
     let (prog, unoptimised) = match compiled {
         Ok(p) => p,
         Err(f) => return vec![f],
@@ -348,13 +349,13 @@ pub fn check_all(subject: &Subject, functions: &[AdFunction]) -> Vec<Failure> {
             Ok(Ok(())) => {}
             Ok(Err(e)) => failures.push(Failure {
                 kind: Kind::Derivative,
-                config: Some(Config::ORACLE),
+                config: Some(optimised),
                 case: None,
                 detail: e,
             }),
             Err(_) => failures.push(Failure {
                 kind: Kind::Panic,
-                config: Some(Config::ORACLE),
+                config: Some(optimised),
                 case: None,
                 detail: format!("panic while checking f{k}"),
             }),

@@ -111,6 +111,8 @@ pub enum Exp {
         /// The expression in which the updated array is in scope.
         body: Box<Exp>,
     },
+    /// `(a with [i, j] = v)`: an in-place update consuming `a`.
+    With(Box<Exp>, Vec<Exp>, Box<Exp>),
     /// `a[i, j]`
     Index(Box<Exp>, Vec<Exp>),
     /// `a[lo:hi]`, either bound optional.
@@ -232,6 +234,12 @@ impl Exp {
             Exp::Index(a, idx) => {
                 let mut v: Vec<&mut Exp> = vec![a];
                 v.extend(idx.iter_mut());
+                v
+            }
+            Exp::With(a, idx, value) => {
+                let mut v: Vec<&mut Exp> = vec![a];
+                v.extend(idx.iter_mut());
+                v.push(value);
                 v
             }
             Exp::Slice(a, lo, hi) => {
@@ -360,6 +368,15 @@ impl Exp {
                 o.push('[');
                 print_list(idx, o);
                 o.push(']');
+            }
+            Exp::With(a, idx, value) => {
+                o.push('(');
+                a.print_into(o);
+                o.push_str(" with [");
+                print_list(idx, o);
+                o.push_str("] = ");
+                value.print_into(o);
+                o.push(')');
             }
             Exp::Slice(a, lo, hi) => {
                 print_indexee(a, o);
@@ -496,10 +513,14 @@ pub struct Entry {
     pub sizes: Vec<String>,
     /// Value parameters and their types.
     pub params: Vec<(String, Ty)>,
-    /// The type of the body.
+    /// The type of the body (of its first component when [`Entry::tuple`]).
     pub result: Ty,
     /// The body.
     pub body: Exp,
+    /// The parameters declared unique (`*`), which the body may consume.
+    pub unique: Vec<String>,
+    /// Whether the body is a tuple (entry points only; never called).
+    pub tuple: bool,
 }
 
 impl Entry {
@@ -515,9 +536,10 @@ impl Entry {
             let _ = write!(s, " [{n}]");
         }
         for (p, t) in &self.params {
-            let _ = write!(s, " ({p}: {})", t.source());
+            let star = if self.unique.contains(p) { "*" } else { "" };
+            let _ = write!(s, " ({p}: {star}{})", t.source());
         }
-        if keyword == "def" && self.result.dims().iter().all(|d| d.is_some()) {
+        if keyword == "def" && !self.tuple && self.result.dims().iter().all(|d| d.is_some()) {
             let _ = write!(s, " : {}", self.result.source());
         }
         let _ = write!(s, " =\n  {}\n", self.body.print());

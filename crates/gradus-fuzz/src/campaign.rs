@@ -11,6 +11,7 @@ use crate::ast::GenProgram;
 use crate::diff::{self, Case, Config, Failure, Kind, Subject};
 use crate::generate::{self, Coverage, Gen, Mode};
 use crate::shrink;
+use crate::spec;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use std::collections::BTreeMap;
@@ -35,6 +36,8 @@ pub struct Settings {
     pub configs: Vec<Config>,
     /// Where shrunk failures are written, and the time allowed for each.
     pub shrink: Option<(PathBuf, Duration)>,
+    /// Whether each seed's program also has the semantic probes ([`crate::spec`]).
+    pub probes: bool,
 }
 
 impl Default for Settings {
@@ -47,6 +50,7 @@ impl Default for Settings {
             ad_functions: 2,
             configs: Config::ALL.to_vec(),
             shrink: None,
+            probes: true,
         }
     }
 }
@@ -130,6 +134,7 @@ pub fn general(seed: u64, settings: &Settings) -> (GenProgram, Subject, Coverage
     for k in 0..settings.entries {
         let mut g = Gen::new(&mut rng, Mode::General);
         g.set_helpers(&helpers);
+        g.consume = true;
         let entry = g.entry(&format!("e{k}"), settings.depth);
         coverage.merge(&g.coverage);
         for _ in 0..settings.cases {
@@ -164,8 +169,8 @@ pub fn ad(seed: u64, settings: &Settings) -> (Vec<AdFunction>, Subject, Coverage
     (functions, subject, coverage)
 }
 
-/// Runs seed `seed` and adds its results to `summary`. The general and the AD program are
-/// compiled as one, to compile C once per configuration.
+/// Runs seed `seed` and adds its results to `summary`. The general and the AD program, and
+/// the semantic probes, are compiled as one, to compile C once per configuration.
 pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
     summary.seeds += 1;
     summary.programs += 1;
@@ -175,46 +180,87 @@ pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
     let (functions, ad_subject, coverage) = ad(seed, settings);
     summary.coverage.merge(&coverage);
     summary.functions += functions.len() as u64;
+    let (probe_source, probes) = if settings.probes {
+        spec::probes(&mut Pcg64::seed_from_u64(seed ^ 0x0bad_c0de_0000_0000))
+    } else {
+        (String::new(), Vec::new())
+    };
+    let probe_offset = general_subject.cases.len() + ad_subject.cases.len();
     let subject = Subject {
         name: general_subject.name.clone(),
-        source: format!("{}\n{}", general_subject.source, ad_subject.source),
-        cases: [general_subject.cases.clone(), ad_subject.cases.clone()].concat(),
+        source: format!(
+            "{}\n{}\n{probe_source}",
+            general_subject.source, ad_subject.source
+        ),
+        cases: [
+            general_subject.cases.clone(),
+            ad_subject.cases.clone(),
+            spec::cases(&probes),
+        ]
+        .concat(),
     };
     summary.cases += subject.cases.len() as u64;
-    if let Ok(outcomes) = diff::oracle(&subject) {
-        summary.runtime_errors += outcomes[..general_subject.cases.len()]
-            .iter()
-            .filter(|o| o.is_err())
-            .count() as u64;
+    let mut failures = Vec::new();
+    let mut programs: Vec<Option<String>> = Vec::new();
+    match diff::oracle(&subject) {
+        Ok(outcomes) => {
+            summary.runtime_errors += outcomes[..general_subject.cases.len()]
+                .iter()
+                .filter(|o| o.is_err())
+                .count() as u64;
+            for (f, p) in spec::check(
+                &probes,
+                &outcomes[probe_offset..],
+                Config::ORACLE,
+                probe_offset,
+            ) {
+                failures.push(f);
+                programs.push(p);
+            }
+            for f in diff::check_against(&subject, &outcomes, &settings.configs) {
+                failures.push(f);
+                programs.push(None);
+            }
+        }
+        Err(f) => {
+            failures.push(f);
+            programs.push(None);
+        }
     }
-    let mut failures = diff::run(&subject, &settings.configs);
     if failures.is_empty() && !functions.is_empty() {
         failures = adcheck::check_all(&ad_subject, &functions);
+        programs = vec![None; failures.len()];
     }
-    for f in failures {
+    for (f, probe_program) in failures.into_iter().zip(programs) {
         let general_case = f.case.is_none_or(|c| c < general_subject.cases.len());
         if let Some((dir, budget)) = &settings.shrink {
-            let written = if general_case && f.kind != Kind::Derivative {
+            let written = if let Some(text) = probe_program {
+                write_failure(dir, &format!("wrong-{seed}-{}", f.case.unwrap_or(0)), &text)
+            } else if general_case && f.kind != Kind::Derivative {
                 shrink_and_write(seed, &program, &general_subject, &f, dir, *budget)
             } else {
                 None
             };
             let written = written.or_else(|| {
                 // Not reproducible from one general entry point alone: the whole program.
-                let path = dir.join(format!("whole-{seed}.fut"));
                 let text = format!(
                     "-- Found by gradus-fuzz (seed {seed}): {}\n{}",
                     f.to_string().replace('\n', "\n-- "),
                     subject.source
                 );
-                std::fs::create_dir_all(dir).ok()?;
-                std::fs::write(&path, text).ok()?;
-                Some(path)
+                write_failure(dir, &format!("whole-{seed}"), &text)
             });
             summary.written.extend(written);
         }
         summary.failures.push((seed, f));
     }
+}
+
+fn write_failure(dir: &std::path::Path, stem: &str, text: &str) -> Option<PathBuf> {
+    std::fs::create_dir_all(dir).ok()?;
+    let path = dir.join(format!("{stem}.fut"));
+    std::fs::write(&path, text).ok()?;
+    Some(path)
 }
 
 /// Finds the entry point behind `failure`, shrinks it, and writes a test-block program.
@@ -268,6 +314,7 @@ fn shrink_and_write(
         Kind::Panic => "panic",
         Kind::Mismatch => "mismatch",
         Kind::Derivative => "derivative",
+        Kind::Wrong => "wrong",
     };
     std::fs::create_dir_all(dir).ok()?;
     let path = dir.join(format!("{slug}-{seed}.fut"));

@@ -1,19 +1,24 @@
 //! Differential runs: one program, its cases, every backend configuration, compared with the
-//! reference interpreter on the optimised program (the oracle).
+//! reference interpreter on the unoptimised program (the oracle, [`Config::ORACLE`]).
 //!
-//! The configurations ([`Config::ALL`]) are the interpreter, `c` and `multicore` on one and
-//! two threads, each on the optimised and the unoptimised program. A case agrees when
+//! The configurations ([`Config::ALL`]) are the optimised interpreter, and `c` and
+//! `multicore` on one and two threads, each on the optimised and the unoptimised program;
+//! [`pass_configs`] adds the interpreter on the program optimised by one optimiser pass
+//! alone. A case agrees when
 //!
-//! * both return values of the same types and shapes, integers and booleans bit-identical and
-//!   floats within [`FLOAT_TOLERANCE`] times the largest finite magnitude of the expected value
-//!   (parallel `reduce`, `scan` and `hist` may reassociate floating-point sums, LANGUAGE.md
-//!   8.1; everything else is exact in practice, but one tolerance keeps the rule simple), or
+//! * both return values of the same types and shapes, integers and booleans identical and
+//!   floats equal ([`values_agree`]): a NaN equals any NaN; the interpreter's results, and
+//!   every backend's under exact floats ([`set_exact_floats`], `GRADUS_EXACT_FLOATS=1`),
+//!   must be bit for bit those of the oracle (the sign of a zero included), and the native
+//!   backends' otherwise within [`FLOAT_TOLERANCE`] times the largest finite magnitude of the
+//!   expected value (they may reassociate float sums, README), or
 //! * both fail at run time with the same message and the same locations.
 //!
-//! Native configurations are compared with the interpreter at their own optimisation level.
-//! The unoptimised interpreter is compared with the oracle more loosely: the optimiser may
-//! remove an unused computation that fails, or report another of several failures
-//! (LANGUAGE.md 8.1), but not make a working program fail or change a value.
+//! The unoptimised native configurations are compared with the oracle exactly (values and
+//! errors). The optimised configurations must return the oracle's values where it returns
+//! values: the optimiser may remove an unused computation that fails, or report another of
+//! several failures, but not make a working program fail or change a value. Where the oracle
+//! fails, the optimised native configurations must fail as the optimised interpreter does.
 //!
 //! Besides disagreements, a run reports the front end rejecting a generated program (a
 //! generator bug, or a type checker that is too strict), internal compiler errors, C that does
@@ -21,13 +26,31 @@
 
 use gradus::backend::c::NativeOptions;
 use gradus::opt::OptOptions;
+use gradus::pipeline::passes::Run;
 use gradus::program::{Backend, CallError, Program};
-use gradus::value::Value;
+use gradus::value::{Scalar, Value};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The relative float tolerance of comparisons between backends.
+/// The relative float tolerance of comparisons between native backends without exact floats.
 pub const FLOAT_TOLERANCE: f64 = 1e-9;
+
+static EXACT_FLOATS: AtomicBool = AtomicBool::new(false);
+
+/// Compares every configuration's floats bit for bit, and has the native backends keep the
+/// interpreter's order of float operations (`gradus --exact-floats`). Call before any
+/// program is compiled.
+pub fn set_exact_floats() {
+    EXACT_FLOATS.store(true, Ordering::Relaxed);
+    gradus::backend::c::build::force_exact_floats();
+}
+
+/// Whether floats are compared bit for bit everywhere ([`set_exact_floats`] or
+/// `$GRADUS_EXACT_FLOATS`).
+pub fn exact_floats() -> bool {
+    EXACT_FLOATS.load(Ordering::Relaxed) || gradus::backend::c::build::exact_floats_from_env()
+}
 
 /// One call of an entry point.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +80,9 @@ pub enum Config {
         /// Whether the program is optimised.
         opt: bool,
     },
+    /// The reference interpreter on the program optimised by one optimiser pass alone (and
+    /// the pass it runs inside, for a group of rules).
+    Pass(&'static str),
     /// Sequential C.
     C {
         /// Whether the program is optimised.
@@ -72,12 +98,12 @@ pub enum Config {
 }
 
 impl Config {
-    /// The oracle.
-    pub const ORACLE: Config = Config::Interp { opt: true };
+    /// The oracle: the unoptimised interpreter.
+    pub const ORACLE: Config = Config::Interp { opt: false };
 
-    /// Every configuration compared with the oracle.
+    /// Every configuration compared with the oracle (besides [`pass_configs`]).
     pub const ALL: [Config; 7] = [
-        Config::Interp { opt: false },
+        Config::Interp { opt: true },
         Config::C { opt: true },
         Config::C { opt: false },
         Config::Multicore {
@@ -102,13 +128,47 @@ impl Config {
     pub fn opt(self) -> bool {
         match self {
             Config::Interp { opt } | Config::C { opt } | Config::Multicore { opt, .. } => opt,
+            Config::Pass(_) => true,
+        }
+    }
+
+    /// Whether this is a native (C) backend.
+    pub fn native(self) -> bool {
+        matches!(self, Config::C { .. } | Config::Multicore { .. })
+    }
+
+    /// Whether its floats must equal the oracle's bit for bit.
+    pub fn exact(self) -> bool {
+        !self.native() || exact_floats()
+    }
+
+    /// The optimiser's options.
+    pub fn opt_options(self) -> OptOptions {
+        match self {
+            Config::Pass(name) => {
+                let mut opts = OptOptions::default();
+                let host = gradus::pipeline::passes::optimiser_passes()
+                    .find(|p| p.name == name)
+                    .and_then(|p| match p.run {
+                        Run::RulesIn(host) => Some(host),
+                        _ => None,
+                    });
+                for p in gradus::pipeline::passes::optimiser_passes() {
+                    if p.name != name && Some(p.name) != host {
+                        opts.disabled.insert(p.name.to_string());
+                    }
+                }
+                opts
+            }
+            _ if self.opt() => OptOptions::default(),
+            _ => OptOptions::off(),
         }
     }
 
     /// The backend.
     pub fn backend(self) -> Backend {
         match self {
-            Config::Interp { .. } => Backend::Interpreter,
+            Config::Interp { .. } | Config::Pass(_) => Backend::Interpreter,
             Config::C { .. } => Backend::Native(NativeOptions {
                 multicore: false,
                 threads: Some(1),
@@ -123,11 +183,19 @@ impl Config {
     }
 }
 
+/// The interpreter after each optimiser pass alone, one configuration per pass.
+pub fn pass_configs() -> Vec<Config> {
+    gradus::pipeline::passes::optimiser_passes()
+        .map(|p| Config::Pass(p.name))
+        .collect()
+}
+
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let opt = if self.opt() { "" } else { " --no-opt" };
         match self {
             Config::Interp { .. } => write!(f, "interp{opt}"),
+            Config::Pass(name) => write!(f, "interp, only pass {name}"),
             Config::C { .. } => write!(f, "c{opt}"),
             Config::Multicore { threads, .. } => write!(f, "multicore{opt} --threads {threads}"),
         }
@@ -151,6 +219,8 @@ pub enum Kind {
     Mismatch,
     /// A derivative fails one of the AD checks.
     Derivative,
+    /// A result differs from the one the language defines ([`crate::spec`]).
+    Wrong,
 }
 
 impl fmt::Display for Kind {
@@ -163,6 +233,7 @@ impl fmt::Display for Kind {
             Kind::Panic => "panic",
             Kind::Mismatch => "backend disagrees with the interpreter",
             Kind::Derivative => "derivative check failed",
+            Kind::Wrong => "result differs from the language's definition",
         };
         f.write_str(s)
     }
@@ -226,11 +297,7 @@ pub fn compile(subject: &Subject, config: Config) -> Result<Program, Failure> {
         case: None,
         detail,
     };
-    let opts = if config.opt() {
-        OptOptions::default()
-    } else {
-        OptOptions::off()
-    };
+    let opts = config.opt_options();
     let front = catch_unwind(|| Program::from_source_with(&subject.name, &subject.source, &opts))
         .map_err(|p| fail(Kind::Panic, panic_text(p)))?;
     let prog = front.map_err(|d| {
@@ -280,10 +347,85 @@ pub fn describe(r: &Outcome) -> String {
     }
 }
 
-/// Whether `got` agrees with the oracle's `want`.
-pub fn agree(want: &Outcome, got: &Outcome) -> bool {
+/// The elements of a value, flattened.
+fn elements(v: &Value) -> Vec<Scalar> {
+    match v {
+        Value::Scalar(s) => vec![*s],
+        Value::Array(a) => (0..a.len()).map(|i| a.buffer().get(i)).collect(),
+    }
+}
+
+fn shape(v: &Value) -> &[usize] {
+    match v {
+        Value::Scalar(_) => &[],
+        Value::Array(a) => a.shape(),
+    }
+}
+
+fn elem_type(v: &Value) -> gradus::value::PrimType {
+    match v {
+        Value::Scalar(s) => s.prim_type(),
+        Value::Array(a) => a.elem_type(),
+    }
+}
+
+/// Whether `got` equals `want`: the same types and shapes, the same integers and booleans,
+/// and floats equal bit for bit when `exact` (a NaN equals any NaN, `-0.0` does not equal
+/// `0.0`), or else within [`FLOAT_TOLERANCE`] times the largest finite magnitude of `want`
+/// (infinities of the same sign equal, a NaN equals only a NaN). The first difference on
+/// error.
+pub fn values_agree(want: &[Value], got: &[Value], exact: bool) -> Result<(), String> {
+    if want.len() != got.len() {
+        return Err(format!("{} values, got {}", want.len(), got.len()));
+    }
+    for (k, (w, g)) in want.iter().zip(got).enumerate() {
+        if elem_type(w) != elem_type(g) || shape(w) != shape(g) {
+            return Err(format!("value #{k}: type or shape differs"));
+        }
+        let (we, ge) = (elements(w), elements(g));
+        let max_finite = we
+            .iter()
+            .filter_map(|s| match *s {
+                Scalar::F32(x) if x.is_finite() => Some((x as f64).abs()),
+                Scalar::F64(x) if x.is_finite() => Some(x.abs()),
+                _ => None,
+            })
+            .fold(1.0f64, f64::max);
+        let tol = FLOAT_TOLERANCE * max_finite;
+        let same = |x: f64, y: f64, bits_equal: bool| {
+            if x.is_nan() || y.is_nan() {
+                x.is_nan() && y.is_nan()
+            } else if exact {
+                bits_equal
+            } else {
+                x == y || (x.is_finite() && y.is_finite() && (x - y).abs() <= tol)
+            }
+        };
+        for (i, (x, y)) in we.iter().zip(&ge).enumerate() {
+            let ok = match (*x, *y) {
+                (Scalar::F32(x), Scalar::F32(y)) => {
+                    same(x as f64, y as f64, x.to_bits() == y.to_bits())
+                }
+                (Scalar::F64(x), Scalar::F64(y)) => same(x, y, x.to_bits() == y.to_bits()),
+                (x, y) => x == y,
+            };
+            if !ok {
+                let (xs, ys) = (
+                    gradus::data::format_scalar(*x),
+                    gradus::data::format_scalar(*y),
+                );
+                return Err(format!("value #{k}, element {i}: {xs} / {ys}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `got` agrees with `want` exactly: the same values ([`values_agree`]) or the same
+/// run-time error.
+pub fn agree(want: &Outcome, got: &Outcome, exact: bool) -> bool {
     match (want, got) {
-        (Ok(w), Ok(g)) => gradus::testspec::compare_values(w, g, FLOAT_TOLERANCE).is_ok(),
+        (Ok(w), Ok(g)) => values_agree(w, g, exact).is_ok(),
         (Err(CallError::Runtime(w)), Err(CallError::Runtime(g))) => w == g,
         (Err(w), Err(g)) => w.to_string() == g.to_string(),
         _ => false,
@@ -300,7 +442,7 @@ pub fn oracle(subject: &Subject) -> Result<Vec<Outcome>, Failure> {
 }
 
 /// The outcomes of every case in `config`.
-fn outcomes(subject: &Subject, config: Config) -> Result<Vec<Outcome>, Failure> {
+pub fn outcomes(subject: &Subject, config: Config) -> Result<Vec<Outcome>, Failure> {
     let prog = compile(subject, config)?;
     subject
         .cases
@@ -322,35 +464,60 @@ fn outcomes(subject: &Subject, config: Config) -> Result<Vec<Outcome>, Failure> 
         .collect()
 }
 
-/// Whether the unoptimised interpreter's outcome is consistent with the optimised one's.
-/// The optimiser may remove a computation whose result is unused, and with it a run-time
-/// error, and may reorder computations, so that another of several failures is reported
-/// (LANGUAGE.md 8.1); it may not make a program fail that succeeds unoptimised, nor change a
-/// value.
-fn consistent_across_optimisation(optimised: &Outcome, unoptimised: &Outcome) -> bool {
-    match (optimised, unoptimised) {
-        (Ok(_), Ok(_)) => agree(optimised, unoptimised),
-        (Ok(_), Err(_)) | (Err(_), Err(_)) => true,
-        (Err(_), Ok(_)) => false,
+/// Whether `config`'s outcome `got` of one case is right, given the oracle's `want` and the
+/// optimised interpreter's `want_opt` (when computed): the comparison rules of the module
+/// doc. The reference it was compared with on error.
+pub fn judge(
+    config: Config,
+    want: &Outcome,
+    want_opt: Option<&Outcome>,
+    got: &Outcome,
+) -> Result<(), &'static str> {
+    let exact = config.exact();
+    if !config.opt() {
+        return if agree(want, got, exact) {
+            Ok(())
+        } else {
+            Err("interp --no-opt")
+        };
+    }
+    match (want, got) {
+        (Ok(_), _) if agree(want, got, exact) => Ok(()),
+        (Ok(_), _) => Err("interp --no-opt"),
+        // Where the oracle fails, an optimised program may succeed or fail otherwise; the
+        // optimised native backends must do what the optimised interpreter does.
+        (Err(_), _) if !config.native() => Ok(()),
+        (Err(_), _) => match want_opt {
+            Some(w) if !agree(w, got, exact) => Err("interp"),
+            _ => Ok(()),
+        },
     }
 }
 
-/// Runs `subject` in every configuration of `configs` and compares: each native
-/// configuration with the interpreter at the same optimisation level, exactly (same values,
-/// same errors), and the unoptimised interpreter with the oracle under
-/// [`consistent_across_optimisation`]. The problems found (at most one per configuration).
+/// Runs `subject` in every configuration of `configs` and compares each with the oracle
+/// ([`judge`]). The problems found (at most one per configuration).
 pub fn run(subject: &Subject, configs: &[Config]) -> Vec<Failure> {
     let want = match oracle(subject) {
         Ok(w) => w,
         Err(f) => return vec![f],
     };
+    check_against(subject, &want, configs)
+}
+
+/// [`run`] with the oracle's outcomes already computed.
+pub fn check_against(subject: &Subject, want: &[Outcome], configs: &[Config]) -> Vec<Failure> {
     let mut failures = Vec::new();
-    let unoptimised = Config::Interp { opt: false };
-    let want_unoptimised = if configs.iter().any(|c| !c.opt()) {
-        match outcomes(subject, unoptimised) {
+    let optimised = Config::Interp { opt: true };
+    let want_opt = if configs
+        .iter()
+        .any(|c| *c == optimised || (c.native() && c.opt()))
+    {
+        match outcomes(subject, optimised) {
             Ok(w) => Some(w),
             Err(f) => {
-                failures.push(f);
+                if configs.contains(&optimised) {
+                    failures.push(f);
+                }
                 None
             }
         }
@@ -358,17 +525,8 @@ pub fn run(subject: &Subject, configs: &[Config]) -> Vec<Failure> {
         None
     };
     for &config in configs {
-        let (reference, strict) = match config {
-            Config::Interp { opt: true } => continue,
-            Config::Interp { opt: false } => (&want, false),
-            _ if config.opt() => (&want, true),
-            _ => match &want_unoptimised {
-                Some(w) => (w, true),
-                None => continue,
-            },
-        };
-        let got = if config == unoptimised {
-            match &want_unoptimised {
+        let got = if config == optimised {
+            match &want_opt {
                 Some(w) => w.clone(),
                 None => continue,
             }
@@ -382,25 +540,28 @@ pub fn run(subject: &Subject, configs: &[Config]) -> Vec<Failure> {
             }
         };
         for (k, case) in subject.cases.iter().enumerate() {
-            let ok = if strict {
-                agree(&reference[k], &got[k])
-            } else {
-                consistent_across_optimisation(&reference[k], &got[k])
-            };
-            if !ok {
-                let against = if strict && !config.opt() {
-                    "interp --no-opt"
+            let opt_k = want_opt.as_ref().map(|w| &w[k]);
+            if let Err(against) = judge(config, &want[k], opt_k, &got[k]) {
+                let reference = if against == "interp" {
+                    opt_k.unwrap_or(&want[k])
                 } else {
-                    "interp"
+                    &want[k]
+                };
+                let why = match (reference, &got[k]) {
+                    (Ok(w), Ok(g)) => values_agree(w, g, config.exact())
+                        .err()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default(),
+                    _ => String::new(),
                 };
                 failures.push(Failure {
                     kind: Kind::Mismatch,
                     config: Some(config),
                     case: Some(k),
                     detail: format!(
-                        "{}: {against}: {} / {config}: {}",
+                        "{}: {against}: {} / {config}: {}{why}",
                         case.entry,
-                        describe(&reference[k]),
+                        describe(reference),
                         describe(&got[k])
                     ),
                 });
@@ -415,18 +576,11 @@ pub fn run(subject: &Subject, configs: &[Config]) -> Vec<Failure> {
 /// means the oracle itself.
 pub fn still_fails(subject: &Subject, kind: Kind, config: Option<Config>) -> bool {
     match config {
-        None | Some(Config::Interp { opt: true }) => {
+        None | Some(Config::ORACLE) => {
             matches!(oracle(subject), Err(f) if f.kind == kind)
         }
-        Some(c) => {
-            // The unoptimised native backends are compared with the unoptimised interpreter.
-            let mut configs = vec![c];
-            if !c.opt() && c != (Config::Interp { opt: false }) {
-                configs.insert(0, Config::Interp { opt: false });
-            }
-            run(subject, &configs)
-                .iter()
-                .any(|f| f.kind == kind && f.config == Some(c))
-        }
+        Some(c) => run(subject, &[c])
+            .iter()
+            .any(|f| f.kind == kind && f.config == Some(c)),
     }
 }

@@ -56,6 +56,9 @@ pub struct Gen<'r> {
     sizes: Vec<String>,
     next: usize,
     helpers: Vec<Entry>,
+    /// Whether entry points may declare an array parameter unique and update it in place
+    /// after reading it ([`Gen::entry`]).
+    pub consume: bool,
     /// What was generated.
     pub coverage: Coverage,
 }
@@ -91,6 +94,7 @@ impl<'r> Gen<'r> {
             sizes: Vec::new(),
             next: 0,
             helpers: Vec::new(),
+            consume: false,
             coverage: Coverage::default(),
         }
     }
@@ -193,8 +197,14 @@ impl<'r> Gen<'r> {
         fits.choose(self.rng).cloned()
     }
 
-    /// A literal of type `t`.
+    /// A literal of type `t`: mostly small, sometimes (in the general mode) at the edges of
+    /// its type: extreme integers, and NaN, infinities, zeros of both signs, subnormal, tiny
+    /// and huge floats.
     pub fn literal(&mut self, t: PrimType) -> Exp {
+        if self.mode == Mode::General && t != PrimType::Bool && self.chance(0.08) {
+            self.coverage.note("edge-literal");
+            return Exp::Lit(edge(self.rng, t));
+        }
         let s = match t {
             PrimType::Bool => Scalar::Bool(self.chance(0.5)),
             PrimType::F32 | PrimType::F64 => {
@@ -294,7 +304,8 @@ impl<'r> Gen<'r> {
     }
 
     fn boolean(&mut self, d: usize) -> Exp {
-        match self.below(4) {
+        match self.below(5) {
+            4 if self.mode == Mode::General => self.conversion(PrimType::Bool, d),
             0 => {
                 self.coverage.note("logic");
                 let op = *["&&", "||"].choose(self.rng).unwrap();
@@ -326,6 +337,9 @@ impl<'r> Gen<'r> {
         if t.is_float() {
             self.coverage.note("float-arith");
             let smooth = self.mode == Mode::Smooth;
+            if !smooth && self.chance(0.25) {
+                return self.float_identity(t, a, b);
+            }
             return match self.below(if smooth { 5 } else { 9 }) {
                 0 => Exp::bin("+", a, b),
                 1 => Exp::bin("-", a, b),
@@ -383,6 +397,30 @@ impl<'r> Gen<'r> {
         }
     }
 
+    /// An expression that is an identity, or a constant, for finite values only or only up
+    /// to the sign of a zero (`0 * x`, `x * 0 + y`, `x - x`, `x / x`, `0 / x`, `x + 0`), or
+    /// exactly (`x * 1`, `x - 0`, `-0 + x`, `x / 1`): IEEE 754 gives NaN, an infinity or a
+    /// zero of the other sign for some `x`, and the optimiser must keep that.
+    fn float_identity(&mut self, t: PrimType, a: Exp, b: Exp) -> Exp {
+        self.coverage.note("float-identity");
+        let lit = |v: f64| Exp::Lit(Scalar::from_f64(t, v));
+        let zero = if self.chance(0.75) { 0.0 } else { -0.0 };
+        match self.below(12) {
+            0 => Exp::bin("*", lit(zero), a),
+            1 => Exp::bin("*", a, lit(zero)),
+            2 => Exp::bin("+", Exp::bin("*", a, lit(zero)), b),
+            3 => Exp::bin("-", a.clone(), a),
+            4 => Exp::bin("/", a.clone(), a),
+            5 => Exp::bin("/", lit(zero), a),
+            6 => Exp::bin("+", a, lit(zero)),
+            7 => Exp::bin("+", lit(zero), a),
+            8 => Exp::bin("*", a, lit(1.0)),
+            9 => Exp::bin("-", a, lit(zero)),
+            10 => Exp::bin("/", a, lit(if zero == 0.0 { 1.0 } else { -1.0 })),
+            _ => Exp::bin("-", lit(zero), a),
+        }
+    }
+
     fn literal_one(&self, t: PrimType) -> Exp {
         Exp::Lit(Scalar::one(t))
     }
@@ -412,18 +450,31 @@ impl<'r> Gen<'r> {
         Exp::app(&f(fun), vec![a])
     }
 
+    /// A conversion to `t` from any other type, drawn uniformly so that every pair is
+    /// generated; the operand is sometimes a literal at the edge of its type.
     fn conversion(&mut self, t: PrimType, d: usize) -> Exp {
         self.coverage.note("conversion");
         let u = loop {
-            let u = self.prim();
+            let u = *PrimType::ALL.choose(self.rng).unwrap();
             if u != t {
                 break u;
             }
         };
+        if u.is_signed_int() && t.is_unsigned_int() && t.bits() > u.bits() {
+            self.coverage.note("conversion-signed-to-wider-unsigned");
+        }
+        if u.is_float() && t.is_int() {
+            self.coverage.note("conversion-float-to-int");
+        }
         if u == PrimType::Bool {
             return Exp::app(&format!("{}.bool", t.name()), vec![self.condition(d)]);
         }
-        let e = self.prim_exp(u, d);
+        let e = if self.chance(0.2) {
+            self.coverage.note("edge-literal");
+            Exp::Lit(edge(self.rng, u))
+        } else {
+            self.prim_exp(u, d)
+        };
         Exp::app(&format!("{}.{}", t.name(), u.name()), vec![e])
     }
 
@@ -455,23 +506,44 @@ impl<'r> Gen<'r> {
                 .collect();
             return Exp::Index(Box::new(Exp::var(a)), idx);
         }
+        let (idx, cond) = self.guarded_indices(a, ty, rank, d);
+        Exp::If(
+            Box::new(cond),
+            Box::new(Exp::Index(Box::new(Exp::var(a)), idx)),
+            Box::new(fallback),
+        )
+    }
+
+    /// `rank` indices into the array `a` of type `ty` and the condition under which they are
+    /// in bounds: either `i % size` under `size > 0`, or `i` itself under `i >= 0 && i <
+    /// size` (a test the compiler can see proves the index in bounds).
+    fn guarded_indices(&mut self, a: &str, ty: &Ty, rank: usize, d: usize) -> (Vec<Exp>, Exp) {
+        let bounds_test = self.chance(0.4);
+        if bounds_test {
+            self.coverage.note("bounds-test");
+        }
         let mut idx = Vec::new();
         let mut cond: Option<Exp> = None;
         for k in 0..rank {
             let size = Self::dim_size(a, ty, k);
             let i = self.prim_exp(PrimType::I64, d.min(1));
-            idx.push(Exp::bin("%", i, size.clone()));
-            let positive = Exp::bin(">", size, Exp::i64(0));
+            let test = if bounds_test {
+                idx.push(i.clone());
+                Exp::bin(
+                    "&&",
+                    Exp::bin(">=", i.clone(), Exp::i64(0)),
+                    Exp::bin("<", i, size),
+                )
+            } else {
+                idx.push(Exp::bin("%", i, size.clone()));
+                Exp::bin(">", size, Exp::i64(0))
+            };
             cond = Some(match cond {
-                None => positive,
-                Some(c) => Exp::bin("&&", c, positive),
+                None => test,
+                Some(c) => Exp::bin("&&", c, test),
             });
         }
-        Exp::If(
-            Box::new(cond.unwrap()),
-            Box::new(Exp::Index(Box::new(Exp::var(a)), idx)),
-            Box::new(fallback),
-        )
+        (idx, cond.expect("rank is positive"))
     }
 
     fn index_scalar(&mut self, t: PrimType, d: usize) -> Exp {
@@ -994,6 +1066,19 @@ impl<'r> Gen<'r> {
         for s in &used {
             self.vars.push((s.clone(), Ty::Prim(PrimType::I64)));
         }
+        if self.consume && self.chance(0.3) {
+            let (p, pty) = params[0].clone();
+            let (body, result) = self.consume_body(&p, &pty, depth);
+            return Entry {
+                name: name.to_string(),
+                sizes: used,
+                params,
+                result,
+                body,
+                unique: vec![p],
+                tuple: true,
+            };
+        }
         // A body that is a single variable or literal tests nothing: draw again.
         let mut body = Exp::i64(0);
         let mut result = Ty::Prim(PrimType::I64);
@@ -1010,6 +1095,182 @@ impl<'r> Gen<'r> {
             params,
             result,
             body,
+            unique: Vec::new(),
+            tuple: false,
+        }
+    }
+
+    /// The body of an entry point whose parameter `p` is unique: reads of `p`, then an
+    /// in-place update of `p` itself (`scatter`, `with`, or `with` in a loop), which consumes
+    /// it, then a tuple of what was read and the updated array:
+    ///
+    /// ```text
+    /// let r = map (\i -> if i >= 0 && i < n then p[i] else 0) is   -- or another read
+    /// let w = scatter p js vs
+    /// in (r', w)
+    /// ```
+    ///
+    /// The compiler must not move a read of `p` after the update, nor update `p` where a
+    /// read still needs it. The type of the tuple's first component.
+    fn consume_body(&mut self, p: &str, pty: &Ty, depth: usize) -> (Exp, Ty) {
+        self.coverage.note("unique-param");
+        let d = depth.saturating_sub(1).max(1);
+        let (read, rty) = self.read_of(p, pty, d);
+        let r = self.fresh("r");
+        let saved = self.vars.clone();
+        // `p` is consumed by the update: out of scope from here on.
+        self.vars.retain(|(n, _)| n != p);
+        self.vars.push((r.clone(), rty.clone()));
+        let update = self.consuming_update(p, pty, d);
+        let w = self.fresh("w");
+        self.vars.push((w.clone(), pty.clone()));
+        let first = match self.below(10) {
+            0..=2 => Exp::var(&r),
+            3..=6 if rty.rank() > 0 => {
+                // A map over what was read, which fusion may merge with the read.
+                let x = self.fresh("x");
+                let body = self.with_var(&x, rty.row(), |g| {
+                    if rty.rank() == 1 {
+                        g.arith_with(rty.elem(), Exp::var(&x), d)
+                    } else {
+                        g.exp(&rty.row(), d)
+                    }
+                });
+                Exp::app("map", vec![Exp::lambda(&[&x], body), Exp::var(&r)])
+            }
+            _ => self.exp(&rty, d),
+        };
+        let second = if self.chance(0.7) {
+            Exp::var(&w)
+        } else {
+            self.exp(pty, d)
+        };
+        self.vars = saved;
+        let body = Exp::Let(
+            r,
+            Box::new(read),
+            Box::new(Exp::Let(
+                w,
+                Box::new(update),
+                Box::new(Exp::Tuple(vec![first, second])),
+            )),
+        );
+        (body, rty)
+    }
+
+    /// An expression reading the array `p` (mostly), of a fresh type: a `map` whose lambda
+    /// indexes `p`, a scalar, or an array (copied unless it is a fresh `map` or `tabulate`, so
+    /// that it does not alias `p`).
+    fn read_of(&mut self, p: &str, pty: &Ty, d: usize) -> (Exp, Ty) {
+        match self.below(4) {
+            0 | 1 => {
+                self.coverage.note("read-before-update");
+                let m = Some(self.size());
+                let src_ty = Ty::Array(PrimType::I64, vec![m.clone()]);
+                let src = self.array_exp(PrimType::I64, src_ty.dims(), d);
+                let x = self.fresh("x");
+                let fallback = self.leaf(pty.elem());
+                let body = self.with_var(&x, Ty::Prim(PrimType::I64), |g| {
+                    let rank = pty.rank();
+                    let idx = g.guarded_index(p, pty, rank, fallback, d);
+                    if g.chance(0.5) {
+                        idx
+                    } else {
+                        g.arith_with(pty.elem(), idx, d)
+                    }
+                });
+                let rty = Ty::Array(pty.elem(), vec![m]);
+                (Exp::app("map", vec![Exp::lambda(&[&x], body), src]), rty)
+            }
+            2 => {
+                let t = self.prim();
+                (self.prim_exp(t, d + 1), Ty::Prim(t))
+            }
+            _ => {
+                let ty = match self.any_ty(false) {
+                    Ty::Prim(t) => Ty::Array(t, vec![Some(self.size())]),
+                    ty => ty,
+                };
+                let e = self.array_exp(ty.elem(), ty.dims(), d + 1);
+                let fresh = matches!(&e, Exp::App(f, _) if ["map", "map2", "map3", "tabulate"].contains(&f.as_str()));
+                let e = if fresh { e } else { Exp::app("copy", vec![e]) };
+                (e, ty)
+            }
+        }
+    }
+
+    /// `e op x` or `x op e` for a random `x` of type `t`.
+    fn arith_with(&mut self, t: PrimType, e: Exp, d: usize) -> Exp {
+        if t == PrimType::Bool {
+            let other = self.condition(d.min(1));
+            return Exp::bin("&&", e, other);
+        }
+        let other = self.prim_exp(t, d.min(1));
+        let op = *["+", "*", "-"].choose(self.rng).unwrap();
+        if self.chance(0.5) {
+            Exp::bin(op, e, other)
+        } else {
+            Exp::bin(op, other, e)
+        }
+    }
+
+    /// An in-place update of the array `p` itself, consuming it: `scatter p is vs`,
+    /// `p with [i] = v` (guarded), or a loop updating it.
+    fn consuming_update(&mut self, p: &str, pty: &Ty, d: usize) -> Exp {
+        match self.below(5) {
+            0 | 1 => {
+                self.coverage.note("scatter-in-place");
+                let m = Some(self.size());
+                let is = self.array_exp(PrimType::I64, std::slice::from_ref(&m), d);
+                let vs = self.exp(&pty.row().with_outer(m), d);
+                Exp::app("scatter", vec![Exp::var(p), is, vs])
+            }
+            2 | 3 => {
+                self.coverage.note("with-in-place");
+                self.guarded_with(p, pty, d)
+            }
+            _ => {
+                self.coverage.note("loop-in-place");
+                let acc = self.fresh("acc");
+                let var = self.fresh("i");
+                let bound = self.loop_bound(d);
+                let body = self.with_var(&acc, pty.clone(), |g| {
+                    g.with_var(&var, Ty::Prim(PrimType::I64), |g| {
+                        g.guarded_with(&acc, pty, d)
+                    })
+                });
+                Exp::LoopFor {
+                    acc,
+                    init: Box::new(Exp::var(p)),
+                    var,
+                    bound: Box::new(bound),
+                    body: Box::new(body),
+                }
+            }
+        }
+    }
+
+    /// `(if sizes > 0 then a with [i % size, ...] = v else a)`, or unguarded rarely.
+    fn guarded_with(&mut self, a: &str, ty: &Ty, d: usize) -> Exp {
+        let rank = 1 + self.below(ty.rank());
+        let mut value_ty = ty.clone();
+        for _ in 0..rank {
+            value_ty = value_ty.row();
+        }
+        let value = self.exp(&value_ty, d);
+        let (idx, cond) = if self.chance(UNGUARDED) {
+            let idx = (0..rank)
+                .map(|_| self.prim_exp(PrimType::I64, d.min(1)))
+                .collect();
+            (idx, None)
+        } else {
+            let (idx, cond) = self.guarded_indices(a, ty, rank, d);
+            (idx, Some(cond))
+        };
+        let updated = Exp::With(Box::new(Exp::var(a)), idx, Box::new(value));
+        match cond {
+            Some(c) => Exp::If(Box::new(c), Box::new(updated), Box::new(Exp::var(a))),
+            None => updated,
         }
     }
 
@@ -1025,7 +1286,8 @@ impl<'r> Gen<'r> {
             .helpers
             .iter()
             .filter(|h| {
-                h.result.elem() == ty.elem()
+                !h.tuple
+                    && h.result.elem() == ty.elem()
                     && h.result.rank() == ty.rank()
                     && h.result
                         .dims()
@@ -1203,11 +1465,12 @@ pub fn scalar(rng: &mut Pcg64, t: PrimType, mode: Mode) -> Scalar {
     match t {
         PrimType::Bool => Scalar::Bool(rng.random_bool(0.5)),
         PrimType::F32 | PrimType::F64 => {
-            let r = rng.random_range(0..20);
+            let r = rng.random_range(0..24);
             let v = match r {
                 0 => 0.0,
                 1 => -0.0,
                 2 => rng.random_range(-1e3..1e3),
+                3..=5 => return edge(rng, t),
                 _ => rng.random_range(-16i32..=16) as f64 / 4.0,
             };
             Scalar::from_f64(t, v)
@@ -1224,6 +1487,69 @@ pub fn scalar(rng: &mut Pcg64, t: PrimType, mode: Mode) -> Scalar {
                 1 => hi,
                 2 => rng.random_range(lo..=hi),
                 _ => rng.random_range(-6i128..=9).clamp(lo, hi),
+            };
+            Scalar::from_i128(t, v)
+        }
+    }
+}
+
+/// A value at the edge of type `t`: the smallest and largest integers and their neighbours,
+/// `-1`, the unsigned value with only the top bit set; NaN, ±∞, ±0, the smallest and a larger
+/// subnormal, the smallest normal, the largest finite value, and huge and tiny values.
+pub fn edge(rng: &mut Pcg64, t: PrimType) -> Scalar {
+    match t {
+        PrimType::Bool => Scalar::Bool(rng.random_bool(0.5)),
+        PrimType::F32 => {
+            let v = match rng.random_range(0..13) {
+                0 => f32::NAN,
+                1 => f32::INFINITY,
+                2 => f32::NEG_INFINITY,
+                3 => 0.0,
+                4 => -0.0,
+                5 => f32::from_bits(1),
+                6 => -f32::from_bits(0x0040_0000),
+                7 => f32::MIN_POSITIVE,
+                8 => f32::MAX,
+                9 => f32::MIN,
+                10 => 1e30,
+                11 => -1e-30,
+                _ => 16777217.0,
+            };
+            Scalar::F32(v)
+        }
+        PrimType::F64 => {
+            let v = match rng.random_range(0..13) {
+                0 => f64::NAN,
+                1 => f64::INFINITY,
+                2 => f64::NEG_INFINITY,
+                3 => 0.0,
+                4 => -0.0,
+                5 => f64::from_bits(1),
+                6 => -f64::from_bits(0x0008_0000_0000_0000),
+                7 => f64::MIN_POSITIVE,
+                8 => f64::MAX,
+                9 => f64::MIN,
+                10 => 1e300,
+                11 => -1e-300,
+                _ => 9007199254740993.0,
+            };
+            Scalar::F64(v)
+        }
+        _ => {
+            let bits = t.bits();
+            let (lo, hi) = if t.is_unsigned_int() {
+                (0i128, (1i128 << bits) - 1)
+            } else {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            };
+            let v = match rng.random_range(0..7) {
+                0 => lo,
+                1 => hi,
+                2 => lo + 1,
+                3 => hi - 1,
+                4 => -1,
+                5 => 1i128 << (bits - 1),
+                _ => 0,
             };
             Scalar::from_i128(t, v)
         }

@@ -6,6 +6,8 @@
 //!   configuration, optimised and not, and compares;
 //! * [`adcheck`] checks the derivatives of random smooth programs against finite differences,
 //!   each other (transposition), and their vector forms;
+//! * [`spec`] writes probes whose results the fuzzer knows from the language's definition
+//!   (conversions between every pair of types, IEEE float identities) and checks them;
 //! * [`shrink`] reduces a failing program and input and writes a test-block program;
 //! * [`campaign`] ties these together for a range of seeds and summarises;
 //! * [`robust`] fuzzes the readers (parser, type checker, core-IR text, values) for panics and
@@ -21,3 +23,4 @@ pub mod diff;
 pub mod generate;
 pub mod robust;
 pub mod shrink;
+pub mod spec;

@@ -38,6 +38,17 @@ struct Args {
     /// Only the interpreter, unoptimised against optimised (no C compiler needed).
     #[arg(long)]
     interp_only: bool,
+    /// Compare floats bit for bit everywhere (the sign of a zero included), with the native
+    /// backends keeping the interpreter's order of float operations (`gradus
+    /// --exact-floats`; also set by `GRADUS_EXACT_FLOATS=1`).
+    #[arg(long)]
+    exact_floats: bool,
+    /// Also run each program through every optimiser pass alone, on the interpreter.
+    #[arg(long)]
+    passes: bool,
+    /// Leave out the semantic probes (conversions, float identities).
+    #[arg(long)]
+    no_probes: bool,
     /// Then fuzz each reader (parser, type checker, core-IR text, values) for this many
     /// minutes.
     #[arg(long, default_value_t = 0.0)]
@@ -53,17 +64,25 @@ struct Args {
 fn main() {
     let args = Args::parse();
     diff::configure_c_compiler(&args.c_opt);
+    if args.exact_floats {
+        diff::set_exact_floats();
+    }
+    let mut configs = if args.interp_only {
+        vec![Config::Interp { opt: true }]
+    } else {
+        Config::ALL.to_vec()
+    };
+    if args.passes {
+        configs.extend(diff::pass_configs());
+    }
     // Panics are caught and reported as findings; the default hook's messages would bury
     // the summary.
     std::panic::set_hook(Box::new(|_| {}));
     let settings = Settings {
         entries: args.entries,
         depth: args.depth,
-        configs: if args.interp_only {
-            vec![Config::Interp { opt: false }]
-        } else {
-            Config::ALL.to_vec()
-        },
+        configs,
+        probes: !args.no_probes,
         shrink: (args.shrink_seconds > 0)
             .then(|| (args.out.clone(), Duration::from_secs(args.shrink_seconds))),
         ..Settings::default()
@@ -79,6 +98,7 @@ fn main() {
         println!("{}", ad.source);
         return;
     }
+    let started = Instant::now();
     let deadline = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
     let mut summary = Summary::default();
     let mut seed = args.seed;
@@ -86,7 +106,7 @@ fn main() {
         let before = summary.failures.len();
         campaign::run_seed(seed, &settings, &mut summary);
         for (s, f) in &summary.failures[before..] {
-            eprintln!("seed {s}: {f}");
+            eprintln!("[{:.1}s] seed {s}: {f}", started.elapsed().as_secs_f64());
         }
         seed += 1;
         if summary.seeds % 25 == 0 {

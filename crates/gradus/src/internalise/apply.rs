@@ -273,31 +273,50 @@ impl<'a> Internaliser<'a> {
         self.exp(body, &env)
     }
 
-    /// Binds size parameters in `pending` from the dimensions of the value `v` of type `ty`.
-    fn bind_sizes(&mut self, ty: &Ty, v: &IVal, pending: &HashSet<BindingId>, env: &mut Env) {
+    /// Binds size parameters in `pending` from the dimensions of the value `v` of type `ty`:
+    /// wherever `ty` has one of them as a whole dimension of an array, also inside tuples and
+    /// records and in the element type of an array of tuples or records. Function values
+    /// have no dimensions (the checker makes sizes that only they mention known at the call).
+    pub(super) fn bind_sizes(
+        &mut self,
+        ty: &Ty,
+        v: &IVal,
+        pending: &HashSet<BindingId>,
+        env: &mut Env,
+    ) {
+        self.bind_sizes_at(ty, v, 0, pending, env);
+    }
+
+    /// As [`Self::bind_sizes`], for a `v` that is the element of `outer` enclosing array
+    /// dimensions: its leaves' first `outer` dimensions are not `ty`'s.
+    fn bind_sizes_at(
+        &mut self,
+        ty: &Ty,
+        v: &IVal,
+        outer: usize,
+        pending: &HashSet<BindingId>,
+        env: &mut Env,
+    ) {
         match (ty, v) {
             (Ty::Array(dims, elem), _) => {
-                let Some(first) = v.leaves().first().copied() else {
-                    return;
-                };
-                let core_dims = self.em.dims(&first);
-                for (d, cd) in dims.iter().zip(&core_dims) {
-                    if let Size::Named(b, _) = d
-                        && pending.contains(b)
-                        && !env.contains_key(b)
-                    {
-                        Rc::make_mut(env).insert(*b, IVal::Leaf(*cd));
+                if let Some(first) = v.leaves().first().copied() {
+                    let core_dims = self.em.dims(&first);
+                    for (d, cd) in dims.iter().zip(core_dims.iter().skip(outer)) {
+                        if let Size::Named(b, _) = d
+                            && pending.contains(b)
+                            && !env.contains_key(b)
+                        {
+                            Rc::make_mut(env).insert(*b, IVal::Leaf(*cd));
+                        }
                     }
                 }
-                // Inner dimensions of an array of arrays.
-                if let Ty::Array(..) = **elem {
-                    // Covered by `dims` already: the checker keeps dims flat.
-                }
+                // An array of tuples or records is a tuple or record of arrays.
+                self.bind_sizes_at(elem, v, outer + dims.len(), pending, env);
             }
             (Ty::Record(fields), IVal::Record(vals)) => {
                 for (k, t) in fields {
                     if let Some(v) = vals.get(k) {
-                        self.bind_sizes(t, v, pending, env);
+                        self.bind_sizes_at(t, v, outer, pending, env);
                     }
                 }
             }

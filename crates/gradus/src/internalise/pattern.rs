@@ -2,65 +2,30 @@
 //!
 //! Takes a source pattern and an internalised value of its type and extends the environment;
 //! tuples and records are taken apart field by field, so no run-time code is emitted. Sizes that
-//! a `let [n] (p: [n]t)` pattern names are bound from the value's dimensions.
+//! a `let [n] (p: [n]t)` pattern names are bound from the value's dimensions, where the
+//! pattern's type has them.
 
 use super::value::{Env, IVal};
 use super::{Internaliser, R, bug};
 use crate::diag::Span;
-use crate::syntax::ast::{self, ExpKind, Pat, PatKind};
-use crate::types::Resolved;
+use crate::syntax::ast::{Pat, PatKind};
 use crate::types::ty::BindingId;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 impl<'a> Internaliser<'a> {
-    /// Binds the sizes of `let [n] (p: [n]t) = e` from the dimensions of the value at the
-    /// positions where the pattern's type ascriptions name them.
+    /// Binds the sizes of `let [n] (p: [n]t) = e` from the dimensions of the value, at the
+    /// positions where the pattern's type has them (the checker made sure each is a
+    /// dimension of an array there).
     pub(super) fn bind_let_sizes(&mut self, p: &Pat, v: &IVal, env: &mut Env) {
-        match &p.kind {
-            PatKind::Ascribe { pat, ty } => {
-                if let Some(first) = v.leaves().first() {
-                    let dims = self.em.dims(first);
-                    let mut t = ty;
-                    let mut k = 0;
-                    loop {
-                        match &t.kind {
-                            ast::TypeExpKind::Array { size, elem, .. } => {
-                                if let ast::SizeExp::Exp(se) = size
-                                    && let ExpKind::Var(_) = &se.kind
-                                    && let Some(Resolved::Local(b)) =
-                                        self.typed.resolved.get(&se.id)
-                                    && let Some(d) = dims.get(k)
-                                    && !env.contains_key(b)
-                                {
-                                    Rc::make_mut(env).insert(*b, IVal::Leaf(*d));
-                                }
-                                k += 1;
-                                t = elem;
-                            }
-                            ast::TypeExpKind::Unique(inner) => t = inner,
-                            _ => break,
-                        }
-                    }
-                }
-                self.bind_let_sizes(pat, v, env);
-            }
-            PatKind::Attr { pat, .. } => self.bind_let_sizes(pat, v, env),
-            PatKind::Tuple(ps) if ps.len() > 1 => {
-                for (i, sub) in ps.iter().enumerate() {
-                    if let Ok(f) = project(v, &i.to_string(), p.span) {
-                        self.bind_let_sizes(sub, &f, env);
-                    }
-                }
-            }
-            PatKind::Tuple(ps) if ps.len() == 1 => self.bind_let_sizes(&ps[0], v, env),
-            PatKind::Record(fps) => {
-                for fp in fps {
-                    if let Ok(f) = project(v, &fp.name, fp.name_span) {
-                        self.bind_let_sizes(&fp.pat, &f, env);
-                    }
-                }
-            }
-            _ => {}
+        let pending: HashSet<BindingId> = self
+            .typed
+            .size_params
+            .get(&p.id)
+            .map(|v| v.iter().map(|(_, b)| *b).collect())
+            .unwrap_or_default();
+        if let Some(t) = self.typed.pat_types.get(&p.id) {
+            self.bind_sizes(t, v, &pending, env);
         }
     }
 

@@ -228,8 +228,8 @@ pub struct TypedProgram {
     /// [`TypedProgram::resolved`].
     pub instances: HashMap<NodeId, Instance>,
     /// Size parameters bound by each function-like construct (top-level or local function,
-    /// keyed by the NodeId of its body expression; `let [n] p = e` keyed by the let
-    /// expression's NodeId): their names and BindingIds in order. Implicit size parameters
+    /// keyed by the NodeId of its body expression; `let [n] p = e` keyed by the NodeId of
+    /// its pattern `p`, since the `let` may itself be a function's body): their names and BindingIds in order. Implicit size parameters
     /// (from `[]` in parameter types or inferred) come after the explicit ones.
     pub size_params: HashMap<NodeId, Vec<(String, BindingId)>>,
     /// Every value declaration checked, prelude first, in order ([`DeclRef::index`]).

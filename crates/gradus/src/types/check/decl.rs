@@ -6,7 +6,7 @@
 //! generalised (see the module doc of [`super`]).
 
 use super::typeops::{
-    arrows, bare_in, free_size_vars, free_vars, size_is_known, size_mentions, ty_mentions,
+    arrows, bare_in, bare_in_value, free_size_vars, free_vars, size_is_known, size_mentions, ty_mentions,
 };
 use super::{
     AbbrParam, Anon, Checker, FunctionParts, Item, ModEnv, PendingStatic, R, Scheme, SizeParams,
@@ -337,8 +337,13 @@ impl Checker {
             params: ptys_res,
             deps,
             static_sizes,
-        } = self.settle(&fn_ty, &ptys, deps, &sparams);
+        } = self.settle(&fn_ty, &ptys, deps, &sparams, explicit_count);
         let tparams_empty = tparams.is_empty();
+        let static_sizes_of_entry: SizeParams = static_sizes
+            .iter()
+            .filter(|s| sparams[..explicit_count].contains(s))
+            .cloned()
+            .collect();
         let scheme = Rc::new(Scheme {
             name: vd.name.clone(),
             tparams: tparams.clone(),
@@ -388,6 +393,31 @@ impl Checker {
                 unique_params.push(false);
                 ret = *b;
             }
+            // The caller of an entry point gives its arguments, not its sizes: every declared
+            // size must be the size of an array argument.
+            for (name, b) in &static_sizes_of_entry {
+                if !params.iter().any(|t| bare_in_value(t, *b)) {
+                    let span = vd
+                        .type_params
+                        .iter()
+                        .find_map(|tp| match tp {
+                            TypeParam::Size { name: n, span } if n == name => Some(*span),
+                            _ => None,
+                        })
+                        .unwrap_or(vd.name_span);
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            span,
+                            format!(
+                                "the size `{name}` of entry point `{}` is not the size of any array parameter",
+                                vd.name
+                            ),
+                        )
+                        .with_label(format!("`{name}` cannot be determined from the arguments"))
+                        .with_note("use it as the size of a parameter, or return an array of unknown size (`[]t`)"),
+                    ));
+                }
+            }
             self.out.entries.retain(|e| e.name != vd.name);
             self.out.entries.push(EntrySig {
                 name: vd.name.clone(),
@@ -404,13 +434,17 @@ impl Checker {
     /// The facts of a function's scheme that follow from its type once its type and size
     /// parameters are generalised: which parameters sizes depend on (those of type `i64` the
     /// type mentions) and which size parameters must be known statically (those that no
-    /// parameter type has as a whole dimension).
+    /// parameter type has as a whole dimension). The first `explicit` size parameters are the
+    /// declared ones, which the body may use as values: those must be dimensions of a
+    /// parameter that is not a function (`def app [n] (g: [n]f64 -> f64) ...` cannot read
+    /// `n` from `g`), or else be known at each call.
     fn settle(
         &self,
         fn_ty: &Ty,
         ptys: &[Ty],
         deps: Vec<Option<BindingId>>,
         sparams: &SizeParams,
+        explicit: usize,
     ) -> Settled {
         let ty = self.u.resolve(fn_ty);
         let params: Vec<Ty> = ptys.iter().map(|t| self.u.resolve(t)).collect();
@@ -425,7 +459,15 @@ impl Checker {
             .collect();
         let static_sizes = sparams
             .iter()
-            .filter(|(_, b)| !params.iter().any(|t| bare_in(t, *b)))
+            .enumerate()
+            .filter(|(i, (_, b))| {
+                if *i < explicit {
+                    !params.iter().any(|t| bare_in_value(t, *b))
+                } else {
+                    !params.iter().any(|t| bare_in(t, *b))
+                }
+            })
+            .map(|(_, s)| s)
             .cloned()
             .collect();
         Settled {
@@ -643,6 +685,7 @@ impl Checker {
             tparams.push((pname, !info.no_fun));
         }
         let mut sparams = explicit_sizes;
+        let explicit_count = sparams.len();
         self.generalise_sizes(
             &ptys,
             svar_start,
@@ -654,7 +697,7 @@ impl Checker {
             deps,
             static_sizes,
             ..
-        } = self.settle(&fn_ty, &ptys, deps, &sparams);
+        } = self.settle(&fn_ty, &ptys, deps, &sparams, explicit_count);
         let binding = self.new_binding();
         let scheme = Rc::new(Scheme {
             name: name.to_string(),

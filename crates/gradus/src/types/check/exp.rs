@@ -3,7 +3,7 @@
 //! Local functions and loops, which need more than a few lines, are in [`super::decl`] and
 //! [`super::loops`].
 
-use super::typeops::{arrows, forget, merge_sizes};
+use super::typeops::{arrows, bare_in_value, forget, merge_sizes};
 use super::{Anon, Callee, Checker, MAX_DEPTH, PendingMatch, R, add_field, err, strip};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
@@ -246,7 +246,7 @@ impl Checker {
                         sps.push((s.name.clone(), b));
                     }
                     if !sps.is_empty() {
-                        self.out.size_params.insert(e.id, sps);
+                        self.out.size_params.insert(pat.id, sps.clone());
                     }
                     let mut bs = Vec::new();
                     let pt = self.check_pat(pat, Anon::Fresh, &mut bs)?;
@@ -256,6 +256,27 @@ impl Checker {
                         &pt,
                         &vt,
                     )?;
+                    // `let [n] p = e` reads `n` from the value: it must be the size of an
+                    // array the pattern's type annotations name.
+                    let resolved = self.u.resolve(&pt);
+                    for (s, (_, b)) in sizes.iter().zip(&sps) {
+                        if !bare_in_value(&resolved, *b) {
+                            return Err(Box::new(
+                                Diagnostic::error(
+                                    s.span,
+                                    format!(
+                                        "the size `{}` is not the size of an array in the pattern",
+                                        s.name
+                                    ),
+                                )
+                                .with_label(format!("`{}` is never bound", s.name))
+                                .with_note(format!(
+                                    "annotate an array in the pattern with it, as in `let [{0}] (xs: [{0}]t) = ...`",
+                                    s.name
+                                )),
+                            ));
+                        }
+                    }
                     ids.extend(bs.iter().map(|b| b.id));
                     if let [b] = bs.as_slice() {
                         let roots = self.alias_roots(value);

@@ -117,6 +117,22 @@ pub(super) fn ty_mentions(t: &Ty, b: BindingId) -> bool {
     }
 }
 
+/// Whether `b` appears as a whole dimension of an array in `t` outside function types: a
+/// value of type `t` then tells `b` (the dimensions of a function's parameters or result do
+/// not, since a function value has no dimensions to read).
+pub(super) fn bare_in_value(t: &Ty, b: BindingId) -> bool {
+    match t {
+        Ty::Array(dims, e) => {
+            dims.iter()
+                .any(|d| matches!(d, Size::Named(x, _) if *x == b))
+                || bare_in_value(e, b)
+        }
+        Ty::Record(fs) => fs.values().any(|f| bare_in_value(f, b)),
+        Ty::Sum(cs) => cs.values().flatten().any(|f| bare_in_value(f, b)),
+        _ => false,
+    }
+}
+
 /// Whether `b` appears as a whole dimension somewhere in `t`.
 pub(super) fn bare_in(t: &Ty, b: BindingId) -> bool {
     match t {
