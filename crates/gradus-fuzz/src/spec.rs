@@ -131,6 +131,11 @@ pub struct Probe {
     /// A program computing one result for one element (`x`, `y` parameters) with its
     /// arguments, by result and element, for the report.
     pub single: Vec<Vec<(String, Vec<Scalar>)>>,
+    /// The entry point's source.
+    pub source: String,
+    /// Whether the native backends may change its results without exact floats (the float
+    /// identities, which reassociation rewrites).
+    pub reassociable: bool,
 }
 
 /// The probe program and its probes, with random values drawn from `rng`.
@@ -143,6 +148,7 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
         xs.extend((0..4).map(|_| generate::scalar(rng, from, Mode::General)));
         let targets: Vec<PrimType> = PrimType::ALL.into_iter().filter(|t| *t != from).collect();
         let name = format!("conv_{}", from.name());
+        let start = src.len();
         let _ = write!(src, "entry {name} [n] (xs: [n]{}) =\n  (", from.name());
         for (k, to) in targets.iter().enumerate() {
             if k > 0 {
@@ -152,6 +158,8 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
         }
         src.push_str(")\n\n");
         probes.push(Probe {
+            source: src[start..].to_string(),
+            reassociable: false,
             entry: name,
             what: targets
                 .iter()
@@ -184,6 +192,7 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
         // The same on literals, which the optimiser folds.
         let lits: Vec<Scalar> = (0..3).map(|_| generate::edge(rng, from)).collect();
         let name = format!("convlit_{}", from.name());
+        let start = src.len();
         let _ = write!(src, "entry {name} (b: bool) =\n  (");
         for (k, to) in targets.iter().enumerate() {
             if k > 0 {
@@ -202,6 +211,8 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
         }
         src.push_str(")\n\n");
         probes.push(Probe {
+            source: src[start..].to_string(),
+            reassociable: false,
             entry: name,
             what: targets
                 .iter()
@@ -252,6 +263,7 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
             _ => Scalar::F64((id.f64)(x.to_f64(), y.to_f64())),
         };
         let name = format!("float_{}", t.name());
+        let start = src.len();
         let _ = write!(
             src,
             "entry {name} [n] (xs: [n]{t}) (ys: [n]{t}) =\n  (",
@@ -272,6 +284,8 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
             )
         };
         probes.push(Probe {
+            source: src[start..].to_string(),
+            reassociable: true,
             entry: name,
             what: IDENTITIES.iter().map(|id| sub(id.source)).collect(),
             args: vec![array(t, &xs), array(t, &ys)],
@@ -297,6 +311,7 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
         // On literals.
         let (x, y) = (generate::edge(rng, t), generate::edge(rng, t));
         let name = format!("floatlit_{}", t.name());
+        let start = src.len();
         let _ = write!(src, "entry {name} (b: bool) =\n  (");
         for (k, id) in IDENTITIES.iter().enumerate() {
             if k > 0 {
@@ -309,6 +324,8 @@ pub fn probes(rng: &mut Pcg64) -> (String, Vec<Probe>) {
         }
         src.push_str(")\n\n");
         probes.push(Probe {
+            source: src[start..].to_string(),
+            reassociable: true,
             entry: name,
             what: IDENTITIES
                 .iter()
@@ -421,8 +438,7 @@ pub fn check(
                         .map(|a| gradus::data::format_scalar(*a))
                         .collect();
                     let f = fail(format!(
-                        "{} with {}: expected {}, got {}",
-                        p.what[r],
+                        "`{prog}` with {}: expected {}, got {}",
                         inputs.join(" "),
                         gradus::data::format_scalar(*w),
                         g.map_or("nothing".into(), gradus::data::format_scalar),
@@ -451,4 +467,27 @@ pub fn test_program(note: &str, program: &str, args: &[Scalar], want: Scalar) ->
     let _ = writeln!(s, "-- output {{ {} }}\n", gradus::data::format_scalar(want));
     let _ = writeln!(s, "{program}");
     s
+}
+
+/// For a probe case that one configuration got wrong, the one-line program and input of
+/// the element where it went wrong, read from a [`crate::diff::values_agree`] message
+/// (`value #R, element I`).
+pub fn single_for(probe: &Probe, detail: &str) -> Option<(String, Vec<Scalar>)> {
+    let rest = &detail[detail.find("(value #")? + 8..];
+    let (r, rest) = rest.split_once(", element ")?;
+    let i: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let (r, i): (usize, usize) = (r.parse().ok()?, i.parse().ok()?);
+    probe.single.get(r)?.get(i).cloned()
+}
+
+/// The subject of a one-line probe program.
+pub fn single_subject(program: &str, args: &[Scalar]) -> crate::diff::Subject {
+    crate::diff::Subject {
+        name: "probe.fut".into(),
+        source: program.to_string(),
+        cases: vec![Case {
+            entry: "main".into(),
+            args: args.iter().map(|a| Value::Scalar(*a)).collect(),
+        }],
+    }
 }
