@@ -387,6 +387,52 @@ fn sizes_that_must_be_known() {
 }
 
 #[test]
+fn sizes_that_nothing_binds() {
+    // A size the body names that only a function-typed parameter mentions must be known at
+    // each call: a function value has no dimensions to read it from.
+    let app = "def app [n] (g: [n]f64 -> f64) (x: f64) : f64 = g (replicate n x)\n";
+    assert_eq!(
+        err_line(&format!("{app}def h = app f64.sum 1.0")),
+        "test.fut:2:9: cannot determine the size `n` of `app`"
+    );
+    assert_eq!(
+        ty_of(
+            &format!("{app}def h = app (\\(v: [3]f64) -> f64.sum v) 1.0"),
+            "h"
+        ),
+        "f64"
+    );
+    // ... but one the body does not name is not needed.
+    assert_eq!(
+        ty_of(
+            "def f [n] (g: f64 -> [n]f64) (x: f64) : i64 = length (g x)\n\
+             def h = f (\\x -> [x, x]) 1.0",
+            "h"
+        ),
+        "i64"
+    );
+    assert_eq!(
+        err_line("def f (x: i64) = let [n] (y: i64) = x in n"),
+        "test.fut:1:22: the size `n` is not the size of an array in the pattern"
+    );
+    assert_eq!(
+        err_line("def f (g: []f64 -> f64) = let [n] (h: [n]f64 -> f64) = g in n"),
+        "test.fut:1:31: the size `n` is not the size of an array in the pattern"
+    );
+    assert_eq!(
+        err_line("entry main [n] (x: f64) : [n]f64 = replicate n x"),
+        "test.fut:1:12: the size `n` of entry point `main` is not the size of any array parameter"
+    );
+    assert_eq!(
+        ty_of(
+            "def f (xs: []f64) = let [n] ((a, _): ([n]f64, i64)) = (xs, 1) in n",
+            "f"
+        ),
+        "[n]f64 -> i64"
+    );
+}
+
+#[test]
 fn size_parameters_are_recorded() {
     let (decs, t) = ok("def f [n] (xs: [n]f64) = xs\ndef g xs = map (+1) xs");
     let gradus::syntax::ast::DecKind::Value(f) = &decs[0].kind else {

@@ -6,7 +6,8 @@
 //! generalised (see the module doc of [`super`]).
 
 use super::typeops::{
-    arrows, bare_in, bare_in_value, free_size_vars, free_vars, size_is_known, size_mentions, ty_mentions,
+    arrows, bare_in, bare_in_value, free_size_vars, free_vars, size_is_known, size_mentions,
+    ty_mentions,
 };
 use super::{
     AbbrParam, Anon, Checker, FunctionParts, Item, ModEnv, PendingStatic, R, Scheme, SizeParams,
@@ -224,7 +225,9 @@ impl Checker {
             Some(te) => Some(self.resolve_type(te, Anon::Unknown)?),
             None => None,
         };
+        let body_start = self.local_uses.len();
         let body_ty = self.check_exp(body)?;
+        self.body_uses_start = body_start;
         let result = match ret_ty {
             Some(rt) => {
                 self.expect(
@@ -257,6 +260,13 @@ impl Checker {
     }
 
     fn check_value_dec(&mut self, vd: &ValueDec) -> R<()> {
+        let uses_start = self.local_uses.len();
+        let r = self.check_value_dec_inner(vd);
+        self.local_uses.truncate(uses_start);
+        r
+    }
+
+    fn check_value_dec_inner(&mut self, vd: &ValueDec) -> R<()> {
         let var_start = self.u.tvar_count();
         let svar_start = self.u.svar_count();
         let lit_start = self.pending_lits.len();
@@ -394,9 +404,9 @@ impl Checker {
                 ret = *b;
             }
             // The caller of an entry point gives its arguments, not its sizes: every declared
-            // size must be the size of an array argument.
+            // size must be (part of) the size of an array argument.
             for (name, b) in &static_sizes_of_entry {
-                if !params.iter().any(|t| bare_in_value(t, *b)) {
+                if !params.iter().any(|t| ty_mentions(t, *b)) {
                     let span = vd
                         .type_params
                         .iter()
@@ -431,13 +441,19 @@ impl Checker {
         Ok(())
     }
 
+    /// Whether the body of the function checked last names the binding `b` (as a value or
+    /// in a size).
+    fn body_refers_to(&self, b: BindingId) -> bool {
+        self.local_uses[self.body_uses_start.min(self.local_uses.len())..].contains(&b)
+    }
+
     /// The facts of a function's scheme that follow from its type once its type and size
     /// parameters are generalised: which parameters sizes depend on (those of type `i64` the
     /// type mentions) and which size parameters must be known statically (those that no
     /// parameter type has as a whole dimension). The first `explicit` size parameters are the
-    /// declared ones, which the body may use as values: those must be dimensions of a
-    /// parameter that is not a function (`def app [n] (g: [n]f64 -> f64) ...` cannot read
-    /// `n` from `g`), or else be known at each call.
+    /// declared ones, which the body may use as values: one the body names must be a
+    /// dimension of a parameter that is not a function (`def app [n] (g: [n]f64 -> f64) ...`
+    /// cannot read `n` from `g`), or else be known at each call.
     fn settle(
         &self,
         fn_ty: &Ty,
@@ -461,8 +477,8 @@ impl Checker {
             .iter()
             .enumerate()
             .filter(|(i, (_, b))| {
-                if *i < explicit {
-                    !params.iter().any(|t| bare_in_value(t, *b))
+                if *i < explicit && !params.iter().any(|t| bare_in_value(t, *b)) {
+                    !params.iter().any(|t| bare_in(t, *b)) || self.body_refers_to(*b)
                 } else {
                     !params.iter().any(|t| bare_in(t, *b))
                 }

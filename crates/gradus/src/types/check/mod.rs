@@ -212,6 +212,12 @@ struct Checker {
     lifted: Vec<String>,
     out: TypedProgram,
     pending_static: Vec<PendingStatic>,
+    /// The local bindings named by the expressions checked so far in the current top-level
+    /// declaration, in order (a function's size parameters its body names must be known).
+    local_uses: Vec<BindingId>,
+    /// The part of `local_uses` from the body of the function [`Checker::check_function`]
+    /// checked last (its start).
+    body_uses_start: usize,
     pending_lits: Vec<(Span, NodeId, u128)>,
     negated_lits: HashSet<NodeId>,
     consumed: HashMap<BindingId, Span>,

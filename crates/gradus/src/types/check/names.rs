@@ -81,6 +81,7 @@ impl Checker {
                             .with_secondary(*at, "consumed here"),
                     ));
                 }
+                self.local_uses.push(*id);
                 (
                     ty.clone(),
                     Resolved::Local(*id),
