@@ -98,7 +98,9 @@ fn sweep<'a>(
 ) -> R<Jvp<'a>> {
     let stms = &unfuse_stms(names, stms, &is_fused);
     let mut j = Jvp {
-        e: Builder::new(names).with_cse(CseScope::Inherit),
+        e: Builder::new(names)
+            .with_cse(CseScope::Inherit)
+            .marking_derivatives(),
         tangents: seeds,
         lanes,
     };

@@ -118,7 +118,7 @@ fn expand(names: &mut NameTable, stm: Stm) -> Result<Vec<Stm>, Diagnostic> {
             let seeds: HashMap<Var, SubExp> = lam.params.iter().copied().zip(seeds).collect();
             let d = jvp::differentiate(names, &lam.body.stms, seeds)?;
             out.extend(d.stms);
-            let mut zeros = Builder::new(names);
+            let mut zeros = Builder::new(names).marking_derivatives();
             zeros.set_aux(aux.clone());
             // A result without a tangent (a constant, or independent of the parameters)
             // has a zero one, materialised here.

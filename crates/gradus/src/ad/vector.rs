@@ -94,7 +94,7 @@ pub fn expand_jmp(names: &mut NameTable, stm: &Stm, under_vjp: bool) -> Option<V
         })
         .collect::<Option<_>>()?;
 
-    let mut e = Builder::new(names);
+    let mut e = Builder::new(names).marking_derivatives();
     e.set_aux(stm.aux.clone());
     // Seeds in lane layout: the `[k]` rows moved innermost.
     let mut lane_seeds = HashMap::new();
@@ -129,7 +129,7 @@ pub fn expand_jmp(names: &mut NameTable, stm: &Stm, under_vjp: bool) -> Option<V
     out.extend(super::bind_all(&f.params, args, &stm.aux));
     let (stms, tangents) = jvp::differentiate_lanes(names, &f.body, lane_seeds, *w).ok()?;
     out.extend(stms);
-    let mut e = Builder::new(names);
+    let mut e = Builder::new(names).marking_derivatives();
     e.set_aux(stm.aux.clone());
     for (v, i) in stm.pat.iter().zip(tangent_of_result) {
         let t = tangents[i];

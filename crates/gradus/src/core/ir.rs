@@ -195,6 +195,10 @@ pub struct Aux {
     pub callers: Vec<Span>,
     /// Attributes such as `unsafe`, `stripmine(2)`.
     pub attrs: Vec<String>,
+    /// Whether the AD pass added the statement: derivative code, in which a zero tangent
+    /// or adjoint is a strong zero (see the float policy of [`crate::opt`]). Provenance, like
+    /// the span: not printed.
+    pub derivative: bool,
 }
 
 /// A statement: `let pat = exp`.

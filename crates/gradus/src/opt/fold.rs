@@ -6,14 +6,15 @@
 //! * `fold-const`: a primitive operation on constants is evaluated with the interpreter's own
 //!   arithmetic ([`crate::core::prim::PrimOp::eval`]); operations that would fail (integer
 //!   division by zero) are left to fail at run time;
-//! * `add-zero` (`x + 0`, `0 + x`), `sub-zero` (`x - 0`), `mul-one` (`x * 1`, `1 * x`),
-//!   `div-one` (`x / 1`), `neg-neg`: exact for every type;
+//! * `add-zero` (`x + -0.0`, `-0.0 + x`; with `+0.0` as `mul-zero`, since `-0.0 + 0.0` is
+//!   `+0.0`), `sub-zero` (`x - 0.0`), `mul-one` (`x * 1`, `1 * x`), `div-one` (`x / 1`),
+//!   `neg-neg`: exact for every type;
 //! * `mul-zero` (`x * 0`, `0 * x` to `0`), `sub-self` (`x - x` to `0`), `neg-zero-sub`
 //!   (`0 - x` to `-x`), `mul-select` (`x * select(c, 1, 0)` to `select(c, x, 0)`) and
 //!   `div-zero` (`0 / x` to `0`): for integers (where `div-zero` does not apply), and for floats
-//!   unless the float policy is strict (see the module [`crate::opt`]);
-//! * `fma-zero` (`fma(a, 0, c)` to `c`, `fma(a, b, 0)` to `a * b`; not under the strict
-//!   float policy) and `fma-one` (`fma(a, 1, c)` to `a + c`: one rounding either way);
+//!   only in derivative code or under `--fast-math` (the float policy of [`crate::opt`]);
+//! * `fma-zero` (`fma(a, 0, c)` to `c`, `fma(a, b, 0)` to `a * b`; as `mul-zero`) and
+//!   `fma-one` (`fma(a, 1, c)` to `a + c`: one rounding either way);
 //! * `cmp-self`: `x == x`, `x <= x`, `x >= x` to `true`, `x != x`, `x < x`, `x > x` to `false`
 //!   (not for floats: NaN);
 //! * `select-const`, `select-same`, `select-bool`, `logic-const` (`and`/`or` with a constant),

@@ -14,19 +14,30 @@
 //!
 //! # Float policy
 //!
-//! By default every rewrite keeps results bit for bit under IEEE 754, for every input: NaN,
-//! ±∞, ±0 and subnormals included. Rules that are exact under IEEE (`x * 1.0`, `x - 0.0`,
-//! `-0.0 + x`, `x / 1.0`, folding of constants, which uses the interpreter's own arithmetic)
-//! always run. The rules that are exact only for finite values, or only up to the sign of a
-//! zero — `x * 0.0` to `0.0`, `x - x` to `0.0`, `0.0 + x` to `x`, `0.0 / x` to `0.0`,
-//! `x * select(c, 1.0, 0.0)` to `select(c, x, 0.0)`, and sums whose terms are `0.0` but at
-//! one index to that term — run only under the fast-math policy
-//! ([`OptOptions::strict_float`] `false`: `gradus --fast-math`, `GRADUS_FAST_MATH=1`), which
-//! assumes finite values and does not distinguish `-0.0` from `0.0` (as C's
-//! `-ffinite-math-only -fno-signed-zeros`). Those are the rules that turn forward-mode
-//! Jacobians (one `jvp` per one-hot seed) into the cost of the function itself; they change
-//! results only where a program multiplies an infinity or a NaN by a zero, where IEEE
-//! arithmetic yields NaN. `docs/float-rules.md` lists every rule and its status.
+//! The program's own statements keep their IEEE 754 results bit for bit, for every input:
+//! NaN, ±∞, ±0 and subnormals included. Rules exact under IEEE (`x * 1.0`, `x - 0.0`,
+//! `-0.0 + x`, `x / 1.0`, folding of constants with the interpreter's own arithmetic) always
+//! run; the rules exact only for finite values or only up to the sign of a zero — `x * 0.0`
+//! to `0.0`, `x - x` to `0.0`, `0.0 + x` to `x`, `0.0 / x` to `0.0`, `x * select(c, 1.0,
+//! 0.0)` to `select(c, x, 0.0)`, `fma(a, 0.0, c)` to `c`, sums of terms that are zero but at
+//! one index to that term — do not.
+//!
+//! Derivative code, the statements the AD pass adds ([`crate::core::ir::Aux::derivative`]),
+//! treats a zero tangent or adjoint as a *strong zero*: multiplied by anything, an infinite
+//! or NaN partial derivative included, it gives zero, as Enzyme's strong-zero mode and
+//! ForwardDiff's NaN-safe mode define it. The directional derivative along a direction
+//! whose component `i` is zero does not depend on the partial derivative in `i`, however
+//! large. There the inexact rules run ([`OptOptions::strong_zero_derivatives`]): they are
+//! what turns a forward-mode gradient (one `jvp` per one-hot seed) into the cost of the
+//! function itself. Results differ from the unoptimised interpreter's only where a partial
+//! derivative is infinite or NaN in a direction the seed does not take.
+//!
+//! Two options change this: `--exact-floats` (`GRADUS_EXACT_FLOATS`) keeps derivative code
+//! IEEE-exact too, so that every result is the unoptimised interpreter's bit for bit;
+//! `--fast-math` (`GRADUS_FAST_MATH`, [`OptOptions::strict_float`] `false`) lets the
+//! inexact rules rewrite the program's own statements as well, assuming finite values and
+//! ignoring the sign of zero (as C's `-ffinite-math-only -fno-signed-zeros`).
+//! `docs/float-rules.md` lists every rule and its status.
 
 //! # Errors
 //! Statements that may fail at run time (bounds-checked indexing that is not known to be in
@@ -68,9 +79,13 @@ pub struct OptOptions {
     pub enabled: bool,
     /// Passes not to run (names of [`crate::pipeline::passes::optimiser_passes`]).
     pub disabled: BTreeSet<String>,
-    /// Keep floating-point results bit-exact under IEEE semantics (see the float policy);
-    /// `true` unless `GRADUS_FAST_MATH` is set.
+    /// Keep the floating-point results of the program's own statements bit-exact under IEEE
+    /// semantics (see the float policy); `true` unless `GRADUS_FAST_MATH` is set.
     pub strict_float: bool,
+    /// Treat the zero tangents and adjoints of derivative code as strong zeros, letting the
+    /// inexact float rules rewrite it (see the float policy); `true` unless
+    /// `GRADUS_EXACT_FLOATS` is set.
+    pub strong_zero_derivatives: bool,
     /// Upper bound on the rounds of the fixed-point iteration.
     pub max_rounds: usize,
 }
@@ -87,6 +102,7 @@ impl Default for OptOptions {
             enabled: true,
             disabled: BTreeSet::new(),
             strict_float: !fast_math_from_env(),
+            strong_zero_derivatives: !crate::backend::c::build::exact_floats_from_env(),
             max_rounds: 12,
         }
     }

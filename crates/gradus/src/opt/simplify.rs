@@ -70,8 +70,13 @@ pub struct Engine<'n> {
     pub defs: HashMap<Var, (Rc<Stm>, usize)>,
     /// Variables consumed somewhere in the function.
     pub consumed: HashSet<Var>,
-    /// Whether the float policy is strict IEEE.
+    /// Whether the float policy is strict IEEE for the statement being rewritten: the
+    /// policy of user code or of derivative code, as the statement is.
     pub strict: bool,
+    /// The policy for statements of the program ([`super::OptOptions::strict_float`]).
+    strict_user: bool,
+    /// The policy for derivative code ([`super::OptOptions::strong_zero_derivatives`]).
+    strict_derivative: bool,
     /// Use counts at the start of the walk (variables created since are absent).
     pub uses: HashMap<Var, usize>,
     /// Range facts about variables created by rewrites (valid wherever they are in scope).
@@ -80,6 +85,16 @@ pub struct Engine<'n> {
 }
 
 impl<'n> Engine<'n> {
+    /// Whether the float policy is strict IEEE for `stm`: the policy of derivative code or of
+    /// the program's own statements, as `stm` is.
+    pub fn strict_at(&self, stm: &Stm) -> bool {
+        if stm.aux.derivative {
+            self.strict_derivative
+        } else {
+            self.strict_user
+        }
+    }
+
     /// The definition of `v`, if it is a statement's single result (or any result).
     pub fn def(&self, v: Var) -> Option<&Stm> {
         self.defs.get(&v).map(|(s, _)| &**s)
@@ -122,6 +137,8 @@ pub fn run(prog: &mut Prog, ctx: &mut Ctx) {
             defs: HashMap::new(),
             consumed,
             strict: ctx.opts.strict_float,
+            strict_user: ctx.opts.strict_float,
+            strict_derivative: ctx.opts.strict_float && !ctx.opts.strong_zero_derivatives,
             extra_facts: HashMap::new(),
             uses,
             subst: HashMap::new(),
@@ -221,6 +238,7 @@ impl<'n> Engine<'n> {
             let mut tries = 0;
             loop {
                 tries += 1;
+                self.strict = self.strict_at(&stm);
                 let rw = if budget > 0 && tries < 8 {
                     self.rules(ctx, &stm, &scope)
                 } else {

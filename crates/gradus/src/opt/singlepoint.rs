@@ -107,10 +107,11 @@ pub fn sparse(eng: &Engine, se: &SubExp, r: &Region, depth: usize) -> Option<Spa
     let rec = |x: &SubExp| sparse(eng, x, r, depth + 1);
     match &stm.exp {
         Exp::BasicOp(BasicOp::Prim(op, args)) => {
-            let loose = |t: PrimType| t.is_int() || !eng.strict;
+            let strict = eng.strict_at(stm);
+            let loose = |t: PrimType| t.is_int() || !strict;
             match (*op, args.as_slice()) {
                 (PrimOp::Bin(BinOp::Mul, t), [a, b]) if loose(t) => rec(a).or_else(|| rec(b)),
-                (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !eng.strict => rec(a),
+                (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !strict => rec(a),
                 (PrimOp::Un(UnOp::Neg, _), [a]) => rec(a),
                 (PrimOp::Bin(BinOp::Add | BinOp::Sub, _), [a, b]) => combine(rec(a), rec(b)),
                 (PrimOp::Tern(TernOp::Fma, t), [a, b, c]) if loose(t) => {
@@ -584,12 +585,11 @@ pub fn zero_under(eng: &Engine, body: &Body, zero: &mut HashSet<Var>) {
     for stm in &body.stms {
         let zs: Vec<bool> = match &stm.exp {
             Exp::BasicOp(BasicOp::Prim(op, args)) => {
-                let loose = |t: PrimType| t.is_int() || !eng.strict;
+                let strict = eng.strict_at(stm);
+                let loose = |t: PrimType| t.is_int() || !strict;
                 let r = match (*op, args.as_slice()) {
                     (PrimOp::Bin(BinOp::Mul, t), [a, b]) if loose(t) => z(zero, a) || z(zero, b),
-                    (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !eng.strict => {
-                        z(zero, a)
-                    }
+                    (PrimOp::Bin(BinOp::Div, t), [a, _]) if t.is_float() && !strict => z(zero, a),
                     (PrimOp::Un(UnOp::Neg, _), [a]) => z(zero, a),
                     (PrimOp::Bin(BinOp::Add | BinOp::Sub, _), [a, b]) => z(zero, a) && z(zero, b),
                     (PrimOp::Tern(TernOp::Select, _), [_, a, b]) => z(zero, a) && z(zero, b),

@@ -177,7 +177,9 @@ fn limitation(span: Span, msg: impl Into<String>) -> Diagnostic {
 impl<'a> Vjp<'a> {
     fn new(names: &'a mut NameTable) -> Self {
         Vjp {
-            e: Builder::new(names).with_cse(CseScope::Fresh),
+            e: Builder::new(names)
+                .with_cse(CseScope::Fresh)
+                .marking_derivatives(),
             adjs: HashMap::new(),
             active: HashSet::new(),
             consumable: HashSet::new(),

@@ -107,6 +107,8 @@ pub struct Builder<'a> {
     cse: Option<prim::Cse>,
     /// Whether [`Builder::i64_bin`] folds constant operands.
     fold_constants: bool,
+    /// Whether the statements it makes are marked as derivative code ([`Aux::derivative`]).
+    marks_derivatives: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -123,7 +125,15 @@ impl<'a> Builder<'a> {
             aux: Aux::default(),
             cse: None,
             fold_constants: false,
+            marks_derivatives: false,
         }
+    }
+
+    /// Marks every statement it makes (not those it is given whole, [`Builder::add_stm`]) as
+    /// derivative code: what the AD pass's builders do.
+    pub fn marking_derivatives(mut self) -> Self {
+        self.marks_derivatives = true;
+        self
     }
 
     /// Turns common-subexpression elimination of primitive operations on: [`Builder::prim`]
@@ -204,7 +214,8 @@ impl<'a> Builder<'a> {
     /// `let pat = exp` for variables the caller created (results of branches and loops whose
     /// types it works out itself).
     pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
-        let aux = self.aux.clone();
+        let mut aux = self.aux.clone();
+        aux.derivative |= self.marks_derivatives;
         self.add_stm(Stm { pat, exp, aux });
     }
 
