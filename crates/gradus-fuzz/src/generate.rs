@@ -403,6 +403,8 @@ impl<'r> Gen<'r> {
     /// zero of the other sign for some `x`, and the optimiser must keep that.
     fn float_identity(&mut self, t: PrimType, a: Exp, b: Exp) -> Exp {
         self.coverage.note("float-identity");
+        // Often a variable: the inputs carry the NaNs and infinities.
+        let a = if self.chance(0.5) { self.leaf(t) } else { a };
         let lit = |v: f64| Exp::Lit(Scalar::from_f64(t, v));
         let zero = if self.chance(0.75) { 0.0 } else { -0.0 };
         match self.below(12) {
@@ -1470,7 +1472,7 @@ pub fn scalar(rng: &mut Pcg64, t: PrimType, mode: Mode) -> Scalar {
                 0 => 0.0,
                 1 => -0.0,
                 2 => rng.random_range(-1e3..1e3),
-                3..=5 => return edge(rng, t),
+                3..=7 => return edge(rng, t),
                 _ => rng.random_range(-16i32..=16) as f64 / 4.0,
             };
             Scalar::from_f64(t, v)

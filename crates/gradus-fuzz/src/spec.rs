@@ -94,6 +94,8 @@ macro_rules! identities {
     };
 }
 
+// The point is to compute what the optimiser must not simplify.
+#[allow(clippy::eq_op)]
 /// Expressions the optimiser might rewrite, with their IEEE values. `Z` is the type's zero,
 /// `O` its one (written with the type's suffix in the source).
 const IDENTITIES: &[Identity] = identities! {

@@ -15,7 +15,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// The seeds run: each gives a program of 12 generated entry points and 2 AD functions.
+/// The seeds run: each gives a program of 12 generated entry points, 2 AD functions and the
+/// semantic probes (conversions, float identities).
 const SEEDS: std::ops::Range<u64> = 0..14;
 
 #[test]
@@ -95,6 +96,12 @@ fn fixed_seeds_agree_everywhere() {
         "transpose",
         "conversion",
         "division",
+        "unique-param",
+        "read-before-update",
+        "scatter-in-place",
+        "with-in-place",
+        "float-identity",
+        "edge-literal",
     ] {
         assert!(
             summary.coverage.0.get(construct).copied().unwrap_or(0) > 0,

@@ -65,7 +65,7 @@ fn float_comparison_is_bit_exact_where_asked() {
     // Integers of another type or value.
     let i = |x: i64| vec![Value::Scalar(Scalar::I64(x))];
     assert!(values_agree(&i(1), &i(2), false).is_err());
-    assert!(values_agree(&i(1), &vec![Value::Scalar(Scalar::I32(1))], false).is_err());
+    assert!(values_agree(&i(1), &[Value::Scalar(Scalar::I32(1))], false).is_err());
 }
 
 /// Bug 1: `ys` is read by a map, then updated in place; a compiler that moves the read after
