@@ -122,8 +122,10 @@ impl fmt::Display for PrimType {
     }
 }
 
-/// A primitive value.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A primitive value. Equality is identity: floats are equal when their bits are, so `0.0`
+/// and `-0.0` differ and a NaN equals the same NaN (the optimiser merges and compares
+/// constants with it; numeric comparison is [`crate::core::prim::CmpOp`]'s).
+#[derive(Clone, Copy, Debug)]
 #[allow(missing_docs)]
 pub enum Scalar {
     Bool(bool),
@@ -137,6 +139,26 @@ pub enum Scalar {
     U64(u64),
     F32(f32),
     F64(f64),
+}
+
+impl PartialEq for Scalar {
+    fn eq(&self, other: &Scalar) -> bool {
+        use Scalar::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => a == b,
+            (I8(a), I8(b)) => a == b,
+            (I16(a), I16(b)) => a == b,
+            (I32(a), I32(b)) => a == b,
+            (I64(a), I64(b)) => a == b,
+            (U8(a), U8(b)) => a == b,
+            (U16(a), U16(b)) => a == b,
+            (U32(a), U32(b)) => a == b,
+            (U64(a), U64(b)) => a == b,
+            (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
+            (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
 }
 
 impl Scalar {

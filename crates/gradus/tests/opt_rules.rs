@@ -1608,3 +1608,22 @@ fn a_returned_map_read_by_a_sum_fuses_into_it_and_keeps_its_results() {
     assert_eq!(out.matches(" map(").count(), 1, "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn constants_differing_only_in_the_sign_of_zero_stay_apart() {
+    let prog = parse_prog(
+        r#"fun f (x_0: f64) : ([2]f64, f64, f64) {
+  let a_1: [2]f64 = array(f64, [0.0f64, -0.0f64])
+  let b_2: f64 = add_f64(x_0, -0.0f64)
+  let c_3: f64 = add_f64(x_0, 0.0f64)
+  in a_1, b_2, c_3
+}"#,
+    )
+    .unwrap();
+    let (out, _) = optimise(prog, &OptOptions::default()).unwrap();
+    let text = print_prog(&out);
+    // Not a replicate of one value; `x + -0.0` is `x`, `x + 0.0` is not (x may be -0.0).
+    assert!(text.contains("[0.0f64, -0.0f64]"), "{text}");
+    assert!(text.contains("add_f64(x_0, 0.0f64)"), "{text}");
+    assert!(!text.contains("add_f64(x_0, -0.0f64)"), "{text}");
+}
