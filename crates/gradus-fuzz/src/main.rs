@@ -63,6 +63,8 @@ struct Args {
 
 fn main() {
     let args = Args::parse();
+    // Every compilation verifies the core IR after every pass: a broken pass is a finding.
+    gradus::pipeline::passes::verify_every_pass();
     diff::configure_c_compiler(&args.c_opt);
     if args.exact_floats {
         diff::set_exact_floats();

@@ -730,7 +730,7 @@ impl Printer<'_> {
     /// [`Stm::For`]).
     fn sequential_par_for(&mut self, var: &str, body: &[Stm], independent: bool, d: usize) {
         let mark = |p: &mut Self| {
-            if independent {
+            if independent && !fails_at_once(body) {
                 p.line(d, "GR_INDEPENDENT");
             }
             p.par_for_loop(var, body, d);
@@ -1131,7 +1131,7 @@ impl Printer<'_> {
                 independent,
             } => {
                 let b = self.ex(bound);
-                if *independent {
+                if *independent && !fails_at_once(body) {
                     self.line(d, "GR_INDEPENDENT");
                 }
                 let head = if *down {
@@ -1325,4 +1325,12 @@ impl Printer<'_> {
         self.line(1, "return 1;");
         self.line(0, "}\n");
     }
+}
+
+/// Whether a loop body fails in its first iteration whatever the data (a check of a constant
+/// index out of bounds): C compilers turn such a loop into straight-line code and drop its
+/// vectorisation annotation with a warning, so it gets none.
+fn fails_at_once(body: &[Stm]) -> bool {
+    body.iter()
+        .any(|s| matches!(s, Stm::Check { cond, .. } if cond.is_false()))
 }

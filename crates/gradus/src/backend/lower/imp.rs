@@ -99,17 +99,24 @@ impl Ex {
             (IdxOp::Mul, Some(1), _) => return b,
             (IdxOp::Mul, _, Some(1)) => return a,
             (IdxOp::Mul, Some(0), _) | (IdxOp::Mul, _, Some(0)) => return Ex::int(0),
+            (IdxOp::Lt, Some(x), Some(y)) => return Ex::Const(Scalar::Bool(x < y)),
+            (IdxOp::Le, Some(x), Some(y)) => return Ex::Const(Scalar::Bool(x <= y)),
             _ => {}
         }
         if op == IdxOp::And {
-            if a == Ex::Const(Scalar::Bool(true)) {
-                return b;
-            }
-            if b == Ex::Const(Scalar::Bool(true)) {
-                return a;
+            for (k, other) in [(&a, &b), (&b, &a)] {
+                match k {
+                    Ex::Const(Scalar::Bool(true)) => return other.clone(),
+                    Ex::Const(Scalar::Bool(false)) => return k.clone(),
+                    _ => {}
+                }
             }
         }
         Ex::Idx(op, Box::new(a), Box::new(b))
+    }
+    /// Whether the expression is the constant `false`.
+    pub fn is_false(&self) -> bool {
+        *self == Ex::Const(Scalar::Bool(false))
     }
     /// `a + b`.
     pub fn plus(a: Ex, b: Ex) -> Ex {
