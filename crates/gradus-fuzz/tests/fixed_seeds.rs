@@ -26,6 +26,8 @@ fn fixed_seeds_agree_everywhere() {
         "NO C COMPILER FOUND: the native backends cannot be tested. Install gcc or clang, or \
          set CC."
     );
+    // The IR is verified after every pass of every compilation.
+    gradus::pipeline::passes::verify_every_pass();
     // -O0: compiling C dominates, and the long mode covers -O1.
     diff::configure_c_compiler("-O0");
     // SAFETY: set before this test starts threads (the only test of the binary that reads
