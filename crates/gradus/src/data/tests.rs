@@ -43,7 +43,9 @@ fn defaults_and_suffixes() {
     );
     assert!(matches!(one("f64.nan"), Value::Scalar(Scalar::F64(x)) if x.is_nan()));
     assert_eq!(one("-0.0"), Value::Scalar(Scalar::F64(-0.0)));
-    assert!(one("-0.0f32") == Value::Scalar(Scalar::F32(0.0)));
+    // Negative zero keeps its sign (scalars compare by their bits).
+    assert_eq!(one("-0.0f32"), Value::Scalar(Scalar::F32(-0.0)));
+    assert_ne!(one("-0.0f32"), Value::Scalar(Scalar::F32(0.0)));
     assert_eq!(one("+7i8"), Value::Scalar(Scalar::I8(7)));
     assert_eq!(one("-128i8"), Value::Scalar(Scalar::I8(-128)));
 }
