@@ -142,3 +142,22 @@ fn readers_survive_mutated_inputs() {
         );
     }
 }
+
+/// Seeds whose programs once broke the IR in one optimiser pass run alone (`--passes`): a
+/// pass that renamed a size a branch reads left the types of what the branch binds naming
+/// the old size. Interpreter only, every pass alone, the IR verified after each.
+#[test]
+fn seeds_that_broke_one_pass_stay_fixed() {
+    gradus::pipeline::passes::verify_every_pass();
+    let settings = Settings {
+        configs: diff::pass_configs(),
+        probes: false,
+        ..Settings::default()
+    };
+    let mut summary = Summary::default();
+    for seed in [7000079, 7000104] {
+        campaign::run_seed(seed, &settings, &mut summary);
+    }
+    assert!(summary.failures.is_empty(), "{}", summary.report());
+    assert!(summary.functions > 0, "{}", summary.report());
+}

@@ -43,6 +43,25 @@ pub fn subst_names(names: &mut NameTable, map: &HashMap<Var, SubExp>) {
     }
 }
 
+/// [`subst_body`] together with the types of the variables `body` binds: what a pass that
+/// renames variables a body reads (sizes among them) must do, so that the types of what the
+/// body binds name the new variables too.
+pub fn subst_body_and_types(names: &mut NameTable, body: &mut Body, map: &HashMap<Var, SubExp>) {
+    subst_body(body, map);
+    let mut binders = Vec::new();
+    crate::core::renumber::body_binders(body, &mut binders);
+    for b in binders {
+        let t = names.ty(b);
+        if t.dims()
+            .iter()
+            .any(|d| d.as_var().is_some_and(|v| map.contains_key(&v)))
+        {
+            let t = subst_type(t, map);
+            names.set_ty(b, t);
+        }
+    }
+}
+
 /// A type with its dimensions substituted.
 pub fn subst_type(t: &Type, map: &HashMap<Var, SubExp>) -> Type {
     let sub = |d: &SubExp| match d {

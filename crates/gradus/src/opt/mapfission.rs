@@ -665,8 +665,8 @@ pub fn split_if_invariant(
         stms: e_rest,
         result: rest_pos.iter().map(|j| else_body.result[*j]).collect(),
     };
-    crate::core::subst::subst_body(&mut then_rest, &ren);
-    crate::core::subst::subst_body(&mut else_rest, &ren);
+    crate::core::subst::subst_body_and_types(names, &mut then_rest, &ren);
+    crate::core::subst::subst_body_and_types(names, &mut else_rest, &ren);
     let rest = Stm {
         pat: rest_pos.iter().map(|j| stm.pat[*j]).collect(),
         exp: Exp::If {
