@@ -8,7 +8,8 @@
 //!
 //! * both return values of the same types and shapes, integers and booleans identical and
 //!   floats equal ([`values_agree`]): a NaN equals any NaN; the interpreter's results, and
-//!   every backend's under exact floats ([`set_exact_floats`], `GRADUS_EXACT_FLOATS=1`),
+//!   every backend's under exact floats ([`set_exact_floats`], `GRADUS_EXACT_FLOATS=1`) but
+//!   multicore on several threads (parallel reductions reassociate),
 //!   must be bit for bit those of the oracle (the sign of a zero included), and the native
 //!   backends' otherwise within [`FLOAT_TOLERANCE`] times the largest finite magnitude of the
 //!   expected value (they may reassociate float sums, README), or
@@ -137,9 +138,14 @@ impl Config {
         matches!(self, Config::C { .. } | Config::Multicore { .. })
     }
 
-    /// Whether its floats must equal the oracle's bit for bit.
+    /// Whether its floats must equal the oracle's bit for bit: the interpreter's always, a
+    /// native backend's under exact floats, except on several threads, where parallel
+    /// reductions and scans combine per-thread partial results in another association.
     pub fn exact(self) -> bool {
-        !self.native() || exact_floats()
+        match self {
+            Config::Multicore { threads, .. } if threads > 1 => false,
+            _ => !self.native() || exact_floats(),
+        }
     }
 
     /// The optimiser's options.

@@ -43,13 +43,17 @@ pub fn subst_names(names: &mut NameTable, map: &HashMap<Var, SubExp>) {
     }
 }
 
-/// [`subst_body`] together with the types of the variables `body` binds: what a pass that
-/// renames variables a body reads (sizes among them) must do, so that the types of what the
-/// body binds name the new variables too.
+/// [`subst_body`] together with the types of the variables `body` binds, for a rewrite that
+/// keeps the body: types that name a substituted variable (a size) name its replacement.
 pub fn subst_body_and_types(names: &mut NameTable, body: &mut Body, map: &HashMap<Var, SubExp>) {
     subst_body(body, map);
+    subst_binder_types(names, body, map);
+}
+
+/// Applies `map` to the types of the variables `body` binds.
+fn subst_binder_types(names: &mut NameTable, body: &Body, map: &HashMap<Var, SubExp>) {
     let mut binders = Vec::new();
-    crate::core::renumber::body_binders(body, &mut binders);
+    body_binders(body, &mut binders);
     for b in binders {
         let t = names.ty(b);
         if t.dims()
@@ -60,6 +64,17 @@ pub fn subst_body_and_types(names: &mut NameTable, body: &mut Body, map: &HashMa
             names.set_ty(b, t);
         }
     }
+}
+
+/// A copy of `body` with `map` applied to what it reads, in which every variable it binds
+/// gets a fresh name whose type names the substituted variables too (sizes among them). The
+/// original's variables keep their types, so a pass may build the copy and then drop it.
+pub fn substituted_copy(names: &mut NameTable, body: &Body, map: &HashMap<Var, SubExp>) -> Body {
+    let mut copy = body.clone();
+    subst_body(&mut copy, map);
+    let copy = freshen_body(names, &copy);
+    subst_binder_types(names, &copy, map);
+    copy
 }
 
 /// A type with its dimensions substituted.

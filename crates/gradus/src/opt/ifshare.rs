@@ -23,7 +23,7 @@ use super::Ctx;
 use crate::core::builder::{PrimKey, prim_key};
 use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, SubExp, Var};
 use crate::core::prim::PrimOp;
-use crate::core::subst::subst_body;
+use crate::core::subst::subst_body_and_types;
 use crate::core::visit::{stm_free_vars, walk_bodies_mut};
 use crate::value::Scalar;
 use std::collections::{HashMap, HashSet};
@@ -193,6 +193,7 @@ fn share_branch(
     let b2 = if then_branch { t2 } else { e2 };
     b2.stms
         .retain(|st| !st.pat.iter().any(|p| same.contains_key(p)));
-    subst_body(b2, &subst);
+    // What the branch binds may have the handed-over values among its sizes.
+    subst_body_and_types(names, b2, &subst);
     true
 }

@@ -657,16 +657,19 @@ pub fn split_if_invariant(
         aux: stm.aux.clone(),
     };
     let rest_pos: Vec<usize> = (0..ret.len()).filter(|j| !inv_pos.contains(j)).collect();
-    let mut then_rest = Body {
+    // The rest reads the invariant values under their new names; its own variables are
+    // renamed too, so that their types can name those values while the original statement,
+    // which the caller may keep, stays as it was.
+    let then_rest = Body {
         stms: t_rest,
         result: rest_pos.iter().map(|j| then_body.result[*j]).collect(),
     };
-    let mut else_rest = Body {
+    let else_rest = Body {
         stms: e_rest,
         result: rest_pos.iter().map(|j| else_body.result[*j]).collect(),
     };
-    crate::core::subst::subst_body_and_types(names, &mut then_rest, &ren);
-    crate::core::subst::subst_body_and_types(names, &mut else_rest, &ren);
+    let then_rest = crate::core::subst::substituted_copy(names, &then_rest, &ren);
+    let else_rest = crate::core::subst::substituted_copy(names, &else_rest, &ren);
     let rest = Stm {
         pat: rest_pos.iter().map(|j| stm.pat[*j]).collect(),
         exp: Exp::If {
