@@ -60,6 +60,7 @@ fn resolve_backend(
             multicore,
             threads,
             safe,
+            gpu: false,
         })
     };
     match backend {
@@ -78,9 +79,17 @@ fn resolve_backend(
         }
         Some("interp" | "interpreter") => Ok((Backend::Interpreter, "interp")),
         Some("c") => Ok((native(false), "c")),
+        Some("gpu") => Ok((
+            Backend::Native(gradus::backend::c::NativeOptions {
+                threads,
+                safe,
+                ..gradus::backend::c::NativeOptions::gpu()
+            }),
+            "gpu",
+        )),
         Some("multicore" | "native") => Ok((native(true), "multicore")),
         Some(other) => Err(PyValueError::new_err(format!(
-            "unknown backend `{other}` (expected \"interp\", \"c\" or \"multicore\")"
+            "unknown backend `{other}` (expected \"interp\", \"c\", \"multicore\" or \"gpu\")"
         ))),
     }
 }
@@ -141,7 +150,8 @@ fn compile_program(
 /// Compiles the program in the file `path`.
 ///
 /// `backend` is `"multicore"` (generated C on several threads), `"c"` (generated C on one
-/// thread) or `"interp"` (the reference interpreter); the default is `"multicore"` when a C
+/// thread), `"gpu"` (parallel loops as OpenCL kernels) or `"interp"` (the reference
+/// interpreter); the default is `"multicore"` when a C
 /// compiler is found (`$CC`, `cc`, `gcc`, `clang`) and the interpreter otherwise. `threads`
 /// is the multicore backend's number of threads (default: all cores). `safe=False` drops the
 /// run-time checks (bounds, sizes, division by zero, assertions) from the generated C.

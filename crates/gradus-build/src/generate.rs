@@ -147,6 +147,7 @@ impl Program {
             multicore: self.multicore,
             threads: self.threads,
             safe: self.safe,
+            gpu: false,
         };
         let low = gradus::backend::c::lower_prog(&prepared, program.sources(), options)
             .map_err(BuildError)?;

@@ -870,6 +870,7 @@ pub fn c(a: CArgs) -> u8 {
         multicore: !a.sequential,
         threads: None,
         safe: !a.no_checks,
+        gpu: false,
     };
     let lowered = || {
         gradus::pipeline::prepare_for_lowering(program.core())

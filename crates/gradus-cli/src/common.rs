@@ -14,6 +14,8 @@ pub enum Backend {
     C,
     /// Generated C, outermost SOACs on all cores (OpenMP).
     Multicore,
+    /// Generated C on the host, outermost parallel loops as OpenCL kernels.
+    Gpu,
 }
 
 impl Backend {
@@ -23,6 +25,7 @@ impl Backend {
             Backend::Interpreter => "interpreter",
             Backend::C => "c",
             Backend::Multicore => "multicore",
+            Backend::Gpu => "gpu",
         }
     }
 }
@@ -33,8 +36,9 @@ pub fn parse_backend(s: &str) -> Result<Backend, String> {
         "interpreter" | "interp" => Ok(Backend::Interpreter),
         "c" => Ok(Backend::C),
         "multicore" | "native" => Ok(Backend::Multicore),
+        "gpu" => Ok(Backend::Gpu),
         _ => Err(format!(
-            "unknown backend `{s}` (expected `interp`, `c` or `multicore`)"
+            "unknown backend `{s}` (expected `interp`, `c`, `multicore` or `gpu`)"
         )),
     }
 }
@@ -42,8 +46,8 @@ pub fn parse_backend(s: &str) -> Result<Backend, String> {
 /// The backend options shared by `run`, `test`, `bench` and `check`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct BackendArgs {
-    /// Backend: `interp` (the reference interpreter), `c` (generated C, one thread) or
-    /// `multicore` (generated C on all cores). Default: `multicore` when a C compiler is found
+    /// Backend: `interp` (the reference interpreter), `c` (generated C, one thread),
+    /// `multicore` (generated C on all cores) or `gpu` (parallel loops as OpenCL kernels). Default: `multicore` when a C compiler is found
     /// (`CC`, `cc`, `gcc`, `clang`), otherwise `interp`.
     #[arg(long, value_parser = parse_backend, value_name = "BACKEND")]
     pub backend: Option<Backend>,
@@ -75,17 +79,19 @@ impl BackendArgs {
 
     /// The library's backend for `b`.
     pub fn library_backend(&self, b: Backend) -> gradus::program::Backend {
-        let native = |multicore| {
+        let native = |multicore, gpu| {
             gradus::program::Backend::Native(gradus::NativeOptions {
                 multicore,
                 threads: self.threads,
                 safe: !self.no_checks,
+                gpu,
             })
         };
         match b {
             Backend::Interpreter => gradus::program::Backend::Interpreter,
-            Backend::C => native(false),
-            Backend::Multicore => native(true),
+            Backend::C => native(false, false),
+            Backend::Multicore => native(true, false),
+            Backend::Gpu => native(false, true),
         }
     }
 

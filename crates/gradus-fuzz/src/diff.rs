@@ -179,11 +179,13 @@ impl Config {
                 multicore: false,
                 threads: Some(1),
                 safe: true,
+                gpu: false,
             }),
             Config::Multicore { threads, .. } => Backend::Native(NativeOptions {
                 multicore: true,
                 threads: Some(threads),
                 safe: true,
+                gpu: false,
             }),
         }
     }

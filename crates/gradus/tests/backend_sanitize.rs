@@ -44,6 +44,7 @@ fn canary() {
                 multicore: false,
                 threads: None,
                 safe: false,
+                gpu: false,
             }))
             .map_err(|e| e.to_string())
         })

@@ -3,7 +3,7 @@
 -- ==
 -- tags { basics }
 -- input { 1 } output { 1 }
--- no_interpreter no_c no_multicore input { 1 } output { 2 }
+-- no_interpreter no_c no_multicore no_gpu input { 1 } output { 2 }
 -- disable input { 1 } output { 3 }
 
 entry main (x: i32) = x

@@ -106,6 +106,7 @@ pub fn check_program(path: &Path, modes: &[bool], oracle: bool) -> Vec<String> {
                     multicore,
                     threads: Some(2),
                     safe: true,
+                    gpu: false,
                 }))
                 .map_err(|e| e.to_string())
             }) {

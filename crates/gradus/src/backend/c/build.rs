@@ -465,6 +465,10 @@ pub struct Jobs {
 /// unit with the least code so far. One unit, the code itself, where splitting would not
 /// pay.
 pub fn units(code: &str, jobs: Jobs) -> Vec<String> {
+    // The gpu backend's runtime state is not split among units.
+    if code.starts_with(super::print::GPU_MARK) {
+        return vec![code.to_string()];
+    }
     let mark = format!("\n{}", super::print::ENTRY_MARK);
     let starts: Vec<usize> = code.match_indices(&mark).map(|(i, _)| i + 1).collect();
     let by_size = code

@@ -32,6 +32,8 @@
 //! abandoned where it failed); the results of successful calls are always released.
 
 pub mod build;
+mod gpu;
+pub mod gpu_runtime;
 pub mod prims;
 pub mod print;
 
@@ -54,6 +56,9 @@ pub struct NativeOptions {
     pub threads: Option<usize>,
     /// Keep the run-time checks (bounds, sizes, division by zero, assertions).
     pub safe: bool,
+    /// Run the outermost parallel loops as kernels on an OpenCL device (the `gpu` backend,
+    /// see [`gpu_runtime`]); `multicore` and `threads` are then ignored.
+    pub gpu: bool,
 }
 
 impl Default for NativeOptions {
@@ -62,6 +67,7 @@ impl Default for NativeOptions {
             multicore: true,
             threads: None,
             safe: true,
+            gpu: false,
         }
     }
 }
@@ -71,6 +77,15 @@ impl NativeOptions {
     pub fn sequential() -> NativeOptions {
         NativeOptions {
             multicore: false,
+            ..NativeOptions::default()
+        }
+    }
+
+    /// The `gpu` backend: kernels on an OpenCL device, the rest on the calling thread.
+    pub fn gpu() -> NativeOptions {
+        NativeOptions {
+            multicore: false,
+            gpu: true,
             ..NativeOptions::default()
         }
     }
@@ -116,7 +131,7 @@ pub struct Native {
 /// The generated C of a program (for `gradus dev --stage c` and `gradus c`).
 pub fn generate(prog: &Prog, sources: &SourceMap, opts: NativeOptions) -> Result<String, String> {
     let low = lower_prog(prog, sources, opts)?;
-    Ok(print::print_program(&low))
+    Ok(print::print_program_for(&low, opts.gpu))
 }
 
 /// The lowered program.
@@ -129,7 +144,7 @@ pub fn lower_prog(
         prog,
         sources,
         lower::Options {
-            parallel: opts.multicore,
+            parallel: opts.multicore || opts.gpu,
             safe: opts.safe,
             reorder_floats: !build::exact_floats_from_env(),
         },
@@ -144,9 +159,9 @@ impl Native {
         opts: NativeOptions,
     ) -> Result<Native, String> {
         let low = lower_prog(prog, sources, opts)?;
-        let code = print::print_program(&low);
+        let code = print::print_program_for(&low, opts.gpu);
         let tc = build::Toolchain::from_env()?;
-        let path = build::build(&code, &tc, opts.multicore)?;
+        let path = build::build(&code, &tc, opts.multicore && !opts.gpu)?;
         // SAFETY: the library is one we generated; loading runs no initialisers of ours.
         let lib = unsafe { libloading::Library::new(&path) }
             .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
@@ -203,6 +218,19 @@ impl Native {
             sites: low.sites,
             options: opts,
         })
+    }
+
+    /// What the `gpu` backend's run time last reported (why it has no device, what failed).
+    fn gpu_message(&self) -> String {
+        type MessageFn = unsafe extern "C" fn() -> *const std::ffi::c_char;
+        // SAFETY: the symbol has this signature in code generated for the gpu backend.
+        let Ok(f) = (unsafe { self._lib.get::<MessageFn>(b"gradus_gpu_message\0") }) else {
+            return "internal error: the library has no gpu run time".into();
+        };
+        // SAFETY: the function returns a NUL-terminated buffer of the library's.
+        unsafe { std::ffi::CStr::from_ptr(f()) }
+            .to_string_lossy()
+            .into_owned()
     }
 
     /// Calls entry point `entry` of `prog` (the program this was compiled from).
@@ -394,6 +422,12 @@ impl Native {
 
     fn error(&self, ctx: &Ctx, sources: &SourceMap, f: &FunDef) -> RuntimeError {
         let args = &ctx.args[..(ctx.nargs.max(0) as usize).min(print::MAX_ARGS)];
+        if ctx.site == -2 {
+            return RuntimeError {
+                message: format!("gpu backend: {}", self.gpu_message()),
+                locations: vec![sources.location(f.span)],
+            };
+        }
         if ctx.site < 0 {
             return RuntimeError {
                 message: format!(

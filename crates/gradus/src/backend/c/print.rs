@@ -45,6 +45,10 @@ pub const RUNTIME_EXPORTS: &[&str] = &[
 /// is split into translation units compiled at the same time (`build::units`).
 pub const ENTRY_MARK: &str = "/* entry point ";
 
+/// The first line of a program printed for the `gpu` backend (which is compiled as one
+/// translation unit).
+pub const GPU_MARK: &str = "#define GR_GPU 1\n";
+
 /// The runtime shared by every generated program.
 const RUNTIME: &str = r#"#include <stdint.h>
 #include <stdbool.h>
@@ -74,6 +78,23 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 #endif
 
 #define GR_UNUSED __attribute__((unused))
+/* The allocator's hooks for the gpu backend, which mirrors every buffer on the device
+   (backend/c/gpu_runtime.rs); nothing otherwise. */
+#ifdef GR_GPU
+static void gr_gpu_block_new(void *b, int64_t capacity);
+static void gr_gpu_block_reused(void *b);
+static void gr_gpu_block_gone(void *b);
+static void gr_gpu_block_filled(void *b);
+static void gr_gpu_lock(void);
+static void gr_gpu_unlock(void);
+#else
+#define gr_gpu_block_new(b, capacity) ((void)0)
+#define gr_gpu_block_reused(b) ((void)0)
+#define gr_gpu_block_gone(b) ((void)0)
+#define gr_gpu_block_filled(b) ((void)0)
+#define gr_gpu_lock() ((void)0)
+#define gr_gpu_unlock() ((void)0)
+#endif
 /* Before a loop whose iterations touch no memory another iteration writes (the lowering
    proves it): the C compiler may vectorise it without checking at run time whether its
    arrays overlap, which costs more than the loop itself on rows of a few elements. */
@@ -275,15 +296,18 @@ static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
       b = gr_cache[cls];
       gr_cache[cls] = b->next;
       gr_cache_bytes -= (int64_t)1 << cls;
+      gr_gpu_block_reused(b);
     } else {
       b = (gr_mem *)aligned_alloc(64, (size_t)1 << cls);
+      if (b) gr_gpu_block_new(b, (int64_t)1 << cls);
     }
   } else {
     b = gr_take_large(total);
+    if (b) gr_gpu_block_reused(b);
     if (!b) {
       total = (total + 4095) & ~(size_t)4095;
       b = (gr_mem *)aligned_alloc(64, total);
-      if (b) b->cap = (int64_t)total;
+      if (b) { b->cap = (int64_t)total; gr_gpu_block_new(b, (int64_t)total); }
     }
   }
   if (!b) { *m = NULL; return NULL; }
@@ -306,6 +330,7 @@ static GR_UNUSED inline void gr_free(gr_mem *m) {
     gr_cache_large = m;
     gr_cache_bytes += m->cap;
   } else {
+    gr_gpu_block_gone(m);
     free(m);
   }
 }
@@ -412,6 +437,7 @@ static GR_UNUSED __attribute__((noinline)) int gr_unique_copy(void **data, gr_me
   void *nd = gr_alloc(&nm, bytes);
   if (!nd) return 1;
   gr_copy(nd, *data, bytes);
+  gr_gpu_block_filled(nm);
   gr_decref(*m);
   *data = nd;
   *m = nm;
@@ -433,7 +459,7 @@ static GR_UNUSED inline int gr_own(void **data, gr_mem **m, int64_t bytes) {
 
 #if !defined(GR_PART) || GR_PART == 0
 void gradus_release(void *m);
-void gradus_release(void *m) { gr_decref((gr_mem *)m); }
+void gradus_release(void *m) { gr_gpu_lock(); gr_decref((gr_mem *)m); gr_gpu_unlock(); }
 
 int64_t gradus_copied_bytes(void);
 int64_t gradus_copied_bytes(void) { return __atomic_load_n(&gr_copied_bytes, __ATOMIC_RELAXED); }
@@ -444,21 +470,23 @@ int gradus_abi_version(void) { return 2; }
 
 "#;
 
-struct Printer<'a> {
-    prog: &'a imp::Program,
-    out: String,
+pub(super) struct Printer<'a> {
+    pub(super) prog: &'a imp::Program,
+    pub(super) out: String,
     /// Primitive operations used, by function name.
-    prims: BTreeMap<String, PrimOp>,
+    pub(super) prims: BTreeMap<String, PrimOp>,
     /// Where an error jumps to: the innermost enclosing parallel iteration (with whether
     /// anything printed so far jumps there), or the function's error exit.
-    fail_labels: Vec<(String, bool)>,
+    pub(super) fail_labels: Vec<(String, bool)>,
     /// The counter of the outermost enclosing parallel loop: errors are ordered by it (see
     /// `gr_fail`).
-    iter_key: Option<String>,
+    pub(super) iter_key: Option<String>,
     labels: usize,
     /// Where allocations inside loops get their slots (see `gr_alloc_slot`): the function,
     /// and each thread's part of a parallel loop.
     slot_scopes: Vec<SlotScope>,
+    /// For the `gpu` backend: the kernels and what printing them needs.
+    pub(super) gpu: Option<super::gpu::GpuState>,
 }
 
 /// The slots of the allocation sites in a function or in one thread's part of a parallel
@@ -472,6 +500,12 @@ struct SlotScope {
 
 /// Prints the whole program as C.
 pub fn print_program(prog: &imp::Program) -> String {
+    print_program_for(prog, false)
+}
+
+/// Prints the whole program as C; with `gpu`, its outermost parallel loops as OpenCL
+/// kernels launched by the host code (see [`super::gpu`]).
+pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
     let mut p = Printer {
         prog,
         out: String::new(),
@@ -480,14 +514,21 @@ pub fn print_program(prog: &imp::Program) -> String {
         iter_key: None,
         labels: 0,
         slot_scopes: Vec::new(),
+        gpu: gpu.then(Default::default),
     };
     for f in &prog.functions {
         p.function(f);
     }
     // The lowering omits the sequential version of reductions whose elements cost the
     // default threshold each.
-    let mut head = format!(
-        "#define GR_PAR_CHUNK_MIN_WORK_DEFAULT {}\n",
+    let mut head = if gpu {
+        GPU_MARK.to_string()
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        head,
+        "#define GR_PAR_CHUNK_MIN_WORK_DEFAULT {}",
         crate::backend::lower::PAR_CHUNK_MIN_WORK_DEFAULT
     );
     head.push_str(RUNTIME);
@@ -497,6 +538,15 @@ pub fn print_program(prog: &imp::Program) -> String {
         }
     }
     head.push('\n');
+    if let Some(g) = &p.gpu {
+        let _ = writeln!(head, "#define GR_GPU_KERNELS {}", g.kernels.len());
+        let _ = writeln!(
+            head,
+            "static const char gr_gpu_source[] = {};",
+            super::gpu::c_string(&p.kernel_program())
+        );
+        head.push_str(super::gpu_runtime::HOST_RUNTIME);
+    }
     head.push_str(&p.out);
     head
 }
@@ -556,7 +606,7 @@ fn constant(c: Scalar) -> String {
 }
 
 impl Printer<'_> {
-    fn ex(&mut self, e: &Ex) -> String {
+    pub(super) fn ex(&mut self, e: &Ex) -> String {
         match e {
             Ex::Var(v) => v.clone(),
             Ex::Const(c) => constant(*c),
@@ -575,7 +625,7 @@ impl Printer<'_> {
         }
     }
 
-    fn line(&mut self, depth: usize, s: &str) {
+    pub(super) fn line(&mut self, depth: usize, s: &str) {
         for _ in 0..depth {
             self.out.push_str("  ");
         }
@@ -728,7 +778,13 @@ impl Printer<'_> {
     /// has none.
     /// With `independent`, the loop is marked for vectorisation without overlap checks (see
     /// [`Stm::For`]).
-    fn sequential_par_for(&mut self, var: &str, body: &[Stm], independent: bool, d: usize) {
+    pub(super) fn sequential_par_for(
+        &mut self,
+        var: &str,
+        body: &[Stm],
+        independent: bool,
+        d: usize,
+    ) {
         let mark = |p: &mut Self| {
             if independent && !fails_at_once(body) {
                 p.line(d, "GR_INDEPENDENT");
@@ -822,7 +878,7 @@ impl Printer<'_> {
     }
 
     /// The position of the code being printed in the order of errors (see `gr_fail`).
-    fn iter_key(&self) -> String {
+    pub(super) fn iter_key(&self) -> String {
         self.iter_key.clone().unwrap_or_else(|| "INT64_MAX".into())
     }
 
@@ -855,7 +911,7 @@ impl Printer<'_> {
     }
 
     /// Runs `f` one loop deeper in the current slot scope.
-    fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
+    pub(super) fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
         if let Some(s) = self.slot_scopes.last_mut() {
             s.loops += 1;
         }
@@ -899,7 +955,7 @@ impl Printer<'_> {
     }
 
     /// The label an error jumps to, marked as jumped to.
-    fn fail_label(&mut self) -> String {
+    pub(super) fn fail_label(&mut self) -> String {
         match self.fail_labels.last_mut() {
             Some((label, used)) => {
                 *used = true;
@@ -946,13 +1002,16 @@ impl Printer<'_> {
         );
     }
 
-    fn stms(&mut self, stms: &[Stm], d: usize) {
+    pub(super) fn stms(&mut self, stms: &[Stm], d: usize) {
         for s in stms {
             self.stm(s, d);
         }
     }
 
-    fn stm(&mut self, s: &Stm, d: usize) {
+    pub(super) fn stm(&mut self, s: &Stm, d: usize) {
+        if self.gpu.as_ref().is_some_and(|g| !g.in_kernel) && self.gpu_host_stm(s, d) {
+            return;
+        }
         match s {
             Stm::Decl { ty, name, init } => match ty {
                 Ty::Prim(t) => {
@@ -1212,22 +1271,9 @@ impl Printer<'_> {
         }
     }
 
-    /// An entry point: the function the host calls, which chooses the call's team (see
-    /// `gr_par_pick` in the runtime) and times the call, and the body it runs. The body is
-    /// an exported function, as the entry point was before it had a wrapper: as a `static`
-    /// function called once, GCC compiled the LSTM gradient's body into code 10–20 % slower.
-    /// Its name is derived from the entry point's by a macro (`GR_BODY`), so that a build
-    /// renaming the entry points with `-D` (several programs in one library) renames it too.
-    fn function(&mut self, f: &imp::Function) {
-        let name = &f.c_name;
-        let params = "struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes";
-        let body = format!("int GR_BODY({name})({params}, int gr_team)");
-        let _ = writeln!(
-            self.out,
-            "{ENTRY_MARK}{} */\nint {name}({params});\n{body};",
-            f.entry.replace("*/", ""),
-        );
-        let _ = writeln!(self.out, "int {name}({params}) {{");
+    /// The body of the function the host calls on the `c` and `multicore` backends: the
+    /// choice of the call's team (see `gr_par_pick`) and the call of the entry's body.
+    fn entry_wrapper(&mut self, name: &str) {
         self.line(1, "#ifdef _OPENMP");
         self.line(
             1,
@@ -1260,6 +1306,35 @@ impl Printer<'_> {
             &format!("return GR_BODY({name})(ctx, in, out, shapes, 1);"),
         );
         self.line(0, "}\n");
+    }
+
+    /// An entry point: the function the host calls, which chooses the call's team (see
+    /// `gr_par_pick` in the runtime) and times the call, and the body it runs. The body is
+    /// an exported function, as the entry point was before it had a wrapper: as a `static`
+    /// function called once, GCC compiled the LSTM gradient's body into code 10–20 % slower.
+    /// Its name is derived from the entry point's by a macro (`GR_BODY`), so that a build
+    /// renaming the entry points with `-D` (several programs in one library) renames it too.
+    fn function(&mut self, f: &imp::Function) {
+        let name = &f.c_name;
+        let params = "struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes";
+        let body = format!("int GR_BODY({name})({params}, int gr_team)");
+        let _ = writeln!(
+            self.out,
+            "{ENTRY_MARK}{} */\nint {name}({params});\n{body};",
+            f.entry.replace("*/", ""),
+        );
+        let _ = writeln!(self.out, "int {name}({params}) {{");
+        if let Some(g) = self.gpu.as_mut() {
+            g.types = super::gpu::variable_types(f);
+            self.line(1, "if (gr_gpu_begin(ctx)) return 1;");
+            self.line(
+                1,
+                &format!("return gr_gpu_end(ctx, GR_BODY({name})(ctx, in, out, shapes, 1));"),
+            );
+            self.line(0, "}\n");
+        } else {
+            self.entry_wrapper(name);
+        }
         let _ = writeln!(self.out, "{body} {{");
         self.line(
             1,
@@ -1288,6 +1363,16 @@ impl Printer<'_> {
                             "{ct} *{name} GR_UNUSED = ({ct} *)in[{k}]; gr_mem *{name}_m GR_UNUSED = NULL;"
                         ),
                     );
+                    if self.gpu.is_some() {
+                        let dims = f.input_dims.get(k).cloned().unwrap_or_default();
+                        let n = self.ex(&Ex::product(dims));
+                        self.line(
+                            1,
+                            &format!(
+                                "if (gr_gpu_input(ctx, {name}, (int64_t)({n}) * (int64_t)sizeof({ct}))) goto gr_error;"
+                            ),
+                        );
+                    }
                 }
             }
         }
@@ -1300,6 +1385,9 @@ impl Printer<'_> {
                 let ct = c_type(r.elem);
                 self.line(1, &format!("*({ct} *)out[{}] = {v};", 2 * k));
             } else {
+                if self.gpu.is_some() {
+                    self.line(1, &format!("if (gr_gpu_sync(ctx, {v}, 0)) goto gr_error;"));
+                }
                 self.line(
                     1,
                     &format!(

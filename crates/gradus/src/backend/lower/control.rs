@@ -16,6 +16,7 @@ use crate::value::PrimType;
 impl<'a> Lw<'a> {
     pub(super) fn function(&mut self, f: &FunDef, entry: &str, k: usize) -> R<imp::Function> {
         let mut inputs = Vec::new();
+        let mut input_dims = Vec::new();
         for &p in f.size_params.iter().chain(&f.params) {
             let ty = match self.ty(p) {
                 Type::Prim(t) => Ty::Prim(*t),
@@ -24,6 +25,10 @@ impl<'a> Lw<'a> {
                     return Err("internal error: an entry point takes an accumulator".into());
                 }
             };
+            input_dims.push(match ty {
+                Ty::Array(_) => self.var_dims(p),
+                _ => vec![],
+            });
             inputs.push((self.name(p), ty));
         }
         self.virtual_iotas = virtual_iotas(&self.prog.names, &f.body);
@@ -56,6 +61,7 @@ impl<'a> Lw<'a> {
             entry: entry.to_string(),
             c_name: format!("gradus_entry_{k}"),
             inputs,
+            input_dims,
             body,
             results,
             cleanup,

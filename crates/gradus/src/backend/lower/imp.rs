@@ -462,6 +462,8 @@ pub struct Function {
     /// Inputs in order: size parameters (`i64`), then parameters; name and type
     /// (`Ty::Prim` or `Ty::Array`).
     pub inputs: Vec<(String, Ty)>,
+    /// The dimensions of each input (none for a scalar), in the order of `inputs`.
+    pub input_dims: Vec<Vec<Ex>>,
     /// The body.
     pub body: Vec<Stm>,
     /// The results, handed out (with a reference each) after the body.
