@@ -1,6 +1,6 @@
 //! Reverse-mode rules, one small program each: every entry's `vjp` is checked against its
 //! `jvp` (transposition identity) and against finite differences at random points, and a few
-//! values are compared with LANGUAGE.md 10's examples.
+//! values are compared with docs/language.md §Differentiation's examples.
 
 use gradus::check::check_vjp;
 use gradus::program::Program;
