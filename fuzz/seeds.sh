@@ -51,8 +51,8 @@ done
 find "$root/tests/programs" -name '*.fut' -print0 | sort -z | xargs -0 grep -h -E '^-- (input|output) \{.*\}\s*$' |
   sed -E 's/^-- (input|output) \{(.*)\}\s*$/\2/' | sort -u | head -n 400 |
   while IFS= read -r line; do printf '%s\n' "$line" | add values; done || true
-# Binary values (LANGUAGE.md 14.2): a scalar and a 2x2 array of each type, and two values of
-# different formats in one stream.
+# Binary values (docs/language.md §Binary format): a scalar and a 2x2 array of each type, and two
+# values of different formats in one stream.
 for t in '  i8:1' ' i16:2' ' i32:4' ' i64:8' '  u8:1' ' u16:2' ' u32:4' ' u64:8' ' f32:4' ' f64:8' 'bool:1'; do
   tag=${t%:*}
   w=${t#*:}

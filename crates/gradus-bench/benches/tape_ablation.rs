@@ -1,8 +1,8 @@
-//! Ablation of TAPE.md §2 / §11.7: the arena tape against a tape with one reference-counted heap
-//! node per operation (`Rc`), on the dot product (n = 100 000) and on one particle of
-//! `fparticles_long` (100 000 Euler steps). Both variants record the same operations and
-//! compute the same gradient; the `Rc` variant finds a reverse topological order by an
-//! iterative depth-first search, as a heap-graph implementation must, and frees its nodes in
+//! Ablation of docs/tape.md §Concepts / §Tests and benchmarks: the arena tape against a tape with
+//! one reference-counted heap node per operation (`Rc`), on the dot product (n = 100 000) and on
+//! one particle of `fparticles_long` (100 000 Euler steps). Both variants record the same
+//! operations and compute the same gradient; the `Rc` variant finds a reverse topological order by
+//! an iterative depth-first search, as a heap-graph implementation must, and frees its nodes in
 //! an order that avoids deep recursive drops.
 //!
 //! Run: `cargo bench -p gradus-bench --bench tape_ablation`.

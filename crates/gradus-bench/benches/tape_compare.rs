@@ -1,6 +1,6 @@
-//! A load-robust comparison of gradus-tape with its peers on the TAPE.md §11 programs: the
-//! engines are interleaved round by round, and each engine's figure is its *fastest* round
-//! (minimum over rounds of the mean time per call within a round). On a machine shared with
+//! A load-robust comparison of gradus-tape with its peers on the docs/tape.md §Tests and benchmarks
+//! programs: the engines are interleaved round by round, and each engine's figure is its *fastest*
+//! round (minimum over rounds of the mean time per call within a round). On a machine shared with
 //! other work, the minimum estimates the unloaded time better than Criterion's mean or median;
 //! use `tape_programs` (Criterion) on a quiet machine for full statistics.
 //!

@@ -1,6 +1,6 @@
-//! `fparticles` (TAPE.md §11.6) on gradus-tape with rayon pools of 1, 2 and 4 threads: the four
-//! particle simulations are parallel tasks (a right-nested chain of `join`s, or one
-//! `par_map`), and the reverse pass resolves them in parallel. `fparticles_long` runs 100 000
+//! `fparticles` (docs/tape.md §Tests and benchmarks) on gradus-tape with rayon pools of 1, 2 and 4
+//! threads: the four particle simulations are parallel tasks (a right-nested chain of `join`s, or
+//! one `par_map`), and the reverse pass resolves them in parallel. `fparticles_long` runs 100 000
 //! Euler steps per particle so that fork and pool overheads are amortised. Also: the primal
 //! alone, and the reverse pass in `Sequential` mode.
 //!

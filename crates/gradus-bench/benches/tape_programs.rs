@@ -1,6 +1,6 @@
-//! The six programs of TAPE.md §11 on gradus-tape and its peers (`reverse`, `ad_trait`'s
-//! reverse-mode `adr`, and forward mode with gradus-num's `Dual` and `num-dual`), plus the
-//! primal in `f64` as the baseline.
+//! The six programs of docs/tape.md §Tests and benchmarks on gradus-tape and its peers (`reverse`,
+//! `ad_trait`'s reverse-mode `adr`, and forward mode with gradus-num's `Dual` and `num-dual`), plus
+//! the primal in `f64` as the baseline.
 //!
 //! Each program is written once over the bench-local trait `Sc` (a local adapter trait, since
 //! the orphan rule forbids implementing gradus's `Real` for the peers' types here), so every

@@ -1,5 +1,5 @@
 //! Readers of the ADBench input files (GMM, BA, HAND, LSTM), as described in
-//! `../shared/BENCHMARKS.md` §1.5, §2.4, §3.5 and §4.4, and their conversion into the argument
+//! `benchmarks/README.md` §GMM, §BA, §HAND and §LSTM, and their conversion into the argument
 //! values of the entry points in `benchmarks/*.fut`.
 //!
 //! A reader takes the text of a file and returns the problem with every array flattened
@@ -166,7 +166,7 @@ fn i64_scalar(x: i64) -> Value {
 // ------------------------------------------------------------------------------------------
 // GMM
 
-/// An ADBench GMM instance (BENCHMARKS.md §1).
+/// An ADBench GMM instance (benchmarks/README.md §GMM).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gmm {
     /// Dimension of the data.
@@ -208,7 +208,8 @@ impl Gmm {
         let means = t.f64s(checked_size(source, &[k, d])?, "means")?;
         let icf = t.f64s(checked_size(source, &[k, s])?, "icf")?;
         let all = checked_size(source, &[n, d])?;
-        // Replicate-point mode is recognised by the number of tokens left (§1.5).
+        // Replicate-point mode is recognised by the number of tokens left (benchmarks/README.md
+        // §GMM).
         let replicated = t.remaining() == d + 2 && all + 2 != d + 2;
         let x = if replicated {
             let point = t.f64s(d, "the replicated point")?;
@@ -269,7 +270,7 @@ pub const BA_CAM: usize = 11;
 /// Stored entries of one reprojection row of the BA Jacobian (11 + 3 + 1).
 pub const BA_BLOCK: usize = 15;
 
-/// An ADBench bundle-adjustment instance (BENCHMARKS.md §2), already replicated.
+/// An ADBench bundle-adjustment instance (benchmarks/README.md §BA), already replicated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ba {
     /// Number of cameras.
@@ -297,7 +298,7 @@ impl Ba {
     }
 
     /// Parses the text of a BA file and expands its single camera, point, weight and feature
-    /// as ADBench does (§2.4).
+    /// as ADBench does (benchmarks/README.md §BA).
     pub fn parse(source: &str, text: &str) -> Result<Ba, InputError> {
         let mut t = Tokens::new(source, text, |_| false);
         let n = t.count("n (cameras)")?;
@@ -352,7 +353,7 @@ impl Ba {
     }
 }
 
-/// The BA Jacobian in ADBench's CSR layout (BENCHMARKS.md §2.3).
+/// The BA Jacobian in ADBench's CSR layout (benchmarks/README.md §BA).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BaJacobian {
     /// Number of rows, `3p`.
@@ -410,7 +411,7 @@ impl BaJacobian {
         })
     }
 
-    /// The Jacobian in ADBench's output layout (§2.5).
+    /// The Jacobian in ADBench's output layout (benchmarks/README.md §BA).
     pub fn to_adbench_text(&self) -> String {
         let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
         format!(
@@ -429,7 +430,7 @@ impl BaJacobian {
 // ------------------------------------------------------------------------------------------
 // HAND
 
-/// The hand model: skeleton, rest mesh and skinning weights (BENCHMARKS.md §3.1).
+/// The hand model: skeleton, rest mesh and skinning weights (benchmarks/README.md §HAND).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandModel {
     /// Bone names, in file order.
@@ -645,7 +646,7 @@ impl HandModel {
 /// Number of pose parameters.
 pub const HAND_THETA: usize = 26;
 
-/// An ADBench HAND instance (BENCHMARKS.md §3), simple or complicated.
+/// An ADBench HAND instance (benchmarks/README.md §HAND), simple or complicated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hand {
     /// The model.
@@ -744,7 +745,7 @@ impl Hand {
 // ------------------------------------------------------------------------------------------
 // LSTM
 
-/// An ADBench D-LSTM instance (BENCHMARKS.md §4).
+/// An ADBench D-LSTM instance (benchmarks/README.md §LSTM).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lstm {
     /// Number of layers.

@@ -1,5 +1,5 @@
-//! The shared deterministic generator of `../shared/BENCHMARKS.md` §0 (SplitMix64 in counter
-//! form) and the generated inputs of the k-means, NNMF, micro, `project` and synthetic GMM
+//! The shared deterministic generator of `benchmarks/README.md` §the input generator (SplitMix64 in
+//! counter form) and the generated inputs of the k-means, NNMF, micro, `project` and synthetic GMM
 //! benchmarks, as argument values of the entry points in `benchmarks/*.fut`.
 //!
 //! Every element is a pure function of (seed, flat index), so the inputs are bit-identical to
@@ -61,8 +61,8 @@ pub mod seeds {
     pub const GMM: [u64; 4] = [41, 42, 43, 44];
 }
 
-/// k-means input (§5.3): points `P : [n][d]` and initial centres `C = P[0..k)`. The values
-/// are `points centres`.
+/// k-means input (benchmarks/README.md §k-means): points `P : [n][d]` and initial centres `C =
+/// P[0..k)`. The values are `points centres`.
 pub fn kmeans(k: usize, n: usize, d: usize) -> Option<Vec<Value>> {
     if k > n {
         return None;
@@ -72,8 +72,8 @@ pub fn kmeans(k: usize, n: usize, d: usize) -> Option<Vec<Value>> {
     Some(vec![f64_array(&[n, d], p), f64_array(&[k, d], c)])
 }
 
-/// NNMF input (§6.3): `A : [m][n]`, `W : [m][r]`, `H : [r][n]`, each `0.5 + unif`. The values
-/// are `a w h`.
+/// NNMF input (benchmarks/README.md §NNMF): `A : [m][n]`, `W : [m][r]`, `H : [r][n]`, each `0.5 +
+/// unif`. The values are `a w h`.
 pub fn nnmf(m: usize, n: usize, r: usize) -> Option<Vec<Value>> {
     Some(vec![
         f64_array(&[m, n], unif_vec(seeds::NNMF_A, m.checked_mul(n)?, 0.5)),
@@ -82,7 +82,8 @@ pub fn nnmf(m: usize, n: usize, r: usize) -> Option<Vec<Value>> {
     ])
 }
 
-/// Micro-benchmark input (§7): `x : [n]`, `y : [n]`, `s`. The values are `x y s`.
+/// Micro-benchmark input (benchmarks/README.md §micro benchmarks): `x : [n]`, `y : [n]`, `s`. The
+/// values are `x y s`.
 pub fn micro(n: usize) -> Vec<Value> {
     vec![
         f64_array(&[n], unif_vec(seeds::MICRO_X, n, 0.0)),
@@ -91,14 +92,15 @@ pub fn micro(n: usize) -> Vec<Value> {
     ]
 }
 
-/// The fixed camera of the `project` benchmark (§8.3), the same as the ADBench BA files'.
+/// The fixed camera of the `project` benchmark (benchmarks/README.md §BA project), the same as the
+/// ADBench BA files'.
 pub const PROJECT_CAMERA: [f64; 11] = [
     -0.758453, -1.109613, -0.845551, 34.556073, 39.676747, 53.881673, 419.194514, 5.864426,
     -8.518870, 0.087812, 0.002739,
 ];
 
-/// `project` benchmark input (§8.3): the camera `[11]` and points `X : [N][3]`. The values are
-/// `cam x`.
+/// `project` benchmark input (benchmarks/README.md §BA project): the camera `[11]` and points `X :
+/// [N][3]`. The values are `cam x`.
 pub fn project(points: usize) -> Option<Vec<Value>> {
     let x0 = [7.203245, 0.001144, 3.023326];
     let x = (0..points.checked_mul(3)? as u64)
@@ -110,7 +112,7 @@ pub fn project(points: usize) -> Option<Vec<Value>> {
     ])
 }
 
-/// A synthetic GMM instance (§1.9), drawn the way ADBench drew its own.
+/// A synthetic GMM instance (benchmarks/README.md §GMM), drawn the way ADBench drew its own.
 pub fn gmm(d: usize, k: usize, n: usize) -> Option<Gmm> {
     let s = d * (d + 1) / 2;
     let [sa, sm, sq, sx] = seeds::GMM;

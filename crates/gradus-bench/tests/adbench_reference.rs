@@ -1,5 +1,5 @@
 //! The benchmark programs in `benchmarks/` against the reference values of
-//! `../shared/BENCHMARKS.md`, run by the interpreter on the smallest instances.
+//! `benchmarks/README.md`, run by the interpreter on the smallest instances.
 //!
 //! Inputs come from the smallest ADBench files, kept with their licence in `tests/data/adbench`
 //! (read with `gradus_bench::adbench`), or from the generator (`gradus_bench::generate`). Values are compared with ADBench's rule

@@ -184,7 +184,7 @@ impl Program {
             .warnings(false)
             .flag("-std=gnu11")
             // Contracting `a * b + c` into a fused multiply-add would change results
-            // (LANGUAGE.md 8.3).
+            // (docs/language.md §Floating-point arithmetic).
             .flag("-ffp-contract=off");
         for exported in gradus::backend::c::print::RUNTIME_EXPORTS
             .iter()

@@ -4,9 +4,9 @@
 //!
 //! **Takes** the tables the generator writes (error sites, parameter dimensions) and the
 //! values the generated C reports. **Guarantees** the messages and locations of the `gradus`
-//! command and the library's native backend (LANGUAGE.md 8.5): the formatting here mirrors
-//! `gradus::backend::c::site_message` and the size checks of its calls, and a test compares
-//! them on every kind of error site. Nothing here needs a compiler.
+//! command and the library's native backend (docs/language.md §Run-time errors): the formatting
+//! here mirrors `gradus::backend::c::site_message` and the size checks of its calls, and a test
+//! compares them on every kind of error site. Nothing here needs a compiler.
 //!
 //! These items are public for the generated code; they are not meant to be called by hand.
 

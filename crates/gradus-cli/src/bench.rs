@@ -1,4 +1,5 @@
-//! `gradus bench` (LANGUAGE.md 13.3): time the entry points on the inputs of the test blocks.
+//! `gradus bench` (docs/cli.md §gradus bench): time the entry points on the inputs of the test
+//! blocks.
 //!
 //! For every case that has an input (except those tagged `nobench`, `notest` or `disable`,
 //! and those expecting an error), the entry point is called `--warmup` times untimed, then

@@ -159,7 +159,8 @@ pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// Checks values against an entry point's parameters (count, element type, rank: 14.4).
+/// Checks values against an entry point's parameters (count, element type, rank: docs/language.md
+/// §Entry-point arguments).
 pub fn check_inputs(ep: &EntryPoint, values: &[Value]) -> Result<(), String> {
     if values.len() != ep.params.len() {
         return Err(format!(

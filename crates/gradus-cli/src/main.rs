@@ -1,4 +1,4 @@
-//! The `gradus` command (LANGUAGE.md 13): `gradus run`, `gradus test`, `gradus dev`,
+//! The `gradus` command (docs/cli.md): `gradus run`, `gradus test`, `gradus dev`,
 //! `gradus check`, `gradus bench`, `gradus c`, `gradus gradbench`, `gradus cache`.
 //!
 //! Exit codes: 0 success; 1 compile error (run) or failed/erroneous cases (test); 2 invalid

@@ -1,4 +1,4 @@
-//! `gradus run` (LANGUAGE.md 13.1).
+//! `gradus run` (docs/cli.md §gradus run).
 
 use crate::common::{BackendArgs, catch_panic, check_inputs};
 use clap::Args;

@@ -1,5 +1,5 @@
-//! `gradus test` (LANGUAGE.md 13.2 and 15): find programs, plan their cases, run them with a
-//! per-program timeout on a pool of threads, report and summarise.
+//! `gradus test` (docs/cli.md §gradus test and docs/language.md §Test blocks): find programs, plan
+//! their cases, run them with a per-program timeout on a pool of threads, report and summarise.
 
 use crate::common::{Backend, BackendArgs, Progress, catch_panic, check_inputs};
 use clap::Args;
@@ -45,7 +45,7 @@ pub struct TestArgs {
     /// Skip cases tagged `compiled`.
     #[arg(long = "skip-compiled")]
     skip_compiled: bool,
-    /// Float tolerance factor (see LANGUAGE.md 15.6).
+    /// Float tolerance factor (see docs/language.md §Comparing values).
     #[arg(long, default_value_t = DEFAULT_TOLERANCE, value_name = "X")]
     tolerance: f64,
     /// Seed for `random input`.
@@ -326,7 +326,7 @@ fn say(line: &str) {
     let _ = writeln!(out, "{line}");
 }
 
-/// Tags that skip a program or case on this backend (15.5).
+/// Tags that skip a program or case on this backend (docs/language.md §Tags).
 fn skip_tag<'t>(tags: &'t [String], a: &TestArgs) -> Option<&'t str> {
     let backend_tag = format!("no_{}", a.backend.resolve().name());
     tags.iter()

@@ -231,7 +231,7 @@ impl AdFunction {
     /// Runs the checks on the interpreter (`prog`, optimised); the first failure.
     /// `unoptimised` is the same program unoptimised: a function that fails there at the
     /// point is not checked, since the optimiser may have removed the failing part from the
-    /// primal but not from the derivatives (LANGUAGE.md 8.1 allows either).
+    /// primal but not from the derivatives (docs/language.md §Evaluation order allows either).
     pub fn check(&self, prog: &Program, unoptimised: &Program, k: usize) -> Result<(), String> {
         if unoptimised
             .call(&format!("primal{k}"), self.base(&self.point))

@@ -470,7 +470,8 @@ impl Exp {
 }
 
 /// An indexed expression must be a name or parenthesised: `a[i]`, `(f x)[i]`; a bracket right
-/// after a name is an index (LANGUAGE.md 2.5), so a parenthesised expression needs no space.
+/// after a name is an index (docs/language.md §Brackets and spacing), so a parenthesised expression
+/// needs no space.
 fn print_indexee(a: &Exp, o: &mut String) {
     match a {
         Exp::Var(x) => o.push_str(x),

@@ -99,9 +99,9 @@ pub fn run_one(target: Target, input: &[u8]) {
     }
 }
 
-/// Panics unless `v` reads back from both formats as what was written (LANGUAGE.md 14: text
-/// is written so that it reads back to the same value). Compared through the written text, so
-/// that NaNs compare equal.
+/// Panics unless `v` reads back from both formats as what was written (docs/language.md §Value
+/// formats: text is written so that it reads back to the same value). Compared through the written
+/// text, so that NaNs compare equal.
 fn values_round_trip(v: &gradus::value::Value) {
     use gradus::data::{read_values, write_binary, write_text};
     let text = write_text(v);

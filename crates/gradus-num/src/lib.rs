@@ -6,9 +6,10 @@
 //!   `fn f<S: Real>(x: &[S]) -> S` runs as the primal (`f64`), in forward mode (`Dual`) and in
 //!   reverse mode (`gradus_tape::Var`).
 //! * [`Dual<T>`] carries one tangent, [`DualN<T, N>`] carries `N` tangents at once.
-//! * [`rules`] is the one table of partial derivatives of the elementary functions (LANGUAGE.md
-//!   §10.4, REVERSIBLE.md §7.3), including the conventions at kinks; every engine that
-//!   differentiates an elementary function takes its partials from there.
+//! * [`rules`] is the one table of partial derivatives of the elementary functions
+//!   (docs/language.md §Partial derivatives, docs/reversible.md §Adjoint rules), including the
+//!   conventions at kinks; every engine that differentiates an elementary function takes its
+//!   partials from there.
 //! * [`jvp`], [`derivative`], [`grad_fwd`], [`jacobian_fwd`], [`hvp_fwd`] and
 //!   [`hessian_fwd`] are the forward-mode drivers. They follow the vocabulary shared by the
 //!   engines (`docs/vocabulary.md`): the point `x` first, then the tangent `xdot`, the function

@@ -9,8 +9,8 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 ///
 /// Write a numerical function once as `fn f<S: Real>(x: &[S]) -> S` and run it as the primal,
 /// in forward mode and in reverse mode. The elementary functions follow the derivative table of
-/// [`rules`](crate::rules) (LANGUAGE.md §10.4), including its conventions at kinks:
-/// `abs′(0) = 0`, `sqrt′(0)` contributes 0, `min`/`max` send the derivative to the selected
+/// [`rules`](crate::rules) (docs/language.md §Partial derivatives), including its conventions at
+/// kinks: `abs′(0) = 0`, `sqrt′(0)` contributes 0, `min`/`max` send the derivative to the selected
 /// operand and ties select the first (`self`).
 ///
 /// Comparisons (`PartialEq`, `PartialOrd`) compare primal values only, so control flow written

@@ -1,5 +1,6 @@
 //! The table of partial derivatives of the elementary functions — the one place where gradus
-//! writes them down (LANGUAGE.md §10.4, REVERSIBLE.md §7.3; STYLE.md item 5).
+//! writes them down (docs/language.md §Partial derivatives, docs/reversible.md §Adjoint rules;
+//! STYLE.md item 5).
 //!
 //! Each rule takes the operands, computes the primal value and the partial derivatives in the
 //! same scalar type `T`, and returns them as a tuple `(value, ∂₁, ∂₂, …)`. Forward mode
@@ -9,8 +10,8 @@
 //!
 //! Conventions at kinks: `abs′(0) = 0`; `sqrt′(0)` contributes 0 (as does `hypot` at the
 //! origin); `min`/`max` give 1 to the selected operand and 0 to the other, ties select the first
-//! operand and a NaN operand loses; `powf` follows LANGUAGE.md §10.4; rounding functions have
-//! derivative 0 (and produce constants).
+//! operand and a NaN operand loses; `powf` follows docs/language.md §Partial derivatives; rounding
+//! functions have derivative 0 (and produce constants).
 //!
 //! [`UNARY`] and [`BINARY`] list the rules with test domains, so that each engine's tests can
 //! walk the whole table against finite differences.

@@ -1,4 +1,4 @@
-//! The statement AST of the reversible language (REVERSIBLE.md §3.3), with spans.
+//! The statement AST of the reversible language (docs/reversible.md §Statements), with spans.
 //!
 //! Expressions that are evaluated but never inverted (conditions, index expressions, `let`
 //! initialisers, `constant!` bodies) stay `syn::Expr`; by the time the parser returns them the
@@ -7,7 +7,8 @@
 use proc_macro2::{Span, TokenStream};
 use syn::{Expr, ExprPath, Ident, Member, Path, Type};
 
-/// What a name denotes; decides how a place rooted at it is passed (§3.2).
+/// What a name denotes; decides how a place rooted at it is passed (docs/reversible.md §Places and
+/// values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// `&mut` parameter: read, written, differentiated.

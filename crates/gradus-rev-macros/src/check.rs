@@ -1,7 +1,7 @@
-//! The static rules of REVERSIBLE.md §5.1 that look at one statement: GR002 (aliasing),
-//! GR009 (writing a read-only place), GR012 (loop body writes its bounds) and GR013 (short
-//! `if` whose branch writes what its condition reads). Scope rules (GR007, GR008) live in the
-//! parser, which tracks scopes.
+//! The static rules of docs/reversible.md §At compile time that look at one statement: GR002
+//! (aliasing), GR009 (writing a read-only place), GR012 (loop body writes its bounds) and GR013
+//! (short `if` whose branch writes what its condition reads). Scope rules (GR007, GR008) live in
+//! the parser, which tracks scopes.
 
 use crate::ast::*;
 use crate::diag::err;

@@ -1,5 +1,5 @@
 //! Diagnostics: every rejection is a `syn::Error` at the offending span whose message starts
-//! with its code (REVERSIBLE.md §5.1).
+//! with its code (docs/reversible.md §At compile time).
 
 use proc_macro2::Span;
 

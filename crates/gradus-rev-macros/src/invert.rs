@@ -1,5 +1,5 @@
-//! Statement → inverse statement (REVERSIBLE.md §4). The table of §4 is the whole algorithm:
-//! a body's inverse is the inverse of each statement, in reverse order. `invert` is an
+//! Statement → inverse statement (docs/reversible.md §The inverse). The table there is the whole
+//! algorithm: a body's inverse is the inverse of each statement, in reverse order. `invert` is an
 //! involution on the AST (`invert(invert(b))` prints the same as `b`): blocks carry an
 //! `inverted` flag instead of being inverted eagerly, and `routine!`/`unroutine!` swap roles.
 

@@ -1,11 +1,11 @@
-//! The `#[reversible]` procedural macro of gradus's reversible eDSL (REVERSIBLE.md).
+//! The `#[reversible]` procedural macro of gradus's reversible eDSL (docs/reversible.md).
 //!
 //! Pipeline (one module per step): [`parse`] (tokens → statement AST with spans, scope rules),
 //! [`check`] (static rules on single statements), [`invert`] (statement → inverse statement,
-//! §4), [`lower`] (statement AST → Rust tokens, for the forward and the inverse), [`diag`]
-//! (spanned errors with their GR codes). The macro depends only on `syn`, `quote` and
-//! `proc-macro2`; it never panics on user input: every rejection is a `syn::Error` at the
-//! offending span.
+//! docs/reversible.md §The inverse), [`lower`] (statement AST → Rust tokens, for the forward and
+//! the inverse), [`diag`] (spanned errors with their GR codes). The macro depends only on `syn`,
+//! `quote` and `proc-macro2`; it never panics on user input: every rejection is a `syn::Error` at
+//! the offending span.
 //!
 //! Generated items for `fn f`: `f` and `f_inv`, both returning
 //! `Result<(), gradus_rev::InvertibilityError>`, and with `loss = …` also `f_grad`.
@@ -31,7 +31,8 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
 /// Marks a function written in the reversible statement language and generates its inverse
 /// (`name_inv`) and, with `loss = x`, its gradient (`name_grad`). Arguments: `loss = ident`,
-/// `scalar = Ident`, `checks = off`, `atol = float`. See REVERSIBLE.md §3.
+/// `scalar = Ident`, `checks = off`, `atol = float`. See docs/reversible.md §The statement
+/// language.
 #[proc_macro_attribute]
 pub fn reversible(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr.into(), item.into()) {
@@ -41,8 +42,8 @@ pub fn reversible(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// `#[derive(GradParam)]` for a user struct generic over one scalar type parameter
-/// (REVERSIBLE.md §7.2): `*_grad` wraps a `&mut S<T>` state parameter into `S<GVar<T>>` and
-/// returns an `S<T>` holding the gradient of every field that mentions `T`; other fields are
+/// (docs/reversible.md §Gradients): `*_grad` wraps a `&mut S<T>` state parameter into `S<GVar<T>>`
+/// and returns an `S<T>` holding the gradient of every field that mentions `T`; other fields are
 /// cloned. Lifetimes and const parameters are carried over.
 #[proc_macro_derive(GradParam)]
 pub fn derive_grad_param(item: TokenStream) -> TokenStream {
@@ -302,7 +303,8 @@ fn mentions(ty: &Type, s: &syn::Ident) -> bool {
     ids.iter().any(|i| s == i)
 }
 
-/// `name_grad` (REVERSIBLE.md §7.2): forward, wrap, seed, inverse on `GVar`s, read gradients.
+/// `name_grad` (docs/reversible.md §Gradients): forward, wrap, seed, inverse on `GVar`s, read
+/// gradients.
 fn grad_fn(
     func: &ItemFn,
     params: &[(syn::Ident, Kind, Type)],

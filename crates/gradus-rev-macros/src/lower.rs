@@ -1,5 +1,6 @@
-//! Statement AST → Rust tokens (REVERSIBLE.md §3–§5). The same function lowers the forward
-//! body and the (already inverted) inverse body; only the `Direction` in error values differs.
+//! Statement AST → Rust tokens (docs/reversible.md §The statement language, §The inverse,
+//! §Invertibility errors). The same function lowers the forward body and the (already inverted)
+//! inverse body; only the `Direction` in error values differs.
 //!
 //! Contract: generated code is plain safe Rust. Instructions become calls of `#[inline]` trait
 //! methods of `gradus_rev` on `&mut` places; reads from the same container as another argument

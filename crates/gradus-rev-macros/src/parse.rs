@@ -1,5 +1,5 @@
-//! Tokens → statement AST (REVERSIBLE.md §3). Rejections are collected as spanned
-//! `syn::Error`s (several per body) and never panic. The static rules that need only one
+//! Tokens → statement AST (docs/reversible.md §The statement language). Rejections are collected as
+//! spanned `syn::Error`s (several per body) and never panic. The static rules that need only one
 //! statement at a time (GR002, GR009, GR012, GR013) are applied by `check.rs` as statements are
 //! built; the scope rules (GR007, GR008) here, because they follow the scopes.
 
@@ -180,7 +180,7 @@ impl Parser_ {
         self.routine_depth = depth;
         pair_routines(&mut out, &mut self.errors);
         // Implicit releases: every ancilla of this scope that is still live, in reverse order
-        // of allocation (§3.6).
+        // of allocation (docs/reversible.md §Ancillas).
         let scope = self.scopes.pop().unwrap_or_default();
         for b in scope.iter().rev() {
             if matches!(b.kind, Kind::Ancilla | Kind::ImmLet)

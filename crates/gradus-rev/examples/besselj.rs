@@ -1,6 +1,6 @@
-//! The Bessel function `J_ν(z)` of integer order by its power series (REVERSIBLE.md §11.1):
-//! `J_ν(z) = Σ_k (−1)^k (z/2)^{2k+ν} / (k! (k+ν)!)`, with the term magnitudes kept as `ULog`
-//! (each is the previous one times `(z/2)² / (k (k+ν))`, so terms are uncomputed
+//! The Bessel function `J_ν(z)` of integer order by its power series (docs/reversible.md §Examples
+//! and tests): `J_ν(z) = Σ_k (−1)^k (z/2)^{2k+ν} / (k! (k+ν)!)`, with the term magnitudes kept as
+//! `ULog` (each is the previous one times `(z/2)² / (k (k+ν))`, so terms are uncomputed
 //! arithmetically) and a `while` with pre- and post-condition that stops below `1e-18`.
 //! The Hessian (here the second derivative) comes from running the gradient on `Dual`s.
 

@@ -1,11 +1,11 @@
-//! Bundle adjustment, written reversibly (REVERSIBLE.md §11.2; the objective of
-//! BENCHMARKS.md §2): the reprojection residual `w (proj − feature)` of one observation, with
-//! the Rodrigues rotation, radial distortion and projection computed into stack ancillas in a
+//! Bundle adjustment, written reversibly (the objective of benchmarks/README.md §BA): the
+//! reprojection residual `w (proj − feature)` of one observation,
+//! with the Rodrigues rotation, radial distortion and projection computed into stack ancillas in a
 //! routine and uncomputed. The 2 × 15 local Jacobian (11 camera + 3 point + 1 weight
 //! parameters) comes from one backward sweep with a batched gradient field
 //! `GVar<f64, [f64; 2]>`, without allocation. The whole-file driver reads an ADBench BA file
-//! (replicating its single camera, point, weight and feature, §2.4), evaluates the residual
-//! vector and assembles the sparse Jacobian in ADBench's CSR layout (§2.3) from the
+//! (replicating its single camera, point, weight and feature), evaluates the residual vector
+//! and assembles the sparse Jacobian in ADBench's CSR layout from the
 //! per-observation blocks, writing straight into preallocated arrays.
 //!
 //! Run with `cargo run --release -p gradus-rev --example bundle_adjustment [path/to/ba.txt]`.
@@ -180,7 +180,7 @@ pub fn zach_residual<T: RevReal>(out: &mut T, w: &mut T) {
     out -= square(w);
 }
 
-/// A bundle-adjustment instance after replication (BENCHMARKS.md §2.1, §2.4).
+/// A bundle-adjustment instance after replication (benchmarks/README.md §BA).
 #[derive(Clone, Debug)]
 pub struct BaInput {
     /// Cameras.
@@ -259,7 +259,7 @@ pub fn adbench_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/adbench")
 }
 
-/// The residual vector `F` (BENCHMARKS.md §2.2): `2p` reprojection entries, then `p` weight
+/// The residual vector `F` (benchmarks/README.md §BA): `2p` reprojection entries, then `p` weight
 /// entries, computed with the reversible residuals.
 pub fn ba_objective(inp: &BaInput) -> Result<Vec<f64>, InvertibilityError> {
     let p = inp.p;
@@ -304,7 +304,7 @@ pub struct Csr {
     pub vals: Vec<f64>,
 }
 
-/// The sparse Jacobian `∂F/∂(cams, X, w)` in ADBench's CSR layout (BENCHMARKS.md §2.3):
+/// The sparse Jacobian `∂F/∂(cams, X, w)` in ADBench's CSR layout (benchmarks/README.md §BA):
 /// `3p` rows, `11n + 3m + p` columns, 15 entries per reprojection row and 1 per weight row.
 /// Each observation's 2 × 15 block comes from one batched backward sweep of the reversible
 /// residual; each weight entry from the backward sweep of [`zach_residual`].

@@ -1,6 +1,6 @@
-//! `exp(x)` by its Taylor series (REVERSIBLE.md §11.1): terms `xⁿ/n!` kept as logarithmic
-//! numbers (`ULog`), a `while` with pre- and post-condition that stops when a term falls
-//! below a tolerance, and arithmetic uncomputing of the terms: each term is the previous one
+//! `exp(x)` by its Taylor series (docs/reversible.md §Examples and tests): terms `xⁿ/n!` kept as
+//! logarithmic numbers (`ULog`), a `while` with pre- and post-condition that stops when a term
+//! falls below a tolerance, and arithmetic uncomputing of the terms: each term is the previous one
 //! times `x/n`, so it is recomputed from the previous one instead of being stored.
 
 #![allow(dead_code)]

@@ -1,6 +1,6 @@
 //! An `N × N` real orthogonal matrix applied to a vector in place by `N(N−1)/2` Givens
-//! rotations (`ROT` instructions), one angle each (REVERSIBLE.md §11.1). No allocation, no
-//! ancilla: the program is its own record.
+//! rotations (`ROT` instructions), one angle each (docs/reversible.md §Examples and tests). No
+//! allocation, no ancilla: the program is its own record.
 
 #![allow(dead_code)]
 

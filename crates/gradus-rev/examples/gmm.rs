@@ -1,5 +1,5 @@
-//! The ADBench Gaussian-mixture objective written reversibly (REVERSIBLE.md §11.2; the exact
-//! objective, `icf` packing and file format are BENCHMARKS.md §1).
+//! The ADBench Gaussian-mixture objective written reversibly (the exact objective, `icf` packing
+//! and file format are in benchmarks/README.md §GMM).
 //!
 //! Per point, each component's inner term `α_k + Σ q_k − ½‖Q_k (x_i − μ_k)‖²` is computed
 //! into an ancilla (the difference `y`, the product `z = Q_k y` and its squared norm in a
@@ -20,8 +20,8 @@ use gradus_rev::Real;
 use gradus_rev::prelude::*;
 use gradus_rev::stdlib;
 
-/// Position of `Q[r][c]` (`r > c`) in a packed `icf` row of dimension `d` (BENCHMARKS.md §1.3:
-/// the strictly-lower triangle column by column, after the `d` diagonal logs).
+/// Position of `Q[r][c]` (`r > c`) in a packed `icf` row of dimension `d` (benchmarks/README.md
+/// §GMM: the strictly-lower triangle column by column, after the `d` diagonal logs).
 #[inline(always)]
 pub fn lower_index(d: usize, r: usize, c: usize) -> usize {
     d + c * (d - 1) - c * c.saturating_sub(1) / 2 + (r - c - 1)
@@ -127,7 +127,7 @@ pub fn gmm_objective<T: RevReal>(
 
 /// The same objective in plain Rust over any [`Real`] (the "O" baseline, and the program the
 /// tape and forward mode differentiate as independent references). `p` is `alphas`, `means`,
-/// `icf` concatenated (the gradient order of BENCHMARKS.md §1.4).
+/// `icf` concatenated (the gradient order of benchmarks/README.md §GMM).
 pub fn gmm_native<R: Real>(p: &[R], x: &[f64], d: usize, k: usize, gamma: f64, m: usize) -> R {
     let s = d * (d + 1) / 2;
     let n = x.len() / d;
@@ -184,7 +184,7 @@ pub fn gmm_native<R: Real>(p: &[R], x: &[f64], d: usize, k: usize, gamma: f64, m
         + R::from_f64(gmm_constant(d, k, n, gamma, m))
 }
 
-/// A GMM instance (BENCHMARKS.md §1.1): parameters and constant data.
+/// A GMM instance (benchmarks/README.md §GMM): parameters and constant data.
 #[derive(Clone, Debug)]
 pub struct GmmInput {
     /// Dimension.
@@ -212,7 +212,7 @@ impl GmmInput {
     }
 }
 
-/// Parses an ADBench GMM file (BENCHMARKS.md §1.5), detecting replicate-point mode by the
+/// Parses an ADBench GMM file (benchmarks/README.md §GMM), detecting replicate-point mode by the
 /// number of tokens left after `icf`.
 pub fn parse_gmm(text: &str) -> Result<GmmInput, String> {
     let toks: Vec<&str> = text.split_whitespace().collect();
@@ -289,7 +289,7 @@ pub fn adbench_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/adbench")
 }
 
-/// Objective and full gradient (BENCHMARKS.md §1.4 order) with the reversible program.
+/// Objective and full gradient (benchmarks/README.md §GMM order) with the reversible program.
 pub fn gmm_rev_gradient(inp: &GmmInput) -> Result<(f64, Vec<f64>), InvertibilityError> {
     let (mut e, mut a, mut mu, mut q) =
         (0.0, inp.alphas.clone(), inp.means.clone(), inp.icf.clone());

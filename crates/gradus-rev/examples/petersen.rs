@@ -1,4 +1,4 @@
-//! Petersen-graph embedding (REVERSIBLE.md §11.2): positions `x ∈ ℝ^{k×10}` (stored as
+//! Petersen-graph embedding (benchmarks/README.md): positions `x ∈ ℝ^{k×10}` (stored as
 //! `x[d·10 + v]`), distances `d_ij = ‖x_i − x_j‖`, and with `m₁, v₁` (`m₂, v₂`) the mean and
 //! sample variance of the distances over the 15 edges (30 non-edges):
 //! `loss = v₁ + v₂ + exp(max(0, m₁ − m₂ + 0.1)) − 1`.

@@ -1,6 +1,6 @@
-//! Running products with logarithmic numbers (REVERSIBLE.md §6.5, §11.1): `y += xⁿ` with O(1)
-//! extra memory, on floats (`power_acc`) and on fixed point (`power_fixed`, where every step
-//! is exactly invertible).
+//! Running products with logarithmic numbers (docs/reversible.md §Numeric types, §Examples and
+//! tests): `y += xⁿ` with O(1) extra memory, on floats (`power_acc`) and on fixed point
+//! (`power_fixed`, where every step is exactly invertible).
 
 #![allow(dead_code)]
 

@@ -1,8 +1,8 @@
-//! QR decomposition by classical Gram–Schmidt (REVERSIBLE.md §11.1, after NiLang's `qr`):
-//! `A = Q R` for a square `n × n` matrix (row-major, flat). Per column, the projections onto
-//! the previous columns (`dots`), the residual `ri` and its squared norm are computed in a
-//! routine, used to update `R` and `Q`, and uncomputed. The three ancillas are heap vectors
-//! (the published program allocates them too), released with an element-by-element check.
+//! QR decomposition by classical Gram–Schmidt (docs/reversible.md §Examples and tests, after
+//! NiLang's `qr`): `A = Q R` for a square `n × n` matrix (row-major, flat). Per column, the
+//! projections onto the previous columns (`dots`), the residual `ri` and its squared norm are
+//! computed in a routine, used to update `R` and `Q`, and uncomputed. The three ancillas are heap
+//! vectors (the published program allocates them too), released with an element-by-element check.
 
 #![allow(dead_code)]
 

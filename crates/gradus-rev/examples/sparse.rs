@@ -1,5 +1,5 @@
-//! Sparse matrices in CSC form (REVERSIBLE.md §11.1): the Frobenius dot `⟨A, B⟩` over merged
-//! column patterns, with a `Vec<bool>` branch keeper; and a complex sparse × dense
+//! Sparse matrices in CSC form (docs/reversible.md §Examples and tests): the Frobenius dot `⟨A, B⟩`
+//! over merged column patterns, with a `Vec<bool>` branch keeper; and a complex sparse × dense
 //! accumulate `Y += A X`. The reversible programs live in `gradus_rev::stdlib::sparse`;
 //! this file adds a random pattern generator and the native versions.
 

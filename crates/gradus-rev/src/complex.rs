@@ -1,4 +1,5 @@
-//! Complex numbers (REVERSIBLE.md §6.3): `num_complex::Complex<T>` with `T: RevReal`.
+//! Complex numbers (docs/reversible.md §Numeric types): `num_complex::Complex<T>` with `T:
+//! RevReal`.
 //!
 //! Complex instructions act on the real and imaginary parts with the real rules, so the
 //! adjoint of `Complex<T>` is `Complex<GVar<T>>`, and a gradient with respect to `z = x + iy`

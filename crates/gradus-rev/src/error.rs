@@ -1,4 +1,4 @@
-//! Run-time invertibility errors (REVERSIBLE.md §5.2).
+//! Run-time invertibility errors (docs/reversible.md §At run time).
 //!
 //! A failed check never panics: every generated function returns
 //! `Result<(), InvertibilityError>`. The error names the user's function, the direction that

@@ -1,7 +1,7 @@
-//! Fixed-point numbers (REVERSIBLE.md §6.4): `fixed::FixedI64<Frac>` and `FixedI32<Frac>`;
-//! the reference type is [`I21F43`]. `+`, `−`, `·`, `/` are done in fixed point (wrapping on
-//! the raw integer); other primitives are computed in `f64` and rounded to the fixed type.
-//! Because `y += f(x)` and `y -= f(x)` add and subtract the very same rounded value, every
+//! Fixed-point numbers (docs/reversible.md §Numeric types): `fixed::FixedI64<Frac>` and
+//! `FixedI32<Frac>`; the reference type is [`I21F43`]. `+`, `−`, `·`, `/` are done in fixed point
+//! (wrapping on the raw integer); other primitives are computed in `f64` and rounded to the fixed
+//! type. Because `y += f(x)` and `y -= f(x)` add and subtract the very same rounded value, every
 //! instruction is exactly invertible, bit for bit.
 //!
 //! Fixed-point programs get a forward and an inverse; `GVar` of a fixed type is not provided

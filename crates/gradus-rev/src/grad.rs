@@ -1,5 +1,5 @@
-//! Argument wrapping for `*_grad` (REVERSIBLE.md §7.2) and the Jacobian and Hessian drivers
-//! (§7.5, §7.6).
+//! Argument wrapping for `*_grad` (docs/reversible.md §Gradients) and the Jacobian and Hessian
+//! drivers (docs/reversible.md §Jacobians and Hessians).
 //!
 //! The drivers follow the vocabulary shared by the gradus engines (`docs/vocabulary.md`): the
 //! point `x` first, then the tangent `xdot`, the function last. Here the function is a closure
@@ -103,9 +103,10 @@ pub fn seed_loss<S: GradScalar>(w: &mut GVar<S>) {
     w.g = <S as RevReal>::one();
 }
 
-/// Repeated reverse (§7.5): the `m × n` Jacobian of a function with `m` outputs, as rows. Row
-/// `i` is the input cotangent of `ybar = eᵢ`: `f(ybar)` runs one backward sweep — typically
-/// `f_inv` on `GVar`s whose output gradients are `ybar` — and returns the input gradients.
+/// Repeated reverse (docs/reversible.md §Jacobians and Hessians): the `m × n` Jacobian of a
+/// function with `m` outputs, as rows. Row `i` is the input cotangent of `ybar = eᵢ`: `f(ybar)`
+/// runs one backward sweep — typically `f_inv` on `GVar`s whose output gradients are `ybar` — and
+/// returns the input gradients.
 ///
 /// ```
 /// use gradus_rev::prelude::*;
@@ -142,10 +143,10 @@ where
         .collect()
 }
 
-/// Forward over reverse (§7.6): the gradient and the Hessian-vector product `H(x) xdot` of a
-/// scalar function in one gradient evaluation on dual numbers. `f` gets the inputs
-/// `x + xdot ε` as [`Dual`]s, runs the gradient on them (typically `f_grad::<Dual<f64>>`) and
-/// returns it; its values are the gradient and its tangents `H xdot`.
+/// Forward over reverse (docs/reversible.md §Jacobians and Hessians): the gradient and the
+/// Hessian-vector product `H(x) xdot` of a scalar function in one gradient evaluation on dual
+/// numbers. `f` gets the inputs `x + xdot ε` as [`Dual`]s, runs the gradient on them (typically
+/// `f_grad::<Dual<f64>>`) and returns it; its values are the gradient and its tangents `H xdot`.
 ///
 /// # Panics
 /// If `x` and `xdot` differ in length, or the returned gradient does not have `x`'s length.
@@ -188,10 +189,10 @@ where
     )
 }
 
-/// Forward over reverse (§7.6): the `n × n` Hessian of a scalar function, column by column.
-/// `f` gets the inputs `x + eⱼ ε` as [`Dual`]s, runs the gradient on them (typically
-/// `f_grad::<Dual<f64>>`) and returns it; its tangent parts are column `j` (`H eⱼ`). Returns
-/// the matrix as rows.
+/// Forward over reverse (docs/reversible.md §Jacobians and Hessians): the `n × n` Hessian of a
+/// scalar function, column by column. `f` gets the inputs `x + eⱼ ε` as [`Dual`]s, runs the
+/// gradient on them (typically `f_grad::<Dual<f64>>`) and returns it; its tangent parts are column
+/// `j` (`H eⱼ`). Returns the matrix as rows.
 ///
 /// # Panics
 /// If a returned gradient does not have `x`'s length.

@@ -1,4 +1,4 @@
-//! `GVar`: a value with its gradient (adjoint) field (REVERSIBLE.md §7.1).
+//! `GVar`: a value with its gradient (adjoint) field (docs/reversible.md §GVar).
 
 use crate::scalar::{Release, RevReal};
 use gradus_num::Real;
@@ -6,7 +6,8 @@ use std::cmp::Ordering;
 use std::fmt::Debug;
 
 /// The gradient field of a [`GVar`]: a scalar `T`, or `[T; M]` for a batched gradient
-/// (one Jacobian column per input in one backward sweep, §7.5).
+/// (one Jacobian column per input in one backward sweep, docs/reversible.md §Jacobians and
+/// Hessians).
 pub trait GradField<T>: Copy + Debug {
     /// Zero.
     fn zero() -> Self;

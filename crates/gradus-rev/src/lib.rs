@@ -1,4 +1,4 @@
-//! The reversible embedded language of gradus (REVERSIBLE.md).
+//! The reversible embedded language of gradus (docs/reversible.md).
 //!
 //! A Rust function written in the reversible statement language and marked
 //! [`#[reversible]`](reversible) becomes three functions: itself (`f`), its exact inverse
@@ -61,7 +61,7 @@ pub use scalar::{Const, GradScalar, Lit, Release, RevReal};
 pub use ulog::ULog;
 
 /// Whether run-time invertibility checks are compiled in: `false` with the `unchecked`
-/// feature (REVERSIBLE.md §5.3).
+/// feature (docs/reversible.md §Turning checks off).
 pub const CHECKS: bool = !cfg!(feature = "unchecked");
 
 /// Everything a reversible program needs in scope.

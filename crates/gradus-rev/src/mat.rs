@@ -1,6 +1,6 @@
 //! [`Mat<T>`]: a dense row-major matrix that reversible bodies index as `m[(i, j)]`
-//! (REVERSIBLE.md §3.2). It is a place container like a slice: instructions read and write
-//! its elements, `release!` compares it element by element, and `*_grad` wraps it into a
+//! (docs/reversible.md §Places and values). It is a place container like a slice: instructions read
+//! and write its elements, `release!` compares it element by element, and `*_grad` wraps it into a
 //! `Mat<GVar<S>>` and returns a `Mat<S>` of gradients.
 
 use crate::grad::GradParam;

@@ -17,7 +17,7 @@ use gradus_num::{Dual, DualN, Real};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
-/// Scalar numbers of reversible programs (REVERSIBLE.md §8).
+/// Scalar numbers of reversible programs (docs/reversible.md §API).
 pub trait RevReal: Copy + Debug + PartialEq + PartialOrd + Release {
     /// The plain-math type of the value.
     type Val: Real;
@@ -207,9 +207,9 @@ impl BArg for Lit<bool, bool> {
     }
 }
 
-/// The comparison of `release!` (REVERSIBLE.md §5.2): exact for integers, `bool`, fixed point;
-/// within an absolute tolerance for floating values; element by element for containers; on
-/// values only for `GVar` (its gradient is dropped, §7.4).
+/// The comparison of `release!` (docs/reversible.md §At run time): exact for integers, `bool`,
+/// fixed point; within an absolute tolerance for floating values; element by element for
+/// containers; on values only for `GVar` (its gradient is dropped, docs/reversible.md §Ancillas).
 pub trait Release: Debug {
     /// Whether `self` equals `expected` under the rule above.
     fn release_matches(&self, expected: &Self, atol: f64) -> bool;

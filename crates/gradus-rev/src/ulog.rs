@@ -1,5 +1,5 @@
-//! Logarithmic numbers (REVERSIBLE.md §6.5): `ULog<T> { log }` stands for `e^log ≥ 0`.
-//! Multiplication is `+=` on `log`, so it is a bijection (except by zero), which makes running
+//! Logarithmic numbers (docs/reversible.md §Numeric types): `ULog<T> { log }` stands for `e^log ≥
+//! 0`. Multiplication is `+=` on `log`, so it is a bijection (except by zero), which makes running
 //! products (`xⁿ`, Taylor and Bessel series) reversible without stored partial products.
 
 use crate::instr::acc::{Acc1, Acc2, MulAcc1, MulAcc2};

@@ -1,5 +1,5 @@
-//! Zero heap allocation during a gradient (REVERSIBLE.md §9.1): a counting global allocator
-//! around the forward, the inverse and the `GVar` inverse (the backward sweep) on
+//! Zero heap allocation during a gradient (docs/reversible.md §Performance): a counting global
+//! allocator around the forward, the inverse and the `GVar` inverse (the backward sweep) on
 //! caller-owned buffers, with checks on.
 
 #[path = "../examples/petersen.rs"]

@@ -1,6 +1,6 @@
 #![allow(clippy::needless_range_loop)]
 //! The whole-file bundle-adjustment driver (examples/bundle_adjustment.rs) against the
-//! reference values of BENCHMARKS.md §2.7: residuals, the 2 × 15 blocks and the CSR layout of
+//! reference values of benchmarks/README.md §BA: residuals, the 2 × 15 blocks and the CSR layout of
 //! `ba/test.txt` and `ba/ba1_n49_m7776_p31843.txt`; the blocks also against the `gradus-tape`
 //! Jacobian of the native residual.
 
@@ -143,7 +143,7 @@ fn ba1_matches_references_and_the_tape() {
     }
 }
 
-/// The residual of BENCHMARKS.md §2.2 over any `Real`, written independently of the
+/// The residual of benchmarks/README.md §BA over any `Real`, written independently of the
 /// example (for the tape).
 fn ba_native_generic<R: gradus_num::Real>(cam: &[R], x: &[R; 3], w: R, feat: &[f64; 2]) -> [R; 2] {
     let y = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];

@@ -1,5 +1,5 @@
-//! One compile-fail case per GR error code (REVERSIBLE.md §5.1), with committed stderr.
-//! Regenerate the expected output with `TRYBUILD=overwrite` and review the diff.
+//! One compile-fail case per GR error code (docs/reversible.md §At compile time), with committed
+//! stderr. Regenerate the expected output with `TRYBUILD=overwrite` and review the diff.
 
 #[test]
 fn compile_fail() {

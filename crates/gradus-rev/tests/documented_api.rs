@@ -1,11 +1,11 @@
 #![allow(clippy::needless_range_loop, clippy::result_large_err)]
-//! Programs written only against the API as REVERSIBLE.md documents it (§2, §3, §5.2, §7,
-//! §8): the prelude, `#[reversible]` with its attribute arguments, `f`/`f_inv`/`f_grad`,
-//! `GVar`, `Mat`, `#[derive(GradParam)]`, `Primitive1<T>`, `stdlib`, the drivers `jacobian`
-//! and `hessian` (REVERSIBLE.md's `jacobian_rows` and `hessian_columns`, renamed to the shared
-//! vocabulary) and the fields of `InvertibilityError`. None of these functions is one
-//! of the crate's examples; their gradients are checked against finite differences and the
-//! tape (`gradus-tape`) on native versions.
+//! Programs written only against the API as docs/reversible.md documents it (§A first example, §The
+//! statement language, §At run time, §Differentiation, §API): the prelude, `#[reversible]` with its
+//! attribute arguments, `f`/`f_inv`/`f_grad`, `GVar`, `Mat`, `#[derive(GradParam)]`,
+//! `Primitive1<T>`, `stdlib`, the drivers `jacobian` and `hessian` (formerly `jacobian_rows` and
+//! `hessian_columns`, renamed to the shared vocabulary) and the fields of `InvertibilityError`.
+//! None of these functions is one of the crate's examples; their gradients are checked against
+//! finite differences and the tape (`gradus-tape`) on native versions.
 
 use gradus_check::{Tolerance, compare, fd};
 use gradus_rev::prelude::*;

@@ -1,5 +1,5 @@
-//! One run-time test per `InvertibilityErrorKind` (REVERSIBLE.md §10): kind, function,
-//! direction and line.
+//! One run-time test per `InvertibilityErrorKind` (docs/reversible.md §Examples and tests): kind,
+//! function, direction and line.
 
 use gradus_rev::prelude::*;
 

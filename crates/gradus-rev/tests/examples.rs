@@ -1,7 +1,7 @@
 #![allow(clippy::needless_range_loop)]
-//! The examples of REVERSIBLE.md §11.1–§11.2: anchor values, round trips and gradients
-//! (finite differences and forward mode as independent references), Hessians through
-//! `Dual` inside `GVar`.
+//! The examples of docs/reversible.md §Examples and tests and benchmarks/README.md: anchor values,
+//! round trips and gradients (finite differences and forward mode as independent references),
+//! Hessians through `Dual` inside `GVar`.
 
 #[path = "../examples/petersen.rs"]
 mod petersen;

@@ -1,4 +1,5 @@
-//! The small examples of REVERSIBLE.md §11.1 (core milestone): values, round trips, gradients.
+//! The small examples of docs/reversible.md §Examples and tests (core milestone): values, round
+//! trips, gradients.
 
 use gradus_rev::prelude::*;
 

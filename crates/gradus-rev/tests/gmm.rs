@@ -1,6 +1,6 @@
 #![allow(clippy::needless_range_loop)]
 //! The reversible GMM objective (examples/gmm.rs) against the reference values of
-//! BENCHMARKS.md §1.8–§1.9 (ADBench files and the synthetic instance), and its gradient
+//! benchmarks/README.md §GMM (ADBench files and the synthetic instance), and its gradient
 //! against `gradus-tape` on the native program, forward mode and finite differences.
 
 #[path = "../examples/gmm.rs"]
@@ -25,7 +25,7 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1e-300)
 }
 
-/// The generator of BENCHMARKS.md §0.
+/// The generator of benchmarks/README.md §the input generator.
 fn bits(s: u64, i: u64) -> u64 {
     let mut z = s.wrapping_add((i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -40,7 +40,7 @@ fn gauss(s: u64, i: u64) -> f64 {
         * (2.0 * std::f64::consts::PI * unif(s, 2 * i + 1)).cos()
 }
 
-/// The synthetic instance of BENCHMARKS.md §1.9.
+/// The synthetic instance of benchmarks/README.md §GMM.
 fn synthetic(d: usize, k: usize, n: usize) -> GmmInput {
     let s = d * (d + 1) / 2;
     GmmInput {

@@ -1,6 +1,6 @@
-//! Instruction-level properties (REVERSIBLE.md §10): every instruction followed by its inverse
-//! restores its arguments — bit for bit on integers and fixed point, within rounding on
-//! floats — and every primitive's `GVar` rule matches central finite differences.
+//! Instruction-level properties (docs/reversible.md §Examples and tests): every instruction
+//! followed by its inverse restores its arguments — bit for bit on integers and fixed point, within
+//! rounding on floats — and every primitive's `GVar` rule matches central finite differences.
 
 use gradus_check::{SplitMix64, Tolerance, fd};
 use gradus_rev::instr::prim::*;

@@ -1,5 +1,5 @@
-//! Jacobians (REVERSIBLE.md §7.5): repeated reverse with `jacobian`, and a batched
-//! gradient field `GVar<T, [T; M]>` that yields the whole Jacobian in one backward sweep.
+//! Jacobians (docs/reversible.md §Jacobians and Hessians): repeated reverse with `jacobian`, and a
+//! batched gradient field `GVar<T, [T; M]>` that yields the whole Jacobian in one backward sweep.
 
 use gradus_check::{Tolerance, compare, fd};
 use gradus_rev::prelude::*;

@@ -1,5 +1,6 @@
-//! A user primitive (REVERSIBLE.md §7.8): a unit struct implementing `Primitive1<T>` for every `T: Real` gets `+=`
-//! and `-=` instructions on every scalar type, `GVar` included.
+//! A user primitive (docs/reversible.md §New instructions): a unit struct implementing
+//! `Primitive1<T>` for every `T: Real` gets `+=` and `-=` instructions on every scalar type, `GVar`
+//! included.
 
 use gradus_check::{Tolerance, fd};
 use gradus_rev::Real;

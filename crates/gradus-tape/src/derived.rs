@@ -1,5 +1,6 @@
-//! Drivers built on recordings: Jacobians by repeated pullbacks (TAPE.md §7), and
-//! Hessian-vector products and Hessians by reverse mode over forward mode.
+//! Drivers built on recordings: Jacobians by repeated pullbacks (docs/tape.md §Forward mode,
+//! Jacobians and second order), and Hessian-vector products and Hessians by reverse mode over
+//! forward mode.
 
 use crate::record::record_raw;
 use crate::reverse::{Adjoints, Buffers, ReverseOptions};

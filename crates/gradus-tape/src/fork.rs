@@ -1,6 +1,6 @@
-//! Fork-join inside a recording (TAPE.md §5.1, §5.3): each fork ends the running job, runs the
-//! tasks in fresh jobs and continues in a new job whose record names the parent and the tasks'
-//! last jobs.
+//! Fork-join inside a recording (docs/tape.md §Parallel recording and pullback): each fork ends the
+//! running job, runs the tasks in fresh jobs and continues in a new job whose record names the
+//! parent and the tasks' last jobs.
 
 use crate::id::JobId;
 use crate::record::{JobRecorder, Shared, run_task, set_active, take_active};
@@ -13,7 +13,7 @@ use std::sync::Arc;
 ///
 /// Outside a recording this is just `rayon::join`, so generic code can call it
 /// unconditionally. Values may flow between tasks only along the fork-join structure: captured
-/// by the closures, returned at the join (TAPE.md §5.7).
+/// by the closures, returned at the join (docs/tape.md §Parallel recording and pullback).
 ///
 /// ```
 /// use gradus_tape::{grad, join};

@@ -1,6 +1,6 @@
 //! Tape-based reverse-mode automatic differentiation by operator overloading, for arbitrary Rust
 //! code — recursion, data-dependent control flow, user data types — whose reverse pass runs the
-//! independent tasks of a fork-join program in parallel (TAPE.md; after Smeding and Vákár,
+//! independent tasks of a fork-join program in parallel (docs/tape.md; after Smeding and Vákár,
 //! *Parallel dual-numbers reverse AD*, JFP 2025).
 //!
 //! # Overview
@@ -27,7 +27,8 @@
 //! * [`Tape`] keeps every buffer between recordings: with a reused tape, a program without
 //!   forks and with at most 16 inputs is differentiated without any heap allocation after the
 //!   first call.
-//! * [`programs`] holds the six benchmark programs of TAPE.md §11, written over [`Real`].
+//! * [`programs`] holds the six benchmark programs of docs/tape.md §Tests and benchmarks, written
+//!   over [`Real`].
 //!
 //! The cost of a gradient is O(T + I) for a primal of cost T with I inputs: every edge is
 //! visited at most once, however often a value is shared.

@@ -1,17 +1,17 @@
-//! The six benchmark programs of TAPE.md §11, written once over [`Real`] so that each runs as
-//! the primal (`f64`), in forward mode ([`Dual`](gradus_num::Dual)) and on the tape
-//! ([`Var`](crate::Var)). The inputs builders give the benchmark's fixed inputs as a flat
+//! The six benchmark programs of docs/tape.md §Tests and benchmarks, written once over [`Real`] so
+//! that each runs as the primal (`f64`), in forward mode ([`Dual`](gradus_num::Dual)) and on the
+//! tape ([`Var`](crate::Var)). The inputs builders give the benchmark's fixed inputs as a flat
 //! vector; the programs take the same flat layout.
 
 use crate::{join, par_map};
 use gradus_num::Real;
 
-/// §11.1: `x · y`.
+/// `fmult`: `x · y`.
 pub fn fmult<S: Real>(x: &[S]) -> S {
     x[0] * x[1]
 }
 
-/// §11.2: inputs `u_i = i + 1` then `v_i = 2i + 3`, `i = 0 … n−1`.
+/// `fdotprod`: inputs `u_i = i + 1` then `v_i = 2i + 3`, `i = 0 … n−1`.
 pub fn dotprod_inputs(n: usize) -> Vec<f64> {
     (0..n)
         .map(|i| i as f64 + 1.0)
@@ -19,13 +19,13 @@ pub fn dotprod_inputs(n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// §11.2: `Σ u_i v_i`, summed in index order from 0, over inputs `[u, v]` (length `2n`).
+/// `fdotprod`: `Σ u_i v_i`, summed in index order from 0, over inputs `[u, v]` (length `2n`).
 pub fn fdotprod<S: Real>(x: &[S]) -> S {
     let (u, v) = x.split_at(x.len() / 2);
     u.iter().zip(v).fold(S::zero(), |acc, (&a, &b)| acc + a * b)
 }
 
-/// §11.3: inputs `M[r][c] = 1 + n r + c` (row-major, `n²`) then `v_c = 2c + 3`.
+/// `fsummatvec`: inputs `M[r][c] = 1 + n r + c` (row-major, `n²`) then `v_c = 2c + 3`.
 pub fn summatvec_inputs(n: usize) -> Vec<f64> {
     (0..n * n)
         .map(|k| 1.0 + k as f64)
@@ -33,8 +33,8 @@ pub fn summatvec_inputs(n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// §11.3: the sum of the matrix–vector product `M v`, over inputs `[M, v]` of length `n² + n`.
-/// Each row's dot product and the final sum are summed in order from 0.
+/// `fsummatvec`: the sum of the matrix–vector product `M v`, over inputs `[M, v]` of length `n² +
+/// n`. Each row's dot product and the final sum are summed in order from 0.
 pub fn fsummatvec<S: Real>(x: &[S]) -> S {
     let n = ((4 * x.len() + 1) as f64).sqrt() as usize / 2;
     assert_eq!(n * n + n, x.len(), "fsummatvec: input length is not n² + n");
@@ -48,10 +48,10 @@ pub fn fsummatvec<S: Real>(x: &[S]) -> S {
     })
 }
 
-/// §11.4: inputs `v = (1, 2, 3)`, `q = (4, 5, 6, 7)` (`w` last).
+/// `frotvecquat`: inputs `v = (1, 2, 3)`, `q = (4, 5, 6, 7)` (`w` last).
 pub const ROTVECQUAT_INPUTS: [f64; 7] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
 
-/// §11.4: rotates `v` by the (unnormalised) quaternion `q = (x, y, z, w)`:
+/// `frotvecquat`: rotates `v` by the (unnormalised) quaternion `q = (x, y, z, w)`:
 /// `r = 2 (u·v) u + (s² − u·u) v + 2 s (u × v)` with `u = (q_x, q_y, q_z)`, `s = q_w`.
 pub fn frotvecquat<S: Real>(x: &[S]) -> [S; 3] {
     let v = [x[0], x[1], x[2]];
@@ -69,10 +69,10 @@ pub fn frotvecquat<S: Real>(x: &[S]) -> [S; 3] {
     std::array::from_fn(|i| two * uv * u[i] + k * v[i] + two * s * cross[i])
 }
 
-/// Sizes of the §11.5 network: input 50, hidden 100 and 50.
+/// Sizes of the `fneural` network: input 50, hidden 100 and 50.
 pub const NEURAL_SIZES: (usize, usize, usize) = (50, 100, 50);
 
-/// §11.5: the 10 200 inputs, laid out as `[x (50), W₁ (100 × 50), b₁ (100), W₂ (50 × 100),
+/// `fneural`: the 10 200 inputs, laid out as `[x (50), W₁ (100 × 50), b₁ (100), W₂ (50 × 100),
 /// b₂ (50)]`, row-major, with `W[i][j] = sin(i + j)`, `b[i] = x[i] = sin(0.41 i)`.
 pub fn neural_inputs() -> Vec<f64> {
     let (n0, n1, n2) = NEURAL_SIZES;
@@ -105,7 +105,7 @@ fn layer<S: Real>(w: &[S], b: &[S], x: &[S]) -> Vec<S> {
         .collect()
 }
 
-/// The second hidden layer and the softmax shift `m` of the §11.5 network.
+/// The second hidden layer and the softmax shift `m` of the `fneural` network.
 pub fn neural_hidden<S: Real>(p: &[S]) -> (Vec<S>, S) {
     let (n0, n1, n2) = NEURAL_SIZES;
     let (x, rest) = p.split_at(n0);
@@ -127,20 +127,20 @@ fn softmax_weighted<S: Real>(p: &[S], weight: impl Fn(usize) -> f64) -> S {
     })
 }
 
-/// §11.5: `Σᵢ eᵢ / Σⱼ eⱼ` of the network's softmax (identically 1).
+/// `fneural`: `Σᵢ eᵢ / Σⱼ eⱼ` of the network's softmax (identically 1).
 pub fn fneural<S: Real>(p: &[S]) -> S {
     softmax_weighted(p, |_| 1.0)
 }
 
-/// §11.5: `Σᵢ cos(i) eᵢ / Σⱼ eⱼ`, a variant with a non-trivial gradient for tests.
+/// `fneural`: `Σᵢ cos(i) eᵢ / Σⱼ eⱼ`, a variant with a non-trivial gradient for tests.
 pub fn fneural_weighted<S: Real>(p: &[S]) -> S {
     softmax_weighted(p, |i| (i as f64).cos())
 }
 
-/// Euler steps per particle in §11.6.
+/// Euler steps per particle in `fparticles`.
 pub const PARTICLE_STEPS: usize = 1000;
 
-/// §11.6: 16 inputs, `(p_x, p_y, v_x, v_y)` of particles 1 … 4, `p = (0.5 i, 0.1)`,
+/// `fparticles`: 16 inputs, `(p_x, p_y, v_x, v_y)` of particles 1 … 4, `p = (0.5 i, 0.1)`,
 /// `v = (1, 1)`.
 pub fn particles_inputs() -> Vec<f64> {
     (1..=4)
@@ -177,8 +177,8 @@ fn particle_chain<S: Real>(states: &[S], steps: usize) -> Vec<S> {
     tail
 }
 
-/// §11.6: the four particles as a right-nested chain of [`join`]s (particle 1 in parallel with
-/// (particle 2 in parallel with (… (particle 4 in parallel with nothing)))); the output is
+/// `fparticles`: the four particles as a right-nested chain of [`join`]s (particle 1 in parallel
+/// with (particle 2 in parallel with (… (particle 4 in parallel with nothing)))); the output is
 /// `Σ p_x p_y` summed in particle order from 0.
 pub fn fparticles<S: Real>(x: &[S]) -> S {
     fparticles_steps(x, PARTICLE_STEPS)
@@ -191,7 +191,7 @@ pub fn fparticles_steps<S: Real>(x: &[S], steps: usize) -> S {
         .fold(S::zero(), |acc, y| acc + y)
 }
 
-/// §11.6 `fparticles_balanced`: the particles as one [`par_map`].
+/// `fparticles_balanced`: the particles as one [`par_map`].
 pub fn fparticles_balanced<S: Real>(x: &[S], steps: usize) -> S {
     let states: Vec<&[S]> = x.chunks_exact(4).collect();
     par_map(&states, |s| particle(s, steps))

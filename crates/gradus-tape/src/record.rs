@@ -1,5 +1,5 @@
-//! Recording: the thread-local active job (TAPE.md §3.6), the job table (§3.3), and the entry
-//! points `grad`, `record` and the reusable [`Tape`].
+//! Recording: the thread-local active job (docs/tape.md §Data structures), the job table, and the
+//! entry points `grad`, `record` and the reusable [`Tape`].
 
 use crate::id::{JobId, NodeId};
 use crate::reverse::{Adjoints, Buffers, Recording, ReverseOptions};
@@ -468,12 +468,12 @@ impl Tape {
 // Note [The active-job slot]
 //
 // Every operation on a `Var` appends to the segment of the job running on the current thread
-// (TAPE.md §3.6). The slot is a thread-local raw pointer to a boxed `JobRecorder` rather than
-// the specification's `RefCell<Option<JobRecorder>>`: a thread-local whose type needs `Drop`
-// carries a lazy destructor registration that keeps `LocalKey::with` from being inlined, and
+// (docs/tape.md §Data structures). The slot is a thread-local raw pointer to a boxed `JobRecorder`
+// rather than the specification's `RefCell<Option<JobRecorder>>`: a thread-local whose type needs
+// `Drop` carries a lazy destructor registration that keeps `LocalKey::with` from being inlined, and
 // the out-of-line call plus the `RefCell` flag doubled the per-operation recording cost in the
 // benchmarks (fdotprod with n = 10 000: about 7.5 ns against 3.5 ns per operation), far above
-// the 20% TAPE.md allows before an unsafe fast path.
+// the fifth of an operation that docs/tape.md §Data structures allows before an unsafe fast path.
 //
 // Invariants:
 // 1. The pointer is null or was produced by `Box::into_raw` in `slot_replace`; the slot owns

@@ -1,5 +1,6 @@
-//! The reverse pass (TAPE.md §4, §5.4, §5.5): seed the outputs, resolve every node once while
-//! walking the job graph backwards from the terminal job, read the inputs' adjoints.
+//! The reverse pass (docs/tape.md §The sequential algorithm, §Parallel recording and pullback):
+//! seed the outputs, resolve every node once while walking the job graph backwards from the
+//! terminal job, read the inputs' adjoints.
 //!
 //! Jobs that joined into the same job are resolved in parallel (`rayon::join`, or
 //! `par_iter` for n-ary forks) in [`ReverseMode::Parallel`]. An edge into the job being
@@ -395,7 +396,8 @@ impl Recording {
 }
 
 impl Recording {
-    /// The pullback of a recording without forks: TAPE.md §4 on a plain `f64` buffer.
+    /// The pullback of a recording without forks: docs/tape.md §The sequential algorithm on a plain
+    /// `f64` buffer.
     fn run_single_job(
         &self,
         ybar: &[f64],
@@ -467,7 +469,8 @@ impl Pass<'_> {
         }
     }
 
-    /// Resolves the nodes of one job from the last to the first (TAPE.md §4).
+    /// Resolves the nodes of one job from the last to the first (docs/tape.md §The sequential
+    /// algorithm).
     fn resolve_job<const PAR: bool>(&self, job: JobId) {
         let j = job.0 as usize;
         let seg = &self.rec.jobs[j].segment;

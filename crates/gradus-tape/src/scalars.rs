@@ -1,5 +1,5 @@
-//! Structured inputs (TAPE.md §8, `Scalars`): flatten a value made of `f64`s into input nodes,
-//! call the closure with the same structure of [`Var`]s, and return the gradient in the
+//! Structured inputs (docs/tape.md §API, `Scalars`): flatten a value made of `f64`s into input
+//! nodes, call the closure with the same structure of [`Var`]s, and return the gradient in the
 //! original shape — the paper's interleave / deinterleave with a rebuild function.
 //!
 //! Implemented for `f64`, arrays, `Vec`s and tuples of up to four elements, nested freely.

@@ -1,5 +1,5 @@
-//! The per-job storage of nodes in compressed-row form (TAPE.md §3.2) and the job table
-//! (§3.3).
+//! The per-job storage of nodes in compressed-row form (docs/tape.md §Data structures) and the job
+//! table.
 
 use crate::id::{JobId, NodeId};
 

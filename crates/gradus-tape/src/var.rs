@@ -1,5 +1,5 @@
-//! `Var`: a recorded scalar (TAPE.md §3.5), with operator overloading and the elementary
-//! functions of [`gradus_num::Real`], whose partials come from [`gradus_num::rules`].
+//! `Var`: a recorded scalar (docs/tape.md §Data structures), with operator overloading and the
+//! elementary functions of [`gradus_num::Real`], whose partials come from [`gradus_num::rules`].
 
 use crate::id::NodeId;
 use crate::record::with_active;

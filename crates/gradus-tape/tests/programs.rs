@@ -1,6 +1,6 @@
-//! The six benchmark programs of TAPE.md §11: reference outputs and gradients from TAPE.md,
-//! finite differences, forward mode (transposition identity), and parallel against
-//! sequential reverse passes.
+//! The six benchmark programs of docs/tape.md §Tests and benchmarks: reference outputs and
+//! gradients from docs/tape.md, finite differences, forward mode (transposition identity), and
+//! parallel against sequential reverse passes.
 
 use gradus_check::{SplitMix64, Tolerance, check_transposition, compare, fd};
 use gradus_num::{Dual, jvp};

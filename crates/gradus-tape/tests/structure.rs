@@ -95,7 +95,7 @@ fn dot_product_records_4n_minus_1_edges() {
 
 #[test]
 fn worked_example_job_graph() {
-    // TAPE.md §5.8.
+    // docs/tape.md §Parallel recording and pullback.
     let rec = record(&[3.0, 0.5], |x| {
         let (a, b) = join(|| x[0] * x[0], || x[1].sin());
         vec![a + b]

@@ -603,8 +603,8 @@ mod tests {
 
     #[test]
     fn a_function_with_jumps_fails() {
-        // Rounding has derivative 0 (LANGUAGE.md 10.4), but finite differences across the
-        // jumps of `round (x * 1e7)` are huge: the check must notice.
+        // Rounding has derivative 0 (docs/language.md §Partial derivatives), but finite differences
+        // across the jumps of `round (x * 1e7)` are huge: the check must notice.
         let src = "entry f (x: f64) = f64.round (x * 1e7)";
         let r = check_jvp("t.fut", src, "f", &[Value::Scalar(Scalar::F64(0.3))], 1).unwrap();
         assert!(r.worst() > 0.5, "{r}");

@@ -84,7 +84,8 @@ impl SourceMap {
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         (line, col)
     }
-    /// `PATH:LINE:COL-LINE:COL`, the location format of run-time errors (LANGUAGE.md 8.5).
+    /// `PATH:LINE:COL-LINE:COL`, the location format of run-time errors (docs/language.md §Run-time
+    /// errors).
     pub fn location(&self, span: Span) -> String {
         let (l1, c1) = self.line_col(span.file, span.start);
         let (l2, c2) = self.line_col(span.file, span.end.max(span.start + 1) - 1);
@@ -255,7 +256,7 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
-/// A run-time error in a user program (LANGUAGE.md 8.5).
+/// A run-time error in a user program (docs/language.md §Run-time errors).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuntimeError {
     /// The message, e.g. `Index [5] out of bounds for array of shape [4].`

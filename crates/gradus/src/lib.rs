@@ -34,7 +34,7 @@
 //! point, arguments that do not fit, run-time errors of the program). Arrays go in and out as
 //! [`value::Value`]s, which convert from and to the [`ndarray`] crate re-exported here.
 //!
-//! The pipeline, one module per stage (see DESIGN.md):
+//! The pipeline, one module per stage (see docs/design.md):
 //!
 //! ```text
 //! source -> syntax (AST with spans) -> types (typed AST) -> internalise (core IR)

@@ -1,4 +1,4 @@
-//! Module elimination (LANGUAGE.md 11): imports, module types, ascription and parametric
+//! Module elimination (docs/language.md §Modules): imports, module types, ascription and parametric
 //! modules rewritten into plain modules, before type checking.
 //!
 //! Takes the parsed main file and returns declarations in which only plain modules
@@ -97,7 +97,7 @@ impl Env {
     }
 }
 
-/// The module types of the prelude (LANGUAGE.md 11.2), which parameters may name; their
+/// The module types of the prelude (docs/language.md §Modules), which parameters may name; their
 /// arguments are not checked here.
 const PRELUDE_MODULE_TYPES: &[&str] =
     &["numeric", "integral", "real", "float", "from_prim", "size"];

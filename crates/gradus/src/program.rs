@@ -222,8 +222,8 @@ impl Program {
         self.native.is_some()
     }
 
-    /// The interpreter's count of the work done by calls so far (LANGUAGE.md's programs are
-    /// run by the reference interpreter). Tests use it to check the cost of derivatives.
+    /// The interpreter's count of the work done by calls so far (programs run by the reference
+    /// interpreter). Tests use it to check the cost of derivatives.
     pub fn counter(&self) -> &crate::backend::interp::OpCounter {
         &self.counter
     }

@@ -189,9 +189,9 @@ impl Scalar {
         Scalar::from_f64(t, 1.0)
     }
 
-    /// Converts `x` to type `t` as the language's conversion functions do (8.3): floats to
-    /// integers truncate towards zero and saturate, NaN becomes 0; numbers to `bool` test for
-    /// non-zero.
+    /// Converts `x` to type `t` as the language's conversion functions do (docs/language.md
+    /// §Floating-point arithmetic): floats to integers truncate towards zero and saturate, NaN
+    /// becomes 0; numbers to `bool` test for non-zero.
     pub fn from_f64(t: PrimType, x: f64) -> Scalar {
         let int = |x: f64| if x.is_nan() { 0.0 } else { x.trunc() };
         match t {

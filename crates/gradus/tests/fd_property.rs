@@ -107,8 +107,8 @@ fn forward_derivatives_match_finite_differences() {
                 if !values.iter().any(|v| v.elem_type().is_float()) {
                     continue;
                 }
-                // Cases at 0 test the values LANGUAGE.md 10.4 fixes at kinks and
-                // singularities (abs, `**`, sqrt), where finite differences mean nothing.
+                // Cases at 0 test the values docs/language.md §Partial derivatives fixes at kinks
+                // and singularities (abs, `**`, sqrt), where finite differences mean nothing.
                 if values.iter().any(has_float_zero) {
                     continue;
                 }

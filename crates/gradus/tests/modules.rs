@@ -1,4 +1,4 @@
-//! Module elimination's errors and limitations (LANGUAGE.md 11): each is reported at its
+//! Module elimination's errors and limitations (docs/language.md §Modules): each is reported at its
 //! location, never as an internal error; programs that use modules correctly are in
 //! `tests/programs/language`.
 

@@ -2,7 +2,8 @@
 //! linear work in `n` instead of quadratic, measured with the interpreter's operation
 //! counter: the work at `10n` over the work at `n` is about 10 after optimisation and about
 //! 100 before, for a dot product, a vector maximum and the rank-1 NNMF objective
-//! (BENCHMARKS.md 6 and 7). The gradients' values agree with and without optimisation.
+//! (benchmarks/README.md §NNMF and §micro benchmarks). The gradients' values agree with and without
+//! optimisation.
 
 use gradus::opt::OptOptions;
 use gradus::program::Program;

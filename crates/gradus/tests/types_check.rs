@@ -978,7 +978,7 @@ fn printer_shows_schemes_and_binders() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Programs from LANGUAGE.md
+// Programs from docs/language.md
 
 const APPENDIX_A: &str = r#"
 def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)

@@ -103,7 +103,7 @@ def filtering [n] (xs: [n]f64) =
 entry filtering_primal [n] (xs: [n]f64) = filtering xs
 entry filtering_grad [n] (xs: [n]f64) = vjp2 filtering xs 1
 
--- A small Gaussian mixture objective (BENCHMARKS.md, ADBench GMM without the Wishart prior):
+-- A small Gaussian mixture objective (benchmarks/README.md, ADBench GMM without the Wishart prior):
 -- k components in d dimensions with diagonal covariances, n points.
 def logsumexp [k] (xs: [k]f64) = let m = f64.maximum xs in m + f64.log (f64.sum (map (\x -> f64.exp (x - m)) xs))
 def gmm [n][k][d] (x: [n][d]f64) (alphas: [k]f64) (means: [k][d]f64) (logs: [k][d]f64) =

@@ -1,6 +1,6 @@
 //! Reverse-mode rules, one small program each: every entry's `vjp` is checked against its
 //! `jvp` (transposition identity) and against finite differences at random points, and a few
-//! values are compared with LANGUAGE.md 10's examples.
+//! values are compared with docs/language.md §Differentiation's examples.
 
 use gradus::check::check_vjp;
 use gradus::program::Program;
@@ -98,6 +98,47 @@ entry both (x: f64) = vjp2 (\x -> x * x) x 1
     assert_eq!(run(src, "prod2", vec![]), vec![f64s(&[0.0, 3.0, 0.0])]);
     assert_eq!(run(src, "minimum", vec![]), vec![f64s(&[1.0, 0.0])]);
     assert_eq!(run(src, "both", vec![s(3.0)]), vec![s(9.0), s(6.0)]);
+}
+
+/// The `futhark` block of docs/language.md that contains `marker`.
+fn reference_block(marker: &str) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/language.md");
+    let md = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    md.split("```futhark\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap_or_default())
+        .find(|b| b.contains(marker))
+        .unwrap_or_else(|| panic!("no block of {path} contains {marker:?}"))
+        .to_string()
+}
+
+/// The values the examples of the language reference state.
+#[test]
+fn language_reference_values() {
+    let grad = reference_block("entry grad (x: [3]f64)");
+    assert_eq!(
+        run(&grad, "grad", vec![f64s(&[1.0, 2.0, 0.0])]),
+        vec![f64s(&[2.0, 1.0, 1.0])]
+    );
+    let sqrt = reference_block("entry d_sqrt");
+    assert_eq!(run(&sqrt, "d_sqrt", vec![s(4.0)]), vec![s(0.25)]);
+    let poly = reference_block("module poly64");
+    assert_eq!(run(&poly, "p", vec![s(2.0)]), vec![s(17.0)]);
+    let logreg = reference_block("entry hvp [m] [n]");
+    let xss = Value::Array(Array::new(vec![2, 2], Buffer::F64(vec![1.0, 0.0, 0.0, 1.0])).unwrap());
+    let args = vec![xss, f64s(&[1.0, 0.0]), f64s(&[0.0, 0.0])];
+    let loss = run(&logreg, "loss_at", args.clone());
+    assert_eq!(loss, vec![s(std::f64::consts::LN_2)]);
+    for entry in ["grad_rev", "grad_fwd"] {
+        assert_eq!(
+            run(&logreg, entry, args.clone()),
+            vec![f64s(&[-0.25, 0.25])],
+            "{entry}"
+        );
+    }
+    let mut hvp_args = args;
+    hvp_args.push(f64s(&[1.0, 0.0]));
+    assert_eq!(run(&logreg, "hvp", hvp_args), vec![f64s(&[0.125, 0.0])]);
 }
 
 #[test]

@@ -1,4 +1,4 @@
--- Run-time errors of indexing and slicing, with the messages of LANGUAGE.md 8.5.
+-- Run-time errors of indexing and slicing, with the messages of docs/language.md §Run-time errors.
 -- ==
 -- input { [1, 2, 3, 4] 5i64 } error: Index \[5\] out of bounds for array of shape \[4\]\.
 -- input { [1, 2, 3, 4] -1i64 } error: Index \[-1\] out of bounds

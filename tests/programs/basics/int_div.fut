@@ -1,4 +1,4 @@
--- Integer division and remainder on negative operands (LANGUAGE.md 8.2):
+-- Integer division and remainder on negative operands (docs/language.md §Integer arithmetic):
 -- `/` floors, `%` takes the sign of the divisor, `//` truncates, `%%` takes the sign of the
 -- dividend.
 -- ==

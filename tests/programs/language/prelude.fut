@@ -1,5 +1,5 @@
--- Prelude functions of LANGUAGE.md 9.1 and Futhark's prelude: flatmap, partition2, the
--- multi-dimensional scatters and histograms, and the streams.
+-- Prelude functions of docs/language.md §Array combinators and Futhark's prelude: flatmap,
+-- partition2, the multi-dimensional scatters and histograms, and the streams.
 -- ==
 -- input { [2i64, 0i64, 3i64] }
 -- output { [2i64, 0i64, 3i64] [true, false, true, false, false] [0i64, 2i64, 2i64]

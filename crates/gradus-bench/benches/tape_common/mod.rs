@@ -1,5 +1,6 @@
-//! Shared by the `tape_*` benchmarks: the six TAPE.md §11 programs over the bench-local
-//! trait `Sc`, its implementations for every engine, and one full differentiation per engine.
+//! Shared by the `tape_*` benchmarks: the six docs/tape.md §Tests and benchmarks programs over the
+//! bench-local trait `Sc`, its implementations for every engine, and one full differentiation per
+//! engine.
 
 #![allow(dead_code, clippy::type_complexity)]
 

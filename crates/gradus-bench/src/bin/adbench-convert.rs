@@ -21,7 +21,7 @@ const USAGE: &str = "usage: adbench-convert [--text] KIND ARGS...
   hand FILE                ADBench HAND file, simple variant (model/ next to FILE)
   hand-complicated FILE    ADBench HAND file, complicated variant
   lstm FILE                ADBench LSTM file
-  gmm-synthetic D K N      synthetic GMM instance (BENCHMARKS.md 1.9)
+  gmm-synthetic D K N      synthetic GMM instance (benchmarks/README.md §GMM)
   kmeans K N D             k-means points and initial centres (5.3)
   nnmf M N R               NNMF data A and factors W, H (6.3)
   micro N                  micro-benchmark x, y, s (7)

@@ -1,5 +1,5 @@
 //! Times entry points of a benchmark program on one input file the way ADBench does
-//! (`../shared/BENCHMARKS.md` §9): only the call is timed (not compiling or reading); the
+//! (`benchmarks/README.md` §timing): only the call is timed (not compiling or reading); the
 //! repeat count doubles until a batch takes at least `--min-batch` seconds, then batches of
 //! that many calls are timed until `--samples` samples or `--budget` seconds, and the minimum
 //! per-call time is reported, with each entry's time relative to the first one's.
@@ -125,8 +125,8 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// The minimum time per call of `run` in seconds, measured as §9 describes, and the number of
-/// calls per sample.
+/// The minimum time per call of `run` in seconds, measured as benchmarks/README.md §timing
+/// describes, and the number of calls per sample.
 fn measure(
     o: &Options,
     mut run: impl FnMut() -> Result<(), String>,

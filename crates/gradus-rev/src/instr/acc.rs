@@ -1,8 +1,8 @@
 //! Accumulating instructions `y += f(…)`, `y -= f(…)`, `y ^= f(…)`, and `y *= f(…)`,
 //! `y /= f(…)` (logarithmic targets), as traits implemented by the primitive marker types.
 //!
-//! On a [`RevReal`] target the `GVar` form of `y += f(a, b)` is (REVERSIBLE.md §7.3, with the
-//! signs of the inverse direction): `y.x += f(a.x, b.x)`, `ā −= ȳ ∂f/∂a`, `b̄ −= ȳ ∂f/∂b`;
+//! On a [`RevReal`] target the `GVar` form of `y += f(a, b)` is (docs/reversible.md §Adjoint rules,
+//! with the signs of the inverse direction): `y.x += f(a.x, b.x)`, `ā −= ȳ ∂f/∂a`, `b̄ −= ȳ ∂f/∂b`;
 //! `y -= f(a, b)` is its exact inverse, `y.x −= f`, `ā += ȳ ∂f/∂a`. Running the inverse program
 //! on `GVar`s therefore pushes gradients backwards; running the forward program on them
 //! un-accumulates them again.

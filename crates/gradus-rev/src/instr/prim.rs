@@ -1,6 +1,6 @@
-//! Primitive functions (REVERSIBLE.md §3.4, §7.3, §7.8): one marker type per built-in name,
-//! each implementing [`Builtin1`] or [`Builtin2`] with the partial derivatives of
-//! `gradus_num::rules` (the one derivative table shared by the gradus engines).
+//! Primitive functions (docs/reversible.md §Instructions, §Adjoint rules, §New instructions): one
+//! marker type per built-in name, each implementing [`Builtin1`] or [`Builtin2`] with the partial
+//! derivatives of `gradus_num::rules` (the one derivative table shared by the gradus engines).
 //!
 //! User primitives implement the documented extension traits [`Primitive1<T>`] or
 //! [`Primitive2<T>`] for every `T: Real`; the macro passes a user callee `P` as the marker
@@ -42,8 +42,8 @@ pub trait Builtin2 {
     const EXACT: Exact = Exact::None;
 }
 
-/// A user primitive of one argument (REVERSIBLE.md §7.8): implement it for every `T: Real`,
-/// and `y += MyFn(x)` works in reversible bodies on every scalar type, `GVar` included.
+/// A user primitive of one argument (docs/reversible.md §New instructions): implement it for every
+/// `T: Real`, and `y += MyFn(x)` works in reversible bodies on every scalar type, `GVar` included.
 ///
 /// ```
 /// use gradus_rev::Real;
@@ -71,7 +71,8 @@ pub trait Primitive1<T: Real> {
     fn deriv(a: T) -> T;
 }
 
-/// A user primitive of two arguments (REVERSIBLE.md §7.8), implemented for every `T: Real`.
+/// A user primitive of two arguments (docs/reversible.md §New instructions), implemented for every
+/// `T: Real`.
 pub trait Primitive2<T: Real> {
     /// `f(a, b)`.
     fn eval(a: T, b: T) -> T;

@@ -1,6 +1,6 @@
-//! The non-accumulating instructions (REVERSIBLE.md §3.4): `SWAP`, `NEG`, `INC`, `DEC`,
-//! `FLIP`, `CONJ`, `ROT`, `IROT`. Each is a bijection; on `GVar`s each transforms the value
-//! and the gradient as §7.3 says.
+//! The non-accumulating instructions (docs/reversible.md §Instructions): `SWAP`, `NEG`, `INC`,
+//! `DEC`, `FLIP`, `CONJ`, `ROT`, `IROT`. Each is a bijection; on `GVar`s each transforms the value
+//! and the gradient as docs/reversible.md §Adjoint rules says.
 
 use crate::scalar::{Arg, RevReal};
 use gradus_num::Real;
@@ -92,7 +92,7 @@ pub fn flip(b: &mut bool) {
 
 /// `ROT(a, b, θ)`: `(a, b) ← (a cos θ − b sin θ, a sin θ + b cos θ)`. On `GVar`s the
 /// gradients rotate with the values and `θ̄ −= a·b̄ − b·ā` (the inverse of the backward rule
-/// of `IROT`, REVERSIBLE.md §7.3).
+/// of `IROT`, docs/reversible.md §Adjoint rules).
 #[inline(always)]
 pub fn rot<T: RevReal, A: Arg<Scalar = T>>(a: &mut T, b: &mut T, theta: &mut A) {
     rotate(a, b, theta, false);

@@ -1,4 +1,4 @@
-//! Reversible building blocks (REVERSIBLE.md §8), written in the statement language. Each is
+//! Reversible building blocks (docs/reversible.md §API), written in the statement language. Each is
 //! an ordinary `#[reversible]` function: call it from a reversible body as `dot(y, a, b)` and
 //! its inverse as `inv!(dot(y, a, b))`, or directly from Rust.
 

@@ -1,5 +1,5 @@
-//! Sparse matrices in CSC form (REVERSIBLE.md §11.1, §8): the Frobenius dot `⟨A, B⟩` over
-//! merged column patterns with a `bool` branch keeper, and the complex sparse × dense
+//! Sparse matrices in CSC form (docs/reversible.md §Examples and tests, §API): the Frobenius dot
+//! `⟨A, B⟩` over merged column patterns with a `bool` branch keeper, and the complex sparse × dense
 //! accumulate `Y += A X`. Patterns are constant data; values are differentiable state.
 
 use crate::prelude::*;

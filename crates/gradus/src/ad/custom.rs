@@ -1,4 +1,5 @@
-//! Custom derivatives: `with_vjp f f' x` and `with_jvp f f' x` (LANGUAGE.md 10.7).
+//! Custom derivatives: `with_vjp f f' x` and `with_jvp f f' x` (docs/language.md §Custom
+//! derivatives).
 //!
 //! **Takes** the [`Exp::Ad`] statements of mode [`AdMode::WithVjp`] or [`AdMode::WithJvp`]
 //! that internalisation makes of them: a lambda that computes `f x` and then the user's
@@ -123,7 +124,7 @@ pub fn bind_results(pat: &[Var], values: &[SubExp], aux: &Aux) -> Vec<Stm> {
 
 /// `value` checked to have the shape of `like` (a run-time size error at the statement being
 /// emitted otherwise): the user's derivative must have exactly the shape of what it is the
-/// derivative of (LANGUAGE.md 10.1).
+/// derivative of (docs/language.md §Differentiation operators).
 pub fn coerce_like(e: &mut Builder<'_>, value: SubExp, like: Var) -> SubExp {
     let want = e.names.ty(like).clone();
     let SubExp::Var(v) = value else { return value };

@@ -1,10 +1,11 @@
-//! Tangents of primitive operations (LANGUAGE.md 10.3 and 10.4).
+//! Tangents of primitive operations (docs/language.md §Integer and boolean leaves and §Partial
+//! derivatives).
 //!
 //! [`prim_tangent`] emits the tangent of `op(args)` given the tangents of the arguments
 //! (`None` is an implicit zero) and returns `None` when the tangent is zero. The partial
-//! derivatives are those of the table in LANGUAGE.md 10.4; kinks take the values it fixes.
-//! Integer operations use the same rules with integer arithmetic (exact, wrapping, never a
-//! division where the table has none); booleans have boolean tangents: `!x` passes its
+//! derivatives are those of the table in docs/language.md §Partial derivatives; kinks take the
+//! values it fixes. Integer operations use the same rules with integer arithmetic (exact, wrapping,
+//! never a division where the table has none); booleans have boolean tangents: `!x` passes its
 //! tangent through, every other operation producing a `bool` has tangent `false`, and
 //! converting a `bool` to a number gives a zero tangent. Conversions and bit
 //! reinterpretations apply themselves to the tangent.

@@ -11,7 +11,7 @@
 //! y = op(x1, x2)          y_tan = Σ ∂op/∂xi · xi_tan          (derivatives.rs)
 //! y = xs[i]               y_tan = xs_tan[i]                   (indices are not differentiated)
 //! y = xs with [i] = v     y_tan = xs_tan with [i] = v_tan
-//! y = iota n              y_tan = replicate n 0               (LANGUAGE.md 10.3)
+//! y = iota n              y_tan = replicate n 0               (the count has no tangent)
 //! reshape/rearrange/rotate/concat/copy/array literals/replicate: the same operation on tangents
 //! if c then A else B      if c then (A, A_tan) else (B, B_tan)
 //! loop p = x ...          loop (p, p_tan) = (x, x_tan) ... body and its tangents
@@ -24,8 +24,9 @@
 //!                         accumulator's tangent is an accumulator into the arrays' tangents
 //! update_acc(acc, i, v)   also update_acc(acc_tan, i, v_tan)
 //! ```
-//! Accumulators come from reverse mode (`jvp` of a `vjp`: Hessian-vector products). Calls
-//! (`Apply`) are reported as limitations: the front end inlines every call.
+//! (`iota`: docs/language.md §Integer and boolean leaves.) Accumulators come from reverse mode
+//! (`jvp` of a `vjp`: Hessian-vector products). Calls (`Apply`) are reported as limitations: the
+//! front end inlines every call.
 //!
 //! Vector mode ([`differentiate_lanes`], for `jmp`): the same rules with `k` directions at
 //! once. Every tangent has its primal's shape followed by `[k]`, and each primitive

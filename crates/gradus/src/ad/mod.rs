@@ -5,7 +5,8 @@
 //!   program's parallel structure is kept (a `map` stays a `map`).
 //! * [`vjp`]: reverse mode, by redundant execution instead of a tape.
 //! * [`derivatives`]: the table of partial derivatives of primitive operations
-//!   (LANGUAGE.md 10.3 and 10.4), kept apart from the traversal.
+//!   (docs/language.md §Integer and boolean leaves and §Partial derivatives), kept apart from the
+//!   traversal.
 //!
 //! Both modes emit code with a [`crate::core::builder::Builder`] whose common-subexpression
 //! elimination of primitive operations is on, so that a derivative reuses the primal's `cos x`

@@ -1,7 +1,7 @@
 //! The core IR.
 //!
 //! A typed, first-order language in A-normal form, close to Futhark's internal representation
-//! (DESIGN.md, "Core IR"):
+//! (docs/design.md §Core IR):
 //!
 //! * a [`Prog`] is a table of names ([`NameTable`]: hint and type of every [`Var`]) and a list of
 //!   functions; entry points are functions with [`EntryInfo`];
@@ -353,8 +353,9 @@ pub enum BasicOp {
         type_text: String,
     },
     /// Binds nothing; fails with `message` when `cond` is false. Messages are complete texts
-    /// of LANGUAGE.md 8.5 (`Assertion is false: n > 0`, `Range 5..<1 is invalid.`) in which
-    /// each `{}` is replaced by the printed value of the corresponding `args` entry.
+    /// of docs/language.md §Run-time errors (`Assertion is false: n > 0`, `Range 5..<1 is
+    /// invalid.`) in which each `{}` is replaced by the printed value of the corresponding `args`
+    /// entry.
     Assert {
         /// The condition.
         cond: SubExp,

@@ -6,7 +6,8 @@
 //! derivatives next to these, keyed by the same enum.
 //!
 //! Operations are monomorphic: the operand type is part of the operation (`Bin(Add, F64)`).
-//! Integer arithmetic wraps; division rounds as LANGUAGE.md 8.2 says; floats follow 8.3.
+//! Integer arithmetic wraps; division rounds as docs/language.md §Integer arithmetic says; floats
+//! follow §Floating-point arithmetic.
 
 use crate::value::PrimType;
 use std::fmt;
@@ -159,8 +160,8 @@ pub enum PrimOp {
     Cmp(CmpOp, PrimType),
     /// A ternary operation.
     Tern(TernOp, PrimType),
-    /// Conversion from the first type to the second (LANGUAGE.md 8.3; the numeric modules'
-    /// conversion functions).
+    /// Conversion from the first type to the second (docs/language.md §Floating-point arithmetic;
+    /// the numeric modules' conversion functions).
     Conv(PrimType, PrimType),
     /// Bit reinterpretation of an unsigned integer as the float of the same width
     /// (`f64.from_bits`): from the integer type to the float type.

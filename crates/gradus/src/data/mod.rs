@@ -1,5 +1,5 @@
-//! Futhark's value formats (LANGUAGE.md 14): the textual and the binary format, read and
-//! written, and gzip-compressed streams.
+//! Futhark's value formats (docs/language.md §Value formats): the textual and the binary format,
+//! read and written, and gzip-compressed streams.
 //!
 //! Reading takes a byte slice and yields values one at a time ([`Reader`]); textual and
 //! binary values may be mixed in one stream, separated by whitespace and `--` comments. A
@@ -8,8 +8,9 @@
 //! tags, dimensions whose product overflows or exceeds the remaining data, truncated data,
 //! irregular arrays, contradicting suffixes, `[]`, nesting deeper than [`MAX_RANK`].
 //!
-//! Writing: [`write_text`] gives exactly the form of 14.1 "Writing" (one value, every element
-//! suffixed, floats as the shortest decimal that reads back); [`write_binary`] the form of 14.2.
+//! Writing: [`write_text`] gives exactly the form docs/language.md §Textual format gives for
+//! written values (one value, every element suffixed, floats as the shortest decimal that reads
+//! back); [`write_binary`] that of §Binary format.
 //!
 //! `f16` is not supported: values of that type are rejected with a clear message.
 

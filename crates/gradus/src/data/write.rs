@@ -79,7 +79,7 @@ fn write_dims(out: &mut String, shape: &[usize], buf: &Buffer, i: &mut usize) {
     out.push(']');
 }
 
-/// The binary type tag of 14.2 (`" f64"`, `"bool"`).
+/// The binary type tag of docs/language.md §Binary format (`" f64"`, `"bool"`).
 pub(crate) fn binary_tag(t: PrimType) -> &'static [u8; 4] {
     match t {
         PrimType::Bool => b"bool",

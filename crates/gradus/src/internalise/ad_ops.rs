@@ -59,7 +59,8 @@ impl<'a> Internaliser<'a> {
         let mut seeds = Vec::new();
         for (xv, tv) in xl.iter().zip(&tl) {
             let dims = self.em.ty(xv).dims().to_vec();
-            // The tangent must have exactly the point's shape (LANGUAGE.md 10.1).
+            // The tangent must have exactly the point's shape (docs/language.md §Differentiation
+            // operators).
             seeds.push(match *tv {
                 SubExp::Var(tvar) if !dims.is_empty() && self.em.dims(tv) != dims => {
                     self.checked_coerce(tvar, dims)
@@ -115,9 +116,9 @@ impl<'a> Internaliser<'a> {
         Ok((y, x_adj))
     }
 
-    /// `with_vjp f df x` or `with_jvp f df x` (LANGUAGE.md 10.7): a custom-derivative
-    /// statement ([`AdMode::WithVjp`], [`AdMode::WithJvp`]) whose lambda takes fresh
-    /// parameters shaped like `x` and then like the derivative's input (`f x` for `with_vjp`,
+    /// `with_vjp f df x` or `with_jvp f df x` (docs/language.md §Custom derivatives): a
+    /// custom-derivative statement ([`AdMode::WithVjp`], [`AdMode::WithJvp`]) whose lambda takes
+    /// fresh parameters shaped like `x` and then like the derivative's input (`f x` for `with_vjp`,
     /// `x` for `with_jvp`), and returns `f x` followed by `df`'s result. The statement binds
     /// `f x`; the AD pass decides what the derivative part becomes.
     pub(super) fn custom_derivative(&mut self, name: &str, args: &[IVal], span: Span) -> R<IVal> {

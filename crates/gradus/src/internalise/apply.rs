@@ -240,7 +240,7 @@ impl<'a> Internaliser<'a> {
             self.bind_pat(p, a.clone(), &mut env)?;
         }
         // Size parameters that occur only in the result type come from the type the function
-        // was instantiated at (LANGUAGE.md 7.3 rule 1).
+        // was instantiated at (docs/language.md §Size rules).
         if let Some(inst) = fv.node.and_then(|n| self.typed.instances.get(&n)) {
             for (b, size) in &inst.sizes {
                 if pending.contains(b)

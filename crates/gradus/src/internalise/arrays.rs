@@ -1,8 +1,8 @@
 //! Arrays: literals, indexing, slicing, in-place updates and ranges.
 //!
 //! Takes the source forms and emits the core operations on every leaf of a (flattened) array
-//! value, together with the run-time checks LANGUAGE.md 5.5 and 5.6 ask for: slice bounds and
-//! range validity, reported with the values involved.
+//! value, together with the run-time checks docs/language.md §Indexing and slicing and §Ranges ask
+//! for: slice bounds and range validity, reported with the values involved.
 
 use super::value::{Env, IVal};
 use super::{Internaliser, R, bug, i64c, limitation};
@@ -172,7 +172,7 @@ impl<'a> Internaliser<'a> {
     }
 
     /// One slice dimension `i:j:s` over size `n`: the core slice and its validity
-    /// (LANGUAGE.md 5.5).
+    /// (docs/language.md §Indexing and slicing).
     fn slice_dim(
         &mut self,
         n: SubExp,
@@ -359,7 +359,7 @@ impl<'a> Internaliser<'a> {
         let cmp = |s: &mut Self, op: CmpOp, x: SubExp, y: SubExp| {
             s.em.prim(PrimOp::Cmp(op, t), vec![x, y])
         };
-        // Validity (LANGUAGE.md 5.6) and element count in the range's type.
+        // Validity (docs/language.md §Ranges) and element count in the range's type.
         // An exclusive range in one direction: the stride has the direction's sign
         // (`stride_cmp` 0), the ends are in its order (`a ends_cmp z`), and the distance
         // is `to - from`.
@@ -430,9 +430,9 @@ impl<'a> Internaliser<'a> {
         ))))
     }
 
-    /// An index, slice bound or stride: any integer type (LANGUAGE.md 5.5), converted to
-    /// `i64` so that the bounds checks see its value (a negative `i32` stays negative, a
-    /// `u8` keeps its value).
+    /// An index, slice bound or stride: any integer type (docs/language.md §Indexing and slicing),
+    /// converted to `i64` so that the bounds checks see its value (a negative `i32` stays negative,
+    /// a `u8` keeps its value).
     fn index_exp(&mut self, x: &'a ast::Exp, env: &Env) -> R<SubExp> {
         let v = self.exp(x, env)?;
         let i = self.leaf(&v, x.span)?;

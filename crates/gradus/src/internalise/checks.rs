@@ -1,8 +1,8 @@
 //! Run-time size checks and assertions.
 //!
 //! Takes a value and the sizes it must have (a type ascription, a size coercion, `zip`) and
-//! emits, only where the sizes are not already known to be equal, the check of LANGUAGE.md 8.5
-//! and the coercion to the new shape.
+//! emits, only where the sizes are not already known to be equal, the check of docs/language.md
+//! §Run-time errors and the coercion to the new shape.
 
 use super::value::{Env, IVal};
 use super::{Internaliser, R};
@@ -62,9 +62,9 @@ impl<'a> Internaliser<'a> {
         }
     }
 
-    /// Emits the run-time size check of a coercion of `array` to `shape` (LANGUAGE.md 8.5:
-    /// `value of shape [3] cannot match shape of type "[2]f64".`, with the values of the
-    /// sizes) and the coercion itself.
+    /// Emits the run-time size check of a coercion of `array` to `shape` (docs/language.md
+    /// §Run-time errors: `value of shape [3] cannot match shape of type "[2]f64".`, with the values
+    /// of the sizes) and the coercion itself.
     pub(super) fn checked_coerce(&mut self, array: Var, shape: Vec<SubExp>) -> SubExp {
         let t = self.em.names.ty(array).clone();
         let old = t.dims().to_vec();

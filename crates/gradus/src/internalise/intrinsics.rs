@@ -26,7 +26,8 @@ pub fn scalar_op(t: PrimType, name: &str) -> Option<PrimOp> {
         "^" => Bin(BinOp::Xor, t),
         "<<" => Bin(BinOp::Shl, t),
         // The module's own `>>` is arithmetic on the bit pattern even for unsigned types
-        // (LANGUAGE.md 8.2); the overloaded operator is handled by `builtin_op`.
+        // (docs/language.md §Integer arithmetic); the overloaded operator is handled by
+        // `builtin_op`.
         ">>" => Bin(BinOp::AShr, t),
         ">>>" => Bin(BinOp::LShr, t),
         "==" => Cmp(CmpOp::Eq, t),

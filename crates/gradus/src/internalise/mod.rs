@@ -13,7 +13,7 @@
 //! * **sized**: every array variable's type gives its dimensions as constants or `i64`
 //!   variables in scope; sizes a branch or loop changes become explicit existential results;
 //! * **checked**: slices, ranges, size coercions, `zip`, and `assert` emit the run-time checks
-//!   of LANGUAGE.md 8.5, with the source location of the expression.
+//!   of docs/language.md §Run-time errors, with the source location of the expression.
 //!
 //! It does not optimise (that is the optimiser's job) and it does not differentiate: `jvp`
 //! and `vjp` become [`crate::core::ir::Exp::Ad`] statements (and `jmp`, `mjp` a `map` of

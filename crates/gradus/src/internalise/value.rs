@@ -7,7 +7,7 @@
 //! * a primitive or an array of primitives is one core [`SubExp`];
 //! * a tuple or record is its fields, each an `IVal` (tuples are records `0`, `1`, ...);
 //! * an array of tuples or records is a record of arrays with the same outer size (so arrays
-//!   of tuples become tuples of arrays, as DESIGN.md requires);
+//!   of tuples become tuples of arrays, as docs/design.md §The compiler pipeline says);
 //! * a function is a [`FunVal`]: what to call and the arguments collected so far. Applying a
 //!   saturated function inlines it, so no closure survives into core IR.
 

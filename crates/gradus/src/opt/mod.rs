@@ -1,5 +1,5 @@
 //! The optimiser: rewrites of core IR that are not specific to AD but make AD's output fast
-//! (DESIGN.md, "Optimiser"; the dF~ paper's fusion, code motion and loop normalisation).
+//! (docs/design.md §Optimiser; the dF~ paper's fusion, code motion and loop normalisation).
 //!
 //! Takes a program that passes the core IR verifier and returns one that passes it too and
 //! computes the same results, under the float policy below. Every pass is a module with named

@@ -1,4 +1,4 @@
--- The gradus prelude: functions in scope in every program (LANGUAGE.md section 9).
+-- The gradus prelude: functions in scope in every program (docs/language.md §The prelude).
 --
 -- A declaration whose body is the typed hole `???` is an intrinsic: the internaliser
 -- implements it directly. Everything else is ordinary code, differentiated like user code.
@@ -28,10 +28,10 @@ def unzip 'a 'b [n] (xs: [n](a, b)) : ([n]a, [n]b) = ???
 def length 't [n] (xs: [n]t) : i64 = ???
 def opaque 't (x: t) : t = ???
 def trace 't (x: t) : t = ???
--- A debugger breakpoint in Futhark; the identity here (LANGUAGE.md 9.6).
+-- A debugger breakpoint in Futhark; the identity here (docs/language.md §Other prelude functions).
 def break 't (x: t) : t = x
 
--- Automatic differentiation (LANGUAGE.md section 10).
+-- Automatic differentiation (docs/language.md §Differentiation).
 def jvp 'a 'b (f: a -> b) (x: a) (dx: a) : b = ???
 def jvp2 'a 'b (f: a -> b) (x: a) (dx: a) : (b, b) = ???
 def vjp 'a 'b (f: a -> b) (x: a) (ybar: b) : a = ???

@@ -1,4 +1,4 @@
-//! The prelude (LANGUAGE.md section 9), as source text.
+//! The prelude (docs/language.md §The prelude), as source text.
 //!
 //! [`source`] returns the whole prelude: `base.fut` (combinators, array functions, AD
 //! operators), then one module per primitive type generated from the templates below, then

@@ -6,8 +6,8 @@ def t64 (x: f64) : i32 = i32.f64 x
 
 -- `flatmap f as` applies `f` to each element, giving a variable-length part and a fixed
 -- part: the segment lengths, flags marking each segment's first element, the segment
--- offsets, the variable-length parts concatenated, and the fixed parts (LANGUAGE.md 9.1).
--- Each element of the data is computed on its own, by `f` applied to its element of `as`.
+-- offsets, the variable-length parts concatenated, and the fixed parts (docs/language.md §Array
+-- combinators). Each element of the data is computed on its own, by `f` of its element of `as`.
 def flatmap 'a 'b 'c [n] (f: a -> ([]b, c)) (as: [n]a) : ([n]i64, []bool, [n]i64, []b, [n]c) =
   let lens = map (\x -> length (f x).0) as
   let offsets = exscan (+) 0 lens

@@ -1,4 +1,4 @@
-//! The lexer: source text to tokens with spans (LANGUAGE.md section 2).
+//! The lexer: source text to tokens with spans (docs/language.md §Lexical syntax).
 //!
 //! Every token records whether whitespace (or a comment) came right before it, because the
 //! grammar depends on it: `f[1]` indexes while `f [1]` applies `f` to an array, and `a.b` is a

@@ -9,7 +9,7 @@
 //!
 //! - [`lexer`]: tokens with spans, including the whitespace facts the grammar needs
 //!   (`f[1]` indexes, `f [1]` applies).
-//! - [`parser`]: recursive descent with precedence climbing (LANGUAGE.md 5.2).
+//! - [`parser`]: recursive descent with precedence climbing (docs/language.md §Precedence).
 //! - [`print`](mod@print): a fully parenthesised printer, for `gradus dev --stage parse` and snapshots.
 //!
 //! Limits: nesting (parentheses, brackets, `if`, lambdas, types, modules, ...) deeper than

@@ -1,4 +1,4 @@
-//! Comparing results with expected values (15.6).
+//! Comparing results with expected values (docs/language.md §Comparing values).
 
 use crate::data::format_scalar;
 use crate::value::{Buffer, Scalar, Value};

@@ -1,5 +1,5 @@
-//! Test blocks (`-- ==`) in `.fut` files (LANGUAGE.md 15): parsing, dataset names, random
-//! inputs and value comparison. Running the cases is the command line's job (`gradus test`).
+//! Test blocks (`-- ==`) in `.fut` files (docs/language.md §Test blocks): parsing, dataset names,
+//! random inputs and value comparison. Running the cases is the command line's job (`gradus test`).
 //!
 //! [`parse_test_file`] finds every block of a file's text and returns a [`TestFile`]: the
 //! program's tags, its blocks (entry points and cases), and the items gradus reports without
@@ -7,7 +7,8 @@
 //! is a [`SpecError`] with the line it is on.
 //!
 //! [`generate_random`] makes the values of a `random input` deterministically from the seed,
-//! program path, entry point and case; [`compare_values`] applies the tolerance rule of 15.6.
+//! program path, entry point and case; [`compare_values`] applies the tolerance rule of
+//! docs/language.md §Comparing values.
 
 mod compare;
 mod parse;
@@ -132,7 +133,7 @@ impl fmt::Display for RandomItem {
 }
 
 impl Case {
-    /// The dataset name that identifies the case in reports (15.2).
+    /// The dataset name that identifies the case in reports (docs/language.md §Block syntax).
     pub fn dataset_name(&self) -> String {
         if let Some(n) = &self.name {
             return n.clone();

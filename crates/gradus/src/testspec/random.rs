@@ -1,4 +1,4 @@
-//! Deterministic generation of `random input` values (15.3).
+//! Deterministic generation of `random input` values (docs/language.md §Random inputs).
 
 use super::RandomItem;
 use crate::value::{Array, Buffer, PrimType, Value};

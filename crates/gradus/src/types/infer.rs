@@ -1,15 +1,15 @@
 //! Unification variables, their constraints, substitution and unification.
 //!
 //! Type variables carry a level (for let-generalisation) and three kinds of constraint:
-//! a set of primitive types (overloaded literals and operators, LANGUAGE.md 7.2), "no
-//! function" (equality, non-lifted type parameters, `if` results, loop parameters, array
-//! elements) and required record fields (field access on a value whose type is not known yet).
-//! A fourth, required constructors, is what a constructor expression or pattern says about a
-//! type that is not known yet (`#some x`): the variable can only become a sum type that has
-//! those constructors with those payloads; a variable still unbound when its declaration is
-//! finished becomes the sum of exactly those constructors (as in Futhark).
+//! a set of primitive types (overloaded literals and operators, docs/language.md §Overloaded
+//! literals and operators), "no function" (equality, non-lifted type parameters, `if` results, loop
+//! parameters, array elements) and required record fields (field access on a value whose type is
+//! not known yet). A fourth, required constructors, is what a constructor expression or pattern
+//! says about a type that is not known yet (`#some x`): the variable can only become a sum type
+//! that has those constructors with those payloads; a variable still unbound when its declaration
+//! is finished becomes the sum of exactly those constructors (as in Futhark).
 //! Size variables carry only a level. Size unification never fails: a conflict between two
-//! known sizes is left to the run-time checks (7.3 rule 8).
+//! known sizes is left to the run-time checks (docs/language.md §Size rules).
 
 use super::ty::{Size, SizeVar, Ty, TyVar};
 use crate::diag::Span;
@@ -65,7 +65,8 @@ impl PrimSet {
             None
         }
     }
-    /// The default of LANGUAGE.md 7.2: `i32`, else `f64`, else `bool`, else the first member.
+    /// The default of docs/language.md §Overloaded literals and operators: `i32`, else `f64`, else
+    /// `bool`, else the first member.
     pub fn default_type(self) -> Option<PrimType> {
         [PrimType::I32, PrimType::F64, PrimType::Bool]
             .into_iter()

@@ -11,9 +11,9 @@
 //!
 //! - every expression node has a type in [`TypedProgram::exp_types`] and every pattern node
 //!   one in [`TypedProgram::pat_types`], fully substituted: no unification variable that any
-//!   constraint touched is left; overloaded literals and operators are defaulted (7.2) per
-//!   top-level declaration; a type variable that nothing constrains may stay [`Ty::Var`]
-//!   (for example the element type of `length []`);
+//!   constraint touched is left; overloaded literals and operators are defaulted (docs/language.md
+//!   §Overloaded literals and operators) per top-level declaration; a type variable that nothing
+//!   constrains may stay [`Ty::Var`] (for example the element type of `length []`);
 //! - every name-like node (variables, qualified names, operators, sections, backticked
 //!   functions) is resolved in [`TypedProgram::resolved`]: a local binding, a declaration, or
 //!   a built-in overloaded operator at a known operand type;
@@ -21,9 +21,9 @@
 //!   internaliser can monomorphise without re-running inference;
 //! - sizes: size parameters and `i64` parameters appear as [`Size::Named`] with the
 //!   [`BindingId`] of their binding; sizes that the checker cannot tell are
-//!   [`Size::Unknown`]. A size conflict is never an error (LANGUAGE.md 7.3 rule 8 allows the
+//!   [`Size::Unknown`]. A size conflict is never an error (docs/language.md §Size rules allows the
 //!   run-time check); the conflicting size is kept from the expected side. Sizes that must be
-//!   known statically (7.3 rule 4: `unflatten`, `split`, `rep`, and in general size
+//!   known statically (§Size rules again: `unflatten`, `split`, `rep`, and in general size
 //!   parameters that appear bare in no parameter type) are checked and reported by name.
 //!   At a call, an `i64` argument for a parameter that sizes depend on (`replicate (n + 1)`)
 //!   becomes a size when it is an integer literal, an `i64` variable, a top-level `i64`
@@ -34,15 +34,15 @@
 //! What it checks: scoping of values, types and modules; Hindley–Milner inference with
 //! let-polymorphism (top-level declarations and local functions with parameters are
 //! generalised; overloading-constrained variables of local functions are not); rigid explicit
-//! type parameters; literals and overloaded operators (7.2) including the range of integer
-//! literals; tuples and records (field access needs the record type to be known by the end of
-//! the declaration); sum types, constructors and `match` (see below); type abbreviations
-//! with parameters; application, sections, pipes, lambdas, `let`, local functions, loops,
-//! `if`, indexing, slicing, updates, ranges, ascriptions and coercions; the function
-//! restrictions of 7.5 (no arrays of functions, `if`, `match` and loops cannot produce
-//! functions, `'t` cannot be instantiated with a function type).
+//! type parameters; literals and overloaded operators (docs/language.md §Overloaded literals and
+//! operators) including the range of integer literals; tuples and records (field access needs the
+//! record type to be known by the end of the declaration); sum types, constructors and `match` (see
+//! below); type abbreviations with parameters; application, sections, pipes, lambdas, `let`, local
+//! functions, loops, `if`, indexing, slicing, updates, ranges, ascriptions and coercions; the
+//! function restrictions of docs/language.md §Functions as values (no arrays of functions, `if`,
+//! `match` and loops cannot produce functions, `'t` cannot be instantiated with a function type).
 //!
-//! Uniqueness (7.4) is checked only partially:
+//! Uniqueness (docs/language.md §Uniqueness) is checked only partially:
 //!
 //! - a variable is *consumed* when it is the target of `with` (or `let a[i] = v`), an argument
 //!   for a `*` parameter of a named function or local function (`scatter xs ...`), or the
@@ -72,9 +72,9 @@
 //! - Unqualified built-in operators are [`Resolved::Builtin`] unless a declaration or an
 //!   opened module (`open M`, `M.(e)`) provides an operator of that name.
 //!
-//! Sum types (LANGUAGE.md 3.2, 6): a constructor expression or pattern requires its type
-//! to be a sum with that constructor (a constraint on a type variable until the type is
-//! known); a variable left with only such constraints when the declaration is finished
+//! Sum types (docs/language.md §Compound types, §Patterns): a constructor expression or pattern
+//! requires its type to be a sum with that constructor (a constraint on a type variable until the
+//! type is known); a variable left with only such constraints when the declaration is finished
 //! becomes the sum of exactly those constructors. Then every `match` is checked to be
 //! exhaustive, with no unreachable case, and every constructor pattern outside `case` to
 //! belong to a type with a single constructor (`check/exhaustive.rs`).
@@ -238,6 +238,6 @@ pub struct TypedProgram {
     pub decl_bindings: HashMap<BindingId, DeclRef>,
     /// Local functions, keyed by the `LetFun` expression's NodeId.
     pub local_functions: HashMap<NodeId, LocalFunInfo>,
-    /// Entry points (LANGUAGE.md §1), in order.
+    /// Entry points (docs/language.md §Programs and entry points), in order.
     pub entries: Vec<EntrySig>,
 }

@@ -31,7 +31,7 @@ pub enum Size {
     /// printing.
     Named(BindingId, String),
     /// `a + b`, `a * b`, `a - b` of sizes, or `a / c`, `a % c` with a non-zero constant `c`
-    /// (compared syntactically, LANGUAGE.md 7.3).
+    /// (compared syntactically, docs/language.md §Size rules).
     Op(char, Box<Size>, Box<Size>),
     /// Not yet known: to be found by unification.
     Var(SizeVar),

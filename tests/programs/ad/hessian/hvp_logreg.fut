@@ -1,5 +1,5 @@
--- Hessian-vector product of the logistic-regression loss (LANGUAGE.md appendix A: [0.125, 0] at
--- w = 0), in both nesting orders.
+-- Hessian-vector product of the logistic-regression loss (docs/language.md §A complete example:
+-- [0.125, 0] at w = 0), in both nesting orders.
 
 def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
 

@@ -1,5 +1,5 @@
--- Conversions between numeric types are identities on tangents (LANGUAGE.md 10.3).
--- ==
+-- Conversions between numeric types are identities on tangents (docs/language.md §Integer and
+-- boolean leaves). ==
 -- entry: to_int
 -- input { 1.5 } output { 1i32 2i32 0i32 }
 -- input { -7.25 } output { 1i32 2i32 0i32 }

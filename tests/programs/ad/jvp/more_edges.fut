@@ -1,6 +1,6 @@
--- More edge points of LANGUAGE.md 10.4: copysign at 0, atan2 on the negative axis, float % with a
--- negative divisor, lgamma/gamma at a negative argument, ldexp in f32, integer max/min ties,
--- round, conversions of tangents.
+-- More edge points of docs/language.md §Partial derivatives: copysign at 0, atan2 on the negative
+-- axis, float % with a negative divisor, lgamma/gamma at a negative argument, ldexp in f32, integer
+-- max/min ties, round, conversions of tangents.
 -- ==
 -- entry: cs0
 -- input { 0.0 } output { 0.0 0.0 }

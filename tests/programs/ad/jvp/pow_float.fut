@@ -1,5 +1,5 @@
--- Derivatives of float `**`, including the fixed values at x = 0 and x <= 0 (LANGUAGE.md 10.4).
--- ==
+-- Derivatives of float `**`, including the fixed values at x = 0 and x <= 0 (docs/language.md
+-- §Partial derivatives). ==
 -- entry: pow_dx
 -- input { 2.0 3.0 } output { 12.0 }
 -- input { 4.0 0.5 } output { 0.25 }

@@ -1,4 +1,5 @@
--- A tangent whose shape differs from the point's is a run-time size error (LANGUAGE.md 10.1).
+-- A tangent whose shape differs from the point's is a run-time size error (docs/language.md
+-- §Differentiation operators).
 -- ==
 -- entry: vec
 -- input { [1.0, 2.0, 3.0] [1.0, 1.0] } error: cannot match shape

@@ -1,5 +1,5 @@
--- Custom derivatives (LANGUAGE.md 10.7): `with_vjp f f' x` and `with_jvp f f' x`.
--- Expected values are derived by hand in the comments (d/dx sqrt x = 1 / (2 sqrt x), and so
+-- Custom derivatives (docs/language.md §Custom derivatives): `with_vjp f f' x` and `with_jvp f f'
+-- x`. Expected values are derived by hand in the comments (d/dx sqrt x = 1 / (2 sqrt x), and so
 -- on); entries whose user derivative differs from the true one on purpose return only
 -- derivatives, so that finite differences of the entries still agree with their AD.
 
@@ -96,7 +96,7 @@ entry nested (x: f64) (y: f64) =
   , jvp (\s -> jvp my_sin s 1) y 1 )
 
 -- A user derivative must have exactly the shape of what it is the derivative of: a run-time
--- size error otherwise (LANGUAGE.md 10.1, 10.7).
+-- size error otherwise (docs/language.md §Differentiation operators, §Custom derivatives).
 -- ==
 -- entry: wrong_shape
 -- input { [1.0, 2.0, 3.0] 1i64 } error: cannot match shape

@@ -1,4 +1,4 @@
--- The ADBench GMM objective (BENCHMARKS.md §1.2, gamma = 1, m = 0) at d = 3, K = 2, n = 4:
+-- The ADBench GMM objective (benchmarks/README.md §GMM, gamma = 1, m = 0) at d = 3, K = 2, n = 4:
 -- gradient in alphas, means and the packed inverse-covariance factors.
 
 def logsumexp [n] (xs: [n]f64) : f64 =

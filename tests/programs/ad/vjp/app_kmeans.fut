@@ -1,5 +1,5 @@
--- The k-means cost (BENCHMARKS.md §5) and its gradient on the (3, 10, 2) instance; expected
--- values are the reference values of §5.4.
+-- The k-means cost (benchmarks/README.md §k-means) and its gradient on the (3, 10, 2) instance;
+-- expected values are the reference values given there.
 
 def cost [n] [k] [d] (ps: [n][d]f64) (cs: [k][d]f64) : f64 =
   f64.sum (map (\p -> f64.minimum (map (\c -> f64.sum (map2 (\a b -> (a - b) * (a - b)) p c)) cs)) ps)

@@ -1,6 +1,6 @@
--- The k-means benchmark instance (k, n, d) = (5, 1000, 4) of BENCHMARKS.md §5, generated inside
--- the program with the SplitMix64 generator of §0 (seed 1): cost and gradient summaries by one
--- vjp. Expected values are the reference row of §5.4.
+-- The k-means benchmark instance (k, n, d) = (5, 1000, 4) of benchmarks/README.md §k-means,
+-- generated inside the program with the input generator described there (seed 1): cost and
+-- gradient summaries by one vjp. Expected values are the reference row given there.
 
 def mix (z: u64) : u64 =
   let z1 = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u64

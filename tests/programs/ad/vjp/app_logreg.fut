@@ -1,5 +1,5 @@
 -- Logistic regression: mean negative log-likelihood and its gradient in the weights and the
--- bias (LANGUAGE.md appendix A and random data).
+-- bias (docs/language.md §A complete example and random data).
 
 def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
 

@@ -1,5 +1,5 @@
--- NNMF exponential negative log-likelihood (BENCHMARKS.md §6): the gradient in H must equal the
--- closed form Wᵀ(1/X - A/X²) with X = W H.
+-- NNMF exponential negative log-likelihood (benchmarks/README.md §NNMF): the gradient in H must
+-- equal the closed form Wᵀ(1/X - A/X²) with X = W H.
 
 def objective [m] [n] [r] (a: [m][n]f64) (w: [m][r]f64) (h: [r][n]f64) : f64 =
   let x = map (\wr -> map (\hc -> f64.sum (map2 (*) wr hc)) (transpose h)) w

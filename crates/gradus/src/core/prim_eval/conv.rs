@@ -31,10 +31,10 @@ pub(super) fn eval_cmp(op: CmpOp, a: Scalar, b: Scalar) -> R {
     Ok(Scalar::Bool(r))
 }
 
-/// Converts `x` to type `to` (LANGUAGE.md 8.3 and 9.7). Between integers the value is
-/// truncated or extended; it is sign-extended only when both types are signed, so that a
-/// signed value converted to a wider unsigned type keeps its bits (`u16.i8 (-128i8)` is
-/// `128u16`, as in Futhark).
+/// Converts `x` to type `to` (docs/language.md §Floating-point arithmetic and §Numeric modules).
+/// Between integers the value is truncated or extended; it is sign-extended only when both types
+/// are signed, so that a signed value converted to a wider unsigned type keeps its bits (`u16.i8
+/// (-128i8)` is `128u16`, as in Futhark).
 pub(super) fn convert(x: Scalar, to: PrimType) -> Scalar {
     let unsigned = to.is_unsigned_int();
     match x {

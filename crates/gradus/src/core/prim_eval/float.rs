@@ -1,7 +1,7 @@
 //! Floating-point operations: one module per float type (`f32_ops`, `f64_ops`), generated
-//! from the same text so that both types have exactly the same semantics (LANGUAGE.md 8.3),
-//! with the special functions of the `libm` crate at each width. Operands of another type
-//! give `Err(None)`.
+//! from the same text so that both types have exactly the same semantics (docs/language.md
+//! §Floating-point arithmetic), with the special functions of the `libm` crate at each width.
+//! Operands of another type give `Err(None)`.
 
 use super::{PrimError, R, i32_arg};
 

@@ -1,8 +1,8 @@
 //! Integer operations: every integer type is computed in `i128`, which holds all their
 //! values, and wrapped back with a truncating cast, so that one generic definition per
 //! operation serves all eight types. Takes operands of the operation's type (else
-//! `Err(None)`) and follows LANGUAGE.md 8.2: wrap-around, the division and shift rules of the
-//! module documentation of [`super`].
+//! `Err(None)`) and follows docs/language.md §Integer arithmetic: wrap-around, the division and
+//! shift rules of the module documentation of [`super`].
 
 use super::{PrimError, R, i32_arg};
 use crate::core::prim::{BinOp, TernOp, UnOp};

@@ -1,8 +1,8 @@
 //! The semantics of primitive operations: [`PrimOp::eval`].
 //!
 //! This is the one definition of what each entry of the table in [`crate::core::prim`]
-//! computes, used by the interpreter and by constant folding. It follows LANGUAGE.md 8.2
-//! (integers) and 8.3 (floating point) exactly:
+//! computes, used by the interpreter and by constant folding. It follows docs/language.md §Integer
+//! arithmetic and §Floating-point arithmetic exactly:
 //!
 //! * integer arithmetic wraps around in two's complement; `div` rounds towards −∞, `mod` has the
 //!   sign of the divisor, `quot` (`//`) rounds towards zero, `rem` (`%%`) has the sign of the

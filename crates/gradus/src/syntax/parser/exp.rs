@@ -1,6 +1,6 @@
 //! Expressions from the loosest level down to prefix operators: ascription and coercion,
 //! ranges, backticked functions, `with` updates, binary operators by precedence climbing
-//! (LANGUAGE.md 5.2) and prefix `-`/`!`, with the operator lookahead they share with
+//! (docs/language.md §Precedence) and prefix `-`/`!`, with the operator lookahead they share with
 //! sections.
 //!
 //! Left-nested chains are built in loops and counted with [`Parser::chain`], so their length,

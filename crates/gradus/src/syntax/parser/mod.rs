@@ -1,7 +1,8 @@
-//! The parser: tokens to declarations (LANGUAGE.md sections 4–6, 11, 12).
+//! The parser: tokens to declarations (docs/language.md §Declarations, §Expressions, §Patterns,
+//! §Modules, §Attributes).
 //!
 //! Recursive descent; binary operators by precedence climbing over the levels of
-//! LANGUAGE.md 5.2 (an operator's level is decided by its longest listed prefix, see
+//! docs/language.md §Precedence (an operator's level is decided by its longest listed prefix, see
 //! [`op_level`]). From loosest to tightest an expression is parsed as: ascription `:`/`:>`,
 //! ranges, backticked functions, `with`, binary operators (levels 7–16), prefix `-`/`!`,
 //! application, then atoms with postfix indexing and field access.
@@ -149,7 +150,7 @@ fn with_stack<T: Send>(
     }
 }
 
-/// The precedence level of a binary operator symbol (LANGUAGE.md 5.2): 7 (`|>`) to 16
+/// The precedence level of a binary operator symbol (docs/language.md §Precedence): 7 (`|>`) to 16
 /// (`**`), decided by the longest listed prefix.
 pub fn op_level(op: &str) -> u8 {
     const TABLE: [(&str, u8); 21] = [

@@ -1,4 +1,4 @@
-//! Module expressions, module types and specifications (LANGUAGE.md 12).
+//! Module expressions, module types and specifications (docs/language.md §Attributes).
 //!
 //! Parsed fully; [`crate::modules`] rewrites parametric modules, module types, ascription and
 //! imports into the plain modules the checker supports.

@@ -87,8 +87,9 @@ impl Checker {
         Ok(ft)
     }
 
-    /// An index or slice part: any integer type (LANGUAGE.md 5.5). A type not yet known (a
-    /// literal, a lambda parameter) becomes `i64`, as it would if indices had to be `i64`.
+    /// An index or slice part: any integer type (docs/language.md §Indexing and slicing). A type
+    /// not yet known (a literal, a lambda parameter) becomes `i64`, as it would if indices had to
+    /// be `i64`.
     fn check_index(&mut self, e: &Exp, what: &str) -> R<()> {
         let t = self.check_exp(e)?;
         match self.u.resolve(&t) {

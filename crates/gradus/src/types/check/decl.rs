@@ -604,9 +604,9 @@ impl Checker {
         Ok(())
     }
 
-    /// Sizes that must be known statically (7.3 rule 4), checked once the declaration's
-    /// implicit size parameters are generalised: a size that became one of them (`[]` in a
-    /// parameter type) is known.
+    /// Sizes that must be known statically (docs/language.md §Size rules), checked once the
+    /// declaration's implicit size parameters are generalised: a size that became one of them (`[]`
+    /// in a parameter type) is known.
     /// An implicit parameter counts only where some parameter type has it as a whole
     /// dimension (`def f xs = unflatten xs` cannot tell the sizes of `unflatten`).
     fn check_static_sizes(

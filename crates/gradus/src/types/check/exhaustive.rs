@@ -1,6 +1,6 @@
 //! The checks on patterns that wait until a top-level declaration is inferred: every `match`
 //! is exhaustive and has no unreachable case, and a constructor pattern outside `case`
-//! (`let #p x = ...`) belongs to a type with only that constructor (LANGUAGE.md 6).
+//! (`let #p x = ...`) belongs to a type with only that constructor (docs/language.md §Patterns).
 //!
 //! They wait because the scrutinee's type may only become known later in the declaration
 //! (`\x -> match x case #a -> ... ` applied further down), and because a type that only

@@ -111,7 +111,8 @@ impl Checker {
                     self.u.set_size(*v, orig);
                 }
             }
-            // The initial value of a parameter the body consumes is consumed (7.4).
+            // The initial value of a parameter the body consumes is consumed (docs/language.md
+            // §Uniqueness).
             let mut consumed_inits = Vec::new();
             if let Some(i) = init {
                 consumed_init_parts(pat, i, &self.consumed, &mut consumed_inits);

@@ -104,7 +104,7 @@ struct Scheme {
     deps: Vec<Option<BindingId>>,
     /// Per value parameter: declared unique.
     consumes: Vec<bool>,
-    /// Size parameters that no parameter type determines (7.3 rule 4).
+    /// Size parameters that no parameter type determines (docs/language.md §Size rules).
     static_sizes: Vec<(String, BindingId)>,
     ty: Ty,
 }

@@ -1,5 +1,5 @@
-//! The partial uniqueness check (7.4): what consuming a variable means, and which variables a
-//! `let`-bound name aliases.
+//! The partial uniqueness check (docs/language.md §Uniqueness): what consuming a variable means,
+//! and which variables a `let`-bound name aliases.
 //!
 //! See the module doc of [`super`] for exactly what is and is not checked.
 

@@ -1,7 +1,7 @@
 """Small realistic programs: logistic regression, softmax cross-entropy, a 2-layer MLP, the
 ADBench GMM objective at a tiny size, an explicit Euler ODE integrator, Runge-Kutta steps,
-Horner's rule in a loop, least squares, the k-means cost (BENCHMARKS.md §5 reference values),
-an RNN, NNMF, attention."""
+Horner's rule in a loop, least squares, the k-means cost (reference values of benchmarks/README.md
+§k-means), an RNN, NNMF, attention."""
 
 from common import *  # noqa: F401,F403
 import math
@@ -12,7 +12,7 @@ P = []
 # ---------------------------------------------------------------------------------------------
 p = Program("app_logreg", """
 Logistic regression: mean negative log-likelihood and its gradient in the weights and the
-bias (LANGUAGE.md appendix A and random data).
+bias (docs/language.md §A complete example and random data).
 """, """
 def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
 
@@ -97,7 +97,7 @@ P.append(p.test("grad", mlp, [(rand(4, 3, 2), rand(5, 3, 2), rand(6, 4, 2), rand
 
 # ---------------------------------------------------------------------------------------------
 p = Program("app_gmm", """
-The ADBench GMM objective (BENCHMARKS.md §1.2, gamma = 1, m = 0) at d = 3, K = 2, n = 4:
+The ADBench GMM objective (benchmarks/README.md §GMM, gamma = 1, m = 0) at d = 3, K = 2, n = 4:
 gradient in alphas, means and the packed inverse-covariance factors.
 """, """
 def logsumexp [n] (xs: [n]f64) : f64 =
@@ -229,8 +229,8 @@ p.test("grad_all", lambda a, x, b: vjp(lambda p, q, r: jnp.sum((p @ q - r) ** 2)
 
 # ---------------------------------------------------------------------------------------------
 p = Program("app_kmeans", """
-The k-means cost (BENCHMARKS.md §5) and its gradient on the (3, 10, 2) instance; expected
-values are the reference values of §5.4.
+The k-means cost (benchmarks/README.md §k-means) and its gradient on the (3, 10, 2) instance;
+expected values are the reference values given there.
 """, """
 def cost [n] [k] [d] (ps: [n][d]f64) (cs: [k][d]f64) : f64 =
   f64.sum (map (\\p -> f64.minimum (map (\\c -> f64.sum (map2 (\\a b -> (a - b) * (a - b)) p c)) cs)) ps)
@@ -244,16 +244,16 @@ KP = f64([[0.5665615751722809, 0.7457817572627011], [0.9710027535867962, 0.44435
           [0.28550868439696664, 0.7939966056623056], [0.4041421690502257, 0.6054203689753291],
           [0.4549379074702896, 0.5300789975015889], [0.43596539982472504, 0.16703498914055104],
           [0.645334640219506, 0.8153505833680997], [0.6817049733805886, 0.8843245635397898]])
-# reference values copied from BENCHMARKS.md §5.4
+# reference values copied from benchmarks/README.md §k-means
 P.append(p.test("value", lambda ps, cs: f64(5.173619701e-01), [(KP, KP[:3])]))
 p.test("grad", lambda ps, cs: f64([[-1.266405758e-01, 7.412702715e-01], [1.873081336e-01, -1.574159256e-01], [3.764106831e-01, 7.183744072e-01]]),
        [(KP, KP[:3])])
 
 # ---------------------------------------------------------------------------------------------
 p = Program("app_kmeans_generated", """
-The k-means benchmark instance (k, n, d) = (5, 1000, 4) of BENCHMARKS.md §5, generated inside
-the program with the SplitMix64 generator of §0 (seed 1): cost and gradient summaries by one
-vjp. Expected values are the reference row of §5.4.
+The k-means benchmark instance (k, n, d) = (5, 1000, 4) of benchmarks/README.md §k-means,
+generated inside the program with the input generator described there (seed 1): cost and
+gradient summaries by one vjp. Expected values are the reference row given there.
 """, """
 def mix (z: u64) : u64 =
   let z1 = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u64
@@ -274,7 +274,7 @@ entry summary (k: i64) (n: i64) (d: i64) =
   let gf = flatten g
   in (f, g[0, 0], g[0, d - 1], g[k - 1, 0], f64.sum gf, f64.sum (map f64.abs gf))
 """)
-# reference values copied from BENCHMARKS.md §5.4
+# reference values copied from benchmarks/README.md §k-means
 P.append(p.test("summary", lambda k, n, d: (f64(2.559754930e+02), f64(-2.793536869e+01), f64(2.109114415e+01), f64(-3.279308092e+01),
                                             f64(3.608421749e+02), f64(7.965579091e+02)), [(i64(5), i64(1000), i64(4))]))
 
@@ -307,8 +307,8 @@ P.append(p.test("grad", rnn, [(rand(17, 5, 2), rand(18, 3, 3), rand(19, 3, 2), r
 
 # ---------------------------------------------------------------------------------------------
 p = Program("app_nnmf", """
-NNMF exponential negative log-likelihood (BENCHMARKS.md §6): the gradient in H must equal the
-closed form Wᵀ(1/X - A/X²) with X = W H.
+NNMF exponential negative log-likelihood (benchmarks/README.md §NNMF): the gradient in H must
+equal the closed form Wᵀ(1/X - A/X²) with X = W H.
 """, """
 def objective [m] [n] [r] (a: [m][n]f64) (w: [m][r]f64) (h: [r][n]f64) : f64 =
   let x = map (\\wr -> map (\\hc -> f64.sum (map2 (*) wr hc)) (transpose h)) w

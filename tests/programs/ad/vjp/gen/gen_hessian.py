@@ -1,6 +1,6 @@
 """Mixed-mode programs (tests/programs/ad/hessian): Hessian-vector products forward-over-reverse
-and reverse-over-forward, full Hessians, the k-means Hessian diagonal (BENCHMARKS.md §5),
-second and third derivatives by nested vjp, reverse-over-reverse on arrays."""
+and reverse-over-forward, full Hessians, the k-means Hessian diagonal (benchmarks/README.md
+§k-means), second and third derivatives by nested vjp, reverse-over-reverse on arrays."""
 
 from common import *  # noqa: F401,F403
 
@@ -72,9 +72,9 @@ p.test("rev_fwd", lambda x: f64(H(ffull, x)), cases)
 
 # ---------------------------------------------------------------------------------------------
 p = prog("kmeans_small", """
-The k-means cost (BENCHMARKS.md §5) on the (3, 10, 2) instance: gradient by vjp and the
-Hessian diagonal by one forward-over-reverse product with the all-ones direction. Expected
-values are the reference values of §5.4.
+The k-means cost (benchmarks/README.md §k-means) on the (3, 10, 2) instance: gradient by vjp and
+the Hessian diagonal by one forward-over-reverse product with the all-ones direction. Expected
+values are the reference values given there.
 """, """
 def cost [n] [k] [d] (ps: [n][d]f64) (cs: [k][d]f64) : f64 =
   f64.sum (map (\\p -> f64.minimum (map (\\c -> f64.sum (map2 (\\a b -> (a - b) * (a - b)) p c)) cs)) ps)
@@ -97,9 +97,10 @@ p.test("hdiag_rev", lambda ps, cs: f64([[8, 8], [4, 4], [8, 8]]), [(KP, KP[:3])]
 
 # ---------------------------------------------------------------------------------------------
 p = prog("kmeans_generated", """
-The k-means benchmark instance (k, n, d) = (5, 1000, 4) of BENCHMARKS.md §5, generated inside
-the program with the SplitMix64 generator of §0 (seed 1): the Hessian diagonal by one jvp over
-vjp. Expected values are the reference row of §5.4 (Hdiag[0][0] = 184, sum = 2 n d).
+The k-means benchmark instance (k, n, d) = (5, 1000, 4) of benchmarks/README.md §k-means,
+generated inside the program with the input generator described there (seed 1): the Hessian
+diagonal by one jvp over vjp. Expected values are the reference row given there
+(Hdiag[0][0] = 184, sum = 2 n d).
 """, """
 def mix (z: u64) : u64 =
   let z1 = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u64
@@ -179,8 +180,8 @@ p.test("seeded", lambda x, u: f64(H(fr, x) @ u), [(f64([0.5, -1, 2]), f64([1, 0,
 
 # ---------------------------------------------------------------------------------------------
 p = prog("hvp_logreg", """
-Hessian-vector product of the logistic-regression loss (LANGUAGE.md appendix A: [0.125, 0] at
-w = 0), in both nesting orders.
+Hessian-vector product of the logistic-regression loss (docs/language.md §A complete example:
+[0.125, 0] at w = 0), in both nesting orders.
 """, """
 def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
 
