@@ -1,4 +1,4 @@
--- ADBench BA: bundle-adjustment residuals (../shared/BENCHMARKS.md §2) and their sparse
+-- ADBench BA: bundle-adjustment residuals (benchmarks/README.md §BA) and their sparse
 -- Jacobian, by forward and by reverse mode.
 --
 -- Inputs: cams [n][11] (angle-axis rotation, centre, focal length, principal point, two

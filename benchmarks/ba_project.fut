@@ -1,4 +1,4 @@
--- The dF~ bundle-adjustment `project` benchmark (../shared/BENCHMARKS.md §8): one camera
+-- The dF~ bundle-adjustment `project` benchmark (benchmarks/README.md §BA project): one camera
 -- projecting N points, and the dense 2N × 11 Jacobian with respect to the camera, by forward
 -- mode (11 directions in one jmp) and by reverse mode (two vjps per point).
 --

@@ -1,5 +1,5 @@
 -- ADBench GMM: negative log-likelihood of a Gaussian mixture with a Wishart prior
--- (../shared/BENCHMARKS.md §1), its gradient by reverse mode, and by forward mode.
+-- (benchmarks/README.md §GMM), its gradient by reverse mode, and by forward mode.
 --
 -- Parameters: alphas [K], means [K][d], icf [K][S] with S = d(d+1)/2 (log-diagonal first, then
 -- the strictly-lower entries column by column), data x [n][d], Wishart gamma and m.

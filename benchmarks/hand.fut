@@ -1,4 +1,4 @@
--- ADBench HAND: hand tracking by linear blend skinning (../shared/BENCHMARKS.md §3), simple and
+-- ADBench HAND: hand tracking by linear blend skinning (benchmarks/README.md §HAND), simple and
 -- complicated variants, with their dense Jacobians by forward mode (one jvp per column, all
 -- columns in one jmp).
 --

@@ -1,4 +1,4 @@
--- k-means clustering cost (../shared/BENCHMARKS.md §5): the sum over points of the squared
+-- k-means clustering cost (benchmarks/README.md §k-means): the sum over points of the squared
 -- distance to the nearest centre, its gradient with respect to the centres by one vjp, and the
 -- Hessian diagonal by one jvp of that vjp (the Hessian is diagonal, so one Hessian-vector
 -- product with the all-ones direction is its diagonal). Forward-only variants for comparison.

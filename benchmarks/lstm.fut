@@ -1,4 +1,4 @@
--- ADBench D-LSTM: a diagonal LSTM predicting a bit sequence (../shared/BENCHMARKS.md §4), its
+-- ADBench D-LSTM: a diagonal LSTM predicting a bit sequence (benchmarks/README.md §LSTM), its
 -- loss and the gradient with respect to the weights.
 --
 -- Inputs: main [2l][4b] (row 2i: layer i's weights, row 2i+1: its biases, each row four

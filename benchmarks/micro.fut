@@ -1,4 +1,4 @@
--- The dF~ micro benchmarks (../shared/BENCHMARKS.md §7): four one-line functions whose
+-- The dF~ micro benchmarks (benchmarks/README.md §micro benchmarks): four one-line functions whose
 -- Jacobians are one row (dot, max), square (add) or one column (scale), each differentiated
 -- in forward mode (one jvp per input, `tabulate n (\i -> jvp f x (onehot i))`) and in reverse
 -- mode (one vjp per output).

@@ -1,5 +1,5 @@
 -- NNMF: the exponential-distribution negative log-likelihood D(A | W H)
--- (../shared/BENCHMARKS.md §6) and its gradient with respect to H, by reverse mode, by
+-- (benchmarks/README.md §NNMF) and its gradient with respect to H, by reverse mode, by
 -- forward mode (one jvp per entry of H) and by the closed form Wᵀ (1/X - A/X²).
 --
 -- Inputs: a [m][n] positive data (constant), w [m][r], h [r][n].

@@ -1,5 +1,5 @@
 /* A straightforward hand-written C version of the ADBench GMM objective
- * (../shared/BENCHMARKS.md §1), the baseline the native backend's `objective` of
+ * (benchmarks/README.md §GMM), the baseline the native backend's `objective` of
  * benchmarks/gmm.fut is compared with.
  *
  * It follows ADBench's C++ reference: per component the diagonal exp(q) and sum(q) are computed

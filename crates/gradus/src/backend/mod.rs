@@ -7,7 +7,8 @@
 //!   `multicore` backends).
 //!
 //! A backend takes verified core IR and never panics on it: anything it cannot run becomes a
-//! [`crate::diag::RuntimeError`] (user errors with the LANGUAGE.md 8.5 messages, compiler
+//! [`crate::diag::RuntimeError`] (user errors with the docs/language.md §Run-time errors messages,
+//! compiler
 //! bugs with messages starting `internal error:`).
 
 pub mod c;

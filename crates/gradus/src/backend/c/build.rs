@@ -3,7 +3,8 @@
 //! The compiler is `$CC` (default: the first of `cc`, `gcc`, `clang` that runs), the flags
 //! `$CFLAGS` (default `-O3 -march=native`) followed by what the backend needs (`-shared -fPIC
 //! -ffp-contract=off`, and `-fopenmp` for multicore; `-ffp-contract=off` because contracting
-//! `a * b + c` into a fused multiply-add would change results, LANGUAGE.md 8.3).
+//! `a * b + c` into a fused multiply-add would change results, docs/language.md §Floating-point
+//! arithmetic).
 //!
 //! **Floating point.** By default the compiler may also reassociate float additions and
 //! multiplications (`-fassociative-math -fno-signed-zeros -fno-trapping-math`): a sequential

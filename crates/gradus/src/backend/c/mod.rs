@@ -12,7 +12,8 @@
 //! lie.
 //!
 //! **Guarantees** the interpreter's results (up to the reassociation of parallel `reduce` and
-//! `scan`, LANGUAGE.md 8.1, and, unless exact floats are asked for, the C compiler's
+//! `scan`, docs/language.md §Evaluation order, and, unless exact floats are asked for, the C
+//! compiler's
 //! reassociation of float sums and products: see [`build`]) and, with checks on, its
 //! run-time errors: the same messages and locations. Size parameters are bound from the argument shapes here, as the interpreter does.
 //!
@@ -450,7 +451,7 @@ impl Native {
     }
 }
 
-/// The message of an error site from its recorded values (LANGUAGE.md 8.5, as the
+/// The message of an error site from its recorded values (docs/language.md §Run-time errors, as the
 /// interpreter words it).
 pub fn site_message(kind: &imp::SiteKind, args: &[i64]) -> String {
     use imp::SiteKind as K;

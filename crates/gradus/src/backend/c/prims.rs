@@ -1,6 +1,7 @@
 //! The C spelling of every primitive operation of [`crate::core::prim`], with the semantics of
 //! [`PrimOp::eval`](crate::core::prim::PrimOp::eval): wrapping integer arithmetic done in
-//! unsigned types (no undefined behaviour), division rounding as LANGUAGE.md 8.2 says (a zero
+//! unsigned types (no undefined behaviour), division rounding as docs/language.md §Integer
+//! arithmetic says (a zero
 //! divisor gives 0 here; the check that reports it is separate), shifts by any amount, float
 //! `min`/`max` that skip NaN, saturating float-to-integer conversions, `sinpi`/`cospi` exact at
 //! integers and half-integers.
@@ -116,7 +117,8 @@ pub fn inline(op: PrimOp, a: &[String]) -> Option<String> {
         }),
         PrimOp::Tern(TernOp::Select, _) => Some(format!("({} ? {} : {})", a[0], a[1], a[2])),
         PrimOp::Conv(from, to) if from == to => Some(a[0].clone()),
-        // A signed integer widened to an unsigned type is zero-extended (LANGUAGE.md 9.7):
+        // A signed integer widened to an unsigned type is zero-extended (docs/language.md §Numeric
+        // modules):
         // its bits are first read as the unsigned type of its own width.
         PrimOp::Conv(from, to)
             if from.is_signed_int() && to.is_unsigned_int() && to.bits() > from.bits() =>

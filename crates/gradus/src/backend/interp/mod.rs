@@ -12,12 +12,13 @@
 //!
 //! **Guarantees**
 //!
-//! * The semantics of LANGUAGE.md 8 and 9.1 and of the doc comments in [`crate::core::ir`]:
+//! * The semantics of docs/language.md §Evaluation and §Array combinators and of the doc comments
+//! in [`crate::core::ir`]:
 //!   primitive operations as [`PrimOp::eval`](crate::core::prim::PrimOp) defines them; every
 //!   index, slice, update and size checked; `reduce`, `scan` and `hist` combine left to right;
 //!   `hist` and `scatter` ignore out-of-range indices and the last `scatter` write wins;
 //!   accumulators add into their arrays and ignore out-of-range positions.
-//! * Run-time errors carry the messages of LANGUAGE.md 8.5 and the locations
+//! * Run-time errors carry the messages of docs/language.md §Run-time errors and the locations
 //!   `PATH:LINE:COL-LINE:COL` of the failing statement's span and its inlined call sites
 //!   ([`Aux::callers`]), followed by the spans of the enclosing (not inlined) calls, innermost
 //!   first.

@@ -118,7 +118,7 @@ pub(super) fn type_text(shape: &[usize], elem: PrimType) -> String {
     format!("{}{}", shape_text(shape), elem.name())
 }
 
-/// The size-check failure message of LANGUAGE.md 8.5:
+/// The size-check failure message of docs/language.md §Run-time errors:
 /// `value of shape [3] cannot match shape of type "[2]f64".`
 pub fn size_error(shape: &[usize], required: &str) -> String {
     format!(

@@ -393,7 +393,7 @@ pub enum Stm {
 }
 
 /// What a run-time error site reports; the message is built from the values the failing
-/// check records, in the words of LANGUAGE.md 8.5.
+/// check records, in the words of docs/language.md §Run-time errors.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SiteKind {
     /// `division by zero`.
