@@ -1,17 +1,56 @@
 //! Runs `gradus test --verify tests/programs` on the whole program corpus with the
-//! interpreter, the core IR verified after every pass, and expects every case to pass (skips
-//! are fine). The native backends run the same corpus in
-//! `crates/gradus/tests/backend_diff.rs`.
+//! interpreter and with the `gpu` backend, the core IR verified after every pass, and expects
+//! every case to pass (skips are fine). The `c` and `multicore` backends run the same corpus
+//! in `crates/gradus/tests/backend_diff.rs`.
+//!
+//! The `gpu` run needs an OpenCL device (POCL runs the kernels on the CPU: Debian's
+//! `pocl-opencl-icd`); without one it is skipped with a notice, unless `GRADUS_REQUIRE_GPU`
+//! is set (as continuous integration does), when it fails.
 
 use std::path::Path;
 use std::process::Command;
 
 #[test]
 fn corpus_passes() {
+    corpus_passes_on("interp");
+}
+
+#[test]
+fn corpus_passes_on_gpu() {
+    if std::env::var_os("GRADUS_REQUIRE_GPU").is_none() {
+        if let Some(why) = no_gpu() {
+            eprintln!("corpus_passes_on_gpu: skipped: {why}");
+            return;
+        }
+    }
+    corpus_passes_on("gpu");
+}
+
+/// Why the `gpu` backend cannot run here, if it cannot.
+fn no_gpu() -> Option<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(env!("CARGO_BIN_EXE_gradus"))
         .current_dir(&root)
-        .args(["test", "--verify", "--backend", "interp", "tests/programs"])
+        .args([
+            "test",
+            "--backend",
+            "gpu",
+            "tests/programs/basics/arrays.fut",
+        ])
+        .output()
+        .expect("cannot run gradus");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .find(|l| l.contains("OpenCL") && !l.contains("internal error"))
+        .map(|l| l.trim().to_string())
+}
+
+fn corpus_passes_on(backend: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(env!("CARGO_BIN_EXE_gradus"))
+        .current_dir(&root)
+        .args(["test", "--verify", "--backend", backend, "tests/programs"])
         .output()
         .expect("cannot run gradus");
     let stdout = String::from_utf8_lossy(&out.stdout);

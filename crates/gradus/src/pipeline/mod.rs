@@ -174,11 +174,14 @@ pub enum Stage {
     Lower,
     /// The C code of the native backend (multicore, with checks).
     C,
+    /// The code of the `gpu` backend (with checks): which parallel loops run on the host and
+    /// why, the OpenCL kernels, the host code.
+    Gpu,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::Parse,
         Stage::Typed,
         Stage::Core,
@@ -186,6 +189,7 @@ impl Stage {
         Stage::Opt,
         Stage::Lower,
         Stage::C,
+        Stage::Gpu,
     ];
     /// The stage's name on the command line.
     pub fn name(self) -> &'static str {
@@ -197,6 +201,7 @@ impl Stage {
             Stage::Opt => "opt",
             Stage::Lower => "lower",
             Stage::C => "c",
+            Stage::Gpu => "gpu",
         }
     }
 }
@@ -240,6 +245,7 @@ pub fn dump_stage_with(
     match stage {
         Stage::Lower => return Ok(crate::backend::lower::imp::show_program(&lowered(&prog)?)),
         Stage::C => return Ok(crate::backend::c::print::print_program(&lowered(&prog)?)),
+        Stage::Gpu => return Ok(crate::backend::c::gpu::listing(&lowered(&prog)?)),
         _ => {}
     }
     Ok(crate::core::print::print_prog(&prog))

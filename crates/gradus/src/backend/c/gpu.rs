@@ -35,6 +35,10 @@ pub(super) struct GpuState {
     pub prims: BTreeMap<String, PrimOp>,
     /// Whether the statement being printed is inside a kernel.
     pub in_kernel: bool,
+    /// The entry point being printed.
+    pub entry: String,
+    /// The parallel loops that run on the host, and why.
+    pub host_loops: Vec<String>,
 }
 
 /// How a statement list uses the variables declared outside it.
@@ -609,7 +613,12 @@ impl Printer<'_> {
             } => {
                 if kernel_blocker(body, types).is_none() {
                     self.launch_kernel(var, bound, body, d);
-                } else {
+                } else if let Some(why) = kernel_blocker(body, types) {
+                    if let Some(g) = self.gpu.as_mut() {
+                        g.host_loops
+                            .push(format!("{}: the parallel loop over {var}: {why}", g.entry));
+                    }
+                    self.line(d, &format!("/* runs on the host: {why} */"));
                     let b = self.ex(bound);
                     let outer = self.fail_label();
                     self.line(d, "{");
@@ -666,4 +675,30 @@ impl Printer<'_> {
             _ => false,
         }
     }
+}
+
+/// The `gpu` backend's code of a lowered program for reading: which parallel loops run on the
+/// host and why, the kernels (OpenCL C), then the host code (for `gradus dev --stage gpu`).
+pub fn listing(prog: &imp::Program) -> String {
+    let mut p = Printer::new(prog, true);
+    for f in &prog.functions {
+        p.function(f);
+    }
+    let mut out = String::from("/* Parallel loops run on the host:\n");
+    let host_loops = p
+        .gpu
+        .as_ref()
+        .map(|g| g.host_loops.clone())
+        .unwrap_or_default();
+    if host_loops.is_empty() {
+        out.push_str("   none\n");
+    }
+    for l in &host_loops {
+        let _ = writeln!(out, "   {}", l.replace("*/", "* /"));
+    }
+    out.push_str("*/\n\n/* Kernels (OpenCL C) */\n\n");
+    out.push_str(&p.kernel_program());
+    out.push_str("\n/* Host code */\n\n");
+    out.push_str(&p.out);
+    out
 }

@@ -39,6 +39,7 @@ typedef void *gr_cl_obj;
   X(gr_cl_int, GetDeviceIDs, (gr_cl_obj, uint64_t, gr_cl_uint, gr_cl_obj *, gr_cl_uint *)) \
   X(gr_cl_int, GetDeviceInfo, (gr_cl_obj, gr_cl_uint, size_t, void *, size_t *)) \
   X(gr_cl_obj, CreateContext, (const intptr_t *, gr_cl_uint, const gr_cl_obj *, void *, void *, gr_cl_int *)) \
+  X(gr_cl_int, ReleaseContext, (gr_cl_obj)) \
   X(gr_cl_obj, CreateCommandQueue, (gr_cl_obj, gr_cl_obj, uint64_t, gr_cl_int *)) \
   X(gr_cl_obj, CreateProgramWithSource, (gr_cl_obj, gr_cl_uint, const char **, const size_t *, gr_cl_int *)) \
   X(gr_cl_int, BuildProgram, (gr_cl_obj, gr_cl_uint, const gr_cl_obj *, const char *, void *, void *)) \
@@ -157,10 +158,27 @@ static int gr_gpu_pick_device(void) {
   return 1;
 }
 
+/* The context and the kernels' error record. A context made while another library of the
+   process makes its own can come out without its device's limits (POCL), which the first
+   allocation shows: such a context is made again. */
+static int gr_gpu_context(void) {
+  gr_cl_int e = 0;
+  for (int attempt = 0; attempt < 50; attempt++) {
+    gr_gpu.ctx = gr_gpu.cl.CreateContext(NULL, 1, &gr_gpu.dev, NULL, NULL, &e);
+    if (!gr_gpu.ctx) { snprintf(gr_gpu.why, sizeof gr_gpu.why, "cannot create an OpenCL context (error %d)", e); return 1; }
+    gr_gpu.err = gr_gpu.cl.CreateBuffer(gr_gpu.ctx, GR_CL_MEM_READ_WRITE, sizeof(struct gr_kerr), NULL, &e);
+    if (gr_gpu.err) return 0;
+    gr_gpu.cl.ReleaseContext(gr_gpu.ctx);
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  snprintf(gr_gpu.why, sizeof gr_gpu.why, "cannot allocate on the OpenCL device (error %d)", e);
+  return 1;
+}
+
 static int gr_gpu_build(void) {
   gr_cl_int e = 0;
-  gr_gpu.ctx = gr_gpu.cl.CreateContext(NULL, 1, &gr_gpu.dev, NULL, NULL, &e);
-  if (!gr_gpu.ctx) { snprintf(gr_gpu.why, sizeof gr_gpu.why, "cannot create an OpenCL context (error %d)", e); return 1; }
+  if (gr_gpu_context()) return 1;
   gr_gpu.queue = gr_gpu.cl.CreateCommandQueue(gr_gpu.ctx, gr_gpu.dev, 0, &e);
   if (!gr_gpu.queue) { snprintf(gr_gpu.why, sizeof gr_gpu.why, "cannot create an OpenCL queue (error %d)", e); return 1; }
   const char *src = gr_gpu_source;
@@ -180,8 +198,6 @@ static int gr_gpu_build(void) {
     gr_gpu.kernels[k] = gr_gpu.cl.CreateKernel(gr_gpu.prog, name, &e);
     if (!gr_gpu.kernels[k]) { snprintf(gr_gpu.why, sizeof gr_gpu.why, "internal error: no kernel %s (error %d)", name, e); return 1; }
   }
-  gr_gpu.err = gr_gpu.cl.CreateBuffer(gr_gpu.ctx, GR_CL_MEM_READ_WRITE, sizeof(struct gr_kerr), NULL, &e);
-  if (!gr_gpu.err) { snprintf(gr_gpu.why, sizeof gr_gpu.why, "cannot allocate on the OpenCL device (error %d)", e); return 1; }
   size_t maxg = 0;
   gr_gpu.cl.GetDeviceInfo(gr_gpu.dev, GR_CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof maxg, &maxg, NULL);
   gr_gpu.group = maxg >= 256 || maxg == 0 ? 256 : maxg;
@@ -313,7 +329,11 @@ static int gr_gpu_arr(struct gr_ctx *ctx, int k, int arg, const void *p, int wri
     int64_t bytes = m->bytes < 8 ? 8 : m->bytes;
     m->dev = gr_gpu.cl.CreateBuffer(gr_gpu.ctx, GR_CL_MEM_READ_WRITE, (size_t)bytes, NULL, &e);
     m->dev_bytes = m->dev ? bytes : 0;
-    if (!m->dev) return gr_gpu_fail(ctx, "cannot allocate on the OpenCL device", e);
+    if (!m->dev) {
+      char what[128];
+      snprintf(what, sizeof what, "cannot allocate %lld bytes on the OpenCL device", (long long)bytes);
+      return gr_gpu_fail(ctx, what, e);
+    }
     if (m->state == GR_M_DEV || m->state == GR_M_BOTH) m->state = GR_M_HOST;
   }
   if (m->state == GR_M_HOST && m->bytes > 0) {

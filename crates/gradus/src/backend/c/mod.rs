@@ -33,7 +33,7 @@
 //! abandoned where it failed); the results of successful calls are always released.
 
 pub mod build;
-mod gpu;
+pub mod gpu;
 pub mod gpu_runtime;
 pub mod prims;
 pub mod print;

@@ -506,16 +506,7 @@ pub fn print_program(prog: &imp::Program) -> String {
 /// Prints the whole program as C; with `gpu`, its outermost parallel loops as OpenCL
 /// kernels launched by the host code (see [`super::gpu`]).
 pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
-    let mut p = Printer {
-        prog,
-        out: String::new(),
-        prims: BTreeMap::new(),
-        fail_labels: Vec::new(),
-        iter_key: None,
-        labels: 0,
-        slot_scopes: Vec::new(),
-        gpu: gpu.then(Default::default),
-    };
+    let mut p = Printer::new(prog, gpu);
     for f in &prog.functions {
         p.function(f);
     }
@@ -549,6 +540,22 @@ pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
     }
     head.push_str(&p.out);
     head
+}
+
+impl<'a> Printer<'a> {
+    /// A printer of `prog`, for the `gpu` backend with `gpu`.
+    pub(super) fn new(prog: &'a imp::Program, gpu: bool) -> Printer<'a> {
+        Printer {
+            prog,
+            out: String::new(),
+            prims: BTreeMap::new(),
+            fail_labels: Vec::new(),
+            iter_key: None,
+            labels: 0,
+            slot_scopes: Vec::new(),
+            gpu: gpu.then(Default::default),
+        }
+    }
 }
 
 /// A constant as C.
@@ -1314,7 +1321,7 @@ impl Printer<'_> {
     /// function called once, GCC compiled the LSTM gradient's body into code 10–20 % slower.
     /// Its name is derived from the entry point's by a macro (`GR_BODY`), so that a build
     /// renaming the entry points with `-D` (several programs in one library) renames it too.
-    fn function(&mut self, f: &imp::Function) {
+    pub(super) fn function(&mut self, f: &imp::Function) {
         let name = &f.c_name;
         let params = "struct gr_ctx *ctx, void *const *in, void **out, int64_t *shapes";
         let body = format!("int GR_BODY({name})({params}, int gr_team)");
@@ -1326,6 +1333,7 @@ impl Printer<'_> {
         let _ = writeln!(self.out, "int {name}({params}) {{");
         if let Some(g) = self.gpu.as_mut() {
             g.types = super::gpu::variable_types(f);
+            g.entry = f.entry.clone();
             self.line(1, "if (gr_gpu_begin(ctx)) return 1;");
             self.line(
                 1,
