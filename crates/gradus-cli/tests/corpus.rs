@@ -17,11 +17,11 @@ fn corpus_passes() {
 
 #[test]
 fn corpus_passes_on_gpu() {
-    if std::env::var_os("GRADUS_REQUIRE_GPU").is_none() {
-        if let Some(why) = no_gpu() {
-            eprintln!("corpus_passes_on_gpu: skipped: {why}");
-            return;
-        }
+    if std::env::var_os("GRADUS_REQUIRE_GPU").is_none()
+        && let Some(why) = no_gpu()
+    {
+        eprintln!("corpus_passes_on_gpu: skipped: {why}");
+        return;
     }
     corpus_passes_on("gpu");
 }

@@ -12,9 +12,8 @@
 //!
 //! **Guarantees**
 //!
-//! * The semantics of docs/language.md §Evaluation and §Array combinators and of the doc comments
-//! in [`crate::core::ir`]:
-//!   primitive operations as [`PrimOp::eval`](crate::core::prim::PrimOp) defines them; every
+//! * The semantics of docs/language.md §Evaluation and §Array combinators and of the doc
+//!   comments in [`crate::core::ir`]: primitive operations as [`PrimOp::eval`](crate::core::prim::PrimOp) defines them; every
 //!   index, slice, update and size checked; `reduce`, `scan` and `hist` combine left to right;
 //!   `hist` and `scatter` ignore out-of-range indices and the last `scatter` write wins;
 //!   accumulators add into their arrays and ignore out-of-range positions.
