@@ -53,7 +53,8 @@ pub(crate) struct JobRecorder {
 
 impl JobRecorder {
     pub(crate) fn new(shared: Arc<Shared>, job: JobId, before: Before) -> JobRecorder {
-        let segment = shared.segment();
+        let mut segment = shared.segment();
+        segment.start(job, 0);
         JobRecorder {
             shared: Some(shared),
             job,
@@ -136,22 +137,37 @@ fn slot_replace(new: Option<Box<JobRecorder>>) -> Option<Box<JobRecorder>> {
     }
 }
 
-/// Runs `f` on the segment of the active job.
+/// Runs `$body` with `$seg` bound to the segment of the active job. A macro rather than a
+/// function taking a closure, so that the recording of an operation is always inlined into
+/// the operation.
+///
+/// # Panics
+/// If no job is active on this thread (see [`Var`]).
+macro_rules! with_active {
+    (|$seg:ident| $body:expr) => {{
+        let ptr = $crate::record::active_ptr();
+        // SAFETY: `active_ptr` returns a non-null pointer, so it is a live
+        // `Box<JobRecorder>` owned by this thread's slot. The slot is thread-local, so no other
+        // thread can reach it, and `$body` (crate code that only appends to the segment)
+        // cannot reach `slot_replace` or `active_ptr` again, so this is the only reference to
+        // the recorder while it lives.
+        let $seg = unsafe { &mut (*ptr).segment };
+        $body
+    }};
+}
+pub(crate) use with_active;
+
+/// The active job's recorder.
 ///
 /// # Panics
 /// If no job is active on this thread (see [`Var`]).
 #[inline(always)]
-pub(crate) fn with_active<R>(f: impl FnOnce(&mut Segment, JobId) -> R) -> R {
+pub(crate) fn active_ptr() -> *mut JobRecorder {
     let ptr = ACTIVE.with(Cell::get);
     if ptr.is_null() {
         outside_recording();
     }
-    // SAFETY: the pointer is non-null, so it is a live `Box<JobRecorder>` owned by this
-    // thread's slot. The slot is thread-local, so no other thread can reach it, and `f` (crate
-    // code that only appends to the segment) cannot reach `slot_replace` or `with_active`
-    // again, so this is the only reference to the recorder while it lives.
-    let rec = unsafe { &mut *ptr };
-    f(&mut rec.segment, rec.job)
+    ptr
 }
 
 #[cold]
@@ -244,7 +260,7 @@ where
     if x.len() >= u32::MAX as usize {
         panic!("gradus-tape: more than 2^32 - 2 inputs");
     }
-    root.segment.ends.resize(x.len(), 0);
+    root.segment.start(JobId(0), x.len() as u32);
     let input = |(i, &v): (usize, &f64)| Var::from_parts(v, NodeId::new(JobId(0), i as u32));
     let guard = ActiveGuard::install(root);
     // Small input vectors live on the stack (no allocation per recording).

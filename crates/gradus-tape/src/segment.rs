@@ -1,63 +1,243 @@
-//! The per-job storage of nodes in compressed-row form (TAPE.md §3.2) and the job table
-//! (§3.3).
+//! The per-job storage of nodes (TAPE.md §3.2) and the job table (§3.3).
+//!
+//! A job's operations are fixed-size records of two operand slots, written in order:
+//! 24 bytes each (two `u32` slot numbers and two `f64` partials), with no per-node offset
+//! array. Operands are numbered *within the job*: slot `i + 1` is the job's node `i` (slot 0 is
+//! unused). The unused operand of a unary operation names the record's own slot with partial
+//! 0, which the reverse sweep has read already and clears afterwards, so the sweep does the
+//! same two multiply-adds for every record, without a branch on the arity and without a chain
+//! of dependent updates through one shared dummy slot.
+//! Operations with more than two operands (`sum`, `mul_add`, `dot`) are one record that
+//! points into a side array of (slot, partial) pairs of 12 bytes.
+//!
+//! An operand recorded by another job (a value captured at a fork) is not named in the
+//! records: the job gives it a local *proxy* node (a record with no operands) and lists the
+//! pair (proxy, foreign node) among its imports. After the reverse sweep has resolved the job,
+//! each proxy's adjoint is added to the foreign node once. A small cache makes repeated uses of
+//! one foreign value share one proxy, so the cross-job additions are combined per job.
 
 use crate::id::{JobId, NodeId};
 
-/// One operand of a node: the operand's ID and the partial derivative of the node with respect
-/// to it. 16 bytes.
+/// The first operand slot of a record whose operands lie in the side arrays; its second slot
+/// is then the start of its operands there, and `pa` holds their number (as `f64` bits).
+pub(crate) const MANY: u32 = u32::MAX;
+
+/// The first operand slot of a proxy; its second slot is its index among the imports.
+pub(crate) const PROXY: u32 = u32::MAX - 1;
+
+/// One operation: operand slots `a`, `b` (see the module documentation) and the partial
+/// derivatives with respect to them. 24 bytes.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Edge {
-    pub(crate) to: NodeId,
-    pub(crate) partial: f64,
+pub(crate) struct Rec {
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+    pub(crate) pa: f64,
+    pub(crate) pb: f64,
 }
 
-/// The nodes of one job: node `k`'s edges are `edges[ends[k-1] .. ends[k]]` (`ends[-1] = 0`).
-/// A node costs 4 bytes plus 16 per non-constant operand.
-#[derive(Default, Debug)]
+/// Entries of the foreign-operand cache (a power of two).
+const CACHE: usize = 16;
+
+/// The nodes of one job.
+#[derive(Debug)]
 pub(crate) struct Segment {
-    pub(crate) ends: Vec<u32>,
-    pub(crate) edges: Vec<Edge>,
+    /// `job << 32`: the node IDs of this job are `base | index`.
+    base: u64,
+    /// Nodes without a record: the inputs, in the root job; 0 elsewhere.
+    pub(crate) first: u32,
+    /// The records of nodes `first ..`.
+    pub(crate) recs: Vec<Rec>,
+    /// Operand slots and partials of the records with more than two operands.
+    pub(crate) many_slots: Vec<u32>,
+    pub(crate) many_partials: Vec<f64>,
+    /// (proxy slot, foreign node) pairs.
+    pub(crate) imports: Vec<(u32, NodeId)>,
+    /// Recently imported foreign nodes and their proxy slots.
+    cache: [(NodeId, u32); CACHE],
+}
+
+impl Default for Segment {
+    fn default() -> Self {
+        Segment {
+            base: 0,
+            first: 0,
+            recs: Vec::new(),
+            many_slots: Vec::new(),
+            many_partials: Vec::new(),
+            imports: Vec::new(),
+            cache: [(NodeId::CONSTANT, 0); CACHE],
+        }
+    }
 }
 
 impl Segment {
+    /// Prepares a cleared segment for `job`, whose first `inputs` nodes have no record.
+    pub(crate) fn start(&mut self, job: JobId, inputs: u32) {
+        self.base = (job.0 as u64) << 32;
+        self.first = inputs;
+    }
+
+    /// The number of nodes, proxies included (the size of the job's adjoint area less the
+    /// sink).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+        self.first as usize + self.recs.len()
+    }
+
+    /// The number of nodes the program recorded: inputs and operations, not proxies.
+    pub(crate) fn nodes(&self) -> usize {
+        self.len() - self.imports.len()
     }
 
     pub(crate) fn clear(&mut self) {
-        self.ends.clear();
-        self.edges.clear();
+        self.recs.clear();
+        self.many_slots.clear();
+        self.many_partials.clear();
+        self.imports.clear();
+        self.cache = [(NodeId::CONSTANT, 0); CACHE];
+        self.first = 0;
     }
 
-    /// Appends a node whose edges were pushed already; returns its index.
+    /// The slot of operand `id` (not a constant) in this job.
     #[inline(always)]
-    pub(crate) fn close_node(&mut self) -> u32 {
-        let index = self.ends.len();
-        let edges = self.edges.len();
-        if index >= u32::MAX as usize || edges > u32::MAX as usize {
+    pub(crate) fn slot(&mut self, id: NodeId) -> u32 {
+        let rel = id.bits() ^ self.base;
+        if rel < self.len() as u64 {
+            rel as u32 + 1
+        } else {
+            self.import(id)
+        }
+    }
+
+    /// The slot of a node of another job: its proxy, made on first use.
+    #[cold]
+    #[inline(never)]
+    fn import(&mut self, id: NodeId) -> u32 {
+        if id.bits() >> 32 == self.base >> 32 {
+            // The current job, but past its end: a node of another recording.
+            panic!(
+                "gradus-tape: a Var of another recording was used (nested recordings are \
+                 independent)"
+            );
+        }
+        let h = (id.bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize % CACHE;
+        if self.cache[h].0 == id {
+            return self.cache[h].1;
+        }
+        let slot = self.push(Rec {
+            a: PROXY,
+            b: self.imports.len() as u32,
+            pa: 0.0,
+            pb: 0.0,
+        }) + 1;
+        self.imports.push((slot, id));
+        self.cache[h] = (id, slot);
+        slot
+    }
+
+    /// Appends a record; returns the new node's index.
+    #[inline(always)]
+    fn push(&mut self, r: Rec) -> u32 {
+        let index = self.len();
+        if index >= u32::MAX as usize - 2 {
             limit_exceeded();
         }
-        self.ends.push(edges as u32);
+        self.recs.push(r);
         index as u32
     }
 
     #[inline(always)]
-    pub(crate) fn push1(&mut self, a: NodeId, pa: f64) -> u32 {
-        self.edges.push(Edge { to: a, partial: pa });
-        self.close_node()
+    fn id(&self, index: u32) -> NodeId {
+        NodeId::from_bits(self.base | index as u64)
     }
 
+    /// A node with one operand `a` (not a constant) and partial `pa`.
     #[inline(always)]
-    pub(crate) fn push2(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> u32 {
-        self.edges.push(Edge { to: a, partial: pa });
-        self.edges.push(Edge { to: b, partial: pb });
-        self.close_node()
+    pub(crate) fn push1(&mut self, a: NodeId, pa: f64) -> NodeId {
+        let a = self.slot(a);
+        let own = self.len() as u32 + 1;
+        let k = self.push(Rec {
+            a,
+            b: own,
+            pa,
+            pb: 0.0,
+        });
+        self.id(k)
     }
 
+    /// A node with operands `a`, `b` (at most one of them a constant) and partials `pa`, `pb`.
+    #[inline(always)]
+    pub(crate) fn push2(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
+        let (ca, cb) = (a.is_constant(), b.is_constant());
+        // Slots first: an operand of another job pushes its proxy.
+        let sa = if ca { 0 } else { self.slot(a) };
+        let sb = if cb { 0 } else { self.slot(b) };
+        let own = self.len() as u32 + 1;
+        let (a, pa) = if ca { (own, 0.0) } else { (sa, pa) };
+        let (b, pb) = if cb { (own, 0.0) } else { (sb, pb) };
+        let k = self.push(Rec { a, b, pa, pb });
+        self.id(k)
+    }
+
+    /// A node with the operands and partials `ops` (constants skipped).
+    pub(crate) fn push_many(&mut self, ops: impl Iterator<Item = (NodeId, f64)>) -> NodeId {
+        let start = self.many_slots.len();
+        for (id, p) in ops {
+            if !id.is_constant() {
+                let s = self.slot(id);
+                self.many_slots.push(s);
+                self.many_partials.push(p);
+            }
+        }
+        let count = self.many_slots.len() - start;
+        if start > u32::MAX as usize - count {
+            limit_exceeded();
+        }
+        let k = self.push(Rec {
+            a: MANY,
+            b: start as u32,
+            pa: f64::from_bits(count as u64),
+            pb: 0.0,
+        });
+        self.id(k)
+    }
+
+    /// The operands of record `r`, whose own slot is `own`, as (slot, partial): unused slots
+    /// (which name `own`) left out.
+    pub(crate) fn operands(&self, r: &Rec, own: u32) -> Vec<(u32, f64)> {
+        let all = match r.a {
+            MANY => {
+                let range = r.b as usize..r.b as usize + r.pa.to_bits() as usize;
+                self.many_slots[range.clone()]
+                    .iter()
+                    .copied()
+                    .zip(self.many_partials[range].iter().copied())
+                    .collect()
+            }
+            PROXY => Vec::new(),
+            _ => vec![(r.a, r.pa), (r.b, r.pb)],
+        };
+        all.into_iter().filter(|&(s, _)| s != own).collect()
+    }
+
+    /// Operands recorded (sink slots excluded), and how many of them are proxies.
+    pub(crate) fn edge_counts(&self) -> (usize, usize) {
+        let proxies: std::collections::HashSet<u32> = self.imports.iter().map(|p| p.0).collect();
+        let (mut edges, mut cross) = (0, 0);
+        for (i, r) in self.recs.iter().enumerate() {
+            for (s, _) in self.operands(r, (self.first as usize + i + 1) as u32) {
+                edges += 1;
+                cross += proxies.contains(&s) as usize;
+            }
+        }
+        (edges, cross)
+    }
+
+    /// Bytes of storage: 24 per record, 12 per operand of a many-operand record, 12 per import.
     pub(crate) fn bytes(&self) -> usize {
-        self.ends.len() * std::mem::size_of::<u32>()
-            + self.edges.len() * std::mem::size_of::<Edge>()
+        self.recs.len() * std::mem::size_of::<Rec>()
+            + self.many_slots.len() * (4 + 8)
+            + self.imports.len() * 12
     }
 }
 
@@ -65,7 +245,7 @@ impl Segment {
 #[inline(never)]
 fn limit_exceeded() -> ! {
     panic!(
-        "gradus-tape: a job exceeded the limit of 2^32 - 1 nodes or 2^32 edges; \
+        "gradus-tape: a job exceeded the limit of 2^32 - 2 nodes or 2^32 operands; \
          split the computation with join or par_map"
     )
 }

@@ -79,7 +79,7 @@ impl<'r> Var<'r> {
             return Var::constant(v);
         }
         let a = self.id;
-        let id = with_active(|seg, job| NodeId::new(job, seg.push1(a, p)));
+        let id = with_active!(|seg| seg.push1(a, p));
         Var::from_parts(v, id)
     }
 
@@ -87,12 +87,10 @@ impl<'r> Var<'r> {
     #[inline(always)]
     fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
-        let id = match (a.is_constant(), b.is_constant()) {
-            (true, true) => return Var::constant(v),
-            (false, true) => with_active(|seg, job| NodeId::new(job, seg.push1(a, pa))),
-            (true, false) => with_active(|seg, job| NodeId::new(job, seg.push1(b, pb))),
-            (false, false) => with_active(|seg, job| NodeId::new(job, seg.push2(a, pa, b, pb))),
-        };
+        if a.is_constant() && b.is_constant() {
+            return Var::constant(v);
+        }
+        let id = with_active!(|seg| seg.push2(a, pa, b, pb));
         Var::from_parts(v, id)
     }
 
@@ -120,15 +118,7 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     if terms.iter().all(|t| t.is_constant()) {
         return Var::constant(value);
     }
-    let id = with_active(|seg, job| {
-        for t in terms.iter().filter(|t| !t.is_constant()) {
-            seg.edges.push(crate::segment::Edge {
-                to: t.id,
-                partial: 1.0,
-            });
-        }
-        NodeId::new(job, seg.close_node())
-    });
+    let id = with_active!(|seg| seg.push_many(terms.iter().map(|t| (t.id, 1.0))));
     Var::from_parts(value, id)
 }
 
@@ -173,21 +163,21 @@ macro_rules! binary_op {
     ($tr:ident, $m:ident, $atr:ident, $am:ident, $rule:path) => {
         impl<'r> $tr for Var<'r> {
             type Output = Var<'r>;
-            #[inline]
+            #[inline(always)]
             fn $m(self, o: Var<'r>) -> Var<'r> {
                 self.binary(o, $rule(self.value, o.value))
             }
         }
         impl<'r> $tr<f64> for Var<'r> {
             type Output = Var<'r>;
-            #[inline]
+            #[inline(always)]
             fn $m(self, o: f64) -> Var<'r> {
                 self.binary(Var::constant(o), $rule(self.value, o))
             }
         }
         impl<'r> $tr<Var<'r>> for f64 {
             type Output = Var<'r>;
-            #[inline]
+            #[inline(always)]
             fn $m(self, o: Var<'r>) -> Var<'r> {
                 Var::constant(self).binary(o, $rule(self, o.value))
             }
@@ -329,12 +319,7 @@ impl<'r> Real for Var<'r> {
         if ops.iter().all(|(id, _)| id.is_constant()) {
             return Var::constant(v);
         }
-        let id = with_active(|seg, job| {
-            for &(to, partial) in ops.iter().filter(|(id, _)| !id.is_constant()) {
-                seg.edges.push(crate::segment::Edge { to, partial });
-            }
-            NodeId::new(job, seg.close_node())
-        });
+        let id = with_active!(|seg| seg.push_many(ops.into_iter()));
         Var::from_parts(v, id)
     }
 }
