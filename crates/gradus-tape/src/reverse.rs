@@ -539,8 +539,9 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
         if r.a >= PROXY {
             if r.a == MANY {
                 let range = r.b as usize..r.b as usize + r.pa.to_bits() as usize;
-                let slots = &seg.many_slots[range.clone()];
-                for (&s, &p) in slots.iter().zip(&seg.many_partials[range]) {
+                let x = seg.extra();
+                let slots = &x.many_slots[range.clone()];
+                for (&s, &p) in slots.iter().zip(&x.many_partials[range]) {
                     area.add(s as usize, a * p);
                 }
                 if COUNT {
@@ -548,7 +549,7 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
                     edges += slots.len() as u64;
                 }
             } else {
-                area.export(seg.imports[r.b as usize].1, a);
+                area.export(seg.imports()[r.b as usize].1, a);
             }
             area.set(own, 0.0);
             continue;

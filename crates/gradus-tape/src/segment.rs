@@ -47,6 +47,13 @@ pub(crate) struct Segment {
     pub(crate) first: u32,
     /// The records of nodes `first ..`.
     pub(crate) recs: Vec<Rec>,
+    /// What few jobs need, made on first use (boxed, so that a segment stays small to move).
+    extra: Option<Box<Extra>>,
+}
+
+/// The side arrays of a segment.
+#[derive(Debug)]
+pub(crate) struct Extra {
     /// Operand slots and partials of the records with more than two operands.
     pub(crate) many_slots: Vec<u32>,
     pub(crate) many_partials: Vec<f64>,
@@ -56,16 +63,24 @@ pub(crate) struct Segment {
     cache: [(NodeId, u32); CACHE],
 }
 
+impl Default for Extra {
+    fn default() -> Self {
+        Extra {
+            many_slots: Vec::new(),
+            many_partials: Vec::new(),
+            imports: Vec::new(),
+            cache: [(NodeId::CONSTANT, 0); CACHE],
+        }
+    }
+}
+
 impl Default for Segment {
     fn default() -> Self {
         Segment {
             base: 0,
             first: 0,
             recs: Vec::new(),
-            many_slots: Vec::new(),
-            many_partials: Vec::new(),
-            imports: Vec::new(),
-            cache: [(NodeId::CONSTANT, 0); CACHE],
+            extra: None,
         }
     }
 }
@@ -86,15 +101,38 @@ impl Segment {
 
     /// The number of nodes the program recorded: inputs and operations, not proxies.
     pub(crate) fn nodes(&self) -> usize {
-        self.len() - self.imports.len()
+        self.len() - self.imports().len()
+    }
+
+    /// The side arrays (empty ones if the job needed none).
+    #[inline]
+    pub(crate) fn extra(&self) -> &Extra {
+        static EMPTY: Extra = Extra {
+            many_slots: Vec::new(),
+            many_partials: Vec::new(),
+            imports: Vec::new(),
+            cache: [(NodeId::CONSTANT, 0); CACHE],
+        };
+        self.extra.as_deref().unwrap_or(&EMPTY)
+    }
+
+    /// (proxy slot, foreign node) pairs.
+    pub(crate) fn imports(&self) -> &[(u32, NodeId)] {
+        &self.extra().imports
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Default::default)
     }
 
     pub(crate) fn clear(&mut self) {
         self.recs.clear();
-        self.many_slots.clear();
-        self.many_partials.clear();
-        self.imports.clear();
-        self.cache = [(NodeId::CONSTANT, 0); CACHE];
+        if let Some(x) = &mut self.extra {
+            x.many_slots.clear();
+            x.many_partials.clear();
+            x.imports.clear();
+            x.cache = [(NodeId::CONSTANT, 0); CACHE];
+        }
         self.first = 0;
     }
 
@@ -121,17 +159,21 @@ impl Segment {
             );
         }
         let h = (id.bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize % CACHE;
-        if self.cache[h].0 == id {
-            return self.cache[h].1;
+        if let Some(&(cached, slot)) = self.extra.as_ref().map(|x| &x.cache[h])
+            && cached == id
+        {
+            return slot;
         }
+        let b = self.imports().len() as u32;
         let slot = self.push(Rec {
             a: PROXY,
-            b: self.imports.len() as u32,
+            b,
             pa: 0.0,
             pb: 0.0,
         }) + 1;
-        self.imports.push((slot, id));
-        self.cache[h] = (id, slot);
+        let x = self.extra_mut();
+        x.imports.push((slot, id));
+        x.cache[h] = (id, slot);
         slot
     }
 
@@ -181,15 +223,16 @@ impl Segment {
 
     /// A node with the operands and partials `ops` (constants skipped).
     pub(crate) fn push_many(&mut self, ops: impl Iterator<Item = (NodeId, f64)>) -> NodeId {
-        let start = self.many_slots.len();
+        let start = self.extra().many_slots.len();
         for (id, p) in ops {
             if !id.is_constant() {
                 let s = self.slot(id);
-                self.many_slots.push(s);
-                self.many_partials.push(p);
+                let x = self.extra_mut();
+                x.many_slots.push(s);
+                x.many_partials.push(p);
             }
         }
-        let count = self.many_slots.len() - start;
+        let count = self.extra().many_slots.len() - start;
         if start > u32::MAX as usize - count {
             limit_exceeded();
         }
@@ -208,10 +251,11 @@ impl Segment {
         let all = match r.a {
             MANY => {
                 let range = r.b as usize..r.b as usize + r.pa.to_bits() as usize;
-                self.many_slots[range.clone()]
+                let x = self.extra();
+                x.many_slots[range.clone()]
                     .iter()
                     .copied()
-                    .zip(self.many_partials[range].iter().copied())
+                    .zip(x.many_partials[range].iter().copied())
                     .collect()
             }
             PROXY => Vec::new(),
@@ -222,7 +266,7 @@ impl Segment {
 
     /// Operands recorded (sink slots excluded), and how many of them are proxies.
     pub(crate) fn edge_counts(&self) -> (usize, usize) {
-        let proxies: std::collections::HashSet<u32> = self.imports.iter().map(|p| p.0).collect();
+        let proxies: std::collections::HashSet<u32> = self.imports().iter().map(|p| p.0).collect();
         let (mut edges, mut cross) = (0, 0);
         for (i, r) in self.recs.iter().enumerate() {
             for (s, _) in self.operands(r, (self.first as usize + i + 1) as u32) {
@@ -236,8 +280,8 @@ impl Segment {
     /// Bytes of storage: 24 per record, 12 per operand of a many-operand record, 12 per import.
     pub(crate) fn bytes(&self) -> usize {
         self.recs.len() * std::mem::size_of::<Rec>()
-            + self.many_slots.len() * (4 + 8)
-            + self.imports.len() * 12
+            + self.extra().many_slots.len() * (4 + 8)
+            + self.imports().len() * 12
     }
 }
 
