@@ -39,7 +39,7 @@ pub(crate) struct Rec {
 const CACHE: usize = 16;
 
 /// The nodes of one job.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Segment {
     /// `job << 32`: the node IDs of this job are `base | index`.
     base: u64,
@@ -74,16 +74,6 @@ impl Default for Extra {
     }
 }
 
-impl Default for Segment {
-    fn default() -> Self {
-        Segment {
-            base: 0,
-            first: 0,
-            recs: Vec::new(),
-            extra: None,
-        }
-    }
-}
 
 impl Segment {
     /// Prepares a cleared segment for `job`, whose first `inputs` nodes have no record.
