@@ -13,6 +13,14 @@ fn main() {
     let iters: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
     let (x, f): (Vec<f64>, Program) = match which {
         "dot" => (programs::dotprod_inputs(100_000), |v| programs::fdotprod(v)),
+        "dotv" => (programs::dotprod_inputs(100_000), |v| {
+            let (u, w) = v.split_at(v.len() / 2);
+            gradus_tape::dot(u, w)
+        }),
+        "dotv1k" => (programs::dotprod_inputs(1000), |v| {
+            let (u, w) = v.split_at(v.len() / 2);
+            gradus_tape::dot(u, w)
+        }),
         "mult" => (vec![3.0, 4.0], |v| programs::fmult(v)),
         "dot1k" => (programs::dotprod_inputs(1000), |v| programs::fdotprod(v)),
         "matvec" => (programs::summatvec_inputs(316), |v| programs::fsummatvec(v)),

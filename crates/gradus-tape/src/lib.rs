@@ -92,4 +92,4 @@ pub use reverse::{
     TapeStats,
 };
 pub use scalars::{Scalars, grad_of};
-pub use var::{Var, sum};
+pub use var::{Var, dot, sum};

@@ -74,7 +74,6 @@ impl Default for Extra {
     }
 }
 
-
 impl Segment {
     /// Prepares a cleared segment for `job`, whose first `inputs` nodes have no record.
     pub(crate) fn start(&mut self, job: JobId, inputs: u32) {
@@ -212,17 +211,60 @@ impl Segment {
     }
 
     /// A node with the operands and partials `ops` (constants skipped).
+    #[inline]
     pub(crate) fn push_many(&mut self, ops: impl Iterator<Item = (NodeId, f64)>) -> NodeId {
-        let start = self.extra().many_slots.len();
+        let mut x = self.extra.take().unwrap_or_default();
+        let start = x.many_slots.len();
         for (id, p) in ops {
-            if !id.is_constant() {
-                let s = self.slot(id);
-                let x = self.extra_mut();
-                x.many_slots.push(s);
-                x.many_partials.push(p);
-            }
+            self.many_operand(&mut x, id, p);
         }
-        let count = self.extra().many_slots.len() - start;
+        self.close_many(x, start)
+    }
+
+    /// The dot product of `n` pairs: `pair(i)` gives the IDs and values of `uᵢ` and `vᵢ`.
+    #[inline]
+    pub(crate) fn push_dot(
+        &mut self,
+        n: usize,
+        pair: impl Fn(usize) -> (NodeId, f64, NodeId, f64),
+    ) -> NodeId {
+        let mut x = self.extra.take().unwrap_or_default();
+        let start = x.many_slots.len();
+        x.many_slots.reserve(2 * n);
+        x.many_partials.reserve(2 * n);
+        for i in 0..n {
+            let (u, uv, v, vv) = pair(i);
+            self.many_operand(&mut x, u, vv);
+            self.many_operand(&mut x, v, uv);
+        }
+        self.close_many(x, start)
+    }
+
+    /// Appends operand `id` (skipped if a constant) with partial `p` to the side arrays `x`,
+    /// taken out of the segment while they grow (and put back only for an import, which uses
+    /// them too).
+    #[inline(always)]
+    fn many_operand(&mut self, x: &mut Box<Extra>, id: NodeId, p: f64) {
+        if id.is_constant() {
+            return;
+        }
+        let rel = id.bits() ^ self.base;
+        let s = if rel < self.len() as u64 {
+            rel as u32 + 1
+        } else {
+            self.extra = Some(std::mem::take(x));
+            let s = self.import(id);
+            *x = self.extra.take().expect("put back above");
+            s
+        };
+        x.many_slots.push(s);
+        x.many_partials.push(p);
+    }
+
+    /// Puts the side arrays back and appends the record of the operands from `start`.
+    fn close_many(&mut self, x: Box<Extra>, start: usize) -> NodeId {
+        let count = x.many_slots.len() - start;
+        self.extra = Some(x);
         if start > u32::MAX as usize - count {
             limit_exceeded();
         }

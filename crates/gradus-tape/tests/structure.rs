@@ -302,7 +302,7 @@ fn join_and_par_map_outside_a_recording_are_plain() {
 }
 
 /// A task's share of `tasks_reading_many_values_of_the_parent`: every input read several
-/// times, by binary operations, `sum` and `mul_add`.
+/// times, by binary operations, `sum`, `mul_add` and `dot` (also with constants).
 fn task_share<'r>(x: &[Var<'r>], k: usize) -> Var<'r> {
     use gradus_tape::Real;
     let n = x.len();
@@ -310,7 +310,11 @@ fn task_share<'r>(x: &[Var<'r>], k: usize) -> Var<'r> {
     for i in 0..n {
         s += x[i] * x[(i * 7 + k) % n];
     }
-    s + gradus_tape::sum(&x[k..k + 10]) + x[k].mul_add(x[k + 1], x[(k + 50) % n]).sin()
+    let consts: Vec<Var<'r>> = (0..5).map(|i| Var::constant(i as f64 - 2.0)).collect();
+    s + gradus_tape::sum(&x[k..k + 10])
+        + x[k].mul_add(x[k + 1], x[(k + 50) % n]).sin()
+        + gradus_tape::dot(&x[k..k + 20], &x[40..60]).tanh()
+        + gradus_tape::dot(&consts, &x[k + 3..k + 8])
 }
 
 #[test]
@@ -329,8 +333,11 @@ fn tasks_reading_many_values_of_the_parent() {
         vec![parts.into_iter().fold(Var::constant(0.0), |a, b| a + b)]
     });
     assert_eq!(rec.outputs()[0], y_seq);
-    // Every use of a value of another job is a cross-job edge (213 per task, and the 8 parts).
-    assert_eq!(rec.stats().cross_job_edges, 8 * (2 * 100 + 10 + 3) + 8);
+    // Every use of a value of another job is a cross-job edge (258 per task, and the 8 parts).
+    assert_eq!(
+        rec.stats().cross_job_edges,
+        8 * (2 * 100 + 10 + 3 + 40 + 5) + 8
+    );
     for g in [rec.pullback(&[1.0]), {
         let mut out = vec![0.0; x.len()];
         rec.pullback_into(
@@ -362,4 +369,28 @@ fn a_var_of_an_outer_recording_is_caught() {
         });
         vec![late]
     });
+}
+
+#[test]
+fn dot_is_one_node_and_matches_the_scalar_loop() {
+    let x = dotprod_inputs(300);
+    let (y, g) = grad(&x, |v| {
+        let (u, w) = v.split_at(300);
+        gradus_tape::dot(u, w)
+    });
+    assert_eq!((y, g.clone()), grad(&x, |v| fdotprod(v)));
+    let rec = record(&x, |v| {
+        let (u, w) = v.split_at(300);
+        vec![gradus_tape::dot(u, w)]
+    });
+    let stats = rec.stats();
+    assert_eq!((stats.nodes, stats.edges), (600 + 1, 600));
+    let (_, counts) = rec.pullback_counting(&[1.0], &no_skip()).unwrap();
+    assert_eq!((counts.nodes_resolved, counts.edges_visited), (1, 600));
+    // All constants: a constant.
+    let (y, g) = grad(&[1.0], |_| {
+        let c = [Var::constant(2.0), Var::constant(3.0)];
+        gradus_tape::dot(&c, &c)
+    });
+    assert_eq!((y, g), (13.0, vec![0.0]));
 }
