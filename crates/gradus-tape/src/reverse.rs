@@ -2,10 +2,13 @@
 //! walking the job graph backwards from the terminal job, read the inputs' adjoints.
 //!
 //! Jobs that joined into the same job are resolved in parallel (`rayon::join`, or
-//! `par_iter` for n-ary forks) in [`ReverseMode::Parallel`]. An edge into the job being
-//! resolved is a plain relaxed load and store; an edge into another (earlier) job is an atomic
-//! compare-and-swap addition, because sibling tasks may write into a common ancestor at the
-//! same time. A program without forks therefore performs no atomic read-modify-write at all.
+//! `par_iter` for n-ary forks) in [`ReverseMode::Parallel`]. Every record names its operands
+//! by slots of its own job, so the sweep of a job reads and writes only that job's area, with
+//! plain loads and stores; a value of another (earlier) job is reached through the job's proxy
+//! for it, whose adjoint is added to the other job once, by an atomic compare-and-swap
+//! addition, because sibling tasks may write into a common ancestor at the same time. A
+//! program without forks has no proxies and performs no atomic read-modify-write at all, and
+//! its pullback runs on a plain `f64` buffer that the sweep leaves zeroed for the next one.
 
 use crate::id::{JobId, NodeId};
 use crate::record::JobRecorder;

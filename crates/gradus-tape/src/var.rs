@@ -107,7 +107,8 @@ impl<'r> Var<'r> {
     }
 }
 
-/// The sum of `terms` as one n-ary node (`4 + 16n` bytes) rather than a chain of additions.
+/// The sum of `terms` as one n-ary node (24 bytes, and 12 per operand) rather than a chain of
+/// additions.
 ///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| gradus_tape::sum(x));
