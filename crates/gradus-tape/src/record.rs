@@ -316,6 +316,10 @@ fn push_outputs(outputs: Vec<Var<'_>>, values: &mut Vec<f64>, ids: &mut Vec<Node
 /// flow, and [`join`](crate::join) / [`par_map`](crate::par_map) for parallel parts; the reverse
 /// pass runs independent tasks in parallel on the current rayon pool.
 ///
+/// The buffers of the recording are kept by the calling thread for its next `grad` or
+/// [`vjp`] (unless they grew past 256 MiB), as a [`Tape`] keeps them: repeated calls record
+/// into memory already in place.
+///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[3.0, 4.0], |x| x[0] * x[1]);
 /// assert_eq!(y, 12.0);
@@ -325,7 +329,33 @@ pub fn grad<F>(x: &[f64], f: F) -> (f64, Vec<f64>)
 where
     F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
 {
-    Tape::new().grad(x, f)
+    with_spare_tape(|tape| tape.grad(x, f))
+}
+
+// The buffers of the last `grad` or `vjp` call on this thread, kept for the next one.
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Tape>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Tapes whose buffers exceed this many bytes are not kept between calls of [`grad`] and
+/// [`vjp`].
+const SPARE_LIMIT: usize = 256 << 20;
+
+/// Runs `f` on this thread's spare tape (a new one if there is none, or if a call of `grad`
+/// within `f` holds it), and keeps the tape for the next call unless it grew past
+/// [`SPARE_LIMIT`]. Recording into reused buffers skips the page faults and the growth of
+/// fresh ones, which cost large recordings as much as the recording itself.
+fn with_spare_tape<R>(f: impl FnOnce(&mut Tape) -> R) -> R {
+    let mut tape = SPARE
+        .try_with(|s| s.borrow_mut().take())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let r = f(&mut tape);
+    if tape.capacity_bytes() <= SPARE_LIMIT {
+        let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(tape));
+    }
+    r
 }
 
 /// Vector–Jacobian product of a vector function: returns `(f(x), ybarᵀ Df(x))`, the outputs
@@ -346,7 +376,7 @@ pub fn vjp<F>(x: &[f64], ybar: &[f64], f: F) -> (Vec<f64>, Vec<f64>)
 where
     F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
 {
-    Tape::new().vjp(x, ybar, f)
+    with_spare_tape(|tape| tape.vjp(x, ybar, f))
 }
 
 /// Records a vector function once, for any number of pullbacks.
@@ -473,6 +503,11 @@ impl Tape {
     #[inline]
     pub fn recycle(&mut self, rec: Recording) {
         self.buffers = rec.into_buffers();
+    }
+
+    /// Bytes held by the tape's buffers.
+    fn capacity_bytes(&self) -> usize {
+        self.buffers.capacity_bytes() + self.adjoints.capacity_bytes()
     }
 
     /// The scratch adjoint buffer, for [`Recording::pullback_into`].

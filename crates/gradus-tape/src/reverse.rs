@@ -100,6 +100,10 @@ impl Adjoints {
         Adjoints::default()
     }
 
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        8 * (self.slots.capacity() + self.plain.capacity())
+    }
+
     fn reset(&mut self, n: usize) -> &[AtomicU64] {
         if self.slots.len() < n {
             self.slots.resize_with(n, || AtomicU64::new(0));
@@ -209,6 +213,13 @@ pub(crate) struct Buffers {
     pub(crate) values: Vec<f64>,
     pub(crate) ids: Vec<NodeId>,
     pub(crate) shell: Option<Box<JobRecorder>>,
+}
+
+impl Buffers {
+    /// Bytes held by the segments (the other buffers are small).
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.segments.iter().map(Segment::capacity_bytes).sum()
+    }
 }
 
 impl Recording {

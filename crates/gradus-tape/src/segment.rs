@@ -309,6 +309,16 @@ impl Segment {
         (edges, cross)
     }
 
+    /// Bytes of capacity held.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.recs.capacity() * std::mem::size_of::<Rec>()
+            + self.extra.as_ref().map_or(0, |x| {
+                x.many_slots.capacity() * 4
+                    + x.many_partials.capacity() * 8
+                    + x.imports.capacity() * 16
+            })
+    }
+
     /// Bytes of storage: 24 per record, 12 per operand of a many-operand record, 12 per import.
     pub(crate) fn bytes(&self) -> usize {
         self.recs.len() * std::mem::size_of::<Rec>()
