@@ -2,7 +2,9 @@
 //! points `grad`, `record` and the reusable [`Tape`].
 
 use crate::id::{JobId, NodeId};
-use crate::reverse::{Adjoints, Buffers, Recording, ReverseOptions};
+use crate::reverse::{
+    Adjoints, Buffers, LengthMismatch, Recording, ReverseOptions, pullback_single,
+};
 use crate::segment::{Before, JobRecord, Segment};
 use crate::var::Var;
 use std::cell::Cell;
@@ -66,21 +68,29 @@ impl JobRecorder {
 
     /// The root job, in `shell` (a box left by an earlier recording) if there is one.
     #[inline]
+    /// A shell that still holds its segment (kept by [`Tape::grad_into`]) records into it.
     fn root(mut spare: Vec<Segment>, shell: Option<Box<JobRecorder>>) -> Box<JobRecorder> {
-        let segment = spare.pop().unwrap_or_default();
-        let root = JobRecorder {
-            shared: None,
-            job: JobId(0),
-            before: Before::Start,
-            segment,
-            spare,
-        };
         match shell {
             Some(mut b) => {
-                *b = root;
+                b.shared = None;
+                b.job = JobId(0);
+                b.before = Before::Start;
+                if b.segment.recs.capacity() == 0
+                    && let Some(s) = spare.pop()
+                {
+                    b.segment = s;
+                }
+                b.segment.clear();
+                b.spare = spare;
                 b
             }
-            None => Box::new(root),
+            None => Box::new(JobRecorder {
+                shared: None,
+                job: JobId(0),
+                before: Before::Start,
+                segment: spare.pop().unwrap_or_default(),
+                spare,
+            }),
         }
     }
 
@@ -245,6 +255,44 @@ pub(crate) fn record_raw<F>(x: &[f64], buffers: Buffers, body: F) -> Recording
 where
     F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
 {
+    match record_impl::<F, _, (), false>(x, buffers, body, |_, _, _| ()) {
+        Recorded::Forked(rec) => rec,
+        Recorded::Single(..) => unreachable!("record_impl builds the recording when not FAST"),
+    }
+}
+
+/// What [`record_single`] did.
+pub(crate) enum Recorded<R> {
+    /// The program did not fork: `single` ran on the root job, and the buffers are back.
+    Single(R, Buffers),
+    /// The program forked: the finished recording.
+    Forked(Recording),
+}
+
+/// Records `body` on inputs `x`. If the program does not fork, `single` runs on the root
+/// job's segment and the output values and IDs where they lie, and the buffers come back
+/// without a [`Recording`] being built (the segment stays in the root recorder's box, which
+/// the next recording reuses); otherwise the recording is returned.
+pub(crate) fn record_single<F, K, R>(x: &[f64], buffers: Buffers, body: F, single: K) -> Recorded<R>
+where
+    F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
+    K: FnOnce(&Segment, &[f64], &[NodeId]) -> R,
+{
+    record_impl::<F, K, R, true>(x, buffers, body, single)
+}
+
+/// [`record_raw`] (`FAST` false) and [`record_single`] (`FAST` true).
+#[inline]
+fn record_impl<F, K, R, const FAST: bool>(
+    x: &[f64],
+    buffers: Buffers,
+    body: F,
+    single: K,
+) -> Recorded<R>
+where
+    F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
+    K: FnOnce(&Segment, &[f64], &[NodeId]) -> R,
+{
     let Buffers {
         segments,
         mut jobs,
@@ -276,6 +324,24 @@ where
         body(&inputs, &mut values, &mut ids);
     }
     let mut last = guard.finish();
+    if FAST && last.shared.is_none() {
+        // No fork: pull back from the root segment where it lies; it stays in the shell.
+        let r = single(&last.segment, &values, &ids);
+        let spare = std::mem::take(&mut last.spare);
+        values.clear();
+        ids.clear();
+        return Recorded::Single(
+            r,
+            Buffers {
+                segments: spare,
+                jobs,
+                offsets,
+                values,
+                ids,
+                shell: Some(last),
+            },
+        );
+    }
     let Some(shared) = last.shared.clone() else {
         // No fork: the root job is the whole recording; its box is kept for reuse.
         let segment = std::mem::take(&mut last.segment);
@@ -284,7 +350,7 @@ where
         jobs.push(JobRecord { segment, before });
         let mut rec = Recording::new(jobs, offsets, JobId(0), x.len(), (values, ids), spare);
         rec.shell = Some(last);
-        return rec;
+        return Recorded::Forked(rec);
     };
     let terminal = last.finish();
     let jobs_allocated = shared.next_job.load(Ordering::Relaxed) as usize;
@@ -300,7 +366,14 @@ where
             .into_iter()
             .map(|j| j.expect("gradus-tape: a job was never finished (internal error)")),
     );
-    Recording::new(jobs, offsets, terminal, x.len(), (values, ids), spare)
+    Recorded::Forked(Recording::new(
+        jobs,
+        offsets,
+        terminal,
+        x.len(),
+        (values, ids),
+        spare,
+    ))
 }
 
 fn push_outputs(outputs: Vec<Var<'_>>, values: &mut Vec<f64>, ids: &mut Vec<NodeId>) {
@@ -450,13 +523,44 @@ impl Tape {
     where
         F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
     {
-        let rec = self.record_scalar(x, f);
-        let y = rec.outputs()[0];
-        if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, xbar) {
-            panic!("gradus-tape: grad_into: {e}");
+        if xbar.len() != x.len() {
+            panic!(
+                "gradus-tape: grad_into: {}",
+                LengthMismatch {
+                    what: "the gradient output slice",
+                    expected: x.len(),
+                    actual: xbar.len(),
+                }
+            );
         }
-        self.recycle(rec);
-        y
+        let (options, adjoints) = (&self.options, &mut self.adjoints);
+        let recorded = record_single(
+            x,
+            std::mem::take(&mut self.buffers),
+            |xs, values, ids| {
+                let y = f(xs);
+                values.push(y.value());
+                ids.push(y.id());
+            },
+            |seg, values, ids| {
+                pullback_single(seg, ids, &[1.0], options, adjoints, xbar, None);
+                values[0]
+            },
+        );
+        match recorded {
+            Recorded::Single(y, buffers) => {
+                self.buffers = buffers;
+                y
+            }
+            Recorded::Forked(rec) => {
+                let y = rec.outputs()[0];
+                if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, xbar) {
+                    panic!("gradus-tape: grad_into: {e}");
+                }
+                self.recycle(rec);
+                y
+            }
+        }
     }
 
     /// Like [`vjp`](crate::vjp): returns `(f(x), ybarᵀ Df(x))`, reusing this tape's buffers and
@@ -485,17 +589,6 @@ impl Tape {
     {
         record_raw(x, std::mem::take(&mut self.buffers), |xs, values, ids| {
             push_outputs(f(xs), values, ids)
-        })
-    }
-
-    fn record_scalar<F>(&mut self, x: &[f64], f: F) -> Recording
-    where
-        F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
-    {
-        record_raw(x, std::mem::take(&mut self.buffers), |xs, values, ids| {
-            let y = f(xs);
-            values.push(y.value());
-            ids.push(y.id());
         })
     }
 

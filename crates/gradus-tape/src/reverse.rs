@@ -419,7 +419,32 @@ impl Recording {
         out: &mut [f64],
         counts: Option<&[AtomicU64; 2]>,
     ) {
-        let seg = &self.jobs[0].segment;
+        pullback_single(
+            &self.jobs[0].segment,
+            &self.output_ids,
+            ybar,
+            options,
+            adjoints,
+            out,
+            counts,
+        );
+    }
+}
+
+/// The pullback of a recording without forks (its root segment `seg` and outputs
+/// `output_ids`): TAPE.md §4 on a plain `f64` buffer that the sweep leaves zeroed for the next
+/// pullback. `out` has one slot per input.
+pub(crate) fn pullback_single(
+    seg: &Segment,
+    output_ids: &[NodeId],
+    ybar: &[f64],
+    options: &ReverseOptions,
+    adjoints: &mut Adjoints,
+    out: &mut [f64],
+    counts: Option<&[AtomicU64; 2]>,
+) {
+    {
+        let inputs = out.len();
         let need = seg.len() + 1;
         let adj = &mut adjoints.plain;
         if adjoints.plain_dirty {
@@ -430,7 +455,7 @@ impl Recording {
         }
         adjoints.plain_dirty = true;
         let adj = &mut adj[..need];
-        for (&id, &seed) in self.output_ids.iter().zip(ybar) {
+        for (&id, &seed) in output_ids.iter().zip(ybar) {
             if !id.is_constant() {
                 adj[id.index() as usize + 1] += seed;
             }
@@ -438,7 +463,7 @@ impl Recording {
         let mut area = Plain(adj);
         let tally = sweep_dispatch(seg, &mut area, options.skip_zero, counts.is_some());
         let adj = area.0;
-        for (o, slot) in out.iter_mut().zip(&mut adj[1..=self.inputs]) {
+        for (o, slot) in out.iter_mut().zip(&mut adj[1..=inputs]) {
             *o = std::mem::take(slot);
         }
         adjoints.plain_dirty = false;

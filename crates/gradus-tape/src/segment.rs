@@ -12,9 +12,12 @@
 //!
 //! An operand recorded by another job (a value captured at a fork) is not named in the
 //! records: the job gives it a local *proxy* node (a record with no operands) and lists the
-//! pair (proxy, foreign node) among its imports. After the reverse sweep has resolved the job,
-//! each proxy's adjoint is added to the foreign node once. A small cache makes repeated uses of
-//! one foreign value share one proxy, so the cross-job additions are combined per job.
+//! pair (proxy, foreign node) among its imports. When the reverse sweep reaches the proxy (all
+//! its uses in the job are resolved by then), it adds the proxy's adjoint to the foreign node,
+//! once. A map from foreign node to proxy makes all uses of one foreign value in a job share
+//! one proxy, so the cross-job additions are combined per job (write combining, TAPE.md §5.5).
+//! The map is exact, not a cache: which uses share a proxy must not depend on the job numbers,
+//! which differ between runs, or the sequential reverse pass would not be reproducible.
 
 use crate::id::{JobId, NodeId};
 
@@ -35,8 +38,26 @@ pub(crate) struct Rec {
     pub(crate) pb: f64,
 }
 
-/// Entries of the foreign-operand cache (a power of two).
-const CACHE: usize = 16;
+/// A hasher for node IDs (multiply and fold; the keys are not adversarial).
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let m = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = m ^ (m >> 32);
+    }
+}
+
+type ProxyMap = std::collections::HashMap<NodeId, u32, std::hash::BuildHasherDefault<IdHasher>>;
 
 /// The nodes of one job.
 #[derive(Debug, Default)]
@@ -52,26 +73,15 @@ pub(crate) struct Segment {
 }
 
 /// The side arrays of a segment.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Extra {
     /// Operand slots and partials of the records with more than two operands.
     pub(crate) many_slots: Vec<u32>,
     pub(crate) many_partials: Vec<f64>,
     /// (proxy slot, foreign node) pairs.
     pub(crate) imports: Vec<(u32, NodeId)>,
-    /// Recently imported foreign nodes and their proxy slots.
-    cache: [(NodeId, u32); CACHE],
-}
-
-impl Default for Extra {
-    fn default() -> Self {
-        Extra {
-            many_slots: Vec::new(),
-            many_partials: Vec::new(),
-            imports: Vec::new(),
-            cache: [(NodeId::CONSTANT, 0); CACHE],
-        }
-    }
+    /// The proxy slot of each imported foreign node.
+    proxies: ProxyMap,
 }
 
 impl Segment {
@@ -100,7 +110,7 @@ impl Segment {
             many_slots: Vec::new(),
             many_partials: Vec::new(),
             imports: Vec::new(),
-            cache: [(NodeId::CONSTANT, 0); CACHE],
+            proxies: ProxyMap::with_hasher(std::hash::BuildHasherDefault::new()),
         };
         self.extra.as_deref().unwrap_or(&EMPTY)
     }
@@ -120,7 +130,7 @@ impl Segment {
             x.many_slots.clear();
             x.many_partials.clear();
             x.imports.clear();
-            x.cache = [(NodeId::CONSTANT, 0); CACHE];
+            x.proxies.clear();
         }
         self.first = 0;
     }
@@ -147,10 +157,7 @@ impl Segment {
                  independent)"
             );
         }
-        let h = (id.bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize % CACHE;
-        if let Some(&(cached, slot)) = self.extra.as_ref().map(|x| &x.cache[h])
-            && cached == id
-        {
+        if let Some(&slot) = self.extra.as_ref().and_then(|x| x.proxies.get(&id)) {
             return slot;
         }
         let b = self.imports().len() as u32;
@@ -162,7 +169,7 @@ impl Segment {
         }) + 1;
         let x = self.extra_mut();
         x.imports.push((slot, id));
-        x.cache[h] = (id, slot);
+        x.proxies.insert(id, slot);
         slot
     }
 
