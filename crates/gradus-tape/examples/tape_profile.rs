@@ -1,4 +1,7 @@
 //! Runs one benchmark program's gradient in a loop, for profiling the tape with `perf`.
+//!
+//! `tape_profile PROGRAM [CALLS] [split]`; `pchain` forks, so `RAYON_NUM_THREADS` sets its
+//! threads.
 
 use gradus_tape::{Tape, programs};
 use std::hint::black_box;
@@ -25,6 +28,7 @@ fn main() {
         "dot1k" => (programs::dotprod_inputs(1000), |v| programs::fdotprod(v)),
         "matvec" => (programs::summatvec_inputs(316), |v| programs::fsummatvec(v)),
         "neural" => (programs::neural_inputs(), |v| programs::fneural(v)),
+        "pchain" => (programs::particles_inputs(), |v| programs::fparticles(v)),
         "particles" => (programs::particles_inputs(), |v| {
             programs::fparticles_sequential(v, 1000)
         }),
