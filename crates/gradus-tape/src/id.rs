@@ -19,6 +19,14 @@ impl NodeId {
     pub(crate) fn new(job: JobId, index: u32) -> NodeId {
         NodeId(((job.0 as u64) << 32) | index as u64)
     }
+    #[inline(always)]
+    pub(crate) fn bits(self) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    pub(crate) fn from_bits(bits: u64) -> NodeId {
+        NodeId(bits)
+    }
     /// The job that recorded this node.
     #[inline]
     pub fn job(self) -> JobId {

@@ -2,7 +2,9 @@
 //! entry points `grad`, `record` and the reusable [`Tape`].
 
 use crate::id::{JobId, NodeId};
-use crate::reverse::{Adjoints, Buffers, Recording, ReverseOptions};
+use crate::reverse::{
+    Adjoints, Buffers, LengthMismatch, Recording, ReverseOptions, pullback_single,
+};
 use crate::segment::{Before, JobRecord, Segment};
 use crate::var::Var;
 use std::cell::Cell;
@@ -53,7 +55,8 @@ pub(crate) struct JobRecorder {
 
 impl JobRecorder {
     pub(crate) fn new(shared: Arc<Shared>, job: JobId, before: Before) -> JobRecorder {
-        let segment = shared.segment();
+        let mut segment = shared.segment();
+        segment.start(job, 0);
         JobRecorder {
             shared: Some(shared),
             job,
@@ -65,21 +68,29 @@ impl JobRecorder {
 
     /// The root job, in `shell` (a box left by an earlier recording) if there is one.
     #[inline]
+    /// A shell that still holds its segment (kept by [`Tape::grad_into`]) records into it.
     fn root(mut spare: Vec<Segment>, shell: Option<Box<JobRecorder>>) -> Box<JobRecorder> {
-        let segment = spare.pop().unwrap_or_default();
-        let root = JobRecorder {
-            shared: None,
-            job: JobId(0),
-            before: Before::Start,
-            segment,
-            spare,
-        };
         match shell {
             Some(mut b) => {
-                *b = root;
+                b.shared = None;
+                b.job = JobId(0);
+                b.before = Before::Start;
+                if b.segment.recs.capacity() == 0
+                    && let Some(s) = spare.pop()
+                {
+                    b.segment = s;
+                }
+                b.segment.clear();
+                b.spare = spare;
                 b
             }
-            None => Box::new(root),
+            None => Box::new(JobRecorder {
+                shared: None,
+                job: JobId(0),
+                before: Before::Start,
+                segment: spare.pop().unwrap_or_default(),
+                spare,
+            }),
         }
     }
 
@@ -136,22 +147,37 @@ fn slot_replace(new: Option<Box<JobRecorder>>) -> Option<Box<JobRecorder>> {
     }
 }
 
-/// Runs `f` on the segment of the active job.
+/// Runs `$body` with `$seg` bound to the segment of the active job. A macro rather than a
+/// function taking a closure, so that the recording of an operation is always inlined into
+/// the operation.
+///
+/// # Panics
+/// If no job is active on this thread (see [`Var`]).
+macro_rules! with_active {
+    (|$seg:ident| $body:expr) => {{
+        let ptr = $crate::record::active_ptr();
+        // SAFETY: `active_ptr` returns a non-null pointer, so it is a live
+        // `Box<JobRecorder>` owned by this thread's slot. The slot is thread-local, so no other
+        // thread can reach it, and `$body` (crate code that only appends to the segment)
+        // cannot reach `slot_replace` or `active_ptr` again, so this is the only reference to
+        // the recorder while it lives.
+        let $seg = unsafe { &mut (*ptr).segment };
+        $body
+    }};
+}
+pub(crate) use with_active;
+
+/// The active job's recorder.
 ///
 /// # Panics
 /// If no job is active on this thread (see [`Var`]).
 #[inline(always)]
-pub(crate) fn with_active<R>(f: impl FnOnce(&mut Segment, JobId) -> R) -> R {
+pub(crate) fn active_ptr() -> *mut JobRecorder {
     let ptr = ACTIVE.with(Cell::get);
     if ptr.is_null() {
         outside_recording();
     }
-    // SAFETY: the pointer is non-null, so it is a live `Box<JobRecorder>` owned by this
-    // thread's slot. The slot is thread-local, so no other thread can reach it, and `f` (crate
-    // code that only appends to the segment) cannot reach `slot_replace` or `with_active`
-    // again, so this is the only reference to the recorder while it lives.
-    let rec = unsafe { &mut *ptr };
-    f(&mut rec.segment, rec.job)
+    ptr
 }
 
 #[cold]
@@ -229,6 +255,44 @@ pub(crate) fn record_raw<F>(x: &[f64], buffers: Buffers, body: F) -> Recording
 where
     F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
 {
+    match record_impl::<F, _, (), false>(x, buffers, body, |_, _, _| ()) {
+        Recorded::Forked(rec) => rec,
+        Recorded::Single(..) => unreachable!("record_impl builds the recording when not FAST"),
+    }
+}
+
+/// What [`record_single`] did.
+pub(crate) enum Recorded<R> {
+    /// The program did not fork: `single` ran on the root job, and the buffers are back.
+    Single(R, Buffers),
+    /// The program forked: the finished recording.
+    Forked(Recording),
+}
+
+/// Records `body` on inputs `x`. If the program does not fork, `single` runs on the root
+/// job's segment and the output values and IDs where they lie, and the buffers come back
+/// without a [`Recording`] being built (the segment stays in the root recorder's box, which
+/// the next recording reuses); otherwise the recording is returned.
+pub(crate) fn record_single<F, K, R>(x: &[f64], buffers: Buffers, body: F, single: K) -> Recorded<R>
+where
+    F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
+    K: FnOnce(&Segment, &[f64], &[NodeId]) -> R,
+{
+    record_impl::<F, K, R, true>(x, buffers, body, single)
+}
+
+/// [`record_raw`] (`FAST` false) and [`record_single`] (`FAST` true).
+#[inline]
+fn record_impl<F, K, R, const FAST: bool>(
+    x: &[f64],
+    buffers: Buffers,
+    body: F,
+    single: K,
+) -> Recorded<R>
+where
+    F: for<'r> FnOnce(&[Var<'r>], &mut Vec<f64>, &mut Vec<NodeId>),
+    K: FnOnce(&Segment, &[f64], &[NodeId]) -> R,
+{
     let Buffers {
         segments,
         mut jobs,
@@ -244,7 +308,7 @@ where
     if x.len() >= u32::MAX as usize {
         panic!("gradus-tape: more than 2^32 - 2 inputs");
     }
-    root.segment.ends.resize(x.len(), 0);
+    root.segment.start(JobId(0), x.len() as u32);
     let input = |(i, &v): (usize, &f64)| Var::from_parts(v, NodeId::new(JobId(0), i as u32));
     let guard = ActiveGuard::install(root);
     // Small input vectors live on the stack (no allocation per recording).
@@ -260,6 +324,24 @@ where
         body(&inputs, &mut values, &mut ids);
     }
     let mut last = guard.finish();
+    if FAST && last.shared.is_none() {
+        // No fork: pull back from the root segment where it lies; it stays in the shell.
+        let r = single(&last.segment, &values, &ids);
+        let spare = std::mem::take(&mut last.spare);
+        values.clear();
+        ids.clear();
+        return Recorded::Single(
+            r,
+            Buffers {
+                segments: spare,
+                jobs,
+                offsets,
+                values,
+                ids,
+                shell: Some(last),
+            },
+        );
+    }
     let Some(shared) = last.shared.clone() else {
         // No fork: the root job is the whole recording; its box is kept for reuse.
         let segment = std::mem::take(&mut last.segment);
@@ -268,7 +350,7 @@ where
         jobs.push(JobRecord { segment, before });
         let mut rec = Recording::new(jobs, offsets, JobId(0), x.len(), (values, ids), spare);
         rec.shell = Some(last);
-        return rec;
+        return Recorded::Forked(rec);
     };
     let terminal = last.finish();
     let jobs_allocated = shared.next_job.load(Ordering::Relaxed) as usize;
@@ -284,7 +366,14 @@ where
             .into_iter()
             .map(|j| j.expect("gradus-tape: a job was never finished (internal error)")),
     );
-    Recording::new(jobs, offsets, terminal, x.len(), (values, ids), spare)
+    Recorded::Forked(Recording::new(
+        jobs,
+        offsets,
+        terminal,
+        x.len(),
+        (values, ids),
+        spare,
+    ))
 }
 
 fn push_outputs(outputs: Vec<Var<'_>>, values: &mut Vec<f64>, ids: &mut Vec<NodeId>) {
@@ -300,6 +389,10 @@ fn push_outputs(outputs: Vec<Var<'_>>, values: &mut Vec<f64>, ids: &mut Vec<Node
 /// flow, and [`join`](crate::join) / [`par_map`](crate::par_map) for parallel parts; the reverse
 /// pass runs independent tasks in parallel on the current rayon pool.
 ///
+/// The buffers of the recording are kept by the calling thread for its next `grad` or
+/// [`vjp`] (unless they grew past 256 MiB), as a [`Tape`] keeps them: repeated calls record
+/// into memory already in place.
+///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[3.0, 4.0], |x| x[0] * x[1]);
 /// assert_eq!(y, 12.0);
@@ -309,7 +402,33 @@ pub fn grad<F>(x: &[f64], f: F) -> (f64, Vec<f64>)
 where
     F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
 {
-    Tape::new().grad(x, f)
+    with_spare_tape(|tape| tape.grad(x, f))
+}
+
+// The buffers of the last `grad` or `vjp` call on this thread, kept for the next one.
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Tape>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Tapes whose buffers exceed this many bytes are not kept between calls of [`grad`] and
+/// [`vjp`].
+const SPARE_LIMIT: usize = 256 << 20;
+
+/// Runs `f` on this thread's spare tape (a new one if there is none, or if a call of `grad`
+/// within `f` holds it), and keeps the tape for the next call unless it grew past
+/// [`SPARE_LIMIT`]. Recording into reused buffers skips the page faults and the growth of
+/// fresh ones, which cost large recordings as much as the recording itself.
+fn with_spare_tape<R>(f: impl FnOnce(&mut Tape) -> R) -> R {
+    let mut tape = SPARE
+        .try_with(|s| s.borrow_mut().take())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let r = f(&mut tape);
+    if tape.capacity_bytes() <= SPARE_LIMIT {
+        let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(tape));
+    }
+    r
 }
 
 /// Vector–Jacobian product of a vector function: returns `(f(x), ybarᵀ Df(x))`, the outputs
@@ -330,7 +449,7 @@ pub fn vjp<F>(x: &[f64], ybar: &[f64], f: F) -> (Vec<f64>, Vec<f64>)
 where
     F: for<'r> FnOnce(&[Var<'r>]) -> Vec<Var<'r>>,
 {
-    Tape::new().vjp(x, ybar, f)
+    with_spare_tape(|tape| tape.vjp(x, ybar, f))
 }
 
 /// Records a vector function once, for any number of pullbacks.
@@ -404,13 +523,44 @@ impl Tape {
     where
         F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
     {
-        let rec = self.record_scalar(x, f);
-        let y = rec.outputs()[0];
-        if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, xbar) {
-            panic!("gradus-tape: grad_into: {e}");
+        if xbar.len() != x.len() {
+            panic!(
+                "gradus-tape: grad_into: {}",
+                LengthMismatch {
+                    what: "the gradient output slice",
+                    expected: x.len(),
+                    actual: xbar.len(),
+                }
+            );
         }
-        self.recycle(rec);
-        y
+        let (options, adjoints) = (&self.options, &mut self.adjoints);
+        let recorded = record_single(
+            x,
+            std::mem::take(&mut self.buffers),
+            |xs, values, ids| {
+                let y = f(xs);
+                values.push(y.value());
+                ids.push(y.id());
+            },
+            |seg, values, ids| {
+                pullback_single(seg, ids, &[1.0], options, adjoints, xbar, None);
+                values[0]
+            },
+        );
+        match recorded {
+            Recorded::Single(y, buffers) => {
+                self.buffers = buffers;
+                y
+            }
+            Recorded::Forked(rec) => {
+                let y = rec.outputs()[0];
+                if let Err(e) = rec.pullback_into(&[1.0], &self.options, &mut self.adjoints, xbar) {
+                    panic!("gradus-tape: grad_into: {e}");
+                }
+                self.recycle(rec);
+                y
+            }
+        }
     }
 
     /// Like [`vjp`](crate::vjp): returns `(f(x), ybarᵀ Df(x))`, reusing this tape's buffers and
@@ -442,21 +592,15 @@ impl Tape {
         })
     }
 
-    fn record_scalar<F>(&mut self, x: &[f64], f: F) -> Recording
-    where
-        F: for<'r> FnOnce(&[Var<'r>]) -> Var<'r>,
-    {
-        record_raw(x, std::mem::take(&mut self.buffers), |xs, values, ids| {
-            let y = f(xs);
-            values.push(y.value());
-            ids.push(y.id());
-        })
-    }
-
     /// Gives a recording's buffers back to the tape for reuse.
     #[inline]
     pub fn recycle(&mut self, rec: Recording) {
         self.buffers = rec.into_buffers();
+    }
+
+    /// Bytes held by the tape's buffers.
+    fn capacity_bytes(&self) -> usize {
+        self.buffers.capacity_bytes() + self.adjoints.capacity_bytes()
     }
 
     /// The scratch adjoint buffer, for [`Recording::pullback_into`].

@@ -1,16 +1,18 @@
-//! The reverse pass (docs/tape.md §The sequential algorithm, §Parallel recording and pullback):
-//! seed the outputs, resolve every node once while walking the job graph backwards from the
-//! terminal job, read the inputs' adjoints.
+//! The reverse pass (docs/tape.md §The sequential algorithm, §Parallel recording and pullback): seed the outputs, resolve every node once while
+//! walking the job graph backwards from the terminal job, read the inputs' adjoints.
 //!
 //! Jobs that joined into the same job are resolved in parallel (`rayon::join`, or
-//! `par_iter` for n-ary forks) in [`ReverseMode::Parallel`]. An edge into the job being
-//! resolved is a plain relaxed load and store; an edge into another (earlier) job is an atomic
-//! compare-and-swap addition, because sibling tasks may write into a common ancestor at the
-//! same time. A program without forks therefore performs no atomic read-modify-write at all.
+//! `par_iter` for n-ary forks) in [`ReverseMode::Parallel`]. Every record names its operands
+//! by slots of its own job, so the sweep of a job reads and writes only that job's area, with
+//! plain loads and stores; a value of another (earlier) job is reached through the job's proxy
+//! for it, whose adjoint is added to the other job once, by an atomic compare-and-swap
+//! addition, because sibling tasks may write into a common ancestor at the same time. A
+//! program without forks has no proxies and performs no atomic read-modify-write at all, and
+//! its pullback runs on a plain `f64` buffer that the sweep leaves zeroed for the next one.
 
 use crate::id::{JobId, NodeId};
 use crate::record::JobRecorder;
-use crate::segment::{Before, JobRecord, Segment};
+use crate::segment::{Before, JobRecord, MANY, PROXY, Segment};
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -87,12 +89,19 @@ pub struct Adjoints {
     /// Plain slots for recordings with a single job (no fork: nothing is shared between
     /// threads, so no atomic types are needed).
     plain: Vec<f64>,
+    /// Whether `plain` may hold non-zero values (a pullback left it unfinished). A finished
+    /// pullback leaves it zeroed, so the next one needs no clearing pass.
+    plain_dirty: bool,
 }
 
 impl Adjoints {
     /// An empty buffer; it grows on first use.
     pub fn new() -> Adjoints {
         Adjoints::default()
+    }
+
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        8 * (self.slots.capacity() + self.plain.capacity())
     }
 
     fn reset(&mut self, n: usize) -> &[AtomicU64] {
@@ -129,7 +138,8 @@ pub struct TapeStats {
     pub edges: usize,
     /// Edges whose operand lies in another job.
     pub cross_job_edges: usize,
-    /// Bytes of node storage: 4 per node plus 16 per edge.
+    /// Bytes of node storage: 24 per operation (two operand slots and their partials), 12 per
+    /// operand of an operation with more than two, 12 per value imported from another job.
     pub bytes: usize,
 }
 
@@ -205,6 +215,13 @@ pub(crate) struct Buffers {
     pub(crate) shell: Option<Box<JobRecorder>>,
 }
 
+impl Buffers {
+    /// Bytes held by the segments (the other buffers are small).
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.segments.iter().map(Segment::capacity_bytes).sum()
+    }
+}
+
 impl Recording {
     #[inline]
     pub(crate) fn new(
@@ -219,7 +236,7 @@ impl Recording {
         let mut total = 0;
         for j in &jobs {
             offsets.push(total);
-            total += j.segment.len();
+            total += j.segment.len() + 1;
         }
         Recording {
             jobs,
@@ -276,19 +293,15 @@ impl Recording {
     pub fn stats(&self) -> TapeStats {
         let mut s = TapeStats {
             jobs: self.jobs.len(),
-            nodes: self.total,
             inputs: self.inputs,
             ..TapeStats::default()
         };
-        for (j, rec) in self.jobs.iter().enumerate() {
-            s.edges += rec.segment.edges.len();
+        for rec in &self.jobs {
+            let (edges, cross) = rec.segment.edge_counts();
+            s.nodes += rec.segment.nodes();
+            s.edges += edges;
+            s.cross_job_edges += cross;
             s.bytes += rec.segment.bytes();
-            s.cross_job_edges += rec
-                .segment
-                .edges
-                .iter()
-                .filter(|e| e.to.job().0 as usize != j)
-                .count();
         }
         s
     }
@@ -371,7 +384,7 @@ impl Recording {
         let adj = adjoints.reset(self.total);
         for (&id, &seed) in self.output_ids.iter().zip(ybar) {
             if !id.is_constant() {
-                let slot = &adj[self.offsets[id.job().0 as usize] + id.index() as usize];
+                let slot = &adj[self.offsets[id.job().0 as usize] + id.index() as usize + 1];
                 slot.store(
                     (f64::from_bits(slot.load(Relaxed)) + seed).to_bits(),
                     Relaxed,
@@ -388,7 +401,7 @@ impl Recording {
             ReverseMode::Parallel => pass.resolve_task::<true>(self.terminal),
             ReverseMode::Sequential => pass.resolve_task::<false>(self.terminal),
         }
-        for (o, slot) in out.iter_mut().zip(&adj[..self.inputs]) {
+        for (o, slot) in out.iter_mut().zip(&adj[1..=self.inputs]) {
             *o = f64::from_bits(slot.load(Relaxed));
         }
         Ok(())
@@ -396,8 +409,8 @@ impl Recording {
 }
 
 impl Recording {
-    /// The pullback of a recording without forks: docs/tape.md §The sequential algorithm on a plain
-    /// `f64` buffer.
+    /// The pullback of a recording without forks: docs/tape.md §The sequential algorithm on a plain `f64` buffer that
+    /// the sweep leaves zeroed for the next pullback.
     fn run_single_job(
         &self,
         ybar: &[f64],
@@ -406,35 +419,190 @@ impl Recording {
         out: &mut [f64],
         counts: Option<&[AtomicU64; 2]>,
     ) {
-        let seg = &self.jobs[0].segment;
+        pullback_single(
+            &self.jobs[0].segment,
+            &self.output_ids,
+            ybar,
+            options,
+            adjoints,
+            out,
+            counts,
+        );
+    }
+}
+
+/// The pullback of a recording without forks (its root segment `seg` and outputs
+/// `output_ids`): docs/tape.md §The sequential algorithm on a plain `f64` buffer that the sweep leaves zeroed for the next
+/// pullback. `out` has one slot per input.
+pub(crate) fn pullback_single(
+    seg: &Segment,
+    output_ids: &[NodeId],
+    ybar: &[f64],
+    options: &ReverseOptions,
+    adjoints: &mut Adjoints,
+    out: &mut [f64],
+    counts: Option<&[AtomicU64; 2]>,
+) {
+    {
+        let inputs = out.len();
+        let need = seg.len() + 1;
         let adj = &mut adjoints.plain;
-        adj.clear();
-        adj.resize(seg.len(), 0.0);
-        for (&id, &seed) in self.output_ids.iter().zip(ybar) {
+        if adjoints.plain_dirty {
+            adj.fill(0.0);
+        }
+        if adj.len() < need {
+            adj.resize(need, 0.0);
+        }
+        adjoints.plain_dirty = true;
+        let adj = &mut adj[..need];
+        for (&id, &seed) in output_ids.iter().zip(ybar) {
             if !id.is_constant() {
-                adj[id.index() as usize] += seed;
+                adj[id.index() as usize + 1] += seed;
             }
         }
-        let (mut nodes, mut edges) = (0u64, 0u64);
-        let mut end = seg.edges.len();
-        for k in (0..seg.len()).rev() {
-            let start = if k == 0 { 0 } else { seg.ends[k - 1] as usize };
-            let a = adj[k];
-            if (a != 0.0 || !options.skip_zero) && start < end {
-                nodes += 1;
-                edges += (end - start) as u64;
-                for e in &seg.edges[start..end] {
-                    adj[e.to.index() as usize] += a * e.partial;
-                }
-            }
-            end = start;
+        let mut area = Plain(adj);
+        let tally = sweep_dispatch(seg, &mut area, options.skip_zero, counts.is_some());
+        let adj = area.0;
+        for (o, slot) in out.iter_mut().zip(&mut adj[1..=inputs]) {
+            *o = std::mem::take(slot);
         }
-        out.copy_from_slice(&adj[..self.inputs]);
+        adjoints.plain_dirty = false;
         if let Some(c) = counts {
-            c[0].fetch_add(nodes, Relaxed);
-            c[1].fetch_add(edges, Relaxed);
+            c[0].fetch_add(tally.0, Relaxed);
+            c[1].fetch_add(tally.1, Relaxed);
         }
     }
+}
+
+/// The adjoint area of the job being swept.
+trait Area {
+    /// Reads the adjoint of `slot`.
+    fn get(&mut self, slot: usize) -> f64;
+    /// Sets the adjoint of `slot`.
+    fn set(&mut self, slot: usize, x: f64);
+    /// Adds `x` to the adjoint of `slot`.
+    fn add(&mut self, slot: usize, x: f64);
+    /// Adds `x` to the adjoint of the node `to` of another job.
+    fn export(&mut self, to: NodeId, x: f64);
+}
+
+/// A plain buffer: the only job of a recording without forks.
+///
+/// Its accesses are not bounds-checked: see Note [Slots are in bounds].
+struct Plain<'a>(&'a mut [f64]);
+
+impl Area for Plain<'_> {
+    #[inline(always)]
+    fn get(&mut self, slot: usize) -> f64 {
+        debug_assert!(slot < self.0.len());
+        // SAFETY: Note [Slots are in bounds].
+        unsafe { *self.0.get_unchecked(slot) }
+    }
+    #[inline(always)]
+    fn set(&mut self, slot: usize, x: f64) {
+        debug_assert!(slot < self.0.len());
+        // SAFETY: Note [Slots are in bounds].
+        unsafe { *self.0.get_unchecked_mut(slot) = x };
+    }
+    #[inline(always)]
+    fn add(&mut self, slot: usize, x: f64) {
+        debug_assert!(slot < self.0.len());
+        // SAFETY: Note [Slots are in bounds].
+        unsafe { *self.0.get_unchecked_mut(slot) += x };
+    }
+    fn export(&mut self, _: NodeId, _: f64) {
+        unreachable!("gradus-tape: a recording without forks has no imports (internal error)")
+    }
+}
+
+/// One job's part of the shared buffer of a recording with forks. While a job is swept, no
+/// other thread touches its area (every job that reads its nodes is resolved already), so its
+/// slots take plain relaxed loads and stores; additions into other jobs are atomic when
+/// sibling tasks may run concurrently (`PAR`).
+struct Shared<'a, const PAR: bool> {
+    local: &'a [AtomicU64],
+    all: &'a [AtomicU64],
+    offsets: &'a [usize],
+}
+
+impl<const PAR: bool> Area for Shared<'_, PAR> {
+    #[inline(always)]
+    fn get(&mut self, slot: usize) -> f64 {
+        f64::from_bits(self.local[slot].load(Relaxed))
+    }
+    #[inline(always)]
+    fn set(&mut self, slot: usize, x: f64) {
+        self.local[slot].store(x.to_bits(), Relaxed);
+    }
+    #[inline(always)]
+    fn add(&mut self, slot: usize, x: f64) {
+        let s = &self.local[slot];
+        s.store((f64::from_bits(s.load(Relaxed)) + x).to_bits(), Relaxed);
+    }
+    fn export(&mut self, to: NodeId, x: f64) {
+        let s = &self.all[self.offsets[to.job().0 as usize] + to.index() as usize + 1];
+        if PAR {
+            atomic_add(s, x);
+        } else {
+            s.store((f64::from_bits(s.load(Relaxed)) + x).to_bits(), Relaxed);
+        }
+    }
+}
+
+/// [`sweep`] with the options as constants.
+fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool) -> (u64, u64) {
+    match (skip, count) {
+        (true, false) => sweep::<A, true, false>(seg, area),
+        (false, false) => sweep::<A, false, false>(seg, area),
+        (true, true) => sweep::<A, true, true>(seg, area),
+        (false, true) => sweep::<A, false, true>(seg, area),
+    }
+}
+
+/// Resolves the records of one job from the last to the first (docs/tape.md §The sequential algorithm): two
+/// multiply-adds per record, whatever its arity; records with more operands, and proxies,
+/// branch off. Returns (nodes resolved, edges visited) when `COUNT`.
+#[inline(always)]
+fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut A) -> (u64, u64) {
+    let (mut nodes, mut edges) = (0u64, 0u64);
+    // The slot of the record being resolved.
+    let mut slot = seg.len();
+    for r in seg.recs.iter().rev() {
+        let own = slot;
+        slot -= 1;
+        let a = area.get(own);
+        if SKIP && a == 0.0 {
+            area.set(own, 0.0);
+            continue;
+        }
+        if r.a >= PROXY {
+            if r.a == MANY {
+                let range = r.b as usize..r.b as usize + r.pa.to_bits() as usize;
+                let x = seg.extra();
+                let slots = &x.many_slots[range.clone()];
+                for (&s, &p) in slots.iter().zip(&x.many_partials[range]) {
+                    area.add(s as usize, a * p);
+                }
+                if COUNT {
+                    nodes += !slots.is_empty() as u64;
+                    edges += slots.len() as u64;
+                }
+            } else {
+                area.export(seg.imports()[r.b as usize].1, a);
+            }
+            area.set(own, 0.0);
+            continue;
+        }
+        area.add(r.a as usize, a * r.pa);
+        area.add(r.b as usize, a * r.pb);
+        area.set(own, 0.0);
+        if COUNT {
+            let n = (r.a as usize != own) as u64 + (r.b as usize != own) as u64;
+            nodes += (n > 0) as u64;
+            edges += n;
+        }
+    }
+    (nodes, edges)
 }
 
 impl Pass<'_> {
@@ -469,42 +637,17 @@ impl Pass<'_> {
         }
     }
 
-    /// Resolves the nodes of one job from the last to the first (docs/tape.md §The sequential
-    /// algorithm).
+    /// Resolves the nodes of one job from the last to the first (docs/tape.md §The sequential algorithm).
     fn resolve_job<const PAR: bool>(&self, job: JobId) {
         let j = job.0 as usize;
         let seg = &self.rec.jobs[j].segment;
         let base = self.rec.offsets[j];
-        let local = &self.adj[base..base + seg.len()];
-        let (mut nodes, mut edges) = (0u64, 0u64);
-        let mut end = seg.edges.len();
-        for k in (0..seg.len()).rev() {
-            let start = if k == 0 { 0 } else { seg.ends[k - 1] as usize };
-            let a = f64::from_bits(local[k].load(Relaxed));
-            if (a != 0.0 || !self.skip_zero) && start < end {
-                nodes += 1;
-                edges += (end - start) as u64;
-                for e in &seg.edges[start..end] {
-                    let contribution = a * e.partial;
-                    if e.to.job() == job {
-                        // Nobody else writes this job's slots while it is being resolved.
-                        let slot = &local[e.to.index() as usize];
-                        let v = f64::from_bits(slot.load(Relaxed)) + contribution;
-                        slot.store(v.to_bits(), Relaxed);
-                    } else {
-                        let slot = &self.adj
-                            [self.rec.offsets[e.to.job().0 as usize] + e.to.index() as usize];
-                        if PAR {
-                            atomic_add(slot, contribution);
-                        } else {
-                            let v = f64::from_bits(slot.load(Relaxed)) + contribution;
-                            slot.store(v.to_bits(), Relaxed);
-                        }
-                    }
-                }
-            }
-            end = start;
-        }
+        let mut area = Shared::<PAR> {
+            local: &self.adj[base..base + seg.len() + 1],
+            all: self.adj,
+            offsets: &self.rec.offsets,
+        };
+        let (nodes, edges) = sweep_dispatch(seg, &mut area, self.skip_zero, self.counts.is_some());
         if let Some(c) = self.counts {
             c[0].fetch_add(nodes, Relaxed);
             c[1].fetch_add(edges, Relaxed);
@@ -526,7 +669,7 @@ impl JobGraphView<'_> {
         for (j, rec) in self.rec.jobs.iter().enumerate() {
             s.push_str(&format!(
                 "  j{j} [label=\"job {j}\\n{} nodes\"];\n",
-                rec.segment.len()
+                rec.segment.nodes()
             ));
             if let Before::Fork { parent, children } = &rec.before {
                 s.push_str(&format!("  j{} -> j{j} [style=dashed];\n", parent.0));
@@ -556,8 +699,8 @@ impl fmt::Display for JobGraphView<'_> {
             write!(
                 f,
                 "; {} nodes, {} edges",
-                rec.segment.len(),
-                rec.segment.edges.len()
+                rec.segment.nodes(),
+                rec.segment.edge_counts().0
             )?;
             if j == self.rec.terminal.0 as usize {
                 write!(f, " (terminal)")?;
@@ -567,3 +710,14 @@ impl fmt::Display for JobGraphView<'_> {
         Ok(())
     }
 }
+
+// Note [Slots are in bounds]
+//
+// The sweep of a job reads and writes the job's adjoint area, of `len + 1` slots (the sink
+// and one per node), without bounds checks. Every slot it touches is in bounds because of how
+// records are made (segment.rs): a record's own slot is `first + i + 1 ≤ len`; an operand slot
+// is the sink (0), or `k + 1` for a node `k` of the job that exists when the record is made
+// (`Segment::slot` checks `k < len` and panics otherwise, and proxies are pushed before the
+// record that uses them), so it is at most the record's own slot. Records, the side arrays of
+// many-operand records and `first` change only through `Segment`'s methods, and a `Recording`
+// exposes no way to change them; the adjoint area is sized from the same segment.

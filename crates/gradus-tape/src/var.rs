@@ -79,7 +79,7 @@ impl<'r> Var<'r> {
             return Var::constant(v);
         }
         let a = self.id;
-        let id = with_active(|seg, job| NodeId::new(job, seg.push1(a, p)));
+        let id = with_active!(|seg| seg.push1(a, p));
         Var::from_parts(v, id)
     }
 
@@ -87,12 +87,10 @@ impl<'r> Var<'r> {
     #[inline(always)]
     fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
-        let id = match (a.is_constant(), b.is_constant()) {
-            (true, true) => return Var::constant(v),
-            (false, true) => with_active(|seg, job| NodeId::new(job, seg.push1(a, pa))),
-            (true, false) => with_active(|seg, job| NodeId::new(job, seg.push1(b, pb))),
-            (false, false) => with_active(|seg, job| NodeId::new(job, seg.push2(a, pa, b, pb))),
-        };
+        if a.is_constant() && b.is_constant() {
+            return Var::constant(v);
+        }
+        let id = with_active!(|seg| seg.push2(a, pa, b, pb));
         Var::from_parts(v, id)
     }
 
@@ -109,7 +107,8 @@ impl<'r> Var<'r> {
     }
 }
 
-/// The sum of `terms` as one n-ary node (`4 + 16n` bytes) rather than a chain of additions.
+/// The sum of `terms` as one n-ary node (24 bytes, and 12 per operand) rather than a chain of
+/// additions.
 ///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| gradus_tape::sum(x));
@@ -120,15 +119,39 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     if terms.iter().all(|t| t.is_constant()) {
         return Var::constant(value);
     }
-    let id = with_active(|seg, job| {
-        for t in terms.iter().filter(|t| !t.is_constant()) {
-            seg.edges.push(crate::segment::Edge {
-                to: t.id,
-                partial: 1.0,
-            });
-        }
-        NodeId::new(job, seg.close_node())
-    });
+    let id = with_active!(|seg| seg.push_many(terms.iter().map(|t| (t.id, 1.0))));
+    Var::from_parts(value, id)
+}
+
+/// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node whose `2n` operands
+/// take 12 bytes each, rather than `2n` nodes of 24 bytes; the reverse pass resolves it with
+/// `2n` independent updates instead of a chain of additions. The value is that of the loop
+/// `acc = acc + u[i] * v[i]` from `acc = 0`.
+///
+/// # Panics
+/// If `u` and `v` differ in length.
+///
+/// ```
+/// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0, 4.0], |x| gradus_tape::dot(&x[..2], &x[2..]));
+/// assert_eq!((y, g), (11.0, vec![3.0, 4.0, 1.0, 2.0]));
+/// ```
+pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    assert_eq!(
+        u.len(),
+        v.len(),
+        "gradus-tape: dot of slices of lengths {} and {}",
+        u.len(),
+        v.len()
+    );
+    let value = u
+        .iter()
+        .zip(v)
+        .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
+    if u.iter().chain(v).all(|t| t.is_constant()) {
+        return Var::constant(value);
+    }
+    let id =
+        with_active!(|seg| seg.push_dot(u.len(), |i| (u[i].id, u[i].value, v[i].id, v[i].value)));
     Var::from_parts(value, id)
 }
 
@@ -173,21 +196,21 @@ macro_rules! binary_op {
     ($tr:ident, $m:ident, $atr:ident, $am:ident, $rule:path) => {
         impl<'r> $tr for Var<'r> {
             type Output = Var<'r>;
-            #[inline]
+            #[inline(always)]
             fn $m(self, o: Var<'r>) -> Var<'r> {
                 self.binary(o, $rule(self.value, o.value))
             }
         }
         impl<'r> $tr<f64> for Var<'r> {
             type Output = Var<'r>;
-            #[inline]
+            #[inline(always)]
             fn $m(self, o: f64) -> Var<'r> {
                 self.binary(Var::constant(o), $rule(self.value, o))
             }
         }
         impl<'r> $tr<Var<'r>> for f64 {
             type Output = Var<'r>;
-            #[inline]
+            #[inline(always)]
             fn $m(self, o: Var<'r>) -> Var<'r> {
                 Var::constant(self).binary(o, $rule(self, o.value))
             }
@@ -329,12 +352,7 @@ impl<'r> Real for Var<'r> {
         if ops.iter().all(|(id, _)| id.is_constant()) {
             return Var::constant(v);
         }
-        let id = with_active(|seg, job| {
-            for &(to, partial) in ops.iter().filter(|(id, _)| !id.is_constant()) {
-                seg.edges.push(crate::segment::Edge { to, partial });
-            }
-            NodeId::new(job, seg.close_node())
-        });
+        let id = with_active!(|seg| seg.push_many(ops.into_iter()));
         Var::from_parts(v, id)
     }
 }

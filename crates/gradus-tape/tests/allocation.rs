@@ -65,3 +65,16 @@ fn reused_tape_allocates_nothing_in_steady_state() {
     fresh.grad_into(&dot_x, |v| fdotprod(v), &mut dot_g);
     assert!(allocations() > after);
 }
+
+#[test]
+fn grad_reuses_the_threads_buffers() {
+    let x = gradus_tape::programs::dotprod_inputs(8);
+    for _ in 0..2 {
+        gradus_tape::grad(&x, |v| fdotprod(v));
+    }
+    let before = allocations();
+    let (y, g) = gradus_tape::grad(&x, |v| fdotprod(v));
+    // Only the returned gradient vector.
+    assert_eq!(allocations() - before, 1);
+    assert_eq!((y, g), Tape::new().grad(&x, |v| fdotprod(v)));
+}

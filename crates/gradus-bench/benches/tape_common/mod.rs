@@ -18,6 +18,11 @@ pub trait Sc:
     fn val(self) -> f64;
     fn mulc(self, c: f64) -> Self;
     fn exp(self) -> Self;
+    /// A dot product as the engine's vector operation where it has one (gradus-tape's `dot`,
+    /// one node); the scalar loop [`dot`] otherwise.
+    fn vdot(u: &[Self], v: &[Self]) -> Self {
+        dot(u, v)
+    }
 }
 
 impl Sc for f64 {
@@ -46,6 +51,9 @@ impl Sc for Var<'_> {
     #[inline]
     fn exp(self) -> Self {
         Var::exp(self)
+    }
+    fn vdot(u: &[Self], v: &[Self]) -> Self {
+        gradus_tape::dot(u, v)
     }
 }
 impl Sc for Dual<f64> {
@@ -119,16 +127,29 @@ pub fn dot<S: Sc>(u: &[S], v: &[S]) -> S {
     acc
 }
 
+/// The scalar loop [`dot`], or the engine's vector operation [`Sc::vdot`] when `V`.
+fn dot_as<S: Sc, const V: bool>(u: &[S], v: &[S]) -> S {
+    if V { S::vdot(u, v) } else { dot(u, v) }
+}
+
 pub fn fdotprod<S: Sc>(x: &[S]) -> S {
+    fdotprod_as::<S, false>(x)
+}
+
+pub fn fdotprod_as<S: Sc, const V: bool>(x: &[S]) -> S {
     let (u, v) = x.split_at(x.len() / 2);
-    dot(u, v)
+    dot_as::<S, V>(u, v)
 }
 
 pub fn fsummatvec<S: Sc>(x: &[S], n: usize) -> S {
+    fsummatvec_as::<S, false>(x, n)
+}
+
+pub fn fsummatvec_as<S: Sc, const V: bool>(x: &[S], n: usize) -> S {
     let (m, v) = x.split_at(n * n);
-    let mut total = dot(&m[..n], v);
+    let mut total = dot_as::<S, V>(&m[..n], v);
     for r in 1..n {
-        total = total + dot(&m[r * n..(r + 1) * n], v);
+        total = total + dot_as::<S, V>(&m[r * n..(r + 1) * n], v);
     }
     total
 }
@@ -148,22 +169,26 @@ pub fn frotvecquat<S: Sc>(x: &[S]) -> [S; 3] {
     std::array::from_fn(|i| uv2 * u[i] + k * v[i] + s2 * cross[i])
 }
 
-fn layer<S: Sc>(w: &[S], b: &[S], x: &[S]) -> Vec<S> {
+fn layer<S: Sc, const V: bool>(w: &[S], b: &[S], x: &[S]) -> Vec<S> {
     w.chunks_exact(x.len())
         .zip(b)
         .map(|(row, &bi)| {
-            let z = dot(row, x) + bi;
+            let z = dot_as::<S, V>(row, x) + bi;
             if z.val() >= 0.0 { z } else { z.mulc(0.0) }
         })
         .collect()
 }
 
 pub fn fneural<S: Sc>(p: &[S]) -> S {
+    fneural_as::<S, false>(p)
+}
+
+pub fn fneural_as<S: Sc, const V: bool>(p: &[S]) -> S {
     let (x, rest) = p.split_at(50);
     let (w1, rest) = rest.split_at(5000);
     let (b1, rest) = rest.split_at(100);
     let (w2, b2) = rest.split_at(5000);
-    let h2 = layer(w2, b2, &layer(w1, b1, x));
+    let h2 = layer::<S, V>(w2, b2, &layer::<S, V>(w1, b1, x));
     let mut m = h2[0].mulc(0.0);
     for &h in &h2 {
         if h.val() > m.val() {
@@ -305,6 +330,28 @@ pub fn programs() -> Vec<Program> {
         "fneural".to_string(),
         gradus_tape::programs::neural_inputs(),
         fneural,
+        forward = false
+    ));
+    // The same programs with gradus-tape's vector operation `dot` (one node per dot product);
+    // the other engines run their scalar loop, as in the rows above.
+    for n in [1000usize, 100_000] {
+        ps.push(program!(
+            format!("fdotprod/{n} +dot"),
+            gradus_tape::programs::dotprod_inputs(n),
+            fdotprod_as::<_, true>,
+            forward = false
+        ));
+    }
+    ps.push(program!(
+        "fsummatvec/316 +dot".to_string(),
+        gradus_tape::programs::summatvec_inputs(316),
+        |x| fsummatvec_as::<_, true>(x, 316),
+        forward = false
+    ));
+    ps.push(program!(
+        "fneural +dot".to_string(),
+        gradus_tape::programs::neural_inputs(),
+        fneural_as::<_, true>,
         forward = false
     ));
     ps.push(program!(
