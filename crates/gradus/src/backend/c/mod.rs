@@ -148,6 +148,11 @@ pub fn lower_prog(
             parallel: opts.multicore || opts.gpu,
             safe: opts.safe,
             reorder_floats: !build::exact_floats_from_env(),
+            chunks: if opts.gpu {
+                lower::GPU_CHUNKS
+            } else {
+                lower::CHUNKS
+            },
         },
     )
 }

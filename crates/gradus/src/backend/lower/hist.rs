@@ -8,7 +8,7 @@
 
 use super::imp::{Ex, Stm as I, Ty};
 use super::soac::store_scalars;
-use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, R, and, bool_ex, convert, eq, in_range, le};
+use super::{Lw, PAR_CHUNK_MIN_WORK, R, and, bool_ex, convert, eq, in_range, le};
 use crate::core::ir::{Aux, Lambda, SubExp, Type, Var};
 use crate::value::PrimType;
 
@@ -85,7 +85,10 @@ impl<'a> Lw<'a> {
                     Ex::var(PAR_CHUNK_MIN_WORK),
                     Ex::times(w.clone(), Ex::int(cost)),
                 ),
-                le(Ex::times(bins[0].clone(), Ex::int(CHUNKS)), w.clone()),
+                le(
+                    Ex::times(bins[0].clone(), Ex::int(self.opts.chunks)),
+                    w.clone(),
+                ),
             );
             for b in &bins[1..] {
                 cond = and(cond, eq(b.clone(), bins[0].clone()));
@@ -219,7 +222,7 @@ impl<'a> Lw<'a> {
     ) -> R<()> {
         let elems: Vec<PrimType> = dests.iter().map(|d| self.ty(*d).elem()).collect();
         let nbins = bins[0].clone();
-        let count = Ex::times(Ex::int(CHUNKS), nbins.clone());
+        let count = Ex::times(Ex::int(self.opts.chunks), nbins.clone());
         let subs = self.alloc_scratch("sub", &elems, &count, out);
         let neutral_ex: Vec<Ex> = neutral.iter().map(|n| self.se(n)).collect();
         let work = Ex::times(w.clone(), Ex::int(cost));
@@ -244,7 +247,7 @@ impl<'a> Lw<'a> {
             Ok(b)
         })?;
         let work = Ex::times(
-            Ex::times(nbins.clone(), Ex::int(CHUNKS)),
+            Ex::times(nbins.clone(), Ex::int(self.opts.chunks)),
             Ex::int(Self::cost(&lam.body)),
         );
         self.par_chunks(work, out, |s, c| {
@@ -266,7 +269,7 @@ impl<'a> Lw<'a> {
                     down: false,
                     independent: false,
                     var: k,
-                    bound: Ex::int(CHUNKS),
+                    bound: Ex::int(s.opts.chunks),
                     body: fold,
                 });
                 store_scalars(&dest_arrays, bin, &accs, per_bin);

@@ -118,6 +118,9 @@ pub struct Options {
     /// last iteration to its first (rounding may differ); off for the interpreter's exact
     /// results.
     pub reorder_floats: bool,
+    /// Number of chunks a parallel `reduce`, `scan` or `hist` is split into ([`CHUNKS`] for
+    /// threads; more for a GPU, where each chunk is one work-item).
+    pub chunks: i64,
 }
 
 impl Default for Options {
@@ -126,9 +129,13 @@ impl Default for Options {
             parallel: false,
             safe: true,
             reorder_floats: true,
+            chunks: CHUNKS,
         }
     }
 }
+
+/// Number of chunks of a parallel `reduce`, `scan` or `hist` on a GPU.
+pub const GPU_CHUNKS: i64 = 4096;
 
 type R<T> = Result<T, String>;
 

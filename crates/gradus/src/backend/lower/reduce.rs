@@ -15,7 +15,7 @@
 
 use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
-use super::{CHUNKS, Lw, PAR_CHUNK_MIN_WORK, PAR_CHUNK_MIN_WORK_DEFAULT, R, lt};
+use super::{Lw, PAR_CHUNK_MIN_WORK, PAR_CHUNK_MIN_WORK_DEFAULT, R, lt};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::visit::free_in_exp;
@@ -679,7 +679,7 @@ impl<'a> Lw<'a> {
         } = r;
         let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
         let extremes = self.extremes(r);
-        let parts = self.alloc_scratch("part", &tys, &Ex::int(CHUNKS), out);
+        let parts = self.alloc_scratch("part", &tys, &Ex::int(self.opts.chunks), out);
         let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
         let results: Vec<(String, PrimType)> = pat
             .iter()
@@ -741,7 +741,7 @@ impl<'a> Lw<'a> {
             down: false,
             independent: false,
             var: c2,
-            bound: Ex::int(CHUNKS),
+            bound: Ex::int(self.opts.chunks),
             body: body2,
         });
         if propagate {

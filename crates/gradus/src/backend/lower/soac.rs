@@ -9,7 +9,7 @@
 
 use super::hist::HistSource;
 use super::imp::{Ex, IdxOp, Share, Stm as I, Ty};
-use super::{CHUNKS, Lw, R};
+use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, ScremaForm, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::value::PrimType;
@@ -365,13 +365,14 @@ impl<'a> Lw<'a> {
         names
     }
 
-    /// Declares `lo` and `hi`, the bounds of chunk `c` of [`CHUNKS`] near-equal chunks of `n`
+    /// Declares `lo` and `hi`, the bounds of chunk `c` of the options' number of near-equal chunks of `n`
     /// items (`c * n / CHUNKS`: no overflow for any realistic `n`).
     pub(super) fn chunk_range(&mut self, c: &Ex, n: &Ex, out: &mut Vec<I>) -> (String, String) {
+        let chunks = self.opts.chunks;
         let bound = |c: Ex| {
             Ex::Prim(
                 PrimOp::Bin(BinOp::Quot, PrimType::I64),
-                vec![Ex::times(c, n.clone()), Ex::int(CHUNKS)],
+                vec![Ex::times(c, n.clone()), Ex::int(chunks)],
             )
         };
         let (lo, hi) = (self.fresh("lo"), self.fresh("hi"));
@@ -461,7 +462,7 @@ impl<'a> Lw<'a> {
         vars
     }
 
-    /// A parallel loop over the [`CHUNKS`] chunks of work estimated at `work`: `chunk`
+    /// A parallel loop over the options' number of chunks of work estimated at `work`: `chunk`
     /// writes the body for chunk `c` (named), in a parallel context.
     pub(super) fn par_chunks(
         &mut self,
@@ -473,7 +474,7 @@ impl<'a> Lw<'a> {
         let body = self.in_parallel(true, |s| chunk(s, &c))?;
         out.push(I::ParFor {
             var: c,
-            bound: Ex::int(CHUNKS),
+            bound: Ex::int(self.opts.chunks),
             work,
             body,
             private: Vec::new(),
