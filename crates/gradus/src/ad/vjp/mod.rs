@@ -12,12 +12,12 @@
 //!
 //! * the **forward sweep** emits the scope's statements. Most are emitted as they are; a
 //!   `for` loop also stores its loop-carried values once per iteration (checkpoints, see
-//!   `loops.rs`), and a `hist` whose adjoint needs the original bins keeps a copy of them. A
+//!   `loops/`), and a `hist` whose adjoint needs the original bins keeps a copy of them. A
 //!   statement that consumes an array which another statement of the scope will need in the
 //!   return sweep consumes a copy instead. Each emitted statement is recorded on a list
 //!   (the "tape" of the scope: statements and the names of what they saved, never values).
 //! * the **return sweep** walks that list backwards and, for each statement, adds the
-//!   adjoints of its operands from the adjoints of its results (`basic.rs`, `loops.rs`,
+//!   adjoints of its operands from the adjoints of its results (`basic.rs`, `loops/`,
 //!   `soac.rs`). Adjoints of variables used several times are summed.
 //!
 //! A nested scope (an `if` branch, a loop iteration, a `map` lambda) is differentiated when the
@@ -28,7 +28,7 @@
 //! most `d + 1` extra times, a constant for a given program, and only sequential loops store
 //! anything. A `for` loop directly inside another is the exception that saves one of those
 //! runs: the outer loop's forward sweep runs the inner loop's forward sweep and keeps its
-//! checkpoints per outer iteration (`loops.rs`, `Nested`), so the inner body runs twice in
+//! checkpoints per outer iteration (`loops/nested.rs`), so the inner body runs twice in
 //! all.
 //!
 //! # Adjoints
@@ -57,8 +57,6 @@ mod hist_general;
 mod loops;
 mod map;
 mod reduce;
-mod resize;
-mod revcomp;
 mod scan;
 mod scatter;
 mod soac;
@@ -129,14 +127,14 @@ enum Adj {
 /// What the forward sweep saved for a statement's return sweep.
 enum Extra {
     None,
-    /// A `for` loop's checkpoints (see `loops.rs`).
+    /// A `for` loop's checkpoints (see `loops/checkpoint.rs`).
     Loop(loops::Saved),
-    /// A reverse-computed `for` loop's flag and remaining checkpoints (see `revcomp.rs`).
-    RevComp(revcomp::Saved),
+    /// A reverse-computed `for` loop's flag and remaining checkpoints (see `loops/revcomp/`).
+    RevComp(loops::revcomp::Saved),
     /// Copies of arrays the statement consumed (the bins of a `hist`).
     Copies(Vec<Var>),
     /// For a `map`, the rows of values of its lambda that an enclosing loop's forward sweep
-    /// kept: positions in the lambda's body, and the rows (see `loops.rs`, `Kept`).
+    /// kept: positions in the lambda's body, and the rows (see `loops/kept.rs`).
     Kept(Vec<(usize, Var)>),
 }
 
@@ -154,7 +152,7 @@ struct Vjp<'a> {
     /// restored in-place arrays of a loop iteration, which belong to that iteration).
     consumable: HashSet<Var>,
     /// For the next re-executed scope: the statements (by position) that are loops whose
-    /// results and checkpoints the enclosing loop's forward sweep kept (`loops.rs`).
+    /// results and checkpoints the enclosing loop's forward sweep kept (`loops/nested.rs`, `loops/kept.rs`).
     preset: HashMap<usize, loops::Preset>,
     /// Accumulators that exist only in the primal code being differentiated (see `accs.rs`).
     virt: HashSet<Var>,
