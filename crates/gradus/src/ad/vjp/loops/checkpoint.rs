@@ -194,6 +194,17 @@ struct RevParams {
     inplace: Vec<usize>,
 }
 
+/// The loop parameters at the start of an iteration of the return sweep, restored for its
+/// re-execution.
+struct Iterate {
+    /// Per loop parameter: its value.
+    vars: Vec<Var>,
+    /// The counter and the parameters, for the body's re-execution.
+    subst: HashMap<Var, Var>,
+    /// The restored in-place arrays, which the re-execution may consume.
+    consumable: Vec<Var>,
+}
+
 /// Per loop parameter: whether it can be saved as [`Save::Initial`] (see [`write_once`]).
 fn initial_arrays(
     params: &[LoopParam],
@@ -636,7 +647,11 @@ impl Vjp<'_> {
         let (z, k, nt) = (rev.sizes.len(), params.len(), threaded.len());
         let last = self.e.i64_bin(BinOp::Sub, saved.n, SubExp::i64(1));
         let i64i = self.e.i64_bin(BinOp::Sub, last, SubExp::Var(ii));
-        let (pvars, subst, consumable) = self.restore_iterate(s, saved, rev, i64i)?;
+        let Iterate {
+            vars: pvars,
+            subst,
+            consumable,
+        } = self.restore_iterate(s, saved, rev, i64i)?;
         let saved_adjs = std::mem::take(&mut self.adjs);
         let tvars: Vec<Var> = rev.params[z + k..z + k + nt]
             .iter()
@@ -682,15 +697,14 @@ impl Vjp<'_> {
     }
 
     /// The loop parameters at the start of iteration `i64i`, from what the forward sweep
-    /// saved: the parameters, the substitution of the counter and the parameters for the
-    /// body's re-execution, and the restored in-place arrays (which it may consume).
+    /// saved.
     fn restore_iterate(
         &mut self,
         s: &Stm,
         saved: &Saved,
         rev: &RevParams,
         i64i: SubExp,
-    ) -> R<(Vec<Var>, HashMap<Var, Var>, Vec<Var>)> {
+    ) -> R<Iterate> {
         let Exp::Loop {
             params,
             form: LoopForm::For { i, bound },
@@ -755,7 +769,11 @@ impl Vjp<'_> {
             subst.insert(*p, pv);
             pvars[j] = pv;
         }
-        Ok((pvars, subst, consumable))
+        Ok(Iterate {
+            vars: pvars,
+            subst,
+            consumable,
+        })
     }
 
     /// Sets up, for the re-execution of iteration `i64i`, what the forward sweep kept for
