@@ -37,8 +37,9 @@ use super::custom;
 use super::derivatives::{prim_tangent, prim_tangent_lanes};
 use crate::core::builder::{Builder, CseScope, HasBuilder};
 use crate::core::ir::{
-    AdMode, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
+    AdMode, BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
+use crate::core::prim::PrimOp;
 use crate::core::safety::CHECKED_BEFORE;
 use crate::core::screma::{is_fused, unfuse_stms};
 use crate::diag::{Diagnostic, Span};
@@ -327,27 +328,7 @@ impl Jvp<'_> {
         };
         let t = match op {
             BasicOp::SubExp(se) => self.tangent_of(se),
-            BasicOp::Prim(p, args) => {
-                let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
-                match self.lanes {
-                    None => prim_tangent(&mut self.e, *p, args, &tans),
-                    Some(k) => {
-                        // Lane tangents are arrays: seeds, maps over lanes, or zeros
-                        // materialised with `replicate`.
-                        let lane_tans = tans
-                            .iter()
-                            .map(|t| match t {
-                                None => Ok(None),
-                                Some(SubExp::Var(v)) => Ok(Some(*v)),
-                                Some(SubExp::Const(_)) => {
-                                    Err(Diagnostic::bug("a lane tangent is a constant"))
-                                }
-                            })
-                            .collect::<R<Vec<_>>>()?;
-                        prim_tangent_lanes(&mut self.e, *p, args, &lane_tans, k)
-                    }
-                }
-            }
+            BasicOp::Prim(p, args) => self.prim_op_tangent(*p, args)?,
             BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
                 Some(SubExp::Var(ta)) => {
                     // The tangent has the primal's shape, and the primal read comes first.
@@ -368,25 +349,7 @@ impl Jvp<'_> {
                 array,
                 slice,
                 value,
-            } => {
-                let ta = self.tangents.get(array).copied();
-                let tv = self.tangent_of(value);
-                if ta.is_none() && tv.is_none() {
-                    None
-                } else {
-                    let ta = self.tangent_or_zero(&SubExp::Var(*array));
-                    let tv = self.tangent_or_zero(value);
-                    let ta = self.e.as_var(ta, "tan");
-                    Some(self.tan_var(
-                        y,
-                        Exp::BasicOp(BasicOp::Update {
-                            array: ta,
-                            slice: slice.clone(),
-                            value: tv,
-                        }),
-                    ))
-                }
-            }
+            } => self.update_tangent(y, *array, slice, value),
             BasicOp::Iota { .. } | BasicOp::Scratch { .. } | BasicOp::Assert { .. } => None,
             BasicOp::Replicate { shape, value } => self.tangent_of(value).map(|tv| {
                 self.tan_var(
@@ -406,24 +369,7 @@ impl Jvp<'_> {
                     Some(self.tan_var(y, Exp::BasicOp(BasicOp::ArrayLit { elems, row })))
                 }
             }
-            BasicOp::Concat { arrays, size } => {
-                if arrays.iter().all(|a| !self.tangents.contains_key(a)) {
-                    None
-                } else {
-                    let mut tas = Vec::new();
-                    for a in arrays {
-                        let t = self.tangent_or_zero(&SubExp::Var(*a));
-                        tas.push(self.e.as_var(t, "tan"));
-                    }
-                    Some(self.tan_var(
-                        y,
-                        Exp::BasicOp(BasicOp::Concat {
-                            arrays: tas,
-                            size: *size,
-                        }),
-                    ))
-                }
-            }
+            BasicOp::Concat { arrays, size } => self.concat_tangent(y, arrays, *size),
             BasicOp::Copy(a) => match self.tangents.get(a).copied() {
                 Some(SubExp::Var(ta)) => Some(self.tan_var(y, Exp::BasicOp(BasicOp::Copy(ta)))),
                 other => other,
@@ -460,28 +406,102 @@ impl Jvp<'_> {
                 acc,
                 indices,
                 values,
-            } => {
-                // The tangent accumulator receives the values' tangents at the same position.
-                self.no_lanes(s.aux.span, "accumulator updates")?;
-                let Some(SubExp::Var(ta)) = self.tangents.get(acc).copied() else {
-                    return Err(limitation(
-                        s.aux.span,
-                        "forward-mode AD of an update of an accumulator without tangent",
-                    ));
-                };
-                let tvs = values.iter().map(|v| self.tangent_or_zero(v)).collect();
-                Some(self.tan_var(
-                    y,
-                    Exp::BasicOp(BasicOp::UpdateAcc {
-                        acc: ta,
-                        indices: indices.clone(),
-                        values: tvs,
-                    }),
-                ))
-            }
+            } => self.update_acc_tangent(s, y, *acc, indices, values)?,
         };
         self.set(y, t);
         Ok(())
+    }
+
+    /// The tangent of a primitive operation on `args`.
+    fn prim_op_tangent(&mut self, p: PrimOp, args: &[SubExp]) -> R<Option<SubExp>> {
+        let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
+        Ok(match self.lanes {
+            None => prim_tangent(&mut self.e, p, args, &tans),
+            Some(k) => {
+                // Lane tangents are arrays: seeds, maps over lanes, or zeros
+                // materialised with `replicate`.
+                let lane_tans = tans
+                    .iter()
+                    .map(|t| match t {
+                        None => Ok(None),
+                        Some(SubExp::Var(v)) => Ok(Some(*v)),
+                        Some(SubExp::Const(_)) => {
+                            Err(Diagnostic::bug("a lane tangent is a constant"))
+                        }
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                prim_tangent_lanes(&mut self.e, p, args, &lane_tans, k)
+            }
+        })
+    }
+
+    /// The tangent of `array with [slice] = value`.
+    fn update_tangent(
+        &mut self,
+        y: Var,
+        array: Var,
+        slice: &[DimIndex],
+        value: &SubExp,
+    ) -> Option<SubExp> {
+        let ta = self.tangents.get(&array).copied();
+        let tv = self.tangent_of(value);
+        if ta.is_none() && tv.is_none() {
+            None
+        } else {
+            let ta = self.tangent_or_zero(&SubExp::Var(array));
+            let tv = self.tangent_or_zero(value);
+            let ta = self.e.as_var(ta, "tan");
+            Some(self.tan_var(
+                y,
+                Exp::BasicOp(BasicOp::Update {
+                    array: ta,
+                    slice: slice.to_vec(),
+                    value: tv,
+                }),
+            ))
+        }
+    }
+
+    /// The tangent of a concatenation of `arrays`.
+    fn concat_tangent(&mut self, y: Var, arrays: &[Var], size: SubExp) -> Option<SubExp> {
+        if arrays.iter().all(|a| !self.tangents.contains_key(a)) {
+            None
+        } else {
+            let mut tas = Vec::new();
+            for a in arrays {
+                let t = self.tangent_or_zero(&SubExp::Var(*a));
+                tas.push(self.e.as_var(t, "tan"));
+            }
+            Some(self.tan_var(y, Exp::BasicOp(BasicOp::Concat { arrays: tas, size })))
+        }
+    }
+
+    /// The tangent of an accumulator update: the tangent accumulator receives the values'
+    /// tangents at the same position.
+    fn update_acc_tangent(
+        &mut self,
+        s: &Stm,
+        y: Var,
+        acc: Var,
+        indices: &[SubExp],
+        values: &[SubExp],
+    ) -> R<Option<SubExp>> {
+        self.no_lanes(s.aux.span, "accumulator updates")?;
+        let Some(SubExp::Var(ta)) = self.tangents.get(&acc).copied() else {
+            return Err(limitation(
+                s.aux.span,
+                "forward-mode AD of an update of an accumulator without tangent",
+            ));
+        };
+        let tvs = values.iter().map(|v| self.tangent_or_zero(v)).collect();
+        Ok(Some(self.tan_var(
+            y,
+            Exp::BasicOp(BasicOp::UpdateAcc {
+                acc: ta,
+                indices: indices.to_vec(),
+                values: tvs,
+            }),
+        )))
     }
 
     fn map_array(&mut self, y: Var, array: Var, f: impl FnOnce(Var) -> BasicOp) -> Option<SubExp> {
