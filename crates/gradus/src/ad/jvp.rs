@@ -667,27 +667,7 @@ impl Jvp<'_> {
         let tangent_pattern =
             |j: &mut Self| -> Vec<Var> { s.pat.iter().map(|v| j.fresh_tangent(*v)).collect() };
         let new_soac = match soac {
-            Soac::Map { w, lam, arrays } => {
-                // Only inputs with tangents get tangent parameters.
-                let mut params = lam.params.clone();
-                let mut new_arrays = arrays.clone();
-                for (p, a) in lam.params.iter().zip(arrays) {
-                    if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
-                        let tp = self.fresh_tangent(*p);
-                        self.tangents.insert(*p, SubExp::Var(tp));
-                        params.push(tp);
-                        new_arrays.push(ta);
-                    }
-                }
-                let body = self.body(&lam.body)?;
-                let mut ret = lam.ret.clone();
-                ret.extend(self.tangent_types(&lam.ret));
-                Soac::Map {
-                    w: *w,
-                    lam: Lambda { params, body, ret },
-                    arrays: new_arrays,
-                }
-            }
+            Soac::Map { w, lam, arrays } => self.map_tangent(*w, lam, arrays)?,
             Soac::Reduce {
                 w,
                 lam,
@@ -751,24 +731,7 @@ impl Jvp<'_> {
                 dests,
                 indices,
                 values,
-            } => {
-                let mut new_dests = dests.clone();
-                let mut new_values = values.clone();
-                for (d, v) in dests.iter().zip(values) {
-                    let td = self.tangent_or_zero(&SubExp::Var(*d));
-                    let td = self.e.as_var(td, "tan");
-                    let tv = self.tangent_or_zero(&SubExp::Var(*v));
-                    let tv = self.e.as_var(tv, "tan");
-                    new_dests.push(td);
-                    new_values.push(tv);
-                }
-                Soac::Scatter {
-                    w: *w,
-                    dests: new_dests,
-                    indices: *indices,
-                    values: new_values,
-                }
-            }
+            } => self.scatter_tangent(*w, dests, *indices, values),
             Soac::Screma { .. } => {
                 return Err(Diagnostic::bug("a fused SOAC reached forward mode unsplit"));
             }
@@ -785,6 +748,50 @@ impl Jvp<'_> {
             self.tangents.insert(*v, SubExp::Var(t));
         }
         Ok(())
+    }
+
+    /// The `map` that also computes the tangents: only inputs with tangents get tangent
+    /// parameters, and the lambda returns its results' tangents after them.
+    fn map_tangent(&mut self, w: SubExp, lam: &Lambda, arrays: &[Var]) -> R<Soac> {
+        let mut params = lam.params.clone();
+        let mut new_arrays = arrays.to_vec();
+        for (p, a) in lam.params.iter().zip(arrays) {
+            if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
+                let tp = self.fresh_tangent(*p);
+                self.tangents.insert(*p, SubExp::Var(tp));
+                params.push(tp);
+                new_arrays.push(ta);
+            }
+        }
+        let body = self.body(&lam.body)?;
+        let mut ret = lam.ret.clone();
+        ret.extend(self.tangent_types(&lam.ret));
+        Ok(Soac::Map {
+            w,
+            lam: Lambda { params, body, ret },
+            arrays: new_arrays,
+        })
+    }
+
+    /// The `scatter` that also scatters the tangents of the values into the tangents of the
+    /// destinations.
+    fn scatter_tangent(&mut self, w: SubExp, dests: &[Var], indices: Var, values: &[Var]) -> Soac {
+        let mut new_dests = dests.to_vec();
+        let mut new_values = values.to_vec();
+        for (d, v) in dests.iter().zip(values) {
+            let td = self.tangent_or_zero(&SubExp::Var(*d));
+            let td = self.e.as_var(td, "tan");
+            let tv = self.tangent_or_zero(&SubExp::Var(*v));
+            let tv = self.e.as_var(tv, "tan");
+            new_dests.push(td);
+            new_values.push(tv);
+        }
+        Soac::Scatter {
+            w,
+            dests: new_dests,
+            indices,
+            values: new_values,
+        }
     }
 
     /// Neutral elements followed by their zero tangents, and arrays followed by their
