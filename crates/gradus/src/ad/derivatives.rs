@@ -423,7 +423,8 @@ fn recip(e: &mut Builder<'_>, t: PrimType, a: SubExp) -> SubExp {
     e.prim(PrimOp::Bin(BinOp::Div, t), vec![c(t, 1.0), a])
 }
 
-/// `∂u(x)/∂x` for the powers, roots, exponentials and logarithms ([`unary_partial`] routes only those here).
+/// `∂u(x)/∂x` for the powers, roots, exponentials and logarithms ([`unary_partial`] routes only
+/// those here).
 fn power_log_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp {
     let one = c(t, 1.0);
     match u {
@@ -467,7 +468,8 @@ fn power_log_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> Su
     }
 }
 
-/// `∂u(x)/∂x` for the trigonometric functions and their inverses ([`unary_partial`] routes only those here).
+/// `∂u(x)/∂x` for the trigonometric functions and their inverses ([`unary_partial`] routes only
+/// those here).
 fn trig_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp {
     let pi = std::f64::consts::PI;
     let one = c(t, 1.0);
@@ -521,7 +523,8 @@ fn trig_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp 
     }
 }
 
-/// `∂u(x)/∂x` for the hyperbolic functions, their inverses, the error functions and the gamma functions ([`unary_partial`] routes only those here).
+/// `∂u(x)/∂x` for the hyperbolic functions, their inverses, the error functions and the gamma
+/// functions ([`unary_partial`] routes only those here).
 fn hyperbolic_special_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp {
     let pi = std::f64::consts::PI;
     let one = c(t, 1.0);

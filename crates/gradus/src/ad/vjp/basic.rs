@@ -75,7 +75,8 @@ impl Vjp<'_> {
         }
     }
 
-    /// The adjoint of `array with [slice] = value`: `value += ȳ[slice]`, `array += ȳ with [slice] = 0`.
+    /// The adjoint of `array with [slice] = value`: `value += ȳ[slice]`, `array += ȳ with [slice] =
+    /// 0`.
     fn rev_update(
         &mut self,
         array: Var,

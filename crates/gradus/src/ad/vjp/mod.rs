@@ -51,7 +51,7 @@
 //!
 //! # Files
 //!
-//! This file holds the differentiator's state ([`Vjp`] and what it records per statement);
+//! This file holds the differentiator's state (`Vjp` and what it records per statement);
 //! `sweep.rs` the driver (the two sweeps of a scope, re-execution, branches); `adjoints.rs`
 //! the arithmetic of adjoints (adding, owning, accumulating). The rules per statement kind
 //! are in `basic.rs`, `loops/`, `soac.rs` (with `map.rs`, `reduce.rs`, `scan.rs`,

@@ -238,10 +238,10 @@ fn loop_binders(params: &[LoopParam], i: Var, body: &Body) -> HashSet<Var> {
 }
 
 impl Vjp<'_> {
-    /// The forward sweep of a `for` loop with checkpoints. `given_n`: its iteration count,
-    /// already computed by an enclosing loop's forward sweep that keeps this loop's
-    /// checkpoints ([`Nested`](super::nested::Nested)); such a loop nests no further. `slot`: the enclosing loop's
-    /// stacks, where the saves go instead of into arrays of this loop's own.
+    /// The forward sweep of a `for` loop with checkpoints. `given_n`: its iteration count, already
+    /// computed by an enclosing loop's forward sweep that keeps this loop's checkpoints
+    /// ([`Nested`](super::nested::Nested)); such a loop nests no further. `slot`: the enclosing
+    /// loop's stacks, where the saves go instead of into arrays of this loop's own.
     pub(super) fn checkpoint_loop(
         &mut self,
         s: &Stm,
@@ -463,8 +463,9 @@ impl Vjp<'_> {
         Ok(result)
     }
 
-    /// Statement `k` of the forward sweep's body, with what it saves: a [`Nested`](super::nested::Nested) loop's
-    /// forward sweep, the value an in-place update overwrites, or kept values.
+    /// Statement `k` of the forward sweep's body, with what it saves: a
+    /// [`Nested`](super::nested::Nested) loop's forward sweep, the value an in-place update
+    /// overwrites, or kept values.
     fn checkpointed_stm(
         &mut self,
         k: usize,
@@ -777,8 +778,8 @@ impl Vjp<'_> {
     }
 
     /// Sets up, for the re-execution of iteration `i64i`, what the forward sweep kept for
-    /// statements of the body ([`Preset`]): the [`Nested`](super::nested::Nested) loops' results and saves, and the
-    /// kept values.
+    /// statements of the body ([`Preset`]): the [`Nested`](super::nested::Nested) loops' results
+    /// and saves, and the kept values.
     fn preset_saved(&mut self, saved: &Saved, i64i: SubExp) {
         for nest in &saved.nested {
             let at = vec![DimIndex::Fix(i64i)];

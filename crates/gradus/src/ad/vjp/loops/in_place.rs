@@ -102,9 +102,9 @@ fn affine_value(aff: &HashMap<Var, (i64, i64)>, se: &SubExp) -> Option<(i64, i64
     }
 }
 
-/// Whether loop parameter `p`, which the in-place updates at positions `chain` of the body
-/// carry to the body's result `j`, can be saved as [`Save::Initial`]: every row is written at
-/// most once in the whole loop, and the body reads `p` only at rows the same iteration
+/// Whether loop parameter `p`, which the in-place updates at positions `chain` of the body carry to
+/// the body's result `j`, can be saved as [`Save::Initial`](super::Save::Initial): every row is
+/// written at most once in the whole loop, and the body reads `p` only at rows the same iteration
 /// writes, so every value the body reads from `p` is still the loop's initial one.
 ///
 /// The updates' first indices must be `a·i + b_k` in the loop counter `i`, with one `a ≠ 0`

@@ -198,7 +198,8 @@ enum Save {
     /// iteration `i` from the one after it by writing the old values back.
     InPlace(Vec<Overwrite>),
     /// An array the body only updates in place, each position at most once in the whole
-    /// loop, and reads only at the positions the same iteration writes (see [`write_once`]):
+    /// loop, and reads only at the positions the same iteration writes (see
+    /// [`write_once`](in_place::write_once)):
     /// wherever iteration `i` reads it, it still holds the loop's initial value, so nothing is
     /// saved and the return sweep reads the initial array, which the forward sweep leaves
     /// intact. Building an array row by row, or a recurrent network's layers replacing their

@@ -21,9 +21,10 @@
 //! all others known are checkpointed (or, in a cycle such as `(y + z², z − sin y)`, the first
 //! unsolved one), and the search goes on with their checkpointed values known.
 //!
-//! **Guarantees**, with `checkpoint.rs`: the forward sweep allocates no `[n]` checkpoint array for a
-//! solved parameter; the return sweep carries the current iterate and recomputes the statements
-//! of the body the coefficients need (at most one more execution of the body per iteration).
+//! **Guarantees**, with `checkpoint.rs`: the forward sweep allocates no `[n]` checkpoint array
+//! for a solved parameter; the return sweep carries the current iterate and recomputes the
+//! statements of the body the coefficients need (at most one more execution of the body per
+//! iteration).
 //!
 //! # Exactness
 //!
