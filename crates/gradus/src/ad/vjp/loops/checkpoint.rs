@@ -296,7 +296,7 @@ impl Vjp<'_> {
                 }
             }
         }
-        let param_saves = self.plan_saves(&mut saves, s, chains, flat_layout, initial);
+        let param_saves = self.plan_saves(&mut saves, params, body, chains, flat_layout, initial);
         let inside = loop_binders(params, *i, body);
         let stripmined = s.aux.attrs.iter().any(|a| a.starts_with("stripmine"));
         let (inner, inner_saved) = if given_n.is_none() && !resizing && !stripmined {
@@ -317,7 +317,7 @@ impl Vjp<'_> {
         };
         let (stms, result) =
             self.nested(|v| v.checkpointed_body(s, slot_at, &mut plan, &saves.vars))?;
-        let outs = self.bind_checkpointed(s, saves, Body { stms, result });
+        let outs = self.bind_checkpointed(s, form, saves, Body { stms, result });
         let nested = inner_saved
             .into_iter()
             .map(|inner| inner.stacked(&outs))
@@ -337,14 +337,12 @@ impl Vjp<'_> {
     fn plan_saves(
         &mut self,
         saves: &mut SaveParams,
-        s: &Stm,
+        params: &[LoopParam],
+        body: &Body,
         chains: Vec<Option<Vec<usize>>>,
         flat_layout: Option<Vec<Option<FlatSlot>>>,
         initial: Vec<bool>,
     ) -> ParamSaves {
-        let Exp::Loop { params, body, .. } = &s.exp else {
-            unreachable!("plan_saves of a non-loop")
-        };
         let mut full: Vec<Option<Var>> = Vec::new();
         let mut at_update: HashMap<usize, (Vec<Var>, Var)> = HashMap::new();
         let mut layout: Vec<Option<Vec<usize>>> = Vec::new();
@@ -500,12 +498,15 @@ impl Vjp<'_> {
         self.push_primal(st)
     }
 
-    /// Emits the forward sweep's loop (loop `s` with the save parameters and `body`);
-    /// returns the loop's result for each save parameter.
-    fn bind_checkpointed(&mut self, s: &Stm, saves: SaveParams, body: Body) -> HashMap<Var, Var> {
-        let Exp::Loop { form, .. } = &s.exp else {
-            unreachable!("bind_checkpointed of a non-loop")
-        };
+    /// Emits the forward sweep's loop (loop `s`, of form `form`, with the save parameters and
+    /// `body`); returns the loop's result for each save parameter.
+    fn bind_checkpointed(
+        &mut self,
+        s: &Stm,
+        form: &LoopForm,
+        saves: SaveParams,
+        body: Body,
+    ) -> HashMap<Var, Var> {
         let mut pat = s.pat.clone();
         let mut outs: HashMap<Var, Var> = HashMap::new();
         for sp in &saves.vars {
