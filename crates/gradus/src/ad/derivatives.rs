@@ -360,132 +360,40 @@ fn partial(e: &mut Builder<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partia
 
 fn unary_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partial {
     use Partial::*;
-    let pi = std::f64::consts::PI;
-    let un = |e: &mut Builder<'_>, u: UnOp, a: SubExp| e.prim(PrimOp::Un(u, t), vec![a]);
-    let bin =
-        |e: &mut Builder<'_>, o: BinOp, a: SubExp, b: SubExp| e.prim(PrimOp::Bin(o, t), vec![a, b]);
-    let one = c(t, 1.0);
-    let recip = |e: &mut Builder<'_>, a: SubExp| e.prim(PrimOp::Bin(BinOp::Div, t), vec![one, a]);
-    Value(match u {
-        UnOp::Neg => return NegOne,
-        UnOp::Abs => un(e, UnOp::Sgn, x),
-        UnOp::Sqrt => {
-            let s = un(e, UnOp::Sqrt, x);
-            let d = bin(e, BinOp::Mul, c(t, 2.0), s);
-            recip(e, d)
-        }
-        UnOp::Rsqrt => {
-            let r = un(e, UnOp::Rsqrt, x);
-            let q = bin(e, BinOp::Div, r, x);
-            bin(e, BinOp::Mul, c(t, -0.5), q)
-        }
-        UnOp::Cbrt => {
-            let r = un(e, UnOp::Cbrt, x);
-            let r2 = bin(e, BinOp::Mul, r, r);
-            let d = bin(e, BinOp::Mul, c(t, 3.0), r2);
-            recip(e, d)
-        }
-        UnOp::Exp => un(e, UnOp::Exp, x),
-        UnOp::Log => recip(e, x),
-        UnOp::Log2 => {
-            let d = bin(e, BinOp::Mul, x, c(t, std::f64::consts::LN_2));
-            recip(e, d)
-        }
-        UnOp::Log10 => {
-            let d = bin(e, BinOp::Mul, x, c(t, std::f64::consts::LN_10));
-            recip(e, d)
-        }
-        UnOp::Log1p => {
-            let d = bin(e, BinOp::Add, one, x);
-            recip(e, d)
-        }
-        UnOp::Sin => un(e, UnOp::Cos, x),
-        UnOp::Cos => {
-            let s = un(e, UnOp::Sin, x);
-            un(e, UnOp::Neg, s)
-        }
-        UnOp::Tan => {
-            let co = un(e, UnOp::Cos, x);
-            let c2 = bin(e, BinOp::Mul, co, co);
-            recip(e, c2)
-        }
-        UnOp::Asin | UnOp::Acos | UnOp::Asinpi | UnOp::Acospi => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let d = bin(e, BinOp::Sub, one, x2);
-            let s = un(e, UnOp::Sqrt, d);
-            let mut r = recip(e, s);
-            if matches!(u, UnOp::Acos | UnOp::Acospi) {
-                r = un(e, UnOp::Neg, r);
-            }
-            if matches!(u, UnOp::Asinpi | UnOp::Acospi) {
-                r = bin(e, BinOp::Div, r, c(t, pi));
-            }
-            r
-        }
-        UnOp::Atan | UnOp::Atanpi => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let d = bin(e, BinOp::Add, one, x2);
-            let mut r = recip(e, d);
-            if u == UnOp::Atanpi {
-                r = bin(e, BinOp::Div, r, c(t, pi));
-            }
-            r
-        }
-        UnOp::Sinpi => {
-            let co = un(e, UnOp::Cospi, x);
-            bin(e, BinOp::Mul, c(t, pi), co)
-        }
-        UnOp::Cospi => {
-            let s = un(e, UnOp::Sinpi, x);
-            bin(e, BinOp::Mul, c(t, -pi), s)
-        }
-        UnOp::Tanpi => {
-            let co = un(e, UnOp::Cospi, x);
-            let c2 = bin(e, BinOp::Mul, co, co);
-            bin(e, BinOp::Div, c(t, pi), c2)
-        }
-        UnOp::Sinh => un(e, UnOp::Cosh, x),
-        UnOp::Cosh => un(e, UnOp::Sinh, x),
-        UnOp::Tanh => {
-            let th = un(e, UnOp::Tanh, x);
-            let t2 = bin(e, BinOp::Mul, th, th);
-            bin(e, BinOp::Sub, one, t2)
-        }
-        UnOp::Asinh => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let d = bin(e, BinOp::Add, x2, one);
-            let s = un(e, UnOp::Sqrt, d);
-            recip(e, s)
-        }
-        UnOp::Acosh => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let d = bin(e, BinOp::Sub, x2, one);
-            let s = un(e, UnOp::Sqrt, d);
-            recip(e, s)
-        }
-        UnOp::Atanh => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let d = bin(e, BinOp::Sub, one, x2);
-            recip(e, d)
-        }
-        UnOp::Erf | UnOp::Erfc => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let nx2 = un(e, UnOp::Neg, x2);
-            let ex = un(e, UnOp::Exp, nx2);
-            let k = 2.0 / pi.sqrt();
-            bin(e, BinOp::Mul, c(t, if u == UnOp::Erf { k } else { -k }), ex)
-        }
-        UnOp::Recip => {
-            let x2 = bin(e, BinOp::Mul, x, x);
-            let r = recip(e, x2);
-            un(e, UnOp::Neg, r)
-        }
-        UnOp::Lgamma => digamma(e, t, x),
-        UnOp::Gamma => {
-            let g = un(e, UnOp::Gamma, x);
-            let d = digamma(e, t, x);
-            bin(e, BinOp::Mul, g, d)
-        }
+    match u {
+        UnOp::Neg => NegOne,
+        UnOp::Abs
+        | UnOp::Sqrt
+        | UnOp::Rsqrt
+        | UnOp::Cbrt
+        | UnOp::Exp
+        | UnOp::Log
+        | UnOp::Log2
+        | UnOp::Log10
+        | UnOp::Log1p
+        | UnOp::Recip => Value(power_log_partial(e, u, t, x)),
+        UnOp::Sin
+        | UnOp::Cos
+        | UnOp::Tan
+        | UnOp::Asin
+        | UnOp::Acos
+        | UnOp::Asinpi
+        | UnOp::Acospi
+        | UnOp::Atan
+        | UnOp::Atanpi
+        | UnOp::Sinpi
+        | UnOp::Cospi
+        | UnOp::Tanpi => Value(trig_partial(e, u, t, x)),
+        UnOp::Sinh
+        | UnOp::Cosh
+        | UnOp::Tanh
+        | UnOp::Asinh
+        | UnOp::Acosh
+        | UnOp::Atanh
+        | UnOp::Erf
+        | UnOp::Erfc
+        | UnOp::Lgamma
+        | UnOp::Gamma => Value(hyperbolic_special_partial(e, u, t, x)),
         UnOp::Not
         | UnOp::Sgn
         | UnOp::Ceil
@@ -497,8 +405,176 @@ fn unary_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partia
         | UnOp::ToBits
         | UnOp::Popc
         | UnOp::Clz
-        | UnOp::Ctz => return Zero,
-    })
+        | UnOp::Ctz => Zero,
+    }
+}
+
+/// `u(a)` in type `t`.
+fn un(e: &mut Builder<'_>, t: PrimType, u: UnOp, a: SubExp) -> SubExp {
+    e.prim(PrimOp::Un(u, t), vec![a])
+}
+
+/// `a o b` in type `t`.
+fn bin(e: &mut Builder<'_>, t: PrimType, o: BinOp, a: SubExp, b: SubExp) -> SubExp {
+    e.prim(PrimOp::Bin(o, t), vec![a, b])
+}
+
+/// `1 / a` in type `t`.
+fn recip(e: &mut Builder<'_>, t: PrimType, a: SubExp) -> SubExp {
+    e.prim(PrimOp::Bin(BinOp::Div, t), vec![c(t, 1.0), a])
+}
+
+/// `∂u(x)/∂x` for the powers, roots, exponentials and logarithms ([`unary_partial`] routes only
+/// those here).
+fn power_log_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp {
+    let one = c(t, 1.0);
+    match u {
+        UnOp::Abs => un(e, t, UnOp::Sgn, x),
+        UnOp::Sqrt => {
+            let s = un(e, t, UnOp::Sqrt, x);
+            let d = bin(e, t, BinOp::Mul, c(t, 2.0), s);
+            recip(e, t, d)
+        }
+        UnOp::Rsqrt => {
+            let r = un(e, t, UnOp::Rsqrt, x);
+            let q = bin(e, t, BinOp::Div, r, x);
+            bin(e, t, BinOp::Mul, c(t, -0.5), q)
+        }
+        UnOp::Cbrt => {
+            let r = un(e, t, UnOp::Cbrt, x);
+            let r2 = bin(e, t, BinOp::Mul, r, r);
+            let d = bin(e, t, BinOp::Mul, c(t, 3.0), r2);
+            recip(e, t, d)
+        }
+        UnOp::Exp => un(e, t, UnOp::Exp, x),
+        UnOp::Log => recip(e, t, x),
+        UnOp::Log2 => {
+            let d = bin(e, t, BinOp::Mul, x, c(t, std::f64::consts::LN_2));
+            recip(e, t, d)
+        }
+        UnOp::Log10 => {
+            let d = bin(e, t, BinOp::Mul, x, c(t, std::f64::consts::LN_10));
+            recip(e, t, d)
+        }
+        UnOp::Log1p => {
+            let d = bin(e, t, BinOp::Add, one, x);
+            recip(e, t, d)
+        }
+        UnOp::Recip => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let r = recip(e, t, x2);
+            un(e, t, UnOp::Neg, r)
+        }
+        _ => unreachable!("not one of the powers"),
+    }
+}
+
+/// `∂u(x)/∂x` for the trigonometric functions and their inverses ([`unary_partial`] routes only
+/// those here).
+fn trig_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp {
+    let pi = std::f64::consts::PI;
+    let one = c(t, 1.0);
+    match u {
+        UnOp::Sin => un(e, t, UnOp::Cos, x),
+        UnOp::Cos => {
+            let s = un(e, t, UnOp::Sin, x);
+            un(e, t, UnOp::Neg, s)
+        }
+        UnOp::Tan => {
+            let co = un(e, t, UnOp::Cos, x);
+            let c2 = bin(e, t, BinOp::Mul, co, co);
+            recip(e, t, c2)
+        }
+        UnOp::Asin | UnOp::Acos | UnOp::Asinpi | UnOp::Acospi => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let d = bin(e, t, BinOp::Sub, one, x2);
+            let s = un(e, t, UnOp::Sqrt, d);
+            let mut r = recip(e, t, s);
+            if matches!(u, UnOp::Acos | UnOp::Acospi) {
+                r = un(e, t, UnOp::Neg, r);
+            }
+            if matches!(u, UnOp::Asinpi | UnOp::Acospi) {
+                r = bin(e, t, BinOp::Div, r, c(t, pi));
+            }
+            r
+        }
+        UnOp::Atan | UnOp::Atanpi => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let d = bin(e, t, BinOp::Add, one, x2);
+            let mut r = recip(e, t, d);
+            if u == UnOp::Atanpi {
+                r = bin(e, t, BinOp::Div, r, c(t, pi));
+            }
+            r
+        }
+        UnOp::Sinpi => {
+            let co = un(e, t, UnOp::Cospi, x);
+            bin(e, t, BinOp::Mul, c(t, pi), co)
+        }
+        UnOp::Cospi => {
+            let s = un(e, t, UnOp::Sinpi, x);
+            bin(e, t, BinOp::Mul, c(t, -pi), s)
+        }
+        UnOp::Tanpi => {
+            let co = un(e, t, UnOp::Cospi, x);
+            let c2 = bin(e, t, BinOp::Mul, co, co);
+            bin(e, t, BinOp::Div, c(t, pi), c2)
+        }
+        _ => unreachable!("not one of the trigonometric functions and their inverses"),
+    }
+}
+
+/// `∂u(x)/∂x` for the hyperbolic functions, their inverses, the error functions and the gamma
+/// functions ([`unary_partial`] routes only those here).
+fn hyperbolic_special_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> SubExp {
+    let pi = std::f64::consts::PI;
+    let one = c(t, 1.0);
+    match u {
+        UnOp::Sinh => un(e, t, UnOp::Cosh, x),
+        UnOp::Cosh => un(e, t, UnOp::Sinh, x),
+        UnOp::Tanh => {
+            let th = un(e, t, UnOp::Tanh, x);
+            let t2 = bin(e, t, BinOp::Mul, th, th);
+            bin(e, t, BinOp::Sub, one, t2)
+        }
+        UnOp::Asinh => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let d = bin(e, t, BinOp::Add, x2, one);
+            let s = un(e, t, UnOp::Sqrt, d);
+            recip(e, t, s)
+        }
+        UnOp::Acosh => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let d = bin(e, t, BinOp::Sub, x2, one);
+            let s = un(e, t, UnOp::Sqrt, d);
+            recip(e, t, s)
+        }
+        UnOp::Atanh => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let d = bin(e, t, BinOp::Sub, one, x2);
+            recip(e, t, d)
+        }
+        UnOp::Erf | UnOp::Erfc => {
+            let x2 = bin(e, t, BinOp::Mul, x, x);
+            let nx2 = un(e, t, UnOp::Neg, x2);
+            let ex = un(e, t, UnOp::Exp, nx2);
+            let k = 2.0 / pi.sqrt();
+            bin(
+                e,
+                t,
+                BinOp::Mul,
+                c(t, if u == UnOp::Erf { k } else { -k }),
+                ex,
+            )
+        }
+        UnOp::Lgamma => digamma(e, t, x),
+        UnOp::Gamma => {
+            let g = un(e, t, UnOp::Gamma, x);
+            let d = digamma(e, t, x);
+            bin(e, t, BinOp::Mul, g, d)
+        }
+        _ => unreachable!("not one of the hyperbolic functions"),
+    }
 }
 
 /// The digamma function ψ(x) as core code: the recurrence ψ(x) = ψ(x+1) − 1/x until

@@ -38,8 +38,9 @@ use super::custom;
 use super::derivatives::{prim_tangent, prim_tangent_lanes};
 use crate::core::builder::{Builder, CseScope, HasBuilder};
 use crate::core::ir::{
-    AdMode, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
+    AdMode, BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
+use crate::core::prim::PrimOp;
 use crate::core::safety::CHECKED_BEFORE;
 use crate::core::screma::{is_fused, unfuse_stms};
 use crate::diag::{Diagnostic, Span};
@@ -328,27 +329,7 @@ impl Jvp<'_> {
         };
         let t = match op {
             BasicOp::SubExp(se) => self.tangent_of(se),
-            BasicOp::Prim(p, args) => {
-                let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
-                match self.lanes {
-                    None => prim_tangent(&mut self.e, *p, args, &tans),
-                    Some(k) => {
-                        // Lane tangents are arrays: seeds, maps over lanes, or zeros
-                        // materialised with `replicate`.
-                        let lane_tans = tans
-                            .iter()
-                            .map(|t| match t {
-                                None => Ok(None),
-                                Some(SubExp::Var(v)) => Ok(Some(*v)),
-                                Some(SubExp::Const(_)) => {
-                                    Err(Diagnostic::bug("a lane tangent is a constant"))
-                                }
-                            })
-                            .collect::<R<Vec<_>>>()?;
-                        prim_tangent_lanes(&mut self.e, *p, args, &lane_tans, k)
-                    }
-                }
-            }
+            BasicOp::Prim(p, args) => self.prim_op_tangent(*p, args)?,
             BasicOp::Index { array, slice } => match self.tangents.get(array).copied() {
                 Some(SubExp::Var(ta)) => {
                     // The tangent has the primal's shape, and the primal read comes first.
@@ -369,25 +350,7 @@ impl Jvp<'_> {
                 array,
                 slice,
                 value,
-            } => {
-                let ta = self.tangents.get(array).copied();
-                let tv = self.tangent_of(value);
-                if ta.is_none() && tv.is_none() {
-                    None
-                } else {
-                    let ta = self.tangent_or_zero(&SubExp::Var(*array));
-                    let tv = self.tangent_or_zero(value);
-                    let ta = self.e.as_var(ta, "tan");
-                    Some(self.tan_var(
-                        y,
-                        Exp::BasicOp(BasicOp::Update {
-                            array: ta,
-                            slice: slice.clone(),
-                            value: tv,
-                        }),
-                    ))
-                }
-            }
+            } => self.update_tangent(y, *array, slice, value),
             BasicOp::Iota { .. } | BasicOp::Scratch { .. } | BasicOp::Assert { .. } => None,
             BasicOp::Replicate { shape, value } => self.tangent_of(value).map(|tv| {
                 self.tan_var(
@@ -407,24 +370,7 @@ impl Jvp<'_> {
                     Some(self.tan_var(y, Exp::BasicOp(BasicOp::ArrayLit { elems, row })))
                 }
             }
-            BasicOp::Concat { arrays, size } => {
-                if arrays.iter().all(|a| !self.tangents.contains_key(a)) {
-                    None
-                } else {
-                    let mut tas = Vec::new();
-                    for a in arrays {
-                        let t = self.tangent_or_zero(&SubExp::Var(*a));
-                        tas.push(self.e.as_var(t, "tan"));
-                    }
-                    Some(self.tan_var(
-                        y,
-                        Exp::BasicOp(BasicOp::Concat {
-                            arrays: tas,
-                            size: *size,
-                        }),
-                    ))
-                }
-            }
+            BasicOp::Concat { arrays, size } => self.concat_tangent(y, arrays, *size),
             BasicOp::Copy(a) => match self.tangents.get(a).copied() {
                 Some(SubExp::Var(ta)) => Some(self.tan_var(y, Exp::BasicOp(BasicOp::Copy(ta)))),
                 other => other,
@@ -461,28 +407,102 @@ impl Jvp<'_> {
                 acc,
                 indices,
                 values,
-            } => {
-                // The tangent accumulator receives the values' tangents at the same position.
-                self.no_lanes(s.aux.span, "accumulator updates")?;
-                let Some(SubExp::Var(ta)) = self.tangents.get(acc).copied() else {
-                    return Err(limitation(
-                        s.aux.span,
-                        "forward-mode AD of an update of an accumulator without tangent",
-                    ));
-                };
-                let tvs = values.iter().map(|v| self.tangent_or_zero(v)).collect();
-                Some(self.tan_var(
-                    y,
-                    Exp::BasicOp(BasicOp::UpdateAcc {
-                        acc: ta,
-                        indices: indices.clone(),
-                        values: tvs,
-                    }),
-                ))
-            }
+            } => self.update_acc_tangent(s, y, *acc, indices, values)?,
         };
         self.set(y, t);
         Ok(())
+    }
+
+    /// The tangent of a primitive operation on `args`.
+    fn prim_op_tangent(&mut self, p: PrimOp, args: &[SubExp]) -> R<Option<SubExp>> {
+        let tans: Vec<Option<SubExp>> = args.iter().map(|a| self.tangent_of(a)).collect();
+        Ok(match self.lanes {
+            None => prim_tangent(&mut self.e, p, args, &tans),
+            Some(k) => {
+                // Lane tangents are arrays: seeds, maps over lanes, or zeros
+                // materialised with `replicate`.
+                let lane_tans = tans
+                    .iter()
+                    .map(|t| match t {
+                        None => Ok(None),
+                        Some(SubExp::Var(v)) => Ok(Some(*v)),
+                        Some(SubExp::Const(_)) => {
+                            Err(Diagnostic::bug("a lane tangent is a constant"))
+                        }
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                prim_tangent_lanes(&mut self.e, p, args, &lane_tans, k)
+            }
+        })
+    }
+
+    /// The tangent of `array with [slice] = value`.
+    fn update_tangent(
+        &mut self,
+        y: Var,
+        array: Var,
+        slice: &[DimIndex],
+        value: &SubExp,
+    ) -> Option<SubExp> {
+        let ta = self.tangents.get(&array).copied();
+        let tv = self.tangent_of(value);
+        if ta.is_none() && tv.is_none() {
+            None
+        } else {
+            let ta = self.tangent_or_zero(&SubExp::Var(array));
+            let tv = self.tangent_or_zero(value);
+            let ta = self.e.as_var(ta, "tan");
+            Some(self.tan_var(
+                y,
+                Exp::BasicOp(BasicOp::Update {
+                    array: ta,
+                    slice: slice.to_vec(),
+                    value: tv,
+                }),
+            ))
+        }
+    }
+
+    /// The tangent of a concatenation of `arrays`.
+    fn concat_tangent(&mut self, y: Var, arrays: &[Var], size: SubExp) -> Option<SubExp> {
+        if arrays.iter().all(|a| !self.tangents.contains_key(a)) {
+            None
+        } else {
+            let mut tas = Vec::new();
+            for a in arrays {
+                let t = self.tangent_or_zero(&SubExp::Var(*a));
+                tas.push(self.e.as_var(t, "tan"));
+            }
+            Some(self.tan_var(y, Exp::BasicOp(BasicOp::Concat { arrays: tas, size })))
+        }
+    }
+
+    /// The tangent of an accumulator update: the tangent accumulator receives the values'
+    /// tangents at the same position.
+    fn update_acc_tangent(
+        &mut self,
+        s: &Stm,
+        y: Var,
+        acc: Var,
+        indices: &[SubExp],
+        values: &[SubExp],
+    ) -> R<Option<SubExp>> {
+        self.no_lanes(s.aux.span, "accumulator updates")?;
+        let Some(SubExp::Var(ta)) = self.tangents.get(&acc).copied() else {
+            return Err(limitation(
+                s.aux.span,
+                "forward-mode AD of an update of an accumulator without tangent",
+            ));
+        };
+        let tvs = values.iter().map(|v| self.tangent_or_zero(v)).collect();
+        Ok(Some(self.tan_var(
+            y,
+            Exp::BasicOp(BasicOp::UpdateAcc {
+                acc: ta,
+                indices: indices.to_vec(),
+                values: tvs,
+            }),
+        )))
     }
 
     fn map_array(&mut self, y: Var, array: Var, f: impl FnOnce(Var) -> BasicOp) -> Option<SubExp> {
@@ -648,27 +668,7 @@ impl Jvp<'_> {
         let tangent_pattern =
             |j: &mut Self| -> Vec<Var> { s.pat.iter().map(|v| j.fresh_tangent(*v)).collect() };
         let new_soac = match soac {
-            Soac::Map { w, lam, arrays } => {
-                // Only inputs with tangents get tangent parameters.
-                let mut params = lam.params.clone();
-                let mut new_arrays = arrays.clone();
-                for (p, a) in lam.params.iter().zip(arrays) {
-                    if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
-                        let tp = self.fresh_tangent(*p);
-                        self.tangents.insert(*p, SubExp::Var(tp));
-                        params.push(tp);
-                        new_arrays.push(ta);
-                    }
-                }
-                let body = self.body(&lam.body)?;
-                let mut ret = lam.ret.clone();
-                ret.extend(self.tangent_types(&lam.ret));
-                Soac::Map {
-                    w: *w,
-                    lam: Lambda { params, body, ret },
-                    arrays: new_arrays,
-                }
-            }
+            Soac::Map { w, lam, arrays } => self.map_tangent(*w, lam, arrays)?,
             Soac::Reduce {
                 w,
                 lam,
@@ -732,24 +732,7 @@ impl Jvp<'_> {
                 dests,
                 indices,
                 values,
-            } => {
-                let mut new_dests = dests.clone();
-                let mut new_values = values.clone();
-                for (d, v) in dests.iter().zip(values) {
-                    let td = self.tangent_or_zero(&SubExp::Var(*d));
-                    let td = self.e.as_var(td, "tan");
-                    let tv = self.tangent_or_zero(&SubExp::Var(*v));
-                    let tv = self.e.as_var(tv, "tan");
-                    new_dests.push(td);
-                    new_values.push(tv);
-                }
-                Soac::Scatter {
-                    w: *w,
-                    dests: new_dests,
-                    indices: *indices,
-                    values: new_values,
-                }
-            }
+            } => self.scatter_tangent(*w, dests, *indices, values),
             Soac::Screma { .. } => {
                 return Err(Diagnostic::bug("a fused SOAC reached forward mode unsplit"));
             }
@@ -766,6 +749,50 @@ impl Jvp<'_> {
             self.tangents.insert(*v, SubExp::Var(t));
         }
         Ok(())
+    }
+
+    /// The `map` that also computes the tangents: only inputs with tangents get tangent
+    /// parameters, and the lambda returns its results' tangents after them.
+    fn map_tangent(&mut self, w: SubExp, lam: &Lambda, arrays: &[Var]) -> R<Soac> {
+        let mut params = lam.params.clone();
+        let mut new_arrays = arrays.to_vec();
+        for (p, a) in lam.params.iter().zip(arrays) {
+            if let Some(SubExp::Var(ta)) = self.tangents.get(a).copied() {
+                let tp = self.fresh_tangent(*p);
+                self.tangents.insert(*p, SubExp::Var(tp));
+                params.push(tp);
+                new_arrays.push(ta);
+            }
+        }
+        let body = self.body(&lam.body)?;
+        let mut ret = lam.ret.clone();
+        ret.extend(self.tangent_types(&lam.ret));
+        Ok(Soac::Map {
+            w,
+            lam: Lambda { params, body, ret },
+            arrays: new_arrays,
+        })
+    }
+
+    /// The `scatter` that also scatters the tangents of the values into the tangents of the
+    /// destinations.
+    fn scatter_tangent(&mut self, w: SubExp, dests: &[Var], indices: Var, values: &[Var]) -> Soac {
+        let mut new_dests = dests.to_vec();
+        let mut new_values = values.to_vec();
+        for (d, v) in dests.iter().zip(values) {
+            let td = self.tangent_or_zero(&SubExp::Var(*d));
+            let td = self.e.as_var(td, "tan");
+            let tv = self.tangent_or_zero(&SubExp::Var(*v));
+            let tv = self.e.as_var(tv, "tan");
+            new_dests.push(td);
+            new_values.push(tv);
+        }
+        Soac::Scatter {
+            w,
+            dests: new_dests,
+            indices,
+            values: new_values,
+        }
     }
 
     /// Neutral elements followed by their zero tangents, and arrays followed by their

@@ -129,79 +129,8 @@ impl Vjp<'_> {
                 then_body,
                 else_body,
                 ret,
-            } => {
-                let mut tb = then_body.clone();
-                let mut eb = else_body.clone();
-                let tl = self.strip_body(&mut tb)?;
-                let el = self.strip_body(&mut eb)?;
-                let mut pat = Vec::new();
-                let mut ret2 = Vec::new();
-                let mut tr = Vec::new();
-                let mut er = Vec::new();
-                for (k, p) in s.pat.iter().enumerate() {
-                    match (tl[k], el[k]) {
-                        (Some(from), _) | (None, Some(from)) => {
-                            self.virt.insert(*p);
-                            self.acc_link.insert(*p, from);
-                        }
-                        (None, None) => {
-                            pat.push(*p);
-                            ret2.push(ret[k].clone());
-                            tr.push(tb.result[k]);
-                            er.push(eb.result[k]);
-                        }
-                    }
-                }
-                if pat.is_empty() {
-                    return Ok(None);
-                }
-                tb.result = tr;
-                eb.result = er;
-                Ok(Some(Stm {
-                    pat,
-                    exp: Exp::If {
-                        cond: *cond,
-                        then_body: tb,
-                        else_body: eb,
-                        ret: ret2,
-                    },
-                    aux: s.aux.clone(),
-                }))
-            }
-            Exp::WithAcc { inputs, lam } => {
-                let mut lam = lam.clone();
-                let links = self.strip_body(&mut lam.body)?;
-                // The pattern binds the accumulated arrays, then the lambda's other results.
-                let n_arrays: usize = inputs.iter().map(|(_, a)| a.len()).sum();
-                let n_accs = inputs.len();
-                let mut pat = s.pat[..n_arrays].to_vec();
-                let mut result = lam.body.result[..n_accs].to_vec();
-                let mut ret = lam.ret[..n_accs].to_vec();
-                for (k, p) in s.pat.iter().enumerate().skip(n_arrays) {
-                    let j = k - n_arrays + n_accs;
-                    match links[j] {
-                        Some(from) => {
-                            self.virt.insert(*p);
-                            self.acc_link.insert(*p, from);
-                        }
-                        None => {
-                            pat.push(*p);
-                            result.push(lam.body.result[j]);
-                            ret.push(lam.ret[j].clone());
-                        }
-                    }
-                }
-                lam.body.result = result;
-                lam.ret = ret;
-                Ok(Some(Stm {
-                    pat,
-                    exp: Exp::WithAcc {
-                        inputs: inputs.clone(),
-                        lam,
-                    },
-                    aux: s.aux.clone(),
-                }))
-            }
+            } => self.strip_virtual_if(s, *cond, then_body, else_body, ret),
+            Exp::WithAcc { inputs, lam } => self.strip_virtual_with_acc(s, inputs, lam),
             Exp::Loop { .. } => {
                 let mut s2 = self.drop_acc_params(s);
                 if let Exp::Loop { body, .. } = &mut s2.exp {
@@ -214,6 +143,97 @@ impl Vjp<'_> {
             }
             _ => Err(unsupported("a statement")),
         }
+    }
+
+    /// [`Vjp::strip_virtual`] of an `if`: the results that are virtual accumulators in
+    /// either branch are removed.
+    fn strip_virtual_if(
+        &mut self,
+        s: &Stm,
+        cond: SubExp,
+        then_body: &Body,
+        else_body: &Body,
+        ret: &[Type],
+    ) -> R<Option<Stm>> {
+        let mut tb = then_body.clone();
+        let mut eb = else_body.clone();
+        let tl = self.strip_body(&mut tb)?;
+        let el = self.strip_body(&mut eb)?;
+        let mut pat = Vec::new();
+        let mut ret2 = Vec::new();
+        let mut tr = Vec::new();
+        let mut er = Vec::new();
+        for (k, p) in s.pat.iter().enumerate() {
+            match (tl[k], el[k]) {
+                (Some(from), _) | (None, Some(from)) => {
+                    self.virt.insert(*p);
+                    self.acc_link.insert(*p, from);
+                }
+                (None, None) => {
+                    pat.push(*p);
+                    ret2.push(ret[k].clone());
+                    tr.push(tb.result[k]);
+                    er.push(eb.result[k]);
+                }
+            }
+        }
+        if pat.is_empty() {
+            return Ok(None);
+        }
+        tb.result = tr;
+        eb.result = er;
+        Ok(Some(Stm {
+            pat,
+            exp: Exp::If {
+                cond,
+                then_body: tb,
+                else_body: eb,
+                ret: ret2,
+            },
+            aux: s.aux.clone(),
+        }))
+    }
+
+    /// [`Vjp::strip_virtual`] of a `with_acc`: the lambda's results beyond the accumulators
+    /// that are virtual accumulators are removed.
+    fn strip_virtual_with_acc(
+        &mut self,
+        s: &Stm,
+        inputs: &[(Vec<SubExp>, Vec<Var>)],
+        lam: &Lambda,
+    ) -> R<Option<Stm>> {
+        let mut lam = lam.clone();
+        let links = self.strip_body(&mut lam.body)?;
+        // The pattern binds the accumulated arrays, then the lambda's other results.
+        let n_arrays: usize = inputs.iter().map(|(_, a)| a.len()).sum();
+        let n_accs = inputs.len();
+        let mut pat = s.pat[..n_arrays].to_vec();
+        let mut result = lam.body.result[..n_accs].to_vec();
+        let mut ret = lam.ret[..n_accs].to_vec();
+        for (k, p) in s.pat.iter().enumerate().skip(n_arrays) {
+            let j = k - n_arrays + n_accs;
+            match links[j] {
+                Some(from) => {
+                    self.virt.insert(*p);
+                    self.acc_link.insert(*p, from);
+                }
+                None => {
+                    pat.push(*p);
+                    result.push(lam.body.result[j]);
+                    ret.push(lam.ret[j].clone());
+                }
+            }
+        }
+        lam.body.result = result;
+        lam.ret = ret;
+        Ok(Some(Stm {
+            pat,
+            exp: Exp::WithAcc {
+                inputs: inputs.to_vec(),
+                lam,
+            },
+            aux: s.aux.clone(),
+        }))
     }
 
     /// Emits a primal statement, without its virtual accumulators.

@@ -34,6 +34,22 @@ use crate::core::visit::lambda_free_vars;
 use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
+/// A general `hist` being differentiated, with its results' adjoints.
+struct GeneralHist<'h> {
+    w: SubExp,
+    dests: &'h [Var],
+    lam: &'h Lambda,
+    neutral: &'h [SubExp],
+    indices: Var,
+    values: &'h [Var],
+    /// The destination's original values, saved by the forward sweep.
+    bins: &'h [Var],
+    /// The results' adjoints, zeros where there are none.
+    ybar: Vec<Var>,
+    /// The number of bins.
+    nb: SubExp,
+}
+
 impl Vjp<'_> {
     /// The general rule (module documentation): `bins` are the destination's original values,
     /// saved by the forward sweep.
@@ -52,7 +68,6 @@ impl Vjp<'_> {
         self.no_active_captures(lam)?;
         let k = dests.len();
         let nb = self.e.names.ty(dests[0]).dims()[0];
-        let rows: Vec<Type> = values.iter().map(|v| self.e.names.ty(*v).row()).collect();
         // The results' adjoints, zeros where there are none.
         let mut ybar = Vec::with_capacity(k);
         for (d, y) in dests.iter().zip(ybars) {
@@ -65,148 +80,199 @@ impl Vjp<'_> {
                 }
             });
         }
+        let h = GeneralHist {
+            w,
+            dests,
+            lam,
+            neutral,
+            indices,
+            values,
+            bins,
+            ybar,
+            nb,
+        };
         let active_values: Vec<usize> = (0..k)
             .filter(|c| self.active.contains(&values[*c]))
             .collect();
         if !active_values.is_empty() {
-            let (keys, perm) = self.sort_by_bin(w, indices, nb)?;
-            let sorted: Vec<Var> = values
-                .iter()
-                .map(|v| {
-                    self.map_soac(w, vec![perm], |s, ps| {
-                        Ok(vec![s.read(*v, ps[0].into(), "v")])
-                    })
-                    .map(|r| r[0])
-                })
-                .collect::<R<_>>()?;
-            // Segment boundaries: a position starts (ends) a segment where its bin differs
-            // from the previous (next) one's.
-            let i = self.e.iota(w, "iota");
-            let last = self.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
-            let bounds = self.map_soac(w, vec![i, keys], |s, ps| {
-                let (i, key) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]));
-                let mut out = Vec::new();
-                for (edge, step) in [(SubExp::i64(0), -1), (last, 1)] {
-                    let at_edge =
-                        s.e.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![i, edge]);
-                    let boundary = s.try_if(
-                        at_edge,
-                        |_| Ok(vec![SubExp::Const(Scalar::Bool(true))]),
-                        |s| {
-                            let j = s.e.i64_bin(BinOp::Add, i, SubExp::i64(step));
-                            let other = s.read(keys, j, "key");
-                            let same =
-                                s.e.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![key, other]);
-                            Ok(vec![
-                                s.e.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![same]),
-                            ])
-                        },
-                        "edge",
-                    )?;
-                    out.push(SubExp::Var(boundary[0]));
-                }
-                Ok(out)
-            })?;
-            let (starts, ends) = (bounds[0], bounds[1]);
-            let pre = self.exclusive_segmented_scan(w, lam, neutral, starts, &sorted, false)?;
-            let rev_sorted: Vec<Var> = sorted.iter().map(|a| self.reversed(w, *a)).collect();
-            let rev_ends = self.reversed(w, ends);
-            let rev_suf =
-                self.exclusive_segmented_scan(w, lam, neutral, rev_ends, &rev_sorted, true)?;
-            let suf: Vec<Var> = rev_suf.iter().map(|a| self.reversed(w, *a)).collect();
-            let mut inputs = vec![keys];
-            inputs.extend(&pre);
-            inputs.extend(&sorted);
-            inputs.extend(&suf);
-            let adj_rows: Vec<Type> = active_values.iter().map(|c| rows[*c].clone()).collect();
-            let xbar_sorted = self.map_soac(w, inputs, |s, ps| {
-                let (key, pre, x, suf) = (ps[0], &ps[1..=k], &ps[k + 1..=2 * k], &ps[2 * k + 1..]);
-                let in_range =
-                    s.e.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![key.into(), nb]);
-                let r = s.try_if(
-                    in_range,
-                    |s| {
-                        let mut d = Vec::with_capacity(k);
-                        for b in bins {
-                            let se = s.read(*b, key.into(), "bin");
-                            d.push(s.e.as_var(se, "bin"));
-                        }
-                        let yb: Vec<SubExp> =
-                            ybar.iter().map(|y| s.read(*y, key.into(), "yb")).collect();
-                        let (stms, res) = s.nested(|s| {
-                            let left = s.apply_op(lam, &d, pre);
-                            let with_x = s.apply_op(lam, &left, x);
-                            Ok(s.apply_op_se(lam, &with_x, suf))
-                        })?;
-                        s.adjoints_of(
-                            &stms,
-                            &res,
-                            &yb,
-                            &active_values.iter().map(|c| x[*c]).collect::<Vec<_>>(),
-                        )
-                    },
-                    |s| Ok(adj_rows.iter().map(|t| s.zero(t)).collect()),
-                    "adj",
-                )?;
-                Ok(r.into_iter().map(SubExp::Var).collect())
-            })?;
-            for (c, xs) in active_values.iter().zip(xbar_sorted) {
-                let t = self.e.names.ty(values[*c]).clone();
-                let z = self.zero(&t);
-                let zeros = self.e.as_var(z, "adj");
-                let back = self.e.bind1(
-                    Exp::Soac(Soac::Scatter {
-                        w,
-                        dests: vec![zeros],
-                        indices: perm,
-                        values: vec![xs],
-                    }),
-                    "hist_adj",
-                );
-                self.add_adj(values[*c], SubExp::Var(back), true)?;
-            }
+            self.general_hist_values_adjoint(&h, &active_values)?;
         }
         let active_dests: Vec<usize> = (0..k)
             .filter(|c| self.active.contains(&dests[*c]))
             .collect();
         if !active_dests.is_empty() {
-            // Each bin's contributions combined, then `vjp (\d -> d ⊕ h) dest ȳ` per bin.
-            let mut empty = Vec::new();
-            for ne in neutral {
-                empty.push(self.e.basic(
-                    BasicOp::Replicate {
-                        shape: vec![nb],
-                        value: *ne,
-                    },
-                    "neutral_bins",
-                ));
-            }
-            let op = self.renamed_lambda(lam);
-            let h = self.e.bind_exp(
-                Exp::Soac(Soac::Hist {
+            self.general_hist_dests_adjoint(&h, &active_dests)?;
+        }
+        Ok(())
+    }
+
+    /// The adjoints of the contributions `values[c]` for `c` in `active`:
+    /// `v̄(j) = vjp (\x -> ((dest[b] ⊕ pre(j)) ⊕ x) ⊕ suf(j)) v(j) ȳ[b]`, computed on the
+    /// contributions sorted by bin and scattered back.
+    fn general_hist_values_adjoint(&mut self, h: &GeneralHist, active: &[usize]) -> R<()> {
+        let (w, lam, neutral) = (h.w, h.lam, h.neutral);
+        let (keys, perm) = self.sort_by_bin(w, h.indices, h.nb)?;
+        let sorted: Vec<Var> = h
+            .values
+            .iter()
+            .map(|v| {
+                self.map_soac(w, vec![perm], |s, ps| {
+                    Ok(vec![s.read(*v, ps[0].into(), "v")])
+                })
+                .map(|r| r[0])
+            })
+            .collect::<R<_>>()?;
+        let (starts, ends) = self.segment_bounds(w, keys)?;
+        let pre = self.exclusive_segmented_scan(w, lam, neutral, starts, &sorted, false)?;
+        let rev_sorted: Vec<Var> = sorted.iter().map(|a| self.reversed(w, *a)).collect();
+        let rev_ends = self.reversed(w, ends);
+        let rev_suf =
+            self.exclusive_segmented_scan(w, lam, neutral, rev_ends, &rev_sorted, true)?;
+        let suf: Vec<Var> = rev_suf.iter().map(|a| self.reversed(w, *a)).collect();
+        let mut inputs = vec![keys];
+        inputs.extend(&pre);
+        inputs.extend(&sorted);
+        inputs.extend(&suf);
+        let xbar_sorted = self.sorted_contribution_adjoints(h, active, inputs)?;
+        for (c, xs) in active.iter().zip(xbar_sorted) {
+            let t = self.e.names.ty(h.values[*c]).clone();
+            let z = self.zero(&t);
+            let zeros = self.e.as_var(z, "adj");
+            let back = self.e.bind1(
+                Exp::Soac(Soac::Scatter {
                     w,
-                    dests: empty,
-                    lam: op,
-                    neutral: neutral.to_vec(),
-                    indices,
-                    values: values.to_vec(),
+                    dests: vec![zeros],
+                    indices: perm,
+                    values: vec![xs],
                 }),
-                "contributions",
+                "hist_adj",
             );
-            let mut inputs = bins.to_vec();
-            inputs.extend(&h);
-            inputs.extend(&ybar);
-            let db = self.map_soac(nb, inputs, |s, ps| {
-                let (d, h, yb) = (&ps[..k], &ps[k..2 * k], &ps[2 * k..]);
-                let (stms, res) = s.nested(|s| Ok(s.apply_op_se(lam, d, h)))?;
-                let yb: Vec<SubExp> = yb.iter().map(|y| SubExp::Var(*y)).collect();
-                let wrt: Vec<Var> = active_dests.iter().map(|c| d[*c]).collect();
-                let r = s.adjoints_of(&stms, &res, &yb, &wrt)?;
-                Ok(r)
-            })?;
-            for (c, a) in active_dests.iter().zip(db) {
-                self.add_adj(dests[*c], SubExp::Var(a), true)?;
+            self.add_adj(h.values[*c], SubExp::Var(back), true)?;
+        }
+        Ok(())
+    }
+
+    /// Per position of the bin numbers `keys` (sorted): whether it starts a segment, and
+    /// whether it ends one (its bin differs from the previous, or the next, one's).
+    fn segment_bounds(&mut self, w: SubExp, keys: Var) -> R<(Var, Var)> {
+        let i = self.e.iota(w, "iota");
+        let last = self.e.i64_bin(BinOp::Sub, w, SubExp::i64(1));
+        let bounds = self.map_soac(w, vec![i, keys], |s, ps| {
+            let (i, key) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]));
+            let mut out = Vec::new();
+            for (edge, step) in [(SubExp::i64(0), -1), (last, 1)] {
+                let at_edge =
+                    s.e.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![i, edge]);
+                let boundary = s.try_if(
+                    at_edge,
+                    |_| Ok(vec![SubExp::Const(Scalar::Bool(true))]),
+                    |s| {
+                        let j = s.e.i64_bin(BinOp::Add, i, SubExp::i64(step));
+                        let other = s.read(keys, j, "key");
+                        let same =
+                            s.e.prim(PrimOp::Cmp(CmpOp::Eq, PrimType::I64), vec![key, other]);
+                        Ok(vec![
+                            s.e.prim(PrimOp::Un(UnOp::Not, PrimType::Bool), vec![same]),
+                        ])
+                    },
+                    "edge",
+                )?;
+                out.push(SubExp::Var(boundary[0]));
             }
+            Ok(out)
+        })?;
+        Ok((bounds[0], bounds[1]))
+    }
+
+    /// The adjoints of the sorted contributions `active` from `inputs` (the sorted bin
+    /// numbers, then per operand the prefixes, the sorted values and the suffixes); zero for
+    /// a contribution out of range.
+    fn sorted_contribution_adjoints(
+        &mut self,
+        h: &GeneralHist,
+        active: &[usize],
+        inputs: Vec<Var>,
+    ) -> R<Vec<Var>> {
+        let (lam, nb, k) = (h.lam, h.nb, h.dests.len());
+        let adj_rows: Vec<Type> = active
+            .iter()
+            .map(|c| self.e.names.ty(h.values[*c]).row())
+            .collect();
+        self.map_soac(h.w, inputs, |s, ps| {
+            let (key, pre, x, suf) = (ps[0], &ps[1..=k], &ps[k + 1..=2 * k], &ps[2 * k + 1..]);
+            let in_range =
+                s.e.prim(PrimOp::Cmp(CmpOp::Lt, PrimType::I64), vec![key.into(), nb]);
+            let r = s.try_if(
+                in_range,
+                |s| {
+                    let mut d = Vec::with_capacity(k);
+                    for b in h.bins {
+                        let se = s.read(*b, key.into(), "bin");
+                        d.push(s.e.as_var(se, "bin"));
+                    }
+                    let yb: Vec<SubExp> = h
+                        .ybar
+                        .iter()
+                        .map(|y| s.read(*y, key.into(), "yb"))
+                        .collect();
+                    let (stms, res) = s.nested(|s| {
+                        let left = s.apply_op(lam, &d, pre);
+                        let with_x = s.apply_op(lam, &left, x);
+                        Ok(s.apply_op_se(lam, &with_x, suf))
+                    })?;
+                    s.adjoints_of(
+                        &stms,
+                        &res,
+                        &yb,
+                        &active.iter().map(|c| x[*c]).collect::<Vec<_>>(),
+                    )
+                },
+                |s| Ok(adj_rows.iter().map(|t| s.zero(t)).collect()),
+                "adj",
+            )?;
+            Ok(r.into_iter().map(SubExp::Var).collect())
+        })
+    }
+
+    /// The adjoints of the destinations `dests[c]` for `c` in `active`: each bin's
+    /// contributions combined (`h[b]`), then `dest̄[b] = vjp (\d -> d ⊕ h[b]) dest[b] ȳ[b]`.
+    fn general_hist_dests_adjoint(&mut self, h: &GeneralHist, active: &[usize]) -> R<()> {
+        let (lam, nb, k) = (h.lam, h.nb, h.dests.len());
+        let mut empty = Vec::new();
+        for ne in h.neutral {
+            empty.push(self.e.basic(
+                BasicOp::Replicate {
+                    shape: vec![nb],
+                    value: *ne,
+                },
+                "neutral_bins",
+            ));
+        }
+        let op = self.renamed_lambda(lam);
+        let combined = self.e.bind_exp(
+            Exp::Soac(Soac::Hist {
+                w: h.w,
+                dests: empty,
+                lam: op,
+                neutral: h.neutral.to_vec(),
+                indices: h.indices,
+                values: h.values.to_vec(),
+            }),
+            "contributions",
+        );
+        let mut inputs = h.bins.to_vec();
+        inputs.extend(&combined);
+        inputs.extend(&h.ybar);
+        let db = self.map_soac(nb, inputs, |s, ps| {
+            let (d, hb, yb) = (&ps[..k], &ps[k..2 * k], &ps[2 * k..]);
+            let (stms, res) = s.nested(|s| Ok(s.apply_op_se(lam, d, hb)))?;
+            let yb: Vec<SubExp> = yb.iter().map(|y| SubExp::Var(*y)).collect();
+            let wrt: Vec<Var> = active.iter().map(|c| d[*c]).collect();
+            let r = s.adjoints_of(&stms, &res, &yb, &wrt)?;
+            Ok(r)
+        })?;
+        for (c, a) in active.iter().zip(db) {
+            self.add_adj(h.dests[*c], SubExp::Var(a), true)?;
         }
         Ok(())
     }

@@ -23,7 +23,25 @@ use crate::core::type_of::acc_type;
 use crate::core::visit::lambda_free_vars;
 use std::collections::HashMap;
 
+/// What the return sweep of one `map` works from.
+struct MapAdj<'l> {
+    w: SubExp,
+    lam: &'l Lambda,
+    arrays: &'l [Var],
+    /// Values an enclosing loop's forward sweep kept: positions in the lambda, and rows.
+    kept: &'l [(usize, Var)],
+    /// The results that have adjoints: their positions and adjoints.
+    ybar_arrays: Vec<(usize, Var)>,
+    /// The positions of the lambda's parameters that are not virtual accumulators.
+    real_params: Vec<usize>,
+    /// Those of them whose arrays are active.
+    active_params: Vec<usize>,
+    /// The active free scalars, whose adjoints each row returns.
+    free_scalars: Vec<Var>,
+}
+
 impl Vjp<'_> {
+    /// The return sweep of `map (lam) arrays` of width `w` (see the module's documentation).
     pub(super) fn rev_map(
         &mut self,
         w: SubExp,
@@ -69,138 +87,179 @@ impl Vjp<'_> {
             .copied()
             .filter(|k| self.active.contains(&arrays[*k]))
             .collect();
-        let build = |v: &mut Self, accs: Vec<(Var, Var)>| -> R<Vec<Var>> {
-            let mut ptys: Vec<(&str, Type)> = real_params
-                .iter()
-                .map(|k| ("x", v.e.names.ty(lam.params[*k]).clone()))
-                .collect();
-            for (_, y) in &ybar_arrays {
-                ptys.push(("ybar", v.e.names.ty(*y).row()));
-            }
-            for (_, r) in kept {
-                ptys.push(("kept", v.e.names.ty(*r).row()));
-            }
-            for (_, a) in &accs {
-                ptys.push(("acc", v.e.names.ty(*a).clone()));
-            }
-            let rev_lam = v.try_lambda(&ptys, |v, ps| {
-                let k = real_params.len();
-                let mut subst: HashMap<Var, Var> = HashMap::new();
-                let mut new_param = HashMap::new();
-                for (j, p) in real_params.iter().zip(ps) {
-                    subst.insert(lam.params[*j], *p);
-                    new_param.insert(*j, *p);
-                }
-                for (j, p) in lam.params.iter().enumerate() {
-                    if !new_param.contains_key(&j) {
-                        let d = v.virtual_param(*p, arrays[j]);
-                        subst.insert(*p, d);
-                    }
-                }
-                for j in &active_params {
-                    v.active.insert(new_param[j]);
-                }
-                let saved = std::mem::take(&mut v.adjs);
-                let nk = k + ybar_arrays.len();
-                for ((x, _), p) in accs.iter().zip(&ps[nk + kept.len()..]) {
-                    v.adjs.insert(*x, Adj::Acc(*p));
-                }
-                let mut res_adjs = vec![None; lam.body.result.len()];
-                for ((r, _), p) in ybar_arrays.iter().zip(&ps[k..]) {
-                    res_adjs[*r] = Some((SubExp::Var(*p), false));
-                }
-                // Values an enclosing loop's forward sweep kept are read, not computed.
-                for ((j, _), p) in kept.iter().zip(&ps[nk..]) {
-                    v.preset.insert(*j, Preset::Value(*p));
-                }
-                v.rev_reexec(&lam.body.stms, &lam.body.result, &res_adjs, subst)?;
-                let mut out = Vec::new();
-                for (x, _) in &accs {
-                    out.push(v.adj_out(*x)?);
-                }
-                for j in &active_params {
-                    out.push(v.adj_out(new_param[j])?);
-                }
-                for x in &free_scalars {
-                    out.push(v.adj_out(*x)?);
-                }
-                v.adjs = saved;
-                Ok(out)
-            })?;
-            let mut inputs: Vec<Var> = real_params.iter().map(|k| arrays[*k]).collect();
-            inputs.extend(ybar_arrays.iter().map(|(_, y)| *y));
-            inputs.extend(kept.iter().map(|(_, r)| *r));
-            inputs.extend(accs.iter().map(|(_, a)| *a));
-            Ok(v.e.bind_exp(
-                Exp::Soac(Soac::Map {
-                    w,
-                    lam: rev_lam,
-                    arrays: inputs,
-                }),
-                "map_adj",
-            ))
+        let m = MapAdj {
+            w,
+            lam,
+            arrays,
+            kept,
+            ybar_arrays,
+            real_params,
+            active_params,
+            free_scalars,
         };
         let out: Vec<Var> = if groups.is_empty() {
-            build(self, outer.clone())?
+            self.adjoint_map(&m, outer.clone())?
         } else {
-            let acc_tys: Vec<(&str, Type)> = groups
-                .iter()
-                .map(|(_, a)| {
-                    let shape = self.e.names.ty(*a).dims().to_vec();
-                    ("acc", acc_type(&self.e.names, &shape, &[*a]))
-                })
-                .collect();
-            let no = outer.len();
-            let outer2 = outer.clone();
-            let groups_x: Vec<Var> = groups.iter().map(|(x, _)| *x).collect();
-            let wlam = self.try_lambda(&acc_tys, |v, ps| {
-                let mut accs = outer2.clone();
-                accs.extend(groups_x.iter().copied().zip(ps.iter().copied()));
-                let pat = build(v, accs)?;
-                // The new accumulators first, then the enclosing ones and the rest.
-                let mut res: Vec<SubExp> = pat[no..no + ps.len()]
-                    .iter()
-                    .map(|x| SubExp::Var(*x))
-                    .collect();
-                res.extend(pat[..no].iter().map(|x| SubExp::Var(*x)));
-                res.extend(pat[no + ps.len()..].iter().map(|x| SubExp::Var(*x)));
-                Ok(res)
-            })?;
-            let inputs = groups
-                .iter()
-                .map(|(_, a)| (self.e.names.ty(*a).dims().to_vec(), vec![*a]))
-                .collect();
-            let r = self.e.bind_exp(Exp::WithAcc { inputs, lam: wlam }, "adj");
-            // Reorder to the map's order: enclosing accumulators, new ones, rest.
-            let ng = groups.len();
-            let mut out = r[ng..ng + no].to_vec();
-            out.extend_from_slice(&r[..ng]);
-            out.extend_from_slice(&r[ng + no..]);
-            out
+            self.adjoint_map_in_with_acc(&m, &outer, &groups)?
         };
+        self.take_map_adjoints(&m, out, &outer, &groups)
+    }
+
+    /// The adjoint map, adding into the accumulators `accs` (adjoint owner, accumulator):
+    /// returns the accumulators, then the adjoints of the active parameters' arrays, then
+    /// the rows' contributions to the free scalars' adjoints.
+    fn adjoint_map(&mut self, m: &MapAdj, accs: Vec<(Var, Var)>) -> R<Vec<Var>> {
+        let mut ptys: Vec<(&str, Type)> = m
+            .real_params
+            .iter()
+            .map(|k| ("x", self.e.names.ty(m.lam.params[*k]).clone()))
+            .collect();
+        for (_, y) in &m.ybar_arrays {
+            ptys.push(("ybar", self.e.names.ty(*y).row()));
+        }
+        for (_, r) in m.kept {
+            ptys.push(("kept", self.e.names.ty(*r).row()));
+        }
+        for (_, a) in &accs {
+            ptys.push(("acc", self.e.names.ty(*a).clone()));
+        }
+        let rev_lam = self.try_lambda(&ptys, |v, ps| v.adjoint_row(m, &accs, ps))?;
+        let mut inputs: Vec<Var> = m.real_params.iter().map(|k| m.arrays[*k]).collect();
+        inputs.extend(m.ybar_arrays.iter().map(|(_, y)| *y));
+        inputs.extend(m.kept.iter().map(|(_, r)| *r));
+        inputs.extend(accs.iter().map(|(_, a)| *a));
+        Ok(self.e.bind_exp(
+            Exp::Soac(Soac::Map {
+                w: m.w,
+                lam: rev_lam,
+                arrays: inputs,
+            }),
+            "map_adj",
+        ))
+    }
+
+    /// The body of the adjoint map's lambda, on its parameters `ps` (rows of the inputs,
+    /// of the results' adjoints, of kept values, then accumulators): the lambda
+    /// re-executed on its row and swept backwards.
+    fn adjoint_row(&mut self, m: &MapAdj, accs: &[(Var, Var)], ps: &[Var]) -> R<Vec<SubExp>> {
+        let lam = m.lam;
+        let k = m.real_params.len();
+        let mut subst: HashMap<Var, Var> = HashMap::new();
+        let mut new_param = HashMap::new();
+        for (j, p) in m.real_params.iter().zip(ps) {
+            subst.insert(lam.params[*j], *p);
+            new_param.insert(*j, *p);
+        }
+        for (j, p) in lam.params.iter().enumerate() {
+            if !new_param.contains_key(&j) {
+                let d = self.virtual_param(*p, m.arrays[j]);
+                subst.insert(*p, d);
+            }
+        }
+        for j in &m.active_params {
+            self.active.insert(new_param[j]);
+        }
+        let saved = std::mem::take(&mut self.adjs);
+        let nk = k + m.ybar_arrays.len();
+        for ((x, _), p) in accs.iter().zip(&ps[nk + m.kept.len()..]) {
+            self.adjs.insert(*x, Adj::Acc(*p));
+        }
+        let mut res_adjs = vec![None; lam.body.result.len()];
+        for ((r, _), p) in m.ybar_arrays.iter().zip(&ps[k..]) {
+            res_adjs[*r] = Some((SubExp::Var(*p), false));
+        }
+        // Values an enclosing loop's forward sweep kept are read, not computed.
+        for ((j, _), p) in m.kept.iter().zip(&ps[nk..]) {
+            self.preset.insert(*j, Preset::Value(*p));
+        }
+        self.rev_reexec(&lam.body.stms, &lam.body.result, &res_adjs, subst)?;
+        let mut out = Vec::new();
+        for (x, _) in accs {
+            out.push(self.adj_out(*x)?);
+        }
+        for j in &m.active_params {
+            out.push(self.adj_out(new_param[j])?);
+        }
+        for x in &m.free_scalars {
+            out.push(self.adj_out(*x)?);
+        }
+        self.adjs = saved;
+        Ok(out)
+    }
+
+    /// The adjoint map inside a `with_acc` that makes accumulators for the adjoints
+    /// `groups` (owner, owned adjoint array), besides the enclosing ones `outer`; returns
+    /// what [`Vjp::adjoint_map`] does, in the same order.
+    fn adjoint_map_in_with_acc(
+        &mut self,
+        m: &MapAdj,
+        outer: &[(Var, Var)],
+        groups: &[(Var, Var)],
+    ) -> R<Vec<Var>> {
+        let acc_tys: Vec<(&str, Type)> = groups
+            .iter()
+            .map(|(_, a)| {
+                let shape = self.e.names.ty(*a).dims().to_vec();
+                ("acc", acc_type(&self.e.names, &shape, &[*a]))
+            })
+            .collect();
+        let no = outer.len();
+        let groups_x: Vec<Var> = groups.iter().map(|(x, _)| *x).collect();
+        let wlam = self.try_lambda(&acc_tys, |v, ps| {
+            let mut accs = outer.to_vec();
+            accs.extend(groups_x.iter().copied().zip(ps.iter().copied()));
+            let pat = v.adjoint_map(m, accs)?;
+            // The new accumulators first, then the enclosing ones and the rest.
+            let mut res: Vec<SubExp> = pat[no..no + ps.len()]
+                .iter()
+                .map(|x| SubExp::Var(*x))
+                .collect();
+            res.extend(pat[..no].iter().map(|x| SubExp::Var(*x)));
+            res.extend(pat[no + ps.len()..].iter().map(|x| SubExp::Var(*x)));
+            Ok(res)
+        })?;
+        let inputs = groups
+            .iter()
+            .map(|(_, a)| (self.e.names.ty(*a).dims().to_vec(), vec![*a]))
+            .collect();
+        let r = self.e.bind_exp(Exp::WithAcc { inputs, lam: wlam }, "adj");
+        // Reorder to the map's order: enclosing accumulators, new ones, rest.
+        let ng = groups.len();
+        let mut out = r[ng..ng + no].to_vec();
+        out.extend_from_slice(&r[..ng]);
+        out.extend_from_slice(&r[ng + no..]);
+        Ok(out)
+    }
+
+    /// Makes the adjoint map's results `out` the adjoints: accumulators of the enclosing
+    /// lambda, new adjoint arrays, the parameters' arrays' adjoints, and the free scalars'
+    /// (summed over the rows).
+    fn take_map_adjoints(
+        &mut self,
+        m: &MapAdj,
+        out: Vec<Var>,
+        outer: &[(Var, Var)],
+        groups: &[(Var, Var)],
+    ) -> R<()> {
         let mut it = out.into_iter();
-        for (x, _) in &outer {
-            let a = it
-                .next()
-                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+        let mut next = || {
+            it.next()
+                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))
+        };
+        for (x, _) in outer {
+            let a = next()?;
             self.adjs.insert(*x, Adj::Acc(a));
         }
-        for (x, _) in &groups {
-            let a = it
-                .next()
-                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+        for (x, _) in groups {
+            let a = next()?;
             self.adjs.insert(*x, Adj::Val(SubExp::Var(a), true));
         }
-        for j in &active_params {
-            let a = it
-                .next()
-                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
-            self.add_adj(arrays[*j], SubExp::Var(a), true)?;
+        for j in &m.active_params {
+            let a = next()?;
+            self.add_adj(m.arrays[*j], SubExp::Var(a), true)?;
         }
-        for x in &free_scalars {
-            let a = it
-                .next()
-                .ok_or_else(|| Diagnostic::bug("map adjoint arity"))?;
+        for x in &m.free_scalars {
+            let a = next()?;
             let sum = self.sum_outer(a)?;
             self.add_adj(*x, sum, false)?;
         }

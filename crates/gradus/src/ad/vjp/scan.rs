@@ -227,35 +227,7 @@ impl Vjp<'_> {
             };
             scan_in.push(self.reversed(w, y));
         }
-        let n = k * k + k;
-        let ptys: Vec<(&str, Type)> = (0..2 * n).map(|_| ("m", Type::Prim(t))).collect();
-        // (M_g, b_g) then (M_f, b_f): c ↦ M_f (M_g c + b_g) + b_f.
-        let comp = self.try_lambda(&ptys, |v, ps| {
-            let (g, f) = ps.split_at(n);
-            let mul = |v: &mut Self, a: Var, b: Var| -> SubExp {
-                v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![a.into(), b.into()])
-            };
-            let mut out = Vec::new();
-            for r in 0..k {
-                for q in 0..k {
-                    let mut acc = mul(v, f[r * k], g[q]);
-                    for l in 1..k {
-                        let m = mul(v, f[r * k + l], g[l * k + q]);
-                        acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
-                    }
-                    out.push(acc);
-                }
-            }
-            for r in 0..k {
-                let mut acc = SubExp::Var(f[k * k + r]);
-                for l in 0..k {
-                    let m = mul(v, f[r * k + l], g[k * k + l]);
-                    acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
-                }
-                out.push(acc);
-            }
-            Ok(out)
-        })?;
+        let comp = self.affine_compose_lambda(k, t)?;
         let mut ne = Vec::new();
         for r in 0..k {
             for q in 0..k {
@@ -292,6 +264,40 @@ impl Vjp<'_> {
             Ok(out)
         })?;
         Ok(xb)
+    }
+
+    /// The operator of the scan of affine maps `c ↦ M c + b` on `k` values of type `t`, each
+    /// given as `M` (row by row) then `b`: composition, `(M_g, b_g)` then `(M_f, b_f)` giving
+    /// `c ↦ M_f (M_g c + b_g) + b_f`.
+    fn affine_compose_lambda(&mut self, k: usize, t: PrimType) -> R<Lambda> {
+        let n = k * k + k;
+        let ptys: Vec<(&str, Type)> = (0..2 * n).map(|_| ("m", Type::Prim(t))).collect();
+        self.try_lambda(&ptys, |v, ps| {
+            let (g, f) = ps.split_at(n);
+            let mul = |v: &mut Self, a: Var, b: Var| -> SubExp {
+                v.e.prim(PrimOp::Bin(BinOp::Mul, t), vec![a.into(), b.into()])
+            };
+            let mut out = Vec::new();
+            for r in 0..k {
+                for q in 0..k {
+                    let mut acc = mul(v, f[r * k], g[q]);
+                    for l in 1..k {
+                        let m = mul(v, f[r * k + l], g[l * k + q]);
+                        acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                    }
+                    out.push(acc);
+                }
+            }
+            for r in 0..k {
+                let mut acc = SubExp::Var(f[k * k + r]);
+                for l in 0..k {
+                    let m = mul(v, f[r * k + l], g[k * k + l]);
+                    acc = v.e.prim(PrimOp::Bin(BinOp::Add, t), vec![acc, m]);
+                }
+                out.push(acc);
+            }
+            Ok(out)
+        })
     }
 
     /// The general rule, for operators on arrays or on tuples of mixed types, whose

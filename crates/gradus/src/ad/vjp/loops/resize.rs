@@ -1,4 +1,4 @@
-//! Reverse mode of loops whose arrays change size (`loops.rs` calls these pieces).
+//! Reverse mode of loops whose arrays change size (`checkpoint.rs` calls these pieces).
 //!
 //! **Takes** a `for` loop (a `while` loop once [`Vjp::lower_loop`] has counted its
 //! iterations) some of whose parameters' types mention other parameters: an array that grows
@@ -30,7 +30,7 @@
 //! runs three times per iteration instead of two (four for a `while` loop, which is counted
 //! first); the cost ratio of a growing loop is in `tests/vjp_cost.rs`.
 
-use super::{Diagnostic, R, Vjp};
+use super::super::{Diagnostic, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{
     BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
