@@ -1,4 +1,4 @@
-//! Reverse computing in loops (`ad/vjp/revcomp.rs`): where a `for` loop's carried scalars are
+//! Reverse computing in loops (`ad/vjp/loops/revcomp/`): where a `for` loop's carried scalars are
 //! updated invertibly, the return sweep recovers the earlier iterates with the inverse update
 //! instead of reading `[n]` checkpoint arrays. Checked on the AD output (no checkpoint array
 //! outside the fallback branch), on the interpreter's allocation counter (no `scratch` element

@@ -5,7 +5,8 @@
 //!                                                and bit casts go back with the opposite one)
 //! y = xs[slice]             xs_adj[slice] += ȳ    (in place, or into an accumulator)
 //! y = xs with [slice] = v   v += ȳ[slice];  xs += ȳ with [slice] = 0
-//! y = iota(n, s, d)         n += Σȳ (LANGUAGE.md 10.3), s += Σȳ, d += Σ k·ȳ[k]
+//! y = iota(n, s, d)         n += Σȳ, s += Σȳ, d += Σ k·ȳ[k]
+//!                           (docs/language.md §Integer and boolean leaves)
 //! y = replicate(shape, v)   v += ȳ summed over the leading `shape` dimensions
 //! [a, b, ..], concat        each part gets its rows of ȳ
 //! copy, coerce, reshape     ȳ, reshaped to the operand's shape

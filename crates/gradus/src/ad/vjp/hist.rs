@@ -1,6 +1,6 @@
 //! Return sweep of `hist` (`reduce_by_index`): each bin is
 //! `dest[b] ⊕ vs[j1] ⊕ vs[j2] ⊕ ..` over the `j` with `is[j] == b`, in increasing order
-//! (SC'22, rule for `reduce_by_index`; LANGUAGE.md 10.5).
+//! (SC'22, rule for `reduce_by_index`; docs/language.md §Array operations).
 //!
 //! Forward sweep: the `hist` consumes its destination, so for the operators whose adjoint
 //! depends on the original bins (`*`, `min`, `max`, and `select_payload` operators:

@@ -1,5 +1,5 @@
 //! Reverse-mode AD (vjp) on core IR, by redundant execution instead of a tape (Schenck,
-//! Rønning, Henriksen and Oancea, SC'22; DESIGN.md "Automatic differentiation").
+//! Rønning, Henriksen and Oancea, SC'22; docs/design.md §Automatic differentiation).
 //!
 //! [`differentiate`] takes statements in which AD operators are already expanded (the body of
 //! the differentiated function, built on fresh parameters), the parameters, the body's
@@ -39,8 +39,8 @@
 //! `update_acc`) that the lambda adds into (so `map (\i -> xs[i] * 2) is` costs `O(w)` for its
 //! adjoint, not `O(w · n)`). Array adjoints are updated in place (`xs_adj with [i] = ..`) when
 //! the adjoint is owned, i.e. no other adjoint or primal value shares it. Integer leaves get
-//! integer adjoints and booleans boolean ones (LANGUAGE.md 10.3); `iota n` gives `n` the sum of
-//! the result's adjoint.
+//! integer adjoints and booleans boolean ones (docs/language.md §Integer and boolean leaves);
+//! `iota n` gives `n` the sum of the result's adjoint.
 //!
 //! Code that itself uses accumulators (the output of an inner `vjp`, differentiated again)
 //! is handled in `accs.rs`: accumulators get no adjoints of their own; each reads the adjoint

@@ -8,8 +8,8 @@
 //!   and the neutral element gets `r̄`. `O(w)`.
 //! * **`min`/`max`**: `∂r/∂xᵢ` is 1 for the one element that is the result and 0 elsewhere; with
 //!   ties the whole adjoint goes to the first element equal to the result, the neutral element
-//!   counting as first (LANGUAGE.md 10.5). A `map` marks the candidates and a `min` reduce finds
-//!   the first. `O(w)`.
+//!   counting as first (docs/language.md §Array operations). A `map` marks the candidates and a
+//!   `min` reduce finds the first. `O(w)`.
 //! * **any other operator** (`*`, tuples and arrays included): by associativity
 //!   `r = lᵢ ⊕ xᵢ ⊕ rᵢ` with `lᵢ = ne ⊕ x0 ⊕ .. ⊕ x(i-1)` and `rᵢ = x(i+1) ⊕ .. ⊕ x(w-1)`, two
 //!   exclusive scans (the second over the reversed array with the operands flipped, as the

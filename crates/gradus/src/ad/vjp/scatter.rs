@@ -1,4 +1,5 @@
-//! Return sweep of `scatter dest is vs` (SC'22, rule for `scatter`; LANGUAGE.md 10.5).
+//! Return sweep of `scatter dest is vs` (SC'22, rule for `scatter`; docs/language.md §Array
+//! operations).
 //!
 //! Forward sweep: the `scatter` is emitted as it is. Nothing is saved: the result is linear in
 //! `dest` and `vs` (each position holds either its original element or one written value), so
