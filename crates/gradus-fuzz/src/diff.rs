@@ -96,6 +96,8 @@ pub enum Config {
         /// Number of threads.
         threads: usize,
     },
+    /// The `gpu` backend (OpenCL), optimised.
+    Gpu,
 }
 
 impl Config {
@@ -129,13 +131,16 @@ impl Config {
     pub fn opt(self) -> bool {
         match self {
             Config::Interp { opt } | Config::C { opt } | Config::Multicore { opt, .. } => opt,
-            Config::Pass(_) => true,
+            Config::Pass(_) | Config::Gpu => true,
         }
     }
 
     /// Whether this is a native (C) backend.
     pub fn native(self) -> bool {
-        matches!(self, Config::C { .. } | Config::Multicore { .. })
+        matches!(
+            self,
+            Config::C { .. } | Config::Multicore { .. } | Config::Gpu
+        )
     }
 
     /// Whether its floats must equal the oracle's bit for bit: the interpreter's always, a
@@ -144,6 +149,8 @@ impl Config {
     pub fn exact(self) -> bool {
         match self {
             Config::Multicore { threads, .. } if threads > 1 => false,
+            // Reductions and scans combine per-chunk results.
+            Config::Gpu => false,
             _ => !self.native() || exact_floats(),
         }
     }
@@ -187,8 +194,31 @@ impl Config {
                 safe: true,
                 gpu: false,
             }),
+            Config::Gpu => Backend::Native(NativeOptions::gpu()),
         }
     }
+}
+
+/// Whether the `gpu` backend can run here (an OpenCL device is found): asked once.
+pub fn gpu_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let probe = "entry main (xs: []f64) = map (+ 1) xs";
+        let Ok(args) = gradus::data::read_values(b"[1.0, 2.0]") else {
+            return false;
+        };
+        let program = gradus::program::Program::from_source("gpu-probe.fut", probe)
+            .map_err(|d| d.one_line())
+            .and_then(|p| {
+                p.with_backend(Config::Gpu.backend())
+                    .map_err(|e| e.to_string())
+            });
+        let outcome = program.and_then(|p| p.call("main", args).map_err(|e| e.to_string()));
+        if let Err(e) = &outcome {
+            eprintln!("gradus-fuzz: the gpu backend does not run here: {e}");
+        }
+        outcome.is_ok()
+    })
 }
 
 /// The interpreter after each optimiser pass alone, one configuration per pass.
@@ -206,6 +236,7 @@ impl fmt::Display for Config {
             Config::Pass(name) => write!(f, "interp, only pass {name}"),
             Config::C { .. } => write!(f, "c{opt}"),
             Config::Multicore { threads, .. } => write!(f, "multicore{opt} --threads {threads}"),
+            Config::Gpu => write!(f, "gpu{opt}"),
         }
     }
 }

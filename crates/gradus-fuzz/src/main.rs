@@ -38,6 +38,9 @@ struct Args {
     /// Only the interpreter, unoptimised against optimised (no C compiler needed).
     #[arg(long)]
     interp_only: bool,
+    /// Leave out the `gpu` backend (otherwise fuzzed when an OpenCL device is found).
+    #[arg(long)]
+    no_gpu: bool,
     /// Compare floats bit for bit everywhere (the sign of a zero included), with the native
     /// backends keeping the interpreter's order of float operations (`gradus
     /// --exact-floats`; also set by `GRADUS_EXACT_FLOATS=1`).
@@ -76,6 +79,13 @@ fn main() {
     };
     if args.passes {
         configs.extend(diff::pass_configs());
+    }
+    if !args.interp_only && !args.no_gpu {
+        if diff::gpu_available() {
+            configs.push(Config::Gpu);
+        } else {
+            eprintln!("gradus-fuzz: no OpenCL device: the gpu backend is not fuzzed");
+        }
     }
     // Panics are caught and reported as findings; the default hook's messages would bury
     // the summary.

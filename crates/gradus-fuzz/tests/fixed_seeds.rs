@@ -38,10 +38,16 @@ fn fixed_seeds_agree_everywhere() {
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("gradus-fuzz-cache"),
         );
     }
-    let settings = Settings {
+    let mut settings = Settings {
         entries: 12,
         ..Settings::default()
     };
+    // The gpu backend where an OpenCL device is found (POCL runs it on the CPU).
+    if diff::gpu_available() {
+        settings.configs.push(diff::Config::Gpu);
+    } else {
+        eprintln!("fixed_seeds_agree_everywhere: no OpenCL device: the gpu backend is left out");
+    }
     let seeds: Vec<u64> = SEEDS.collect();
     let next = Mutex::new(0usize);
     let total = Mutex::new(Summary::default());

@@ -88,8 +88,9 @@ struct gr_kerr {
   int64_t args[32];
 };
 
+static pthread_mutex_t gr_gpu_mutex = PTHREAD_MUTEX_INITIALIZER;
+
 static struct {
-  pthread_mutex_t lock;
   int state; /* 0: not set up yet, 1: ready, -1: no device (see `why`) */
   char why[4096];
   char device[256];
@@ -102,14 +103,14 @@ static struct {
   gr_mirror **inputs;
   int64_t ninputs, capinputs;
   int64_t seq;
-} gr_gpu = { PTHREAD_MUTEX_INITIALIZER };
+} gr_gpu;
 
-static void gr_gpu_lock(void) { pthread_mutex_lock(&gr_gpu.lock); }
-static void gr_gpu_unlock(void) { pthread_mutex_unlock(&gr_gpu.lock); }
+static GR_UNUSED void gr_gpu_lock(void) { pthread_mutex_lock(&gr_gpu_mutex); }
+static GR_UNUSED void gr_gpu_unlock(void) { pthread_mutex_unlock(&gr_gpu_mutex); }
 
 /* Records a failure of the device runtime in the call's context (error site -2; the message
    is read with gradus_gpu_message). */
-static __attribute__((cold)) int gr_gpu_fail(struct gr_ctx *ctx, const char *what, int code) {
+static GR_UNUSED __attribute__((cold)) int gr_gpu_fail(struct gr_ctx *ctx, const char *what, int code) {
   if (code) snprintf(gr_gpu.why, sizeof gr_gpu.why, "%s (OpenCL error %d)", what, code);
   else snprintf(gr_gpu.why, sizeof gr_gpu.why, "%s", what);
   ctx->failed = 1;
@@ -126,7 +127,7 @@ const char *gradus_gpu_device(void);
 const char *gradus_gpu_device(void) { return gr_gpu.device; }
 #endif
 
-static int gr_gpu_pick_device(void) {
+static GR_UNUSED int gr_gpu_pick_device(void) {
   gr_cl_obj plats[16];
   gr_cl_uint np = 0;
   if (gr_gpu.cl.GetPlatformIDs(16, plats, &np) != 0 || np == 0) {
@@ -161,7 +162,7 @@ static int gr_gpu_pick_device(void) {
 /* The context and the kernels' error record. A context made while another library of the
    process makes its own can come out without its device's limits (POCL), which the first
    allocation shows: such a context is made again. */
-static int gr_gpu_context(void) {
+static GR_UNUSED int gr_gpu_context(void) {
   gr_cl_int e = 0;
   for (int attempt = 0; attempt < 50; attempt++) {
     gr_gpu.ctx = gr_gpu.cl.CreateContext(NULL, 1, &gr_gpu.dev, NULL, NULL, &e);
@@ -176,7 +177,7 @@ static int gr_gpu_context(void) {
   return 1;
 }
 
-static int gr_gpu_build(void) {
+static GR_UNUSED int gr_gpu_build(void) {
   gr_cl_int e = 0;
   if (gr_gpu_context()) return 1;
   gr_gpu.queue = gr_gpu.cl.CreateCommandQueue(gr_gpu.ctx, gr_gpu.dev, 0, &e);
@@ -206,7 +207,7 @@ static int gr_gpu_build(void) {
 }
 
 /* Opens OpenCL, picks the device and builds the kernels; once per library. */
-static int gr_gpu_setup(void) {
+static GR_UNUSED int gr_gpu_setup(void) {
   void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -223,7 +224,7 @@ static int gr_gpu_setup(void) {
 }
 
 /* The mirror whose range holds `p` (its end included, for empty views at the end). */
-static gr_mirror *gr_gpu_find(const void *p) {
+static GR_UNUSED gr_mirror *gr_gpu_find(const void *p) {
   int64_t lo = 0, hi = gr_gpu.nreg - 1, best = -1;
   while (lo <= hi) {
     int64_t mid = (lo + hi) / 2;
@@ -235,7 +236,7 @@ static gr_mirror *gr_gpu_find(const void *p) {
   return (const char *)p <= m->host + m->bytes ? m : NULL;
 }
 
-static gr_mirror *gr_gpu_add(void *host, int64_t bytes, int state) {
+static GR_UNUSED gr_mirror *gr_gpu_add(void *host, int64_t bytes, int state) {
   gr_mirror *m = (gr_mirror *)calloc(1, sizeof *m);
   if (!m) return NULL;
   if (gr_gpu.nreg == gr_gpu.capreg) {
@@ -256,7 +257,7 @@ static gr_mirror *gr_gpu_add(void *host, int64_t bytes, int state) {
   return m;
 }
 
-static void gr_gpu_drop(gr_mirror *m) {
+static GR_UNUSED void gr_gpu_drop(gr_mirror *m) {
   if (!m) return;
   for (int64_t k = 0; k < gr_gpu.nreg; k++) {
     if (gr_gpu.reg[k] == m) {
@@ -270,24 +271,24 @@ static void gr_gpu_drop(gr_mirror *m) {
 }
 
 /* Hooks of the allocator (see gr_alloc and gr_free): a buffer's mirror lives in its header. */
-static void gr_gpu_block_new(void *b, int64_t capacity) {
+static GR_UNUSED void gr_gpu_block_new(void *b, int64_t capacity) {
   gr_mem *h = (gr_mem *)b;
   h->pad[0] = (int64_t)(intptr_t)gr_gpu_add((void *)(h + 1), capacity - (int64_t)sizeof(gr_mem), GR_M_NONE);
 }
-static void gr_gpu_block_reused(void *b) {
+static GR_UNUSED void gr_gpu_block_reused(void *b) {
   gr_mirror *m = (gr_mirror *)(intptr_t)((gr_mem *)b)->pad[0];
   if (m) m->state = GR_M_NONE;
 }
-static void gr_gpu_block_filled(void *b) {
+static GR_UNUSED void gr_gpu_block_filled(void *b) {
   gr_mirror *m = (gr_mirror *)(intptr_t)((gr_mem *)b)->pad[0];
   if (m) m->state = GR_M_HOST;
 }
-static void gr_gpu_block_gone(void *b) {
+static GR_UNUSED void gr_gpu_block_gone(void *b) {
   gr_gpu_drop((gr_mirror *)(intptr_t)((gr_mem *)b)->pad[0]);
 }
 
 /* Reads the kernels' error record into the call's context: 1 when a kernel failed. */
-static int gr_gpu_check(struct gr_ctx *ctx) {
+static GR_UNUSED int gr_gpu_check(struct gr_ctx *ctx) {
   struct gr_kerr rec;
   gr_cl_int e = gr_gpu.cl.EnqueueReadBuffer(gr_gpu.queue, gr_gpu.err, 1, 0, sizeof rec, &rec, 0, NULL, NULL);
   if (e != 0) return gr_gpu_fail(ctx, "cannot read from the OpenCL device", e);
@@ -301,7 +302,7 @@ static int gr_gpu_check(struct gr_ctx *ctx) {
 }
 
 /* Before host code reads (or, with `write`, writes) the array at `p`: the host copy current. */
-static int gr_gpu_sync(struct gr_ctx *ctx, const void *p, int write) {
+static GR_UNUSED int gr_gpu_sync(struct gr_ctx *ctx, const void *p, int write) {
   gr_mirror *m = gr_gpu_find(p);
   if (!m) return 0;
   if (m->state == GR_M_DEV) {
@@ -316,7 +317,7 @@ static int gr_gpu_sync(struct gr_ctx *ctx, const void *p, int write) {
 
 /* Kernel argument `arg` (and `arg + 1`, the byte offset) of kernel `k`: the array at `p`,
    current on the device; with `write`, current there only after the launch. */
-static int gr_gpu_arr(struct gr_ctx *ctx, int k, int arg, const void *p, int write) {
+static GR_UNUSED int gr_gpu_arr(struct gr_ctx *ctx, int k, int arg, const void *p, int write) {
   gr_mirror *m = gr_gpu_find(p);
   static gr_mirror none;
   if (!m) {
@@ -350,14 +351,14 @@ static int gr_gpu_arr(struct gr_ctx *ctx, int k, int arg, const void *p, int wri
 }
 
 /* Kernel argument `arg` of kernel `k`: a scalar of `n` bytes at `v`. */
-static int gr_gpu_val(struct gr_ctx *ctx, int k, int arg, const void *v, size_t n) {
+static GR_UNUSED int gr_gpu_val(struct gr_ctx *ctx, int k, int arg, const void *v, size_t n) {
   gr_cl_int e = gr_gpu.cl.SetKernelArg(gr_gpu.kernels[k], (gr_cl_uint)arg, n, v);
   if (e != 0) return gr_gpu_fail(ctx, "internal error: cannot set a kernel argument", e);
   return 0;
 }
 
 /* Launches kernel `k` over `n` iterations (one work-item each), after its arguments. */
-static int gr_gpu_run(struct gr_ctx *ctx, int k, int64_t n) {
+static GR_UNUSED int gr_gpu_run(struct gr_ctx *ctx, int k, int64_t n) {
   if (n <= 0) return 0;
   int64_t seq = ++gr_gpu.seq;
   gr_cl_obj kk = gr_gpu.kernels[k];
@@ -373,7 +374,7 @@ static int gr_gpu_run(struct gr_ctx *ctx, int k, int64_t n) {
 }
 
 /* An array argument of the call: mirrored (host copy current) until the call ends. */
-static int gr_gpu_input(struct gr_ctx *ctx, void *p, int64_t bytes) {
+static GR_UNUSED int gr_gpu_input(struct gr_ctx *ctx, void *p, int64_t bytes) {
   if (!p) return 0;
   if (gr_gpu.ninputs == gr_gpu.capinputs) {
     int64_t cap = gr_gpu.capinputs ? 2 * gr_gpu.capinputs : 16;
@@ -390,7 +391,7 @@ static int gr_gpu_input(struct gr_ctx *ctx, void *p, int64_t bytes) {
 
 /* Starts a call: sets the device up on the first, takes the library's lock, clears the
    kernels' error record. */
-static int gr_gpu_begin(struct gr_ctx *ctx) {
+static GR_UNUSED int gr_gpu_begin(struct gr_ctx *ctx) {
   gr_gpu_lock();
   if (gr_gpu.state == 0) gr_gpu.state = gr_gpu_setup() ? -1 : 1;
   if (gr_gpu.state < 0) {
@@ -415,7 +416,7 @@ static int gr_gpu_begin(struct gr_ctx *ctx) {
 
 /* Ends a call that returned `r`: a kernel's error wins over a later one of the host; the
    arguments' mirrors go. */
-static int gr_gpu_end(struct gr_ctx *ctx, int r) {
+static GR_UNUSED int gr_gpu_end(struct gr_ctx *ctx, int r) {
   if (ctx->failed) r = 1;
   if (!(r && ctx->site == -2)) {
     gr_cl_int e = gr_gpu.cl.Finish(gr_gpu.queue);
