@@ -602,7 +602,6 @@ impl Printer<'_> {
     /// printed here (otherwise it prints as on the other backends).
     pub(super) fn gpu_host_stm(&mut self, s: &Stm, d: usize) -> bool {
         self.host_sync(s, d);
-        let types = self.gpu_types();
         match s {
             Stm::ParFor {
                 var,
@@ -611,9 +610,13 @@ impl Printer<'_> {
                 independent,
                 ..
             } => {
-                if kernel_blocker(body, types).is_none() {
+                if kernel_blocker(body, self.gpu_types()).is_none() {
                     self.launch_kernel(var, bound, body, d);
-                } else if let Some(why) = kernel_blocker(body, types) {
+                } else if let Some(hoisted) = self.hoist_allocations(var, bound, body) {
+                    self.stms(&hoisted.before, d);
+                    self.launch_kernel(var, bound, &hoisted.body, d);
+                    self.stms(&hoisted.after, d);
+                } else if let Some(why) = kernel_blocker(body, self.gpu_types()) {
                     if let Some(g) = self.gpu.as_mut() {
                         g.host_loops
                             .push(format!("{}: the parallel loop over {var}: {why}", g.entry));
@@ -631,14 +634,14 @@ impl Printer<'_> {
                 }
                 true
             }
-            Stm::While { cond, body } if launches(body, types) => {
+            Stm::While { cond, body } if launches(body, self.gpu_types()) => {
                 let reads = uses(
                     &[Stm::Check {
                         cond: cond.clone(),
                         site: 0,
                         args: vec![],
                     }],
-                    types,
+                    self.gpu_types(),
                 );
                 self.line(d, "while (1) {");
                 for arr in reads.arrays.keys() {
@@ -654,7 +657,7 @@ impl Printer<'_> {
                 true
             }
             Stm::If { cond, .. } | Stm::For { bound: cond, .. }
-                if launches(std::slice::from_ref(s), types) =>
+                if launches(std::slice::from_ref(s), self.gpu_types()) =>
             {
                 let reads = uses(
                     &[Stm::Check {
@@ -662,7 +665,7 @@ impl Printer<'_> {
                         site: 0,
                         args: vec![],
                     }],
-                    types,
+                    self.gpu_types(),
                 );
                 for arr in reads.arrays.keys() {
                     self.line(
@@ -674,6 +677,236 @@ impl Printer<'_> {
             }
             _ => false,
         }
+    }
+}
+
+/// A parallel loop's body whose allocations were taken out of it (see
+/// [`Printer::hoist_allocations`]).
+pub(super) struct Hoisted {
+    /// Host statements before the loop: one buffer per allocation site for all iterations.
+    pub before: Vec<Stm>,
+    /// The body, each allocation replaced by a view of its iteration's part of the buffer.
+    pub body: Vec<Stm>,
+    /// Host statements after the loop: the buffers released.
+    pub after: Vec<Stm>,
+}
+
+/// The variables an expression reads, and whether it loads from an array.
+fn ex_vars(e: &Ex, out: &mut BTreeSet<String>) -> bool {
+    match e {
+        Ex::Var(v) => {
+            out.insert(v.clone());
+            false
+        }
+        Ex::Const(_) => false,
+        Ex::Prim(_, args) => args.iter().fold(false, |l, a| ex_vars(a, out) | l),
+        Ex::Idx(_, a, b) => ex_vars(a, out) | ex_vars(b, out),
+        Ex::Load { .. } => true,
+        Ex::Not(a) => ex_vars(a, out),
+    }
+}
+
+/// Where [`Printer::hoist_allocations`] works: the parallel loop's counter, bound and body,
+/// and the variables the body declares.
+struct HoistSite<'a> {
+    var: &'a str,
+    bound: &'a Ex,
+    whole: &'a [Stm],
+    inner: &'a BTreeSet<String>,
+}
+
+/// Whether array `arr`, declared in a loop body that declares `scope`, may outlive an
+/// iteration of that loop: its pointer (or a view of it) reaches a variable declared outside.
+fn escapes(arr: &str, body: &[Stm], scope: &BTreeSet<String>) -> bool {
+    if !scope.contains(arr) {
+        return true;
+    }
+    let mut aliases = BTreeSet::from([arr.to_string()]);
+    loop {
+        let mut flows = Vec::new();
+        pointer_flows(body, &mut flows);
+        let before = aliases.len();
+        for (dst, src) in flows {
+            if aliases.contains(&src) {
+                if !scope.contains(&dst) {
+                    return true;
+                }
+                aliases.insert(dst);
+            }
+        }
+        if aliases.len() == before {
+            return false;
+        }
+    }
+}
+
+/// Every copy of an array pointer in a statement list, as (destination, source), and every
+/// array a block may be taken from (`AllocOrTake`) as flowing to its destination.
+fn pointer_flows(stms: &[Stm], out: &mut Vec<(String, String)>) {
+    for s in stms {
+        match s {
+            Stm::SetArr { dst, src, .. } => out.push((dst.clone(), src.clone())),
+            Stm::Set {
+                name,
+                val: Ex::Var(src),
+            }
+            | Stm::Decl {
+                name,
+                init: Some(Ex::Var(src)),
+                ..
+            } => out.push((name.clone(), src.clone())),
+            Stm::AllocOrTake { arr, srcs, .. } => {
+                out.extend(srcs.iter().map(|src| (arr.clone(), src.clone())))
+            }
+            Stm::For { body, .. } | Stm::ParFor { body, .. } | Stm::While { body, .. } => {
+                pointer_flows(body, out)
+            }
+            Stm::If { then, els, .. } => {
+                pointer_flows(then, out);
+                pointer_flows(els, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every variable a statement list declares (at any depth).
+fn declared_in(stms: &[Stm], out: &mut BTreeSet<String>) {
+    for s in stms {
+        match s {
+            Stm::Decl { name, .. } => {
+                out.insert(name.clone());
+            }
+            Stm::For { var, body, .. } | Stm::ParFor { var, body, .. } => {
+                out.insert(var.clone());
+                declared_in(body, out);
+            }
+            Stm::While { body, .. } => declared_in(body, out),
+            Stm::If { then, els, .. } => {
+                declared_in(then, out);
+                declared_in(els, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Printer<'_> {
+    /// A parallel loop's body with its allocations expanded: an allocation made once per
+    /// iteration (not inside a loop of the body) whose size the enclosing code knows becomes
+    /// one buffer of `bound` parts allocated before the loop, each iteration viewing its own
+    /// part; `None` when the body still cannot be a kernel afterwards. An array allocated in
+    /// an iteration never outlives it (a kernel assigns nothing outside itself), so the parts
+    /// are free again when the loop ends.
+    pub(super) fn hoist_allocations(
+        &mut self,
+        var: &str,
+        bound: &Ex,
+        body: &[Stm],
+    ) -> Option<Hoisted> {
+        let mut inner = BTreeSet::new();
+        declared_in(body, &mut inner);
+        let mut h = Hoisted {
+            before: Vec::new(),
+            body: Vec::new(),
+            after: Vec::new(),
+        };
+        let site = HoistSite {
+            var,
+            bound,
+            whole: body,
+            inner: &inner,
+        };
+        h.body = self.hoist_in(&site, body, None, &mut h.before, &mut h.after)?;
+        if h.before.is_empty() || kernel_blocker(&h.body, self.gpu_types()).is_some() {
+            return None;
+        }
+        Some(h)
+    }
+
+    /// `stms` (part of the loop's body, inside the sequential loop whose body declares
+    /// `scope`, if any) with its allocations replaced by views of buffers made in `before`.
+    fn hoist_in(
+        &mut self,
+        site: &HoistSite,
+        stms: &[Stm],
+        scope: Option<&BTreeSet<String>>,
+        before: &mut Vec<Stm>,
+        after: &mut Vec<Stm>,
+    ) -> Option<Vec<Stm>> {
+        let (var, bound) = (site.var, site.bound);
+        let mut out = Vec::with_capacity(stms.len());
+        for s in stms {
+            match s {
+                Stm::Alloc { arr, elem, count } => {
+                    let mut reads = BTreeSet::new();
+                    if ex_vars(count, &mut reads) || reads.iter().any(|v| site.inner.contains(v)) {
+                        return None;
+                    }
+                    // Inside a sequential loop the part is reused by every iteration of that
+                    // loop: only for an array that dies in the iteration that made it.
+                    if let Some(scope) = scope
+                        && escapes(arr, site.whole, scope)
+                    {
+                        return None;
+                    }
+                    self.labels += 1;
+                    let big = format!("gr_parts_{}", self.labels);
+                    if let Some(g) = self.gpu.as_mut() {
+                        g.types.insert(big.clone(), Ty::Array(*elem));
+                    }
+                    before.push(Stm::Decl {
+                        ty: Ty::Array(*elem),
+                        name: big.clone(),
+                        init: None,
+                    });
+                    before.push(Stm::Alloc {
+                        arr: big.clone(),
+                        elem: *elem,
+                        count: Ex::times(bound.clone(), count.clone()),
+                    });
+                    after.push(Stm::Decref(big.clone()));
+                    out.push(Stm::SetArr {
+                        dst: arr.clone(),
+                        src: big,
+                        offset: Ex::times(Ex::var(var), count.clone()),
+                        share: imp::Share::Borrow,
+                    });
+                }
+                Stm::If { cond, then, els } => out.push(Stm::If {
+                    cond: cond.clone(),
+                    then: self.hoist_in(site, then, scope, before, after)?,
+                    els: self.hoist_in(site, els, scope, before, after)?,
+                }),
+                Stm::For {
+                    var: v,
+                    bound: b,
+                    down,
+                    body,
+                    independent,
+                } => {
+                    let mut declared = BTreeSet::new();
+                    declared_in(body, &mut declared);
+                    out.push(Stm::For {
+                        var: v.clone(),
+                        bound: b.clone(),
+                        down: *down,
+                        body: self.hoist_in(site, body, Some(&declared), before, after)?,
+                        independent: *independent,
+                    });
+                }
+                Stm::While { cond, body } => {
+                    let mut declared = BTreeSet::new();
+                    declared_in(body, &mut declared);
+                    out.push(Stm::While {
+                        cond: cond.clone(),
+                        body: self.hoist_in(site, body, Some(&declared), before, after)?,
+                    });
+                }
+                other => out.push(other.clone()),
+            }
+        }
+        Some(out)
     }
 }
 

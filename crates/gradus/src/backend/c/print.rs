@@ -481,7 +481,7 @@ pub(super) struct Printer<'a> {
     /// The counter of the outermost enclosing parallel loop: errors are ordered by it (see
     /// `gr_fail`).
     pub(super) iter_key: Option<String>,
-    labels: usize,
+    pub(super) labels: usize,
     /// Where allocations inside loops get their slots (see `gr_alloc_slot`): the function,
     /// and each thread's part of a parallel loop.
     slot_scopes: Vec<SlotScope>,
