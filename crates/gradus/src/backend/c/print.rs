@@ -29,6 +29,9 @@ use crate::value::{PrimType, Scalar};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+#[path = "outline.rs"]
+mod outline;
+
 /// Number of values an error site can record.
 pub const MAX_ARGS: usize = 32;
 
@@ -459,6 +462,8 @@ struct Printer<'a> {
     /// Where allocations inside loops get their slots (see `gr_alloc_slot`): the function,
     /// and each thread's part of a parallel loop.
     slot_scopes: Vec<SlotScope>,
+    /// What splits large entry points into several functions.
+    outliner: outline::Outliner,
 }
 
 /// The slots of the allocation sites in a function or in one thread's part of a parallel
@@ -480,6 +485,7 @@ pub fn print_program(prog: &imp::Program) -> String {
         iter_key: None,
         labels: 0,
         slot_scopes: Vec::new(),
+        outliner: Default::default(),
     };
     for f in &prog.functions {
         p.function(f);
@@ -953,6 +959,9 @@ impl Printer<'_> {
     }
 
     fn stm(&mut self, s: &Stm, d: usize) {
+        if self.outline(s, d) {
+            return;
+        }
         match s {
             Stm::Decl { ty, name, init } => match ty {
                 Ty::Prim(t) => {
@@ -1227,6 +1236,8 @@ impl Printer<'_> {
             "{ENTRY_MARK}{} */\nint {name}({params});\n{body};",
             f.entry.replace("*/", ""),
         );
+        let split_at = self.out.len();
+        self.outline_start(name, &f.inputs, &f.body);
         let _ = writeln!(self.out, "int {name}({params}) {{");
         self.line(1, "#ifdef _OPENMP");
         self.line(
@@ -1324,6 +1335,8 @@ impl Printer<'_> {
         }
         self.line(1, "return 1;");
         self.line(0, "}\n");
+        let split = self.outline_finish();
+        self.out.insert_str(split_at, &split);
     }
 }
 
