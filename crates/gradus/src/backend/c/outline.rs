@@ -287,6 +287,7 @@ fn c_param(locals: &[(String, String)], changed: bool) -> Param {
         } else {
             p.decl.push(format!("{t}{local}"));
             p.arg.push(local.clone());
+            let _ = writeln!(p.load, "  (void){local};");
         }
     }
     p
