@@ -29,6 +29,9 @@ use crate::value::{PrimType, Scalar};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+#[path = "outline.rs"]
+mod outline;
+
 /// Number of values an error site can record.
 pub const MAX_ARGS: usize = 32;
 
@@ -487,6 +490,8 @@ pub(super) struct Printer<'a> {
     slot_scopes: Vec<SlotScope>,
     /// For the `gpu` backend: the kernels and what printing them needs.
     pub(super) gpu: Option<super::gpu::GpuState>,
+    /// What splits large entry points into several functions.
+    outliner: outline::Outliner,
 }
 
 /// The slots of the allocation sites in a function or in one thread's part of a parallel
@@ -554,6 +559,7 @@ impl<'a> Printer<'a> {
             labels: 0,
             slot_scopes: Vec::new(),
             gpu: gpu.then(Default::default),
+            outliner: Default::default(),
         }
     }
 }
@@ -1016,6 +1022,10 @@ impl Printer<'_> {
     }
 
     pub(super) fn stm(&mut self, s: &Stm, d: usize) {
+        // The gpu backend's code is one unit, and its host code is not split.
+        if self.gpu.is_none() && self.outline(s, d) {
+            return;
+        }
         if self.gpu.as_ref().is_some_and(|g| !g.in_kernel) && self.gpu_host_stm(s, d) {
             return;
         }
@@ -1330,6 +1340,8 @@ impl Printer<'_> {
             "{ENTRY_MARK}{} */\nint {name}({params});\n{body};",
             f.entry.replace("*/", ""),
         );
+        let split_at = self.out.len();
+        self.outline_start(name, &f.inputs, &f.body);
         let _ = writeln!(self.out, "int {name}({params}) {{");
         if let Some(g) = self.gpu.as_mut() {
             g.types = super::gpu::variable_types(f);
@@ -1420,6 +1432,8 @@ impl Printer<'_> {
         }
         self.line(1, "return 1;");
         self.line(0, "}\n");
+        let split = self.outline_finish();
+        self.out.insert_str(split_at, &split);
     }
 }
 
