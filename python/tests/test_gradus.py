@@ -289,8 +289,8 @@ def test_unknown_entry_point(kinds):
 
 
 def test_bad_options():
-    with pytest.raises(ValueError, match="unknown backend `gpu`"):
-        gradus.compile_source("entry f (x: f64) = x", backend="gpu")
+    with pytest.raises(ValueError, match="unknown backend `cuda`"):
+        gradus.compile_source("entry f (x: f64) = x", backend="cuda")
     with pytest.raises(ValueError, match="threads"):
         gradus.compile_source("entry f (x: f64) = x", threads=0)
 
@@ -300,6 +300,24 @@ def test_unsafe_drops_checks():
     prog = gradus.compile_source(src, backend="c", safe=False)
     assert not prog.safe
     assert prog.f(np.arange(3.0), 2) == 2.0
+
+
+def test_gpu_backend_agrees_with_c():
+    src = (
+        "entry f (xs: []f64) : ([]f64, f64) = "
+        "(map (\\x -> x * x + 1) xs, reduce (+) 0 (map (* 2) xs))"
+    )
+    xs = np.linspace(-1.0, 2.0, 1000)
+    try:
+        gpu = gradus.compile_source(src, backend="gpu")
+        got = gpu.f(xs)
+    except Exception as e:  # no OpenCL device here
+        if "OpenCL" in str(e) and "internal error" not in str(e):
+            pytest.skip(f"the gpu backend cannot run here: {e}")
+        raise
+    want = gradus.compile_source(src, backend="c").f(xs)
+    np.testing.assert_allclose(got[0], want[0])
+    assert abs(got[1] - want[1]) <= 1e-12 * abs(want[1])
 
 
 # --- the cache across processes -------------------------------------------------------------

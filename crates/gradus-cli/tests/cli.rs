@@ -81,7 +81,7 @@ fn usage_errors_exit_2() {
     }
     let o = gradus(&["run", "x.fut", "--backend", "cuda"], b"");
     assert!(
-        text(&o.stderr).contains("expected `interp`, `c` or `multicore`"),
+        text(&o.stderr).contains("expected `interp`, `c`, `multicore` or `gpu`"),
         "{}",
         text(&o.stderr)
     );

@@ -37,6 +37,7 @@ pub mod gpu;
 pub mod gpu_runtime;
 pub mod prims;
 pub mod print;
+pub mod runtime;
 
 use crate::backend::lower::{self, imp};
 use crate::core::ir::{FunDef, Prog, SubExp, Type};
