@@ -185,7 +185,7 @@ static GR_UNUSED int gr_gpu_build(void) {
   const char *src = gr_gpu_source;
   gr_gpu.prog = gr_gpu.cl.CreateProgramWithSource(gr_gpu.ctx, 1, &src, NULL, &e);
   if (!gr_gpu.prog) { snprintf(gr_gpu.why, sizeof gr_gpu.why, "cannot create the OpenCL program (error %d)", e); return 1; }
-  e = gr_gpu.cl.BuildProgram(gr_gpu.prog, 1, &gr_gpu.dev, "-cl-std=CL1.2", NULL, NULL);
+  e = gr_gpu.cl.BuildProgram(gr_gpu.prog, 1, &gr_gpu.dev, "-cl-std=CL1.2 -w", NULL, NULL);
   if (e != 0) {
     int n = snprintf(gr_gpu.why, sizeof gr_gpu.why, "internal error: the OpenCL compiler rejected the generated kernels (error %d):\n", e);
     size_t len = 0;
