@@ -32,6 +32,10 @@ pub struct CArgs {
     /// One thread: compile without OpenMP.
     #[arg(long)]
     sequential: bool,
+    /// The backend whose code the library holds: `multicore` (the default), `c` (the same
+    /// as `--sequential`) or `gpu` (parallel loops as OpenCL kernels, see docs/gpu.md).
+    #[arg(long, value_parser = crate::common::parse_backend, value_name = "BACKEND")]
+    backend: Option<crate::common::Backend>,
     /// Compile without run-time checks.
     #[arg(long = "unsafe")]
     no_checks: bool,
@@ -512,6 +516,9 @@ static void gr_api_describe(struct gradus_context *ctx, const struct gr_ctx *r) 
   ctx->error[0] = 0;
   switch (r->site) {
   case -1: gr_api_printf(ctx, "cannot allocate %lld bytes", (long long)a[0]); break;
+#ifdef GR_GPU
+  case -2: gr_api_printf(ctx, "gpu backend: %s", gr_gpu.why); break;
+#endif
 "#,
     );
     for (i, s) in low.sites.iter().enumerate() {
@@ -866,11 +873,18 @@ pub fn c(a: CArgs) -> u8 {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
+    use crate::common::Backend;
+    if a.backend == Some(Backend::Interpreter) {
+        eprintln!("Error: gradus c makes a library of generated C: --backend interp has none");
+        return 2;
+    }
+    let gpu = a.backend == Some(Backend::Gpu);
+    let sequential = a.sequential || a.backend == Some(Backend::C);
     let opts = NativeOptions {
-        multicore: !a.sequential,
+        multicore: !sequential && !gpu,
         threads: None,
         safe: !a.no_checks,
-        gpu: false,
+        gpu,
     };
     let lowered = || {
         gradus::pipeline::prepare_for_lowering(program.core())
@@ -889,7 +903,7 @@ pub fn c(a: CArgs) -> u8 {
     };
     let eps = program.entry_points();
     let api = api_entries(&low, &program, &eps);
-    let code = print::print_program(&low) + &api_source(&low, &api);
+    let code = print::print_program_for(&low, gpu) + &api_source(&low, &api);
     // The example calls the first entry point that has arguments it can run on.
     let chosen = api.iter().find_map(|e| {
         let ep = eps.iter().find(|ep| ep.name == e.f.entry)?;
@@ -925,7 +939,7 @@ pub fn c(a: CArgs) -> u8 {
             return 1;
         }
     };
-    if let Err(m) = build::compile(&src, &lib, &tc, &tc.flags(!a.sequential)) {
+    if let Err(m) = build::compile(&src, &lib, &tc, &tc.flags(opts.multicore)) {
         eprintln!("Error: {m}");
         return 4;
     }

@@ -17,8 +17,14 @@ fn text(b: &[u8]) -> String {
 
 /// Runs `gradus c PROGRAM -o OUT`, asserting success.
 fn gradus_c(program: &Path, out: &Path) {
+    gradus_c_with(program, out, &[]);
+}
+
+/// Runs `gradus c PROGRAM -o OUT` with more options, asserting success.
+fn gradus_c_with(program: &Path, out: &Path, options: &[&str]) {
     let o = Command::new(env!("CARGO_BIN_EXE_gradus"))
         .arg("c")
+        .args(options)
         .arg(program)
         .arg("-o")
         .arg(out)
@@ -55,6 +61,34 @@ fn the_example_caller_of_gmm_runs() {
         text(&o.stderr)
     );
     // The objective on the test block's first input, data/gmm_test.in.
+    assert!(
+        text(&o.stdout).contains("result 0: 8.07380408"),
+        "{}",
+        text(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn the_example_caller_of_gmm_runs_on_the_gpu_backend() {
+    if cc().is_none() {
+        eprintln!("skipped: no C compiler");
+        return;
+    }
+    let out = scratch("gmm-gpu");
+    let gmm = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/gmm.fut");
+    gradus_c_with(&gmm, &out, &["--backend", "gpu"]);
+    let o = Command::new(out.join("example")).output().unwrap();
+    let stderr = text(&o.stderr);
+    if o.status.code() != Some(0)
+        && std::env::var_os("GRADUS_REQUIRE_GPU").is_none()
+        && stderr.contains("OpenCL")
+        && !stderr.contains("internal error")
+    {
+        eprintln!("skipped: {stderr}");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{}{stderr}", text(&o.stdout));
     assert!(
         text(&o.stdout).contains("result 0: 8.07380408"),
         "{}",
