@@ -40,7 +40,7 @@
 //! Takes verified IR and gives verified IR.
 
 use super::Ctx;
-use super::accred::{collect_defs, full_update};
+use super::acc_reduce::{collect_defs, full_update};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp, UnOp};
 use crate::core::recognise::{is_counter, is_zero};

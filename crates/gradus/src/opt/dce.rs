@@ -1,7 +1,7 @@
 //! Dead-code elimination (pass `dce`): a statement none of whose results is used (as an
 //! operand, a result, or a size in a type) is removed, unless it is an assertion. Runs
 //! backwards over every body with one set of live variables for the whole function (names
-//! are unique), and applies the `tuple-elim` rules ([`super::tuple`]) to the statements it
+//! are unique), and applies the `tuple-elim` rules ([`super::tuple_elim`]) to the statements it
 //! keeps, so that unused results and what computes them disappear together.
 //!
 //! Rule `dce`. Takes verified IR, gives verified IR.
@@ -42,11 +42,11 @@ fn body(names: &NameTable, ctx: &mut Ctx, b: &mut Body, live: &mut HashSet<crate
             continue;
         }
         if ctx.on("tuple-elim") {
-            super::tuple::prune_results(names, ctx, &mut stm, live);
+            super::tuple_elim::prune_results(names, ctx, &mut stm, live);
         }
         nested(names, ctx, &mut stm.exp, live);
         if ctx.on("tuple-elim") {
-            super::tuple::prune_inputs(names, ctx, &mut stm);
+            super::tuple_elim::prune_inputs(names, ctx, &mut stm);
         }
         live.extend(free_in_exp(names, &stm.exp));
         for v in &stm.pat {

@@ -351,7 +351,7 @@ fn split_by_consumer(
             _ => return None,
         }
         let slice = crate::core::subst::prune(names, &lam.body, vec![lam.body.result[k]]);
-        if !super::consumer::few_cheap_ops(&slice) {
+        if !super::consumer_fusion::few_cheap_ops(&slice) {
             return None;
         }
         pending.push(k);
@@ -394,7 +394,7 @@ fn split_by_consumer(
         .map(|(_, ks)| {
             let results: Vec<SubExp> = ks.iter().map(|k| lam.body.result[*k]).collect();
             let sliced = crate::core::subst::prune(names, &lam.body, results);
-            super::consumer::map_part(names, stm, &ks, &sliced)
+            super::consumer_fusion::map_part(names, stm, &ks, &sliced)
         })
         .collect()
 }

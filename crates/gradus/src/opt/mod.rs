@@ -7,10 +7,10 @@
 //! [`crate::pipeline::passes`] (`gradus dev --list-passes` prints it); the schedule that runs
 //! them to a bounded fixed point is [`crate::pipeline::schedule`].
 //!
-//! Modules: [`inline`], [`accred`] (`acc-reduce`), [`accsink`] (`acc-sink`), [`reduceloop`] (`reduce-loop`), [`simplify`] (the driver of the local rules
-//! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loops`],
-//! [`scalarise`] and [`cse`], and fusion's index-of-map rules), [`dce`] with [`tuple`](crate::opt::tuple) (`tuple-elim`), [`hoist`] with
-//! [`mapfission`], [`fusion`], [`consumer`] (`consumer-fusion`).
+//! Modules: [`inline`], [`acc_reduce`], [`accsink`] (`acc-sink`), [`reduceloop`] (`reduce-loop`), [`simplify`] (the driver of the local rules
+//! of [`copyprop`], [`fold`], [`ifsimp`], [`singlepoint`], [`fission`], [`loop_norm`],
+//! [`scalarise`] and [`cse`], and fusion's index-of-map rules), [`dce`] with [`tuple_elim`], [`hoist`] with
+//! [`mapfission`], [`fusion`], [`consumer_fusion`].
 //!
 //! # Float policy
 //!
@@ -47,9 +47,9 @@
 //! so the first error reported is the same); an unused statement that can only fail is removed except for
 //! `assert`, so a program that fails only in dead code may succeed after optimisation.
 
-pub mod accred;
+pub mod acc_reduce;
 pub mod accsink;
-pub mod consumer;
+pub mod consumer_fusion;
 pub mod copyprop;
 pub mod cse;
 pub mod dce;
@@ -60,7 +60,7 @@ pub mod hoist;
 pub mod ifshare;
 pub mod ifsimp;
 pub mod inline;
-pub mod loops;
+pub mod loop_norm;
 pub mod loopsplit;
 pub mod mapfission;
 pub mod mapshare;
@@ -68,7 +68,7 @@ pub mod reduceloop;
 pub mod scalarise;
 pub mod simplify;
 pub mod singlepoint;
-pub mod tuple;
+pub mod tuple_elim;
 
 use std::collections::{BTreeMap, BTreeSet};
 

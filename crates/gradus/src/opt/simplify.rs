@@ -435,7 +435,7 @@ impl<'n> Engine<'n> {
             return Some(r);
         }
         if ctx.on("loop-norm")
-            && let Some(r) = super::loops::rule(self, ctx, stm, scope)
+            && let Some(r) = super::loop_norm::rule(self, ctx, stm, scope)
         {
             return Some(r);
         }

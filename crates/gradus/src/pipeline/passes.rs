@@ -85,7 +85,7 @@ passes! {
         "jvp and vjp statements expanded into derivative code, innermost first";
     INLINE: "inline", Optimiser, Run::Opt(crate::opt::inline::run),
         "inlining of function calls";
-    ACC_REDUCE: "acc-reduce", Optimiser, Run::Opt(crate::opt::accred::run),
+    ACC_REDUCE: "acc-reduce", Optimiser, Run::Opt(crate::opt::acc_reduce::run),
         "accumulator updates of whole arrays in maps become reductions";
     ACC_SINK: "acc-sink", Optimiser, Run::Opt(crate::opt::accsink::run),
         "rows a map returns only to add them into an accumulator are added inside the map, and arrays accumulated from zeros only to be added into another accumulator are accumulated there";
@@ -123,7 +123,7 @@ passes! {
         "a map hands loops and reductions per row to a later map over the same rows that recomputes them";
     FUSION: "fusion", Optimiser, Run::Opt(fusion_vertical),
         "SOAC fusion (vertical in the fixed point, horizontal once after it)";
-    CONSUMER_FUSION: "consumer-fusion", Optimiser, Run::Opt(crate::opt::consumer::run),
+    CONSUMER_FUSION: "consumer-fusion", Optimiser, Run::Opt(crate::opt::consumer_fusion::run),
         "maps fused into the reduce, scan, hist or scatter consuming them; reductions of one array fused";
     ROW_SUMS: "row-sums", PreLowering, Run::Rewrite(crate::backend::lower::row_sums::run),
         "sums of the rows a map computes become an accumulator the map adds each row into";
