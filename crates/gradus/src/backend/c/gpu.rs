@@ -627,7 +627,8 @@ impl Printer<'_> {
                     self.line(d, "{");
                     self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
                     let body = imp::without_atomics(body);
-                    self.sequential_par_for(var, &body, *independent, d + 1);
+                    let independent = *independent && !super::print::at_most_once(bound);
+                    self.sequential_par_for(var, &body, independent, d + 1);
                     let key = self.iter_key();
                     self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
                     self.line(d, "}");

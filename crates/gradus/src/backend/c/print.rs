@@ -790,7 +790,7 @@ impl Printer<'_> {
                 independent,
             } => {
                 let b = self.ex(bound);
-                if *independent && !fails_at_once(body) {
+                if *independent && !fails_at_once(body) && !at_most_once(bound) {
                     self.line(d, "GR_INDEPENDENT");
                 }
                 let head = if *down {
@@ -836,7 +836,8 @@ impl Printer<'_> {
                 self.line(d + 1, "} else {");
                 // On one thread no addition needs to be atomic (an atomic addition of floats
                 // is a compare-and-swap loop, and keeps the loop from being vectorised).
-                self.sequential_par_for(var, &imp::without_atomics(body), *independent, d + 2);
+                let independent = *independent && !at_most_once(bound);
+                self.sequential_par_for(var, &imp::without_atomics(body), independent, d + 2);
                 self.line(d + 1, "}");
                 let key = self.iter_key();
                 self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
@@ -1023,7 +1024,14 @@ impl Printer<'_> {
 /// Whether a loop body fails in its first iteration whatever the data (a check of a constant
 /// index out of bounds): C compilers turn such a loop into straight-line code and drop its
 /// vectorisation annotation with a warning, so it gets none.
-fn fails_at_once(body: &[Stm]) -> bool {
+pub(super) fn fails_at_once(body: &[Stm]) -> bool {
     body.iter()
         .any(|s| matches!(s, Stm::Check { cond, .. } if cond.is_false()))
+}
+
+/// Whether a loop of `bound` iterations runs at most once whatever the data: C compilers turn
+/// it into straight-line code (or nothing) and drop its vectorisation annotation with a
+/// warning, so it gets none.
+pub(super) fn at_most_once(bound: &Ex) -> bool {
+    bound.as_int().is_some_and(|n| n <= 1)
 }
