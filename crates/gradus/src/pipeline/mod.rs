@@ -177,11 +177,13 @@ pub enum Stage {
     /// The code of the `gpu` backend (with checks): which parallel loops run on the host and
     /// why, the OpenCL kernels, the host code.
     Gpu,
+    /// The kernels of the `gpu` backend as the CUDA C++ that NVRTC compiles.
+    Cuda,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Parse,
         Stage::Typed,
         Stage::Core,
@@ -190,6 +192,7 @@ impl Stage {
         Stage::Lower,
         Stage::C,
         Stage::Gpu,
+        Stage::Cuda,
     ];
     /// The stage's name on the command line.
     pub fn name(self) -> &'static str {
@@ -202,6 +205,7 @@ impl Stage {
             Stage::Lower => "lower",
             Stage::C => "c",
             Stage::Gpu => "gpu",
+            Stage::Cuda => "cuda",
         }
     }
 }
@@ -233,9 +237,13 @@ pub fn dump_stage_with(
         Stage::Ad => differentiate(&parsed, prog)?,
         _ => optimise_program(&parsed, differentiate(&parsed, prog)?, opts)?,
     };
-    let native = crate::backend::c::NativeOptions {
-        multicore: true,
-        ..Default::default()
+    let native = if matches!(stage, Stage::Gpu | Stage::Cuda) {
+        crate::backend::c::NativeOptions::gpu()
+    } else {
+        crate::backend::c::NativeOptions {
+            multicore: true,
+            ..Default::default()
+        }
     };
     let lowered = |prog: &Prog| {
         prepare_for_lowering(prog)
@@ -246,6 +254,13 @@ pub fn dump_stage_with(
         Stage::Lower => return Ok(crate::backend::lower::imp::show_program(&lowered(&prog)?)),
         Stage::C => return Ok(crate::backend::c::print::print_program(&lowered(&prog)?)),
         Stage::Gpu => return Ok(crate::backend::c::gpu::listing(&lowered(&prog)?)),
+        Stage::Cuda => {
+            let cuda = crate::backend::c::gpu::Dialect::Cuda;
+            return Ok(crate::backend::c::gpu::kernel_source(
+                &lowered(&prog)?,
+                cuda,
+            ));
+        }
         _ => {}
     }
     Ok(crate::core::print::print_prog(&prog))

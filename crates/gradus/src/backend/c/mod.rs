@@ -34,7 +34,6 @@
 
 pub mod build;
 pub mod gpu;
-pub mod gpu_runtime;
 pub mod prims;
 pub mod print;
 pub mod runtime;
@@ -59,7 +58,7 @@ pub struct NativeOptions {
     /// Keep the run-time checks (bounds, sizes, division by zero, assertions).
     pub safe: bool,
     /// Run the outermost parallel loops as kernels on an OpenCL device (the `gpu` backend,
-    /// see [`gpu_runtime`]); `multicore` and `threads` are then ignored.
+    /// see [`gpu::host`]); `multicore` and `threads` are then ignored.
     pub gpu: bool,
 }
 

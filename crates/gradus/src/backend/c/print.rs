@@ -115,13 +115,24 @@ pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
     }
     head.push('\n');
     if let Some(g) = &p.gpu {
+        use super::gpu::{c_string, cuda, host, opencl, prelude};
         let _ = writeln!(head, "#define GR_GPU_KERNELS {}", g.kernels.len());
-        let _ = writeln!(
-            head,
-            "static const char gr_gpu_source[] = {};",
-            super::gpu::c_string(&p.kernel_program())
-        );
-        head.push_str(super::gpu_runtime::HOST_RUNTIME);
+        let _ = writeln!(head, "#define GR_GPU_MAXARGS {}", g.max_params);
+        for (name, text) in [
+            ("gr_gpu_prelude_opencl", prelude::OPENCL.to_string()),
+            ("gr_gpu_prelude_cuda", prelude::CUDA.to_string()),
+            ("gr_gpu_kernels", p.kernel_text_common()),
+        ] {
+            let _ = writeln!(head, "static const char {name}[] = {};", c_string(&text));
+        }
+        for runtime in [
+            host::DEVICE_INTERFACE,
+            cuda::RUNTIME,
+            opencl::RUNTIME,
+            host::HOST_RUNTIME,
+        ] {
+            head.push_str(runtime);
+        }
     }
     head.push_str(&p.out);
     head
@@ -585,11 +596,16 @@ impl Printer<'_> {
             args.join(", ")
         };
         let label = self.fail_label();
+        let exit = if label == super::gpu::KERNEL_EXIT {
+            "return;".to_string()
+        } else {
+            format!("goto {label};")
+        };
         let key = self.iter_key();
         self.line(
             depth,
             &format!(
-                "{{ const int64_t gr_a[{}] = {{{arr}}}; gr_fail(ctx, {key}, {site}, {n}, gr_a); goto {label}; }}",
+                "{{ const int64_t gr_a[{}] = {{{arr}}}; gr_fail(ctx, {key}, {site}, {n}, gr_a); {exit} }}",
                 n.max(1)
             ),
         );

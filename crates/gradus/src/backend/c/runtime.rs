@@ -2,7 +2,7 @@
 //! allocator (free lists, slots), error recording, the choice of threads per call, and the
 //! functions the library exports besides its entry points. [`super::print`] puts it before
 //! the program's code; the `gpu` backend adds its own host side after it
-//! ([`super::gpu_runtime`]).
+//! ([`super::gpu::host`]).
 
 /// The runtime shared by every generated program.
 pub const RUNTIME: &str = r#"#include <stdint.h>
@@ -34,7 +34,7 @@ GR_SIMD2(atan2) GR_SIMD1(cbrt) GR_SIMD1(erf)
 
 #define GR_UNUSED __attribute__((unused))
 /* The allocator's hooks for the gpu backend, which mirrors every buffer on the device
-   (backend/c/gpu_runtime.rs); nothing otherwise. */
+   (backend/c/gpu/host.rs); nothing otherwise. */
 #ifdef GR_GPU
 static void gr_gpu_block_new(void *b, int64_t capacity);
 static void gr_gpu_block_reused(void *b);

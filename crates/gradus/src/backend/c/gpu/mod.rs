@@ -12,10 +12,17 @@
 //!   ([`Printer::host_sync`]): per statement where the statement launches kernels, once
 //!   before it otherwise;
 //! * kernels read and write arrays through their buffers' device copies, which the launch
-//!   makes current (see `gpu_runtime.rs`), and report errors as the other backends do: the
-//!   first failing iteration in sequential order.
+//!   makes current (see [`host`]), and report errors as the other backends do: the
+//!   first failing iteration in sequential order;
+//! * the kernels are one text for both device runtimes ([`prelude`]): OpenCL C, which NVRTC
+//!   compiles as CUDA after the CUDA prelude.
 
-use super::gpu_runtime::KERNEL_PRELUDE;
+pub mod cuda;
+mod hoist;
+pub mod host;
+pub mod opencl;
+pub mod prelude;
+
 use super::prims::{c_type, definition};
 use super::print::Printer;
 use crate::backend::lower::imp::{self, Ex, Stm, Ty};
@@ -39,7 +46,22 @@ pub(super) struct GpuState {
     pub entry: String,
     /// The parallel loops that run on the host, and why.
     pub host_loops: Vec<String>,
+    /// The most parameters of any kernel.
+    pub max_params: usize,
 }
+
+/// The kernels' dialect: the OpenCL C they are written in, or the CUDA C++ that NVRTC
+/// compiles after [`prelude::CUDA`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// OpenCL C 1.2, for the OpenCL runtime.
+    OpenCl,
+    /// CUDA C++, for NVRTC.
+    Cuda,
+}
+
+/// Where an error inside a kernel goes: the kernel returns.
+pub(super) const KERNEL_EXIT: &str = "return";
 
 /// How a statement list uses the variables declared outside it.
 #[derive(Default, Debug)]
@@ -293,7 +315,13 @@ fn kernel_elem(t: PrimType) -> &'static str {
 /// Whether a statement list holds a parallel loop that becomes a kernel.
 pub(super) fn launches(stms: &[Stm], types: &HashMap<String, Ty>) -> bool {
     stms.iter().any(|s| match s {
-        Stm::ParFor { body, .. } => kernel_blocker(body, types).is_none() || launches(body, types),
+        Stm::ParFor {
+            var, bound, body, ..
+        } => {
+            kernel_blocker(body, types).is_none()
+                || hoist::expand(var, bound, body, types, &mut 0).is_some()
+                || launches(body, types)
+        }
         Stm::For { body, .. } | Stm::While { body, .. } => launches(body, types),
         Stm::If { then, els, .. } => launches(then, types) || launches(els, types),
         _ => false,
@@ -393,6 +421,7 @@ impl Printer<'_> {
         let text = self.kernel_text(id, var, &params, &views, body);
         if let Some(g) = self.gpu.as_mut() {
             g.kernels.push(text);
+            g.max_params = g.max_params.max(params.len());
         }
         let b = self.ex(bound);
         self.line(d, &format!("/* kernel gr_k{id} */"));
@@ -422,7 +451,7 @@ impl Printer<'_> {
         if let Some(g) = self.gpu.as_mut() {
             g.in_kernel = true;
         }
-        self.fail_labels.push(("gr_kend".into(), false));
+        self.fail_labels.push((KERNEL_EXIT.into(), false));
         self.kernel_stms(body, 1);
         self.fail_labels = saved_labels;
         self.iter_key = saved_key;
@@ -435,7 +464,7 @@ impl Printer<'_> {
             g.prims.extend(kernel_prims);
         }
         format!(
-            "__kernel void gr_k{id}({}) {{\n  int64_t {var} = (int64_t)get_global_id(0);\n  if ({var} >= gr_n) return;\n{views}{kernel_body}  gr_kend: ;\n}}\n",
+            "__kernel void gr_k{id}({}) {{\n  int64_t {var} = (int64_t)get_global_id(0);\n  if ({var} >= gr_n) return;\n{views}{kernel_body}}}\n",
             params.join(", ")
         )
     }
@@ -562,12 +591,24 @@ impl Printer<'_> {
         }
     }
 
-    /// The kernels' program: the prelude, the primitive operations they use, the kernels.
-    pub(super) fn kernel_program(&self) -> String {
+    /// The kernels' program in `dialect`: its prelude, then [`Printer::kernel_text_common`].
+    pub(super) fn kernel_program(&self, dialect: Dialect) -> String {
+        let mut src = match dialect {
+            Dialect::OpenCl => prelude::OPENCL,
+            Dialect::Cuda => prelude::CUDA,
+        }
+        .to_string();
+        src.push_str(&self.kernel_text_common());
+        src
+    }
+
+    /// The kernels' program after a dialect's prelude: the common prelude, the primitive
+    /// operations the kernels use, the kernels.
+    pub(super) fn kernel_text_common(&self) -> String {
         let Some(g) = self.gpu.as_ref() else {
             return String::new();
         };
-        let mut src = KERNEL_PRELUDE.to_string();
+        let mut src = prelude::COMMON.to_string();
         for op in g.prims.values() {
             if let Some(def) = definition(*op) {
                 src.push_str(&def);
@@ -681,233 +722,15 @@ impl Printer<'_> {
     }
 }
 
-/// A parallel loop's body whose allocations were taken out of it (see
-/// [`Printer::hoist_allocations`]).
-pub(super) struct Hoisted {
-    /// Host statements before the loop: one buffer per allocation site for all iterations.
-    pub before: Vec<Stm>,
-    /// The body, each allocation replaced by a view of its iteration's part of the buffer.
-    pub body: Vec<Stm>,
-    /// Host statements after the loop: the buffers released.
-    pub after: Vec<Stm>,
-}
-
-/// The variables an expression reads, and whether it loads from an array.
-fn ex_vars(e: &Ex, out: &mut BTreeSet<String>) -> bool {
-    match e {
-        Ex::Var(v) => {
-            out.insert(v.clone());
-            false
-        }
-        Ex::Const(_) => false,
-        Ex::Prim(_, args) => args.iter().fold(false, |l, a| ex_vars(a, out) | l),
-        Ex::Idx(_, a, b) => ex_vars(a, out) | ex_vars(b, out),
-        Ex::Load { .. } => true,
-        Ex::Not(a) => ex_vars(a, out),
-    }
-}
-
-/// Where [`Printer::hoist_allocations`] works: the parallel loop's counter, bound and body,
-/// and the variables the body declares.
-struct HoistSite<'a> {
-    var: &'a str,
-    bound: &'a Ex,
-    whole: &'a [Stm],
-    inner: &'a BTreeSet<String>,
-}
-
-/// Whether array `arr`, declared in a loop body that declares `scope`, may outlive an
-/// iteration of that loop: its pointer (or a view of it) reaches a variable declared outside.
-fn escapes(arr: &str, body: &[Stm], scope: &BTreeSet<String>) -> bool {
-    if !scope.contains(arr) {
-        return true;
-    }
-    let mut aliases = BTreeSet::from([arr.to_string()]);
-    loop {
-        let mut flows = Vec::new();
-        pointer_flows(body, &mut flows);
-        let before = aliases.len();
-        for (dst, src) in flows {
-            if aliases.contains(&src) {
-                if !scope.contains(&dst) {
-                    return true;
-                }
-                aliases.insert(dst);
-            }
-        }
-        if aliases.len() == before {
-            return false;
-        }
-    }
-}
-
-/// Every copy of an array pointer in a statement list, as (destination, source), and every
-/// array a block may be taken from (`AllocOrTake`) as flowing to its destination.
-fn pointer_flows(stms: &[Stm], out: &mut Vec<(String, String)>) {
-    for s in stms {
-        match s {
-            Stm::SetArr { dst, src, .. } => out.push((dst.clone(), src.clone())),
-            Stm::Set {
-                name,
-                val: Ex::Var(src),
-            }
-            | Stm::Decl {
-                name,
-                init: Some(Ex::Var(src)),
-                ..
-            } => out.push((name.clone(), src.clone())),
-            Stm::AllocOrTake { arr, srcs, .. } => {
-                out.extend(srcs.iter().map(|src| (arr.clone(), src.clone())))
-            }
-            Stm::For { body, .. } | Stm::ParFor { body, .. } | Stm::While { body, .. } => {
-                pointer_flows(body, out)
-            }
-            Stm::If { then, els, .. } => {
-                pointer_flows(then, out);
-                pointer_flows(els, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Every variable a statement list declares (at any depth).
-fn declared_in(stms: &[Stm], out: &mut BTreeSet<String>) {
-    for s in stms {
-        match s {
-            Stm::Decl { name, .. } => {
-                out.insert(name.clone());
-            }
-            Stm::For { var, body, .. } | Stm::ParFor { var, body, .. } => {
-                out.insert(var.clone());
-                declared_in(body, out);
-            }
-            Stm::While { body, .. } => declared_in(body, out),
-            Stm::If { then, els, .. } => {
-                declared_in(then, out);
-                declared_in(els, out);
-            }
-            _ => {}
-        }
-    }
-}
-
 impl Printer<'_> {
-    /// A parallel loop's body with its allocations expanded: an allocation made once per
-    /// iteration (not inside a loop of the body) whose size the enclosing code knows becomes
-    /// one buffer of `bound` parts allocated before the loop, each iteration viewing its own
-    /// part; `None` when the body still cannot be a kernel afterwards. An array allocated in
-    /// an iteration never outlives it (a kernel assigns nothing outside itself), so the parts
-    /// are free again when the loop ends.
-    pub(super) fn hoist_allocations(
-        &mut self,
-        var: &str,
-        bound: &Ex,
-        body: &[Stm],
-    ) -> Option<Hoisted> {
-        let mut inner = BTreeSet::new();
-        declared_in(body, &mut inner);
-        let mut h = Hoisted {
-            before: Vec::new(),
-            body: Vec::new(),
-            after: Vec::new(),
-        };
-        let site = HoistSite {
-            var,
-            bound,
-            whole: body,
-            inner: &inner,
-        };
-        h.body = self.hoist_in(&site, body, None, &mut h.before, &mut h.after)?;
-        if h.before.is_empty() || kernel_blocker(&h.body, self.gpu_types()).is_some() {
-            return None;
+    /// [`hoist::expand`] with the printer's types and labels; the buffers' types recorded.
+    fn hoist_allocations(&mut self, var: &str, bound: &Ex, body: &[Stm]) -> Option<hoist::Hoisted> {
+        let g = self.gpu.as_mut()?;
+        let h = hoist::expand(var, bound, body, &g.types, &mut self.labels)?;
+        for (name, elem) in &h.buffers {
+            g.types.insert(name.clone(), Ty::Array(*elem));
         }
         Some(h)
-    }
-
-    /// `stms` (part of the loop's body, inside the sequential loop whose body declares
-    /// `scope`, if any) with its allocations replaced by views of buffers made in `before`.
-    fn hoist_in(
-        &mut self,
-        site: &HoistSite,
-        stms: &[Stm],
-        scope: Option<&BTreeSet<String>>,
-        before: &mut Vec<Stm>,
-        after: &mut Vec<Stm>,
-    ) -> Option<Vec<Stm>> {
-        let (var, bound) = (site.var, site.bound);
-        let mut out = Vec::with_capacity(stms.len());
-        for s in stms {
-            match s {
-                Stm::Alloc { arr, elem, count } => {
-                    let mut reads = BTreeSet::new();
-                    if ex_vars(count, &mut reads) || reads.iter().any(|v| site.inner.contains(v)) {
-                        return None;
-                    }
-                    // Inside a sequential loop the part is reused by every iteration of that
-                    // loop: only for an array that dies in the iteration that made it.
-                    if let Some(scope) = scope
-                        && escapes(arr, site.whole, scope)
-                    {
-                        return None;
-                    }
-                    self.labels += 1;
-                    let big = format!("gr_parts_{}", self.labels);
-                    if let Some(g) = self.gpu.as_mut() {
-                        g.types.insert(big.clone(), Ty::Array(*elem));
-                    }
-                    before.push(Stm::Decl {
-                        ty: Ty::Array(*elem),
-                        name: big.clone(),
-                        init: None,
-                    });
-                    before.push(Stm::Alloc {
-                        arr: big.clone(),
-                        elem: *elem,
-                        count: Ex::times(bound.clone(), count.clone()),
-                    });
-                    after.push(Stm::Decref(big.clone()));
-                    out.push(Stm::SetArr {
-                        dst: arr.clone(),
-                        src: big,
-                        offset: Ex::times(Ex::var(var), count.clone()),
-                        share: imp::Share::Borrow,
-                    });
-                }
-                Stm::If { cond, then, els } => out.push(Stm::If {
-                    cond: cond.clone(),
-                    then: self.hoist_in(site, then, scope, before, after)?,
-                    els: self.hoist_in(site, els, scope, before, after)?,
-                }),
-                Stm::For {
-                    var: v,
-                    bound: b,
-                    down,
-                    body,
-                    independent,
-                } => {
-                    let mut declared = BTreeSet::new();
-                    declared_in(body, &mut declared);
-                    out.push(Stm::For {
-                        var: v.clone(),
-                        bound: b.clone(),
-                        down: *down,
-                        body: self.hoist_in(site, body, Some(&declared), before, after)?,
-                        independent: *independent,
-                    });
-                }
-                Stm::While { cond, body } => {
-                    let mut declared = BTreeSet::new();
-                    declared_in(body, &mut declared);
-                    out.push(Stm::While {
-                        cond: cond.clone(),
-                        body: self.hoist_in(site, body, Some(&declared), before, after)?,
-                    });
-                }
-                other => out.push(other.clone()),
-            }
-        }
-        Some(out)
     }
 }
 
@@ -931,8 +754,18 @@ pub fn listing(prog: &imp::Program) -> String {
         let _ = writeln!(out, "   {}", l.replace("*/", "* /"));
     }
     out.push_str("*/\n\n/* Kernels (OpenCL C) */\n\n");
-    out.push_str(&p.kernel_program());
+    out.push_str(&p.kernel_program(Dialect::OpenCl));
     out.push_str("\n/* Host code */\n\n");
     out.push_str(&p.out);
     out
+}
+
+/// The kernels of a lowered program as one compilation unit in `dialect` (for `gradus dev
+/// --stage cuda`, and for compiling them with NVRTC where no GPU is present).
+pub fn kernel_source(prog: &imp::Program, dialect: Dialect) -> String {
+    let mut p = Printer::new(prog, true);
+    for f in &prog.functions {
+        p.function(f);
+    }
+    p.kernel_program(dialect)
 }
