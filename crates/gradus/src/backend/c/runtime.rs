@@ -14,6 +14,11 @@ pub const RUNTIME: &str = r#"#include <stdint.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+/* The generated code compares values with constants whose result a narrow type decides
+   (`32767i16 >= x`): correct, and not worth a warning. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#endif
 /* With GR_VECTOR_MATH (float results need not be the interpreter's to the bit), GCC may
    vectorise loops calling these functions with glibc's vector versions (libmvec, linked),
    which agree with the scalar ones to a few units in the last place. */
