@@ -111,12 +111,17 @@ fn positions(
                 });
         }
         let k: i64 = o.extract().map_err(|_| {
-            PyTypeError::new_err("wrt takes None, a parameter's position or name, or a sequence of them")
+            PyTypeError::new_err(
+                "wrt takes None, a parameter's position or name, or a sequence of them",
+            )
         })?;
         let n = sig.params.len() as i64;
         let k = if k < 0 { k + n } else { k };
         usize::try_from(k).map_err(|_| {
-            PyValueError::new_err(format!("`{}` has {n} parameter(s): no position {k}", sig.name))
+            PyValueError::new_err(format!(
+                "`{}` has {n} parameter(s): no position {k}",
+                sig.name
+            ))
         })
     };
     if wrt.extract::<String>().is_ok() || wrt.extract::<i64>().is_ok() {
@@ -158,7 +163,9 @@ pub(crate) fn derive(
     let index = entries
         .iter()
         .position(|s| s.name == derived.entry())
-        .ok_or_else(|| PyValueError::new_err("internal error: the derived entry point is missing"))?;
+        .ok_or_else(|| {
+            PyValueError::new_err("internal error: the derived entry point is missing")
+        })?;
     let sub = Arc::new(Loaded {
         program: dp,
         path: loaded.path.clone(),
