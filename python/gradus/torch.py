@@ -15,7 +15,20 @@ import torch
 
 __all__ = ["function"]
 
-_FLOATS = {"f64": torch.float64, "f32": torch.float32}
+_FLOATS = {"f64", "f32"}
+_NUMPY = {
+    "f64": np.float64,
+    "f32": np.float32,
+    "i64": np.int64,
+    "i32": np.int32,
+    "i16": np.int16,
+    "i8": np.int8,
+    "u64": np.uint64,
+    "u32": np.uint32,
+    "u16": np.uint16,
+    "u8": np.uint8,
+    "bool": np.bool_,
+}
 
 
 def _elem(ty):
@@ -30,8 +43,9 @@ def _to_numpy(a):
     return a
 
 
-def _to_tensor(o):
-    return torch.from_numpy(o) if isinstance(o, np.ndarray) else torch.tensor(o)
+def _to_tensor(o, dtype):
+    """A result as a tensor sharing its memory (a scalar as a 0-d tensor of its type)."""
+    return torch.from_numpy(np.asarray(o, dtype=dtype))
 
 
 def _tuple(r):
@@ -45,6 +59,8 @@ def function(prog, entry):
     floats = [k for k, (_, ty) in enumerate(params) if _elem(ty) in _FLOATS]
     if not floats:
         raise ValueError(f"gradus.torch: `{entry}` has no float parameter to differentiate")
+    param_dtypes = [_NUMPY[_elem(ty)] for _, ty in params]
+    result_dtypes = [_NUMPY[_elem(ty)] for ty in ep.results]
     derived = {}
 
     def vjp():
@@ -56,25 +72,22 @@ def function(prog, entry):
         @staticmethod
         def forward(ctx, *args):
             arrays = [_to_numpy(a) for a in args]
-            out = tuple(_to_tensor(o) for o in _tuple(ep(*arrays)))
+            out = tuple(_to_tensor(o, d) for o, d in zip(_tuple(ep(*arrays)), result_dtypes))
             ctx.arrays = arrays
-            ctx.shapes = [o.shape for o in out]
-            ctx.dtypes = [o.dtype for o in out]
+            ctx.shapes = [tuple(o.shape) for o in out]
             return out
 
         @staticmethod
         @torch.autograd.function.once_differentiable
         def backward(ctx, *grads):
             bars = [
-                np.zeros(tuple(s), dtype=torch.empty((), dtype=d).numpy().dtype)
-                if g is None
-                else g.detach().contiguous().numpy()
-                for g, s, d in zip(grads, ctx.shapes, ctx.dtypes)
+                np.zeros(s, dtype=d) if g is None else g.detach().contiguous().numpy()
+                for g, s, d in zip(grads, ctx.shapes, result_dtypes)
             ]
             xbar = _tuple(vjp()(*ctx.arrays, *bars)[1])
             out = [None] * len(ctx.arrays)
             for k, b in zip(floats, xbar):
-                out[k] = _to_tensor(b)
+                out[k] = _to_tensor(b, param_dtypes[k])
             return tuple(out)
 
     def call(*args):

@@ -18,3 +18,5 @@ entry expv [n] (w: [n]f64) (c: f64) : [n]f64 = map (\a -> f64.exp (a * c)) w
 entry objective_hessian [n] (w: [n]f64) (x: [n]f64) (s: f64) (k: i64) : [n][n]f64 =
   let g = \v -> vjp (\v -> objective v x s k) v 1
   in tabulate n (\i -> jvp g w (tabulate n (\j -> if i == j then 1 else 0)))
+
+entry spread (k: i64) (c: f64) : [k]f64 = map (\i -> c * c * f64.i64 i) (iota k)

@@ -104,3 +104,17 @@ def test_errors(prog):
     g = jax.grad(jax.grad(gradus.jax.function(prog, "objective"), argnums=2), argnums=2)
     with pytest.raises(NotImplementedError, match="derivatives of derivatives"):
         g(np.ones(2), np.ones(2), 1.0, 1)
+
+
+def test_result_shapes_not_in_the_signature(prog):
+    f = gradus.jax.function(prog, "spread")
+    with pytest.raises(ValueError, match="pass result_shapes="):
+        jax.jit(f)(4, 1.5)
+    f = gradus.jax.function(prog, "spread", result_shapes=lambda k, c: [(4,)])
+
+    def loss(fun, c):
+        return jnp.sum(fun(c) ** 2)
+
+    got = jax.jit(jax.grad(lambda c: loss(lambda c: f(4, c), c)))(1.5)
+    want = jax.grad(lambda c: loss(lambda c: c * c * jnp.arange(4.0), c))(1.5)
+    np.testing.assert_allclose(got, want, **TOL)
