@@ -1,8 +1,8 @@
 """gradus entry points as JAX functions: ``gradus.jax.function(prog, "objective")``.
 
 The function works under ``jax.jit``, ``jax.grad``, ``jax.vjp``, ``jax.jvp`` and ``jax.vmap``,
-and its derivatives are gradus's own, compiled on demand (``prog.jvp`` and ``prog.vjp`` of
-the entry point). It is a JAX primitive with three modes:
+and its derivatives are gradus's own, compiled on demand (``prog.jvp`` and ``prog.vjp`` or
+``prog.grad`` of the entry point, with respect to the parameters JAX differentiates). It is a JAX primitive with three modes:
 
 - ``f``: the entry point, ``args -> results``;
 - ``jvp``: its forward derivative, ``(args, xdot) -> ydot``, linear in ``xdot``;
@@ -81,24 +81,14 @@ class _Fn:
             self.results[0][1].kind == "f"
         )
         self.result_shapes = result_shapes
-        self._jvp = None
-        self._vjp = None
-        self._grad = None
+        self._derived = {}
 
-    def grad(self):
-        if self._grad is None:
-            self._grad = self.prog.grad(self.entry, wrt=self.floats)
-        return self._grad
-
-    def jvp(self):
-        if self._jvp is None:
-            self._jvp = self.prog.jvp(self.entry, wrt=self.floats)
-        return self._jvp
-
-    def vjp(self):
-        if self._vjp is None:
-            self._vjp = self.prog.vjp(self.entry, wrt=self.floats)
-        return self._vjp
+    def derived(self, kind, wrt):
+        """``prog.KIND(entry, wrt)``, derived on first use."""
+        key = (kind, wrt)
+        if key not in self._derived:
+            self._derived[key] = getattr(self.prog, kind)(self.entry, wrt=list(wrt))
+        return self._derived[key]
 
     def out_shapes(self, shapes):
         """The results' shapes, from the arguments' shapes."""
@@ -131,7 +121,7 @@ def _tuple(r):
     return r if isinstance(r, tuple) else (r,)
 
 
-def _host(fn, mode, n_out_dtypes, *args):
+def _host(fn, mode, wrt, out_dtypes, *args):
     """Runs one mode of the entry point on numpy arrays (the callback's body)."""
     nparams = len(fn.params)
     point = [np.asarray(a, dtype=dt) for a, (_, _, dt) in zip(args[:nparams], fn.params)]
@@ -139,74 +129,72 @@ def _host(fn, mode, n_out_dtypes, *args):
     if mode == "f":
         out = _tuple(fn.call(*point))
     elif mode == "jvp":
-        dots = [np.asarray(a, dtype=fn.params[k][2]) for a, k in zip(rest, fn.floats)]
-        out = _tuple(fn.jvp()(*point, *dots)[1])
+        dots = [np.asarray(a, dtype=fn.params[k][2]) for a, k in zip(rest, wrt)]
+        out = _tuple(fn.derived("jvp", wrt)(*point, *dots)[1])
     elif fn.scalar_result:
         # xbar = ybar * grad: the gradient entry point is the hand-written one's code (its
         # seed is the constant 1, which the optimiser folds in), cheaper than a general vjp.
         ybar = np.asarray(rest[0], dtype=fn.results[0][1])
-        out = _tuple(fn.grad()(*point))
+        out = _tuple(fn.derived("grad", wrt)(*point))
         if ybar != 1:
             out = tuple(ybar * np.asarray(o) for o in out)
     else:
         bars = [np.asarray(a, dtype=dt) for a, (_, dt) in zip(rest, fn.results)]
-        out = _tuple(fn.vjp()(*point, *bars)[1])
-    return tuple(np.asarray(o, dtype=dt) for o, dt in zip(out, n_out_dtypes))
+        out = _tuple(fn.derived("vjp", wrt)(*point, *bars)[1])
+    return tuple(np.asarray(o, dtype=dt) for o, dt in zip(out, out_dtypes))
 
 
 _call_p = Primitive("gradus_call")
 _call_p.multiple_results = True
 
 
-def _avals(args, fn, mode):
+def _avals(args, fn, mode, wrt):
     shapes = [a.shape for a in args[: len(fn.params)]]
     if mode == "vjp":
         return [
             jax.core.ShapedArray(shapes[k], jax.dtypes.canonicalize_dtype(fn.params[k][2]))
-            for k in fn.floats
+            for k in wrt
         ]
     return [
         jax.core.ShapedArray(s, dt) for s, dt in zip(fn.out_shapes(shapes), fn.out_dtypes())
     ]
 
 
-def _abstract(*args, fn, mode):
-    return _avals(args, fn, mode)
+def _abstract(*args, fn, mode, wrt):
+    return _avals(args, fn, mode, wrt)
 
 
-def _impl(*args, fn, mode):
-    avals = _avals(args, fn, mode)
-    out = _host(fn, mode, [a.dtype for a in avals], *[np.asarray(a) for a in args])
+def _impl(*args, fn, mode, wrt):
+    avals = _avals(args, fn, mode, wrt)
+    out = _host(fn, mode, wrt, [a.dtype for a in avals], *[np.asarray(a) for a in args])
     return [jnp.asarray(o) for o in out]
 
 
-def _lowered(*args, fn, mode):
-    avals = _avals(args, fn, mode)
+def _lowered(*args, fn, mode, wrt):
+    avals = _avals(args, fn, mode, wrt)
     specs = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals)
-    host = functools.partial(_host, fn, mode, [a.dtype for a in avals])
+    host = functools.partial(_host, fn, mode, wrt, [a.dtype for a in avals])
     return jax.pure_callback(host, specs, *args, vmap_method="sequential")
 
 
-def _jvp_rule(primals, tangents, *, fn, mode):
+def _jvp_rule(primals, tangents, *, fn, mode, wrt):
     if mode != "f":
         raise NotImplementedError(
             "gradus.jax: derivatives of derivatives are not supported; ask the program for "
             "prog.hessian or write the nested derivative in the program"
         )
-    out = _call_p.bind(*primals, fn=fn, mode="f")
-    dots = []
-    for k in fn.floats:
-        t = tangents[k]
-        if type(t) is ad.Zero:
-            t = jnp.zeros(primals[k].shape, primals[k].dtype)
-        dots.append(t)
-    if all(type(tangents[k]) is ad.Zero for k in fn.floats):
+    out = _call_p.bind(*primals, fn=fn, mode="f", wrt=())
+    # Only the parameters with a tangent are differentiated: gradus derives the jvp (and, on
+    # transposition, the gradient) with respect to those alone.
+    wrt = tuple(k for k in fn.floats if type(tangents[k]) is not ad.Zero)
+    if not wrt:
         return out, [ad.Zero(jax.typeof(o).to_tangent_aval()) for o in out]
-    ydot = _call_p.bind(*primals, *dots, fn=fn, mode="jvp")
+    dots = [tangents[k] for k in wrt]
+    ydot = _call_p.bind(*primals, *dots, fn=fn, mode="jvp", wrt=wrt)
     return out, ydot
 
 
-def _transpose_rule(cts, *args, fn, mode):
+def _transpose_rule(cts, *args, fn, mode, wrt):
     if mode != "jvp":
         raise NotImplementedError("gradus.jax: only the forward derivative is transposed")
     nparams = len(fn.params)
@@ -217,11 +205,11 @@ def _transpose_rule(cts, *args, fn, mode):
     bars = []
     for ct, shape, dt in zip(cts, fn.out_shapes(shapes), fn.out_dtypes()):
         bars.append(jnp.zeros(shape, dt) if type(ct) is ad.Zero else ct)
-    xbar = _call_p.bind(*point, *bars, fn=fn, mode="vjp")
+    xbar = _call_p.bind(*point, *bars, fn=fn, mode="vjp", wrt=wrt)
     return [None] * nparams + list(xbar)
 
 
-def _batch_rule(args, dims, *, fn, mode):
+def _batch_rule(args, dims, **params):
     # An unbatched argument has dimension None (JAX's `not_mapped`).
     batched = [d is not None for d in dims]
     moved = [jnp.moveaxis(a, d, 0) if b else a for a, d, b in zip(args, dims, batched)]
@@ -229,7 +217,7 @@ def _batch_rule(args, dims, *, fn, mode):
     def one(xs):
         it = iter(xs)
         full = [next(it) if b else a for a, b in zip(moved, batched)]
-        return tuple(_call_p.bind(*full, fn=fn, mode=mode))
+        return tuple(_call_p.bind(*full, **params))
 
     out = jax.lax.map(one, [a for a, b in zip(moved, batched) if b])
     return list(out), [0] * len(out)
@@ -262,7 +250,7 @@ def function(prog, entry, *, result_shapes=None):
                 f"but {len(args)} were given"
             )
         xs = [jnp.asarray(a, dtype=jax.dtypes.canonicalize_dtype(dt)) for a, (_, _, dt) in zip(args, fn.params)]
-        out = _call_p.bind(*xs, fn=fn, mode="f")
+        out = _call_p.bind(*xs, fn=fn, mode="f", wrt=())
         return out[0] if len(out) == 1 else tuple(out)
 
     call.__name__ = entry

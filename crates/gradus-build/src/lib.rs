@@ -48,3 +48,7 @@ mod generate;
 
 #[cfg(feature = "build")]
 pub use generate::{BuildError, Program};
+
+/// The kinds of derivative [`Program::derivative`] adds as entry points.
+#[cfg(feature = "build")]
+pub use gradus::Derivative;

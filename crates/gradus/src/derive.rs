@@ -212,6 +212,41 @@ pub(crate) fn derive(
     })
 }
 
+/// The source of the entry point that derives `kind` of `entry` with respect to `wrt`
+/// (default: every float parameter), to be appended to the program's source: its name
+/// (`KIND_ENTRY`, with `_` appended while an entry point of the program has it) and its text.
+/// What [`crate::program::Program::derive`] compiles; build tools that compile a program's
+/// source themselves (typed bindings) append it to have the derivative as an entry point.
+pub fn entry_source(
+    prog: &Program,
+    kind: Derivative,
+    entry: &str,
+    wrt: Option<&[usize]>,
+) -> Result<(String, String), DeriveError> {
+    let entries = prog.entry_points();
+    let ep = entries.iter().find(|e| e.name == entry).ok_or_else(|| {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        DeriveError::new(format!(
+            "no entry point named `{entry}` (entry points: {})",
+            names.join(", ")
+        ))
+    })?;
+    let wrt = positions(ep, wrt)?;
+    let plan = plan(kind, ep, &wrt)?;
+    Ok(unique(prog, &plan))
+}
+
+/// The plan's name and source, the name made unique among the program's entry points.
+fn unique(prog: &Program, plan: &Plan) -> (String, String) {
+    let mut name = plan.name.clone();
+    let existing: Vec<String> = prog.entry_points().into_iter().map(|e| e.name).collect();
+    while existing.contains(&name) {
+        name.push('_');
+    }
+    let source = plan.source.replacen(&plan.name, &name, 1);
+    (name, source)
+}
+
 /// The positions to differentiate: checked, sorted and without repeats.
 fn positions(ep: &EntryPoint, wrt: Option<&[usize]>) -> Result<Vec<usize>, DeriveError> {
     let is_float =
@@ -458,12 +493,7 @@ fn compile(
             "this program was not compiled from source, so nothing can be derived from it",
         ));
     };
-    let mut name = plan.name.clone();
-    let existing: Vec<String> = prog.entry_points().into_iter().map(|e| e.name).collect();
-    while existing.contains(&name) {
-        name.push('_');
-    }
-    let entry_source = plan.source.replacen(&plan.name, &name, 1);
+    let (name, entry_source) = unique(prog, plan);
     let source = format!("{text}\n\n-- derived by gradus\n{entry_source}");
     let mut derived = Program::from_source_with(path, &source, &prog.opts).map_err(|d| {
         DeriveError::new(format!(
