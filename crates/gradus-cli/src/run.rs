@@ -83,6 +83,35 @@ fn parse_derivative(spec: &str) -> Option<Result<DerivativeSpec, String>> {
     Some(Ok((k, entry, (!wrt.is_empty()).then_some(wrt))))
 }
 
+/// The derivative `spec` asks for (`None` for a plain entry point's name), or the exit code
+/// of the error, reported on standard error.
+fn derive(
+    program: &gradus::Program,
+    path: &str,
+    spec: &str,
+) -> Result<Option<gradus::Derived>, u8> {
+    match parse_derivative(spec) {
+        None => Ok(None),
+        Some(Err(m)) => {
+            eprintln!("Error: {m}");
+            Err(2)
+        }
+        Some(Ok((kind, entry, wrt))) => {
+            match catch_panic(|| program.derive(kind, &entry, wrt.as_deref())) {
+                Ok(Ok(d)) => Ok(Some(d)),
+                Ok(Err(e)) => {
+                    eprintln!("Error: {path}: {e}");
+                    Err(1)
+                }
+                Err(p) => {
+                    eprintln!("internal error: gradus panicked while deriving {spec}: {p}");
+                    Err(4)
+                }
+            }
+        }
+    }
+}
+
 /// Runs `gradus run`; returns the exit code.
 pub fn run(a: RunArgs) -> u8 {
     let (path, _source, program) = match crate::common::load_program(&a.program, &a.opt.options()) {
@@ -100,28 +129,9 @@ pub fn run(a: RunArgs) -> u8 {
             };
         }
     };
-    let derived = match parse_derivative(&a.entry) {
-        None => None,
-        Some(Err(m)) => {
-            eprintln!("Error: {m}");
-            return 2;
-        }
-        Some(Ok((kind, entry, wrt))) => {
-            match catch_panic(|| program.derive(kind, &entry, wrt.as_deref())) {
-                Ok(Ok(d)) => Some(d),
-                Ok(Err(e)) => {
-                    eprintln!("Error: {path}: {e}");
-                    return 1;
-                }
-                Err(p) => {
-                    eprintln!(
-                        "internal error: gradus panicked while deriving {}: {p}",
-                        a.entry
-                    );
-                    return 4;
-                }
-            }
-        }
+    let derived = match derive(&program, &path, &a.entry) {
+        Ok(d) => d,
+        Err(code) => return code,
     };
     let (program, entry) = match &derived {
         Some(d) => (&**d.program(), d.entry().to_string()),
