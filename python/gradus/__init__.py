@@ -13,6 +13,11 @@ items: ``prog["sq"]``). Arguments are numpy arrays of the parameter's dtype (rea
 when C-contiguous, copied once otherwise), lists whose elements convert without loss, and
 Python or numpy numbers; results are numpy arrays and Python numbers, several as a tuple.
 
+Derivatives of any entry point are compiled on demand: ``prog.grad("f", wrt=None)``,
+``prog.vjp``, ``prog.jvp``, ``prog.jacobian`` and ``prog.hessian`` (docs/python.md).
+``gradus.jax.function(prog, "f")`` and ``gradus.torch.function(prog, "f")`` make an entry point
+a function of JAX or PyTorch whose derivatives are gradus's (import those modules explicitly).
+
 Errors: ``CompileError`` (the message starts with ``path:line:col``), ``ProgramError``
 (run-time errors, with ``message`` and ``locations``), ``TypeError`` and ``ValueError`` for
 arguments that do not fit a parameter (the message names it).
@@ -30,6 +35,7 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
 
 from ._gradus import (  # noqa: E402
     CompileError,
+    Derivative,
     EntryPoint,
     Program,
     ProgramError,
@@ -40,6 +46,7 @@ from ._gradus import (  # noqa: E402
 
 __all__ = [
     "CompileError",
+    "Derivative",
     "EntryPoint",
     "Program",
     "ProgramError",

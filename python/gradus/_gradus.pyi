@@ -1,7 +1,7 @@
 """Type stubs of the extension module (see ``gradus.__init__`` for the overview)."""
 
 import os
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 class CompileError(Exception):
     """A program that does not compile; the message starts with ``path:line:col: ``."""
@@ -42,8 +42,41 @@ class EntryPoint:
         """The types of the results."""
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
+Wrt = Union[None, int, str, Sequence[Union[int, str]]]
+
+class Derivative:
+    """A derivative of an entry point (``prog.grad("f")`` and relatives), compiled on first
+    use and cached by the program; call it like the entry point, then the seeds (``vjp``:
+    one ``ybar`` per result; ``jvp``: one ``xdot`` per position). Returns one array for one
+    position (or result), a tuple for several; ``vjp`` and ``jvp`` return ``(y, derivative)``.
+    """
+
+    @property
+    def kind(self) -> str:
+        """``"grad"``, ``"vjp"``, ``"jvp"``, ``"jacobian"`` or ``"hessian"``."""
+    @property
+    def wrt(self) -> List[int]:
+        """The positions of the parameters differentiated."""
+    @property
+    def entry_point(self) -> EntryPoint:
+        """The derived entry point (results not grouped)."""
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
 class Program:
     """A compiled program; its entry points are attributes and items."""
+
+    def grad(self, entry: str, wrt: Wrt = None) -> Derivative:
+        """The gradient of ``entry`` (one float scalar result) with respect to ``wrt``
+        (None: every float parameter; positions or names)."""
+    def vjp(self, entry: str, wrt: Wrt = None) -> Derivative:
+        """``(args..., ybar...) -> (y, xbar)``."""
+    def jvp(self, entry: str, wrt: Wrt = None) -> Derivative:
+        """``(args..., xdot...) -> (y, ydot)``."""
+    def jacobian(self, entry: str, wrt: Wrt = None) -> Derivative:
+        """The Jacobian of one float result of rank 0 or 1, per position:
+        ``result.shape + param.shape``."""
+    def hessian(self, entry: str, wrt: Wrt = None) -> Derivative:
+        """The Hessian of a float scalar result with respect to one parameter of rank 0 or 1."""
 
     @property
     def entry_points(self) -> Dict[str, str]:

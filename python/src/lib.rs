@@ -17,6 +17,7 @@
 //! already in memory, as `gradus bench` times it, plus the checks.
 
 mod convert;
+mod derive;
 mod program;
 
 use gradus::program::{Backend, Program};
@@ -137,7 +138,7 @@ fn compile_program(
     let entries = signatures(&program);
     Ok(PyProgram {
         loaded: Arc::new(Loaded {
-            program,
+            program: Arc::new(program),
             path,
             backend: backend_name,
             threads,
@@ -231,6 +232,7 @@ fn _gradus(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_dir, m)?)?;
     m.add_class::<PyProgram>()?;
     m.add_class::<PyEntryPoint>()?;
+    m.add_class::<derive::PyDerivative>()?;
     m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("ProgramError", py.get_type::<ProgramError>())?;
     Ok(())

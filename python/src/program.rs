@@ -8,6 +8,8 @@
 
 use crate::ProgramError;
 use crate::convert::{Prepared, describe, prepare_array, prepare_scalar, to_python};
+use crate::derive::PyDerivative;
+use gradus::Derivative;
 use gradus::program::{CallError, ExternalType, Program};
 use gradus::value::ValueRef;
 use pyo3::IntoPyObjectExt;
@@ -19,7 +21,7 @@ use std::sync::Arc;
 
 /// A compiled program and what the Python side needs to know about it.
 pub(crate) struct Loaded {
-    pub(crate) program: Program,
+    pub(crate) program: Arc<Program>,
     pub(crate) path: String,
     pub(crate) backend: &'static str,
     pub(crate) threads: Option<usize>,
@@ -29,13 +31,13 @@ pub(crate) struct Loaded {
 
 /// An entry point's signature with the names of its parameters.
 pub(crate) struct Signature {
-    name: String,
-    params: Vec<(String, ExternalType)>,
-    results: Vec<ExternalType>,
+    pub(crate) name: String,
+    pub(crate) params: Vec<(String, ExternalType)>,
+    pub(crate) results: Vec<ExternalType>,
 }
 
 impl Signature {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let params: Vec<String> = self
             .params
             .iter()
@@ -159,6 +161,68 @@ impl PyProgram {
         self.loaded.safe
     }
 
+    /// The gradient of the entry point `entry` (one float scalar result) with respect to the
+    /// parameters `wrt` (None: every float parameter; a position or name, or a sequence of
+    /// them): a callable taking the entry's arguments and returning one array for one
+    /// position, a tuple for several. Compiled on first use, then cached.
+    #[pyo3(signature = (entry, wrt=None))]
+    fn grad(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDerivative> {
+        self.derivative(py, Derivative::Grad, entry, wrt)
+    }
+
+    /// A vector–Jacobian product: a callable taking the entry's arguments, then one cotangent
+    /// `ybar` per result, and returning `(y, xbar)`.
+    #[pyo3(signature = (entry, wrt=None))]
+    fn vjp(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDerivative> {
+        self.derivative(py, Derivative::Vjp, entry, wrt)
+    }
+
+    /// A Jacobian–vector product: a callable taking the entry's arguments, then one tangent
+    /// `xdot` per position in `wrt`, and returning `(y, ydot)`.
+    #[pyo3(signature = (entry, wrt=None))]
+    fn jvp(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDerivative> {
+        self.derivative(py, Derivative::Jvp, entry, wrt)
+    }
+
+    /// The Jacobian of the entry's one result (rank 0 or 1): for each position, an array of
+    /// shape `result.shape + param.shape`.
+    #[pyo3(signature = (entry, wrt=None))]
+    fn jacobian(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDerivative> {
+        self.derivative(py, Derivative::Jacobian, entry, wrt)
+    }
+
+    /// The Hessian of the entry's float scalar result with respect to one parameter of rank
+    /// 0 or 1.
+    #[pyo3(signature = (entry, wrt=None))]
+    fn hessian(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDerivative> {
+        self.derivative(py, Derivative::Hessian, entry, wrt)
+    }
+
     fn __getattr__(&self, name: &str) -> PyResult<PyEntryPoint> {
         self.entry(name).ok_or_else(|| {
             PyAttributeError::new_err(format!(
@@ -212,6 +276,28 @@ impl PyProgram {
 }
 
 impl PyProgram {
+    fn derivative(
+        &self,
+        py: Python<'_>,
+        kind: Derivative,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDerivative> {
+        let index = self
+            .loaded
+            .entries
+            .iter()
+            .position(|s| s.name == entry)
+            .ok_or_else(|| {
+                PyKeyError::new_err(format!(
+                    "program {} has no entry point `{entry}`{}",
+                    self.loaded.path,
+                    self.known()
+                ))
+            })?;
+        crate::derive::derive(py, &self.loaded, index, kind, wrt)
+    }
+
     fn entry(&self, name: &str) -> Option<PyEntryPoint> {
         let index = self.loaded.entries.iter().position(|s| s.name == name)?;
         Some(PyEntryPoint {
@@ -290,6 +376,31 @@ impl PyEntryPoint {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        let mut out = self.call_flat(py, args, kwargs)?;
+        match out.len() {
+            0 => Ok(py.None()),
+            1 => Ok(out.pop().unwrap_or_else(|| py.None())),
+            _ => PyTuple::new(py, out)?.into_py_any(py),
+        }
+    }
+}
+
+impl PyEntryPoint {
+    pub(crate) fn new(loaded: Arc<Loaded>, index: usize) -> PyEntryPoint {
+        PyEntryPoint { loaded, index }
+    }
+
+    pub(crate) fn signature_text(&self) -> String {
+        self.signature_ref().text()
+    }
+
+    /// Calls the entry point; its results, one Python object each.
+    pub(crate) fn call_flat<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
         let sig = self.signature_ref();
         let objs = self.bind_arguments(args, kwargs)?;
         let numpy = py.import("numpy")?;
@@ -334,15 +445,9 @@ impl PyEntryPoint {
         for r in results {
             out.push(to_python(py, r)?);
         }
-        match out.len() {
-            0 => Ok(py.None()),
-            1 => Ok(out.pop().unwrap_or_else(|| py.None())),
-            _ => PyTuple::new(py, out)?.into_py_any(py),
-        }
+        Ok(out)
     }
-}
 
-impl PyEntryPoint {
     fn signature_ref(&self) -> &Signature {
         &self.loaded.entries[self.index]
     }

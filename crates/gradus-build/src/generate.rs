@@ -49,6 +49,7 @@ pub struct Program {
     module: Option<String>,
     out_dir: Option<PathBuf>,
     native_cpu: bool,
+    derivatives: Vec<(gradus::Derivative, String, Option<Vec<usize>>)>,
 }
 
 impl Program {
@@ -63,6 +64,7 @@ impl Program {
             module: None,
             out_dir: None,
             native_cpu: false,
+            derivatives: Vec::new(),
         }
     }
 
@@ -114,6 +116,38 @@ impl Program {
         self
     }
 
+    /// Adds a derivative of the entry point `entry` as an entry point of its own, named
+    /// `KIND_ENTRY` (`grad_objective`), with respect to the parameters at the positions
+    /// `wrt` (`None`: every float parameter): its arguments and results are those of
+    /// `gradus::Program::derive` (docs/python.md §What is derived), as one typed method.
+    pub fn derivative(
+        mut self,
+        kind: gradus::Derivative,
+        entry: &str,
+        wrt: Option<&[usize]>,
+    ) -> Program {
+        self.derivatives
+            .push((kind, entry.to_string(), wrt.map(<[usize]>::to_vec)));
+        self
+    }
+
+    /// The program's source with the derived entry points appended.
+    fn with_derivatives(&self, name: &str, source: String) -> Result<String, BuildError> {
+        if self.derivatives.is_empty() {
+            return Ok(source);
+        }
+        let program = gradus::program::Program::from_source(name, &source)
+            .map_err(|d| BuildError(d.render()))?;
+        let mut out = source;
+        for (kind, entry, wrt) in &self.derivatives {
+            let (_, text) = gradus::derive::entry_source(&program, *kind, entry, wrt.as_deref())
+                .map_err(|e| BuildError(format!("{name}: {e}")))?;
+            out.push('\n');
+            out.push_str(&text);
+        }
+        Ok(out)
+    }
+
     /// Compiles the program, its C (into a static library linked into the crate) and writes
     /// the Rust module; returns the module's path. Call it from `build.rs`: it prints cargo's
     /// directives and the `cc` crate reads cargo's environment.
@@ -122,6 +156,7 @@ impl Program {
         let source = std::fs::read_to_string(&self.path)
             .map_err(|e| BuildError(format!("cannot read {name}: {e}")))?;
         println!("cargo:rerun-if-changed={name}");
+        let source = self.with_derivatives(&name, source)?;
         let module = match &self.module {
             Some(m) => m.clone(),
             None => self

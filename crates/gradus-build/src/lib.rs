@@ -30,6 +30,11 @@
 //!     ctx.gradient(alphas.view(), means.view(), icf.view(), x.view(), gamma, m)?;
 //! ```
 //!
+//! Derivatives need not be entry points of the source: `.derivative(Derivative::Grad,
+//! "objective", Some(&[0, 1, 2]))` adds the gradient of `objective` with respect to its first
+//! three parameters as the method `grad_objective` (likewise `Vjp`, `Jvp`, `Jacobian`,
+//! `Hessian`; docs/python.md §What is derived).
+//!
 //! The module re-exports [`ndarray`] (as `gmm::ndarray`), the version its signatures use:
 //! build your arrays with it, or depend on the same major version, so the types agree. Array
 //! arguments in standard (row-major) layout are read where they lie; others are copied once.
@@ -48,3 +53,7 @@ mod generate;
 
 #[cfg(feature = "build")]
 pub use generate::{BuildError, Program};
+
+/// The kinds of derivative [`Program::derivative`] adds as entry points.
+#[cfg(feature = "build")]
+pub use gradus::Derivative;

@@ -36,6 +36,7 @@ fn example_project_builds_and_runs() {
         "{stdout}"
     );
     assert!(stdout.contains("forward mode agrees: true"), "{stdout}");
+    assert!(stdout.contains("derived gradient agrees: true"), "{stdout}");
     assert!(
         stdout.contains(
             "Error: value of shape [2][2] cannot match shape of type \"[3][d]f64\".\n  at ../../benchmarks/gmm.fut:67:"

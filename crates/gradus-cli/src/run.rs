@@ -2,6 +2,7 @@
 
 use crate::common::{BackendArgs, catch_panic, check_inputs};
 use clap::Args;
+use gradus::Derivative;
 use gradus::data::{DataError, Reader, decompress, write_binary_into, write_text};
 use gradus::diag::{Diagnostics, Kind};
 use gradus::program::{CallError, ExternalType};
@@ -16,7 +17,9 @@ pub struct RunArgs {
     program: PathBuf,
     #[command(flatten)]
     opt: crate::optargs::OptArgs,
-    /// Entry point to call.
+    /// Entry point to call, or a derivative of one: `grad(ENTRY)`, `vjp(ENTRY)`, `jvp(ENTRY)`,
+    /// `jacobian(ENTRY)`, `hessian(ENTRY)`, with parameter positions after the name to
+    /// differentiate only those (`grad(ENTRY, 0, 2)`; default: every float parameter).
     #[arg(short = 'e', long = "entry-point", default_value = "main")]
     entry: String,
     /// Write results in the binary format.
@@ -43,6 +46,72 @@ fn input_error(e: impl std::fmt::Display) -> u8 {
     3
 }
 
+/// A derivative asked for on the command line: `KIND(ENTRY)` or `KIND(ENTRY, P, ...)` with
+/// `KIND` one of `grad`, `vjp`, `jvp`, `jacobian`, `hessian` and `P` parameter positions
+/// (from 0). `None` when `spec` is a plain entry-point name.
+type DerivativeSpec = (Derivative, String, Option<Vec<usize>>);
+
+fn parse_derivative(spec: &str) -> Option<Result<DerivativeSpec, String>> {
+    let (kind, rest) = spec.split_once('(')?;
+    let kind = kind.trim();
+    let Some(k) = Derivative::from_name(kind) else {
+        return Some(Err(format!(
+            "`{spec}`: `{kind}` is not a derivative (grad, vjp, jvp, jacobian or hessian)"
+        )));
+    };
+    let Some(inner) = rest.trim_end().strip_suffix(')') else {
+        return Some(Err(format!("`{spec}`: a `)` is missing at the end")));
+    };
+    let mut parts = inner.split(',').map(str::trim);
+    let entry = parts.next().unwrap_or("").to_string();
+    if entry.is_empty() {
+        return Some(Err(format!(
+            "`{spec}`: no entry point named inside the parentheses"
+        )));
+    }
+    let mut wrt = Vec::new();
+    for p in parts {
+        match p.parse::<usize>() {
+            Ok(n) => wrt.push(n),
+            Err(_) => {
+                return Some(Err(format!(
+                    "`{spec}`: `{p}` is not a parameter position (0, 1, ...)"
+                )));
+            }
+        }
+    }
+    Some(Ok((k, entry, (!wrt.is_empty()).then_some(wrt))))
+}
+
+/// The derivative `spec` asks for (`None` for a plain entry point's name), or the exit code
+/// of the error, reported on standard error.
+fn derive(
+    program: &gradus::Program,
+    path: &str,
+    spec: &str,
+) -> Result<Option<gradus::Derived>, u8> {
+    match parse_derivative(spec) {
+        None => Ok(None),
+        Some(Err(m)) => {
+            eprintln!("Error: {m}");
+            Err(2)
+        }
+        Some(Ok((kind, entry, wrt))) => {
+            match catch_panic(|| program.derive(kind, &entry, wrt.as_deref())) {
+                Ok(Ok(d)) => Ok(Some(d)),
+                Ok(Err(e)) => {
+                    eprintln!("Error: {path}: {e}");
+                    Err(1)
+                }
+                Err(p) => {
+                    eprintln!("internal error: gradus panicked while deriving {spec}: {p}");
+                    Err(4)
+                }
+            }
+        }
+    }
+}
+
 /// Runs `gradus run`; returns the exit code.
 pub fn run(a: RunArgs) -> u8 {
     let (path, _source, program) = match crate::common::load_program(&a.program, &a.opt.options()) {
@@ -60,6 +129,14 @@ pub fn run(a: RunArgs) -> u8 {
             };
         }
     };
+    let derived = match derive(&program, &path, &a.entry) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let (program, entry) = match &derived {
+        Some(d) => (&**d.program(), d.entry().to_string()),
+        None => (&program, a.entry.clone()),
+    };
     let entries = match catch_panic(|| program.entry_points()) {
         Ok(e) => e,
         Err(p) => {
@@ -67,7 +144,7 @@ pub fn run(a: RunArgs) -> u8 {
             return 4;
         }
     };
-    let Some(ep) = entries.iter().find(|e| e.name == a.entry) else {
+    let Some(ep) = entries.iter().find(|e| e.name == entry) else {
         let names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
         eprintln!(
             "Error: {path} has no entry point named \"{}\" (entry points: {})",
@@ -128,7 +205,7 @@ pub fn run(a: RunArgs) -> u8 {
     if let Err(m) = check_inputs(ep, &args) {
         return input_error(m);
     }
-    let results = match catch_panic(|| program.call(&a.entry, args)) {
+    let results = match catch_panic(|| program.call(&entry, args)) {
         Ok(Ok(r)) => r,
         Ok(Err(CallError::Runtime(e))) => {
             eprintln!("{e}");

@@ -224,3 +224,45 @@ fn exact_floats_give_the_interpreters_sum_to_the_bit() {
         assert_eq!(text(&o.stdout), text(&interp.stdout), "{backend}");
     }
 }
+
+const DERIV: &str = "entry objective [n] (w: [n]f64) (s: f64) (k: i64) : f64 =\n\
+  f64.sum (map (\\a -> f64.sin a * s) w) + s * s * f64.i64 k\n\
+entry by_hand [n] (w: [n]f64) (s: f64) (k: i64) = vjp (\\(w, s) -> objective w s k) (w, s) 1\n\
+entry by_hand_vjp [n] (w: [n]f64) (s: f64) (k: i64) (yb: f64) =\n\
+  vjp2 (\\s -> objective w s k) s yb\n";
+
+#[test]
+fn run_derives_derivatives_on_demand() {
+    let p = program("deriv.fut", DERIV);
+    for backend in ["interp", "c"] {
+        let point = b"[0.3, -1.2, 2.5] 0.7 3i64";
+        let want = gradus(&["run", &p, "--backend", backend, "-e", "by_hand"], point);
+        assert_eq!(want.status.code(), Some(0), "{}", text(&want.stderr));
+        let got = gradus(
+            &["run", &p, "--backend", backend, "-e", "grad(objective)"],
+            point,
+        );
+        assert_eq!(got.status.code(), Some(0), "{}", text(&got.stderr));
+        assert_eq!(text(&got.stdout), text(&want.stdout));
+        let seeded = b"[0.3, -1.2, 2.5] 0.7 3i64 2.0";
+        let want = gradus(
+            &["run", &p, "--backend", backend, "-e", "by_hand_vjp"],
+            seeded,
+        );
+        let got = gradus(
+            &["run", &p, "--backend", backend, "-e", "vjp(objective, 1)"],
+            seeded,
+        );
+        assert_eq!(got.status.code(), Some(0), "{}", text(&got.stderr));
+        assert_eq!(text(&got.stdout), text(&want.stdout));
+    }
+    let o = gradus(&["run", &p, "-e", "grad(objective, 2)"], b"[1.0] 1.0 1i64");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("parameter 2 of `objective` has type i64"));
+    let o = gradus(&["run", &p, "-e", "curl(objective)"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("`curl` is not a derivative"));
+    let o = gradus(&["run", &p, "-e", "grad(objective, x)"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("`x` is not a parameter position"));
+}

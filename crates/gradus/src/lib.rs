@@ -48,6 +48,7 @@ pub mod backend;
 pub mod check;
 pub mod core;
 pub mod data;
+pub mod derive;
 pub mod diag;
 pub mod internalise;
 pub mod modules;
@@ -60,6 +61,7 @@ pub mod testspec;
 pub mod types;
 pub mod value;
 
+pub use derive::{Derivative, DeriveError, Derived};
 /// The `ndarray` crate, in the version [`value::Value::from_ndarray`] and
 /// [`value::Value::to_ndarray`] use: depend on it through this path to avoid a version
 /// mismatch.

@@ -62,13 +62,23 @@ pub struct Program {
     pub(crate) counter: crate::backend::interp::OpCounter,
     /// The loaded native code, when the program runs on the native backend.
     pub(crate) native: Option<crate::backend::c::Native>,
+    /// The path and source text it was compiled from (what derivatives are derived from).
+    pub(crate) origin: Option<(String, String)>,
+    /// The optimiser options it was compiled with.
+    pub(crate) opts: crate::opt::OptOptions,
+    /// The backend its calls run on.
+    pub(crate) backend: Backend,
+    /// The programs derived from it ([`Program::derive`]), compiled on first use.
+    pub(crate) derived: std::sync::Mutex<
+        std::collections::HashMap<crate::derive::DeriveKey, (std::sync::Arc<Program>, String)>,
+    >,
 }
 
 impl Program {
     /// Compiles a program from source text; `path` names it in diagnostics and is the base
     /// for relative paths.
     pub fn from_source(path: &str, source: &str) -> Result<Program, Diagnostics> {
-        crate::pipeline::compile(path, source).map(Program::wrap)
+        Program::from_source_with(path, source, &crate::opt::OptOptions::default())
     }
 
     /// Compiles a program from source text with the given optimiser options
@@ -78,16 +88,17 @@ impl Program {
         source: &str,
         opts: &crate::opt::OptOptions,
     ) -> Result<Program, Diagnostics> {
-        crate::pipeline::compile_with(path, source, opts).map(Program::wrap)
-    }
-
-    fn wrap(compiled: crate::pipeline::Compiled) -> Program {
-        Program {
+        let compiled = crate::pipeline::compile_with(path, source, opts)?;
+        Ok(Program {
             sources: compiled.sources,
             prog: compiled.prog,
             counter: Default::default(),
             native: None,
-        }
+            origin: Some((path.to_string(), source.to_string())),
+            opts: opts.clone(),
+            backend: Backend::Interpreter,
+            derived: Default::default(),
+        })
     }
 
     /// Reads and compiles a program file with the given optimiser options.
@@ -206,6 +217,8 @@ impl Program {
     /// compiles it (or finds it in the cache) and loads it. Fails when there is no C compiler,
     /// when the compiler fails, or when the program uses something the backend cannot lower.
     pub fn with_backend(mut self, backend: Backend) -> Result<Program, BackendError> {
+        self.backend = backend;
+        self.derived = Default::default();
         self.native = match backend {
             Backend::Interpreter => None,
             Backend::Native(opts) => Some(crate::backend::c::Native::compile(
@@ -215,6 +228,40 @@ impl Program {
             )?),
         };
         Ok(self)
+    }
+
+    /// Derives `kind` of the entry point `entry` with respect to the parameters at the
+    /// positions `wrt` (`None`: every `f32` or `f64` parameter and array of them), as an entry
+    /// point of a program compiled on first use with this program's options and backend, and
+    /// kept: asking again returns the same. The arguments and results of each kind are in
+    /// [`crate::derive`]; the parameters not in `wrt` are constants, as `vjp` treats values
+    /// it captures.
+    ///
+    /// ```
+    /// use gradus::{Derivative, Program};
+    /// use gradus::value::{Scalar, Value};
+    /// let prog = Program::from_source("f.fut", "entry f (x: f64) (k: i64) = x ** f64.i64 k")?;
+    /// let grad = prog.derive(Derivative::Grad, "f", None)?;
+    /// let g = grad.call(vec![Value::Scalar(Scalar::F64(2.0)), Value::Scalar(Scalar::I64(3))])?;
+    /// assert_eq!(g, vec![Value::Scalar(Scalar::F64(12.0))]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn derive(
+        &self,
+        kind: crate::derive::Derivative,
+        entry: &str,
+        wrt: Option<&[usize]>,
+    ) -> Result<crate::derive::Derived, crate::derive::DeriveError> {
+        crate::derive::derive(self, kind, entry, wrt)
+    }
+
+    /// The gradient of `entry` ([`Program::derive`] with [`crate::derive::Derivative::Grad`]).
+    pub fn grad(
+        &self,
+        entry: &str,
+        wrt: Option<&[usize]>,
+    ) -> Result<crate::derive::Derived, crate::derive::DeriveError> {
+        self.derive(crate::derive::Derivative::Grad, entry, wrt)
     }
 
     /// Whether calls run natively.

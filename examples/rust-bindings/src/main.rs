@@ -107,6 +107,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         && close(&d_icf, &f_icf, 1e-10);
     println!("forward mode agrees: {agrees}");
 
+    // The gradient derived on demand at build time (`.derivative` in build.rs).
+    let (g_alphas, g_means, g_icf) =
+        ctx.grad_objective(alphas.view(), means.view(), icf.view(), x.view(), gamma, m)?;
+    let derived = close(&d_alphas, &g_alphas, 1e-12)
+        && close(&d_means, &g_means, 1e-12)
+        && close(&d_icf, &g_icf, 1e-12);
+    println!("derived gradient agrees: {derived}");
+
     // Sizes that do not agree are a run-time error with the entry point's location.
     let bad_means = Array2::<f64>::zeros((2, 2));
     match ctx.objective(
@@ -120,7 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(v) => println!("unexpected success: {v}"),
         Err(e) => println!("{e}"),
     }
-    if matches && agrees {
+    if matches && agrees && derived {
         Ok(())
     } else {
         Err("the gradient does not match".into())

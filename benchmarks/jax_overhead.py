@@ -1,0 +1,108 @@
+"""Per-call overhead of gradus.jax against a direct gradus call, and the GMM gradient through
+``jax.grad`` of the gradus function against the program's own ``gradient`` entry point.
+
+    python benchmarks/jax_overhead.py [GMM_INPUT]   # e.g. /tmp/adbench/gmm_d32_K200.in
+
+GMM_INPUT is a file of the GMM's arguments in gradus's binary value format (as
+``adbench-convert gmm`` writes it, benchmarks/README.md); without it only the overhead of a tiny
+call is measured. Prints medians of repeated calls in microseconds.
+"""
+
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+
+import gradus  # noqa: E402
+import gradus.jax  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+TYPES = {b" f64": np.float64, b" i64": np.int64, b" f32": np.float32, b" i32": np.int32}
+
+
+def read_values(path):
+    """The values of a file in the binary value format (docs/language.md §Binary format)."""
+    data = pathlib.Path(path).read_bytes()
+    out, pos = [], 0
+    while pos < len(data):
+        if data[pos : pos + 1].isspace():
+            pos += 1
+            continue
+        assert data[pos : pos + 2] == b"b\x02", "binary values only"
+        rank = data[pos + 2]
+        dtype = np.dtype(TYPES[data[pos + 3 : pos + 7]])
+        dims = np.frombuffer(data, "<u8", rank, pos + 7).astype(int)
+        pos += 7 + 8 * rank
+        count = int(np.prod(dims)) if rank else 1
+        arr = np.frombuffer(data, dtype.newbyteorder("<"), count, pos).reshape(tuple(dims))
+        pos += count * dtype.itemsize
+        out.append(arr.copy() if rank else arr.item())
+    return out
+
+
+def median_us(f, runs, warm=True):
+    if warm:
+        f()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        r = f()
+        jax.block_until_ready(r)
+        times.append(time.perf_counter() - t)
+    return 1e6 * float(np.median(times))
+
+
+def overhead():
+    prog = gradus.compile_source(
+        "entry f (x: [3]f64) : f64 = f64.sum (map (\\a -> a * a) x)", name="tiny.fut"
+    )
+    x = np.array([1.0, 2.0, 3.0])
+    f = gradus.jax.function(prog, "f")
+    jf = jax.jit(f)
+    gf = jax.jit(jax.grad(f))
+    grad = prog.grad("f")
+    runs = 2000
+    print(f"tiny: direct gradus call           {median_us(lambda: prog.f(x), runs):8.1f} us")
+    print(f"tiny: jax.jit(gradus.jax fn)       {median_us(lambda: jf(x), runs):8.1f} us")
+    print(f"tiny: direct gradus grad           {median_us(lambda: grad(x), runs):8.1f} us")
+    print(f"tiny: jax.jit(jax.grad(gradus fn)) {median_us(lambda: gf(x), runs):8.1f} us")
+
+
+def gmm(path):
+    args = read_values(path)
+    prog = gradus.compile(HERE / "gmm.fut")
+    f = gradus.jax.function(prog, "objective")
+    g = jax.jit(jax.grad(f, argnums=(0, 1, 2)))
+    want = prog.gradient(*args)
+    got = g(*args)
+    err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
+    runs = 10
+    grad = prog.grad("objective")
+    # Interleaved, so that a busy machine slows the three alike.
+    calls = {
+        "direct prog.gradient": lambda: prog.gradient(*args),
+        "prog.grad('objective')": lambda: grad(*args),
+        "jax.jit(jax.grad(objective))": lambda: g(*args),
+    }
+    times = {name: [] for name in calls}
+    for call in calls.values():
+        call()
+    for _ in range(runs):
+        for name, call in calls.items():
+            times[name].append(median_us(call, 1, warm=False))
+    direct, derived, through = (float(np.median(t)) for t in times.values())
+    print(f"gmm: max |jax.grad - gradient| = {err:.3e}")
+    print(f"gmm: direct prog.gradient         {direct:10.0f} us")
+    print(f"gmm: prog.grad('objective')       {derived:10.0f} us")
+    print(f"gmm: jax.jit(jax.grad(objective)) {through:10.0f} us ({100 * (through / direct - 1):+.1f} %)")
+
+
+if __name__ == "__main__":
+    overhead()
+    if len(sys.argv) > 1:
+        gmm(sys.argv[1])
