@@ -4,7 +4,8 @@ points, d 32, K 200), k-means (494019 points, d 35, k 5) and BA (ba10's sizes: 1
 those shapes (times do not depend on the values). Medians of timed runs after a warm-up, each
 run synchronised. Prints one line per (tool, problem, what): the median in milliseconds.
 
-Usage: python3 benchmarks/gpu/peers.py [--runs N] [--only jax|torch]
+Usage: python3 benchmarks/gpu/peers.py [--runs N] [--only jax|torch] [--small]
+(`--small`: a hundredth of the points and observations, to check the script on a CPU.)
 """
 
 import argparse
@@ -24,17 +25,23 @@ def median_ms(fn, runs):
     return statistics.median(times)
 
 
+SCALE = 1
+
+
 def gmm_data(rng, n=10000, d=32, k=200):
+    n //= SCALE
     s = d * (d + 1) // 2
     return (rng.standard_normal(k), rng.standard_normal((k, d)),
             0.1 * rng.standard_normal((k, s)), rng.standard_normal((n, d)))
 
 
 def kmeans_data(rng, n=494019, d=35, k=5):
+    n //= SCALE
     return rng.standard_normal((n, d)), rng.standard_normal((k, d))
 
 
 def ba_data(rng, n=1197, m=126327, p=563734):
+    m, p = m // SCALE, p // SCALE
     cams = rng.standard_normal((n, 11)) * 0.1
     cams[:, 6] = 1.0 + rng.random(n)  # focal length
     pts = rng.standard_normal((m, 3))
@@ -185,7 +192,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--only", choices=["jax", "torch"])
+    ap.add_argument("--small", action="store_true")
     args = ap.parse_args()
+    global SCALE
+    SCALE = 100 if args.small else 1
     for name, run in (("jax", run_jax), ("torch", run_torch)):
         if args.only and args.only != name:
             continue
