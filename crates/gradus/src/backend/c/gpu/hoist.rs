@@ -7,8 +7,9 @@
 //! * an allocation qualifies when its size reads only variables of the enclosing code (no
 //!   array loads), and, inside a sequential loop of the body, only when the array dies within
 //!   that loop's iteration (the part is reused by every iteration of that loop);
-//! * a `make_unique` of such an array before any alias of it was taken is dropped: a fresh
-//!   part has one owner, so the copy it would make when shared is never needed.
+//! * a `make_unique` of such an array while no alias of it is live (none taken, or each
+//!   released) is dropped: a fresh part has one owner, so the copy it would make when shared
+//!   is never needed.
 //!
 //! An array allocated in an iteration never outlives it (a kernel assigns nothing outside
 //! itself), so the parts are free again when the loop ends. Pure: the buffers are named
@@ -59,7 +60,7 @@ pub(super) fn expand(
             buffers: Vec::new(),
         },
         fresh: BTreeSet::new(),
-        aliased: BTreeSet::new(),
+        aliases: HashMap::new(),
     };
     let new_body = w.stms(body, None)?;
     let mut h = w.out;
@@ -77,9 +78,9 @@ struct Walk<'s, 'a> {
     out: Hoisted,
     /// Arrays whose allocation became a part.
     fresh: BTreeSet<String>,
-    /// Arrays an alias may have been taken of so far, in program order (a loop's aliases
-    /// counted from its start).
-    aliased: BTreeSet<String>,
+    /// The aliases that may be live, in program order, each with the array it views (a
+    /// loop's aliases counted live from its start).
+    aliases: HashMap<String, String>,
 }
 
 impl Walk<'_, '_> {
@@ -91,20 +92,38 @@ impl Walk<'_, '_> {
             if let Some(s) = self.stm(s, scope)? {
                 out.push(s);
             }
-            let mut flows = Vec::new();
-            pointer_flows(std::slice::from_ref(s), &mut flows);
-            self.aliased.extend(flows.into_iter().map(|(_, src)| src));
+            match s {
+                // Their bodies were walked statement by statement.
+                Stm::If { .. } | Stm::For { .. } | Stm::While { .. } => {}
+                Stm::Decref(a) => {
+                    self.aliases.remove(a);
+                }
+                _ => self.note_aliases(std::slice::from_ref(s)),
+            }
         }
         Some(out)
+    }
+
+    /// Records the pointer copies of `stms` as live aliases of the arrays they view.
+    fn note_aliases(&mut self, stms: &[Stm]) {
+        let mut flows = Vec::new();
+        pointer_flows(stms, &mut flows);
+        for (dst, src) in flows {
+            let root = self.aliases.get(&src).cloned().unwrap_or(src);
+            self.aliases.insert(dst, root);
+        }
+    }
+
+    /// Whether an alias of `arr` may be live.
+    fn shared(&self, arr: &str) -> bool {
+        self.aliases.values().any(|root| root == arr)
     }
 
     /// One statement: `Some(None)` when it goes, `None` when the loop cannot be expanded.
     fn stm(&mut self, s: &Stm, scope: Option<&BTreeSet<String>>) -> Option<Option<Stm>> {
         Some(Some(match s {
             Stm::Alloc { arr, elem, count } => return self.alloc(arr, *elem, count, scope),
-            Stm::MakeUnique { arr, .. }
-                if self.fresh.contains(arr) && !self.aliased.contains(arr) =>
-            {
+            Stm::MakeUnique { arr, .. } if self.fresh.contains(arr) && !self.shared(arr) => {
                 return Some(None);
             }
             Stm::If { cond, then, els } => Stm::If {
@@ -135,9 +154,7 @@ impl Walk<'_, '_> {
 
     /// A sequential loop's body: what a later iteration aliases counts for the earlier ones.
     fn loop_body(&mut self, body: &[Stm]) -> Option<Vec<Stm>> {
-        let mut flows = Vec::new();
-        pointer_flows(body, &mut flows);
-        self.aliased.extend(flows.into_iter().map(|(_, src)| src));
+        self.note_aliases(body);
         let mut declared = BTreeSet::new();
         declared_in(body, &mut declared);
         self.stms(body, Some(&declared))
@@ -176,7 +193,7 @@ impl Walk<'_, '_> {
         });
         self.out.after.push(Stm::Decref(big.clone()));
         self.fresh.insert(arr.to_string());
-        self.aliased.remove(arr);
+        self.aliases.retain(|_, root| root != arr);
         Some(Some(Stm::SetArr {
             dst: arr.to_string(),
             src: big,
