@@ -55,6 +55,7 @@ pub mod opt;
 pub mod pipeline;
 pub mod prelude;
 pub mod program;
+pub mod shard;
 pub mod syntax;
 pub mod testspec;
 pub mod types;
