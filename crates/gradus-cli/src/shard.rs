@@ -300,7 +300,9 @@ fn gather_results(
     for (v, how) in mine.iter().zip(&plan.combine) {
         match how {
             Combine::Sum => pack(v, &mut floats, &mut ints),
-            Combine::Concat => write_binary_into(v, &mut rows),
+            // Rank 0 keeps its own rows where they are.
+            Combine::Concat if comm.rank() != 0 => write_binary_into(v, &mut rows),
+            Combine::Concat => {}
             Combine::Replicated => {}
         }
     }
@@ -336,10 +338,15 @@ fn gather_results(
         out.push(match how {
             Combine::Replicated => v,
             Combine::Sum => unpack(&v, &floats, &ints, &mut fi, &mut ii),
+            Combine::Concat if per_rank.len() <= 1 => v,
             Combine::Concat => {
-                let parts: Vec<Value> = per_rank.iter().map(|r| r[ci].clone()).collect();
+                let mut parts = vec![v];
+                parts.extend(per_rank[1..].iter().map(|r| r[ci].clone()));
                 ci += 1;
-                combine::combine(Combine::Concat, &parts).unwrap_or(v)
+                combine::combine(Combine::Concat, &parts).unwrap_or_else(|e| {
+                    eprintln!("Error: {e}");
+                    comm.abort(3)
+                })
             }
         });
     }

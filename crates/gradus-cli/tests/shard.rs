@@ -245,6 +245,10 @@ mod mpi {
         let out = mpirun(2, &["run", "--shard", "xs", &p, "-e", "biggest"], b"[1.0]");
         assert_eq!(out.status.code(), Some(1));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.matches("mixes rows").count(), 1, "printed once: {err}");
+        assert_eq!(
+            err.matches("cannot shard").count(),
+            1,
+            "printed once: {err}"
+        );
     }
 }
