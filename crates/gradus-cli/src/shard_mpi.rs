@@ -102,9 +102,18 @@ impl Comm for World {
             root.gather_into_root(&len, &mut lens[..]);
             let lens: Vec<usize> = lens.iter().map(|&l| l as usize).collect();
             let (counts, displs) = layout(&lens);
-            let mut flat = vec![0u8; lens.iter().sum()];
+            // Empty buffers would share Rust's dangling pointer, which Open MPI rejects as
+            // aliasing: give both real (distinct) storage.
+            let total: usize = lens.iter().sum();
+            let mut flat = vec![0u8; total.max(1)];
+            let one = [0u8; 1];
+            let send = if mine.is_empty() {
+                &one[..0]
+            } else {
+                &mine[..]
+            };
             let mut recv = PartitionMut::new(&mut flat[..], counts, &displs[..]);
-            root.gather_varcount_into_root(&mine[..], &mut recv);
+            root.gather_varcount_into_root(send, &mut recv);
             let mut out = Vec::with_capacity(lens.len());
             for (d, l) in displs.iter().zip(&lens) {
                 out.push(flat[*d as usize..*d as usize + l].to_vec());
