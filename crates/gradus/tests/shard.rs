@@ -295,3 +295,52 @@ fn ba_csr_jacobian_is_refused() {
     };
     assert!(d.render().contains("mixes rows"), "{}", d.render());
 }
+
+/// Every entry point of the benchmarks and of the reverse-mode corpus, sharded by each of its
+/// parameters that can be: a plan whose IR verifies, or a located refusal; never a panic.
+#[test]
+fn any_entry_point_is_sharded_or_refused() {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["benchmarks", "tests/programs/ad/vjp"] {
+        for e in std::fs::read_dir(repo(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "fut") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut planned, mut refused) = (0, 0);
+    for f in files {
+        let Ok(p) = Program::from_file(&f) else {
+            continue;
+        };
+        for ep in p.entry_points() {
+            let fun = p.core().entry(&ep.name).unwrap();
+            for (_, vars) in &fun.entry.as_ref().unwrap().params {
+                let [v] = vars[..] else { continue };
+                let ty = p.core().names.ty(v);
+                if ty.rank() == 0 {
+                    continue;
+                }
+                let name = p.core().names.hint(v).to_string();
+                match p.sharded(&ep.name, std::slice::from_ref(&name)) {
+                    Ok((sp, _)) => {
+                        gradus::core::verify::verify(sp.core()).unwrap_or_else(|e| {
+                            panic!("{}: {} by {name}: {e}", f.display(), ep.name)
+                        });
+                        planned += 1;
+                    }
+                    Err(d) => {
+                        assert!(d.render().contains("cannot shard"), "{}", d.render());
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        planned > 20 && refused > 20,
+        "{planned} planned, {refused} refused"
+    );
+}
