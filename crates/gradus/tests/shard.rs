@@ -247,6 +247,8 @@ entry normalised [n] (xs: [n]f64) : [n]f64 = let s = f64.sum xs in map (/ s) xs
 
 entry square [n] (xs: [n]f64) : f64 = let s = f64.sum xs in s * s
 
+entry inner [n] (xs: [n]f64) (k: i64) : [k][n]f64 = map (\i -> map (* f64.i64 i) xs) (iota k)
+
 entry unsharded_len [n] (xs: [n]f64) (ys: [n]f64) : f64 = f64.sum (map2 (*) xs ys)
 "#;
 
@@ -277,6 +279,8 @@ fn refusals_name_the_statement_that_mixes_rows() {
         );
         assert!(m.contains("refused.fut:"), "{entry}: located: {m}");
     }
+    let m = refusal("inner", &["xs"]);
+    assert!(m.contains("mixes rows"), "{m}");
     let m = refusal("unsharded_len", &["xs"]);
     assert!(
         m.contains("parameter `ys`") && m.contains("not sharded"),

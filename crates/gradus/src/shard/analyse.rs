@@ -182,7 +182,7 @@ impl Analysis<'_> {
         let span = stm.aux.span;
         let outer = std::mem::replace(&mut self.here, stm.aux.clone());
         let ks = match &mut stm.exp {
-            Exp::BasicOp(op) => vec![self.basic(op, span, pre, &stm.pat)],
+            Exp::BasicOp(op) => vec![self.basic(op, span, pre)],
             Exp::If {
                 cond,
                 then_body,
@@ -211,7 +211,7 @@ impl Analysis<'_> {
         }
     }
 
-    fn basic(&mut self, op: &mut BasicOp, span: Span, pre: &mut Pre, pat: &[Var]) -> Kind {
+    fn basic(&mut self, op: &mut BasicOp, span: Span, pre: &mut Pre) -> Kind {
         match op {
             BasicOp::SubExp(s) => self.kind(s),
             BasicOp::Prim(p, args) => self.prim(*p, args, span, pre),
@@ -242,6 +242,74 @@ impl Analysis<'_> {
                 *value = self.masked(*value, t, pre);
                 t
             }
+            BasicOp::Iota { .. } | BasicOp::Replicate { .. } | BasicOp::Scratch { .. } => {
+                self.creation(op, span, pre)
+            }
+            BasicOp::ArrayLit { elems, .. } => {
+                let ks: Vec<Kind> = elems.iter().map(|e| self.kind(e)).collect();
+                if ks.contains(&Kind::Rows) {
+                    return self.mixed(span, "an array literal of rows");
+                }
+                let t = self.join_all(&ks, span);
+                for e in elems.iter_mut() {
+                    *e = self.masked(*e, t, pre);
+                }
+                t
+            }
+            BasicOp::Concat { arrays, size } => {
+                let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
+                if ks.contains(&Kind::Rows) || !self.kind(size).is_rep() {
+                    return self.mixed(span, "concatenates rows of the sharded data");
+                }
+                let t = self.join_all(&ks, span);
+                for a in arrays.iter_mut() {
+                    *a = self.masked_var(*a, t, pre);
+                }
+                t
+            }
+            BasicOp::Copy(_)
+            | BasicOp::Rearrange { .. }
+            | BasicOp::Reshape { .. }
+            | BasicOp::Coerce { .. }
+            | BasicOp::Rotate { .. } => self.layout(op, span),
+            BasicOp::Assert { cond, .. } => {
+                let k = self.kind(cond);
+                if !k.is_rep() && self.hard.is_none() {
+                    let mut aux = self.here.clone();
+                    aux.span = span;
+                    self.hard = Some((
+                        aux,
+                        "an assertion on a value that depends on the rows of every process"
+                            .to_string(),
+                    ));
+                }
+                Kind::Rep
+            }
+            BasicOp::UpdateAcc {
+                acc,
+                indices,
+                values,
+            } => {
+                if !indices.iter().all(|i| self.kind(i).is_rep()) {
+                    return self.mixed(span, "accumulates at a position that depends on the rows");
+                }
+                let mut ks = vec![self.kind(&(*acc).into())];
+                ks.extend(values.iter().map(|v| self.kind(v)));
+                if ks.contains(&Kind::Rows) {
+                    return self.mixed(span, "accumulates rows outside a map over the rows");
+                }
+                let t = self.join_all(&ks, span);
+                for v in values.iter_mut() {
+                    *v = self.masked(*v, t, pre);
+                }
+                t
+            }
+        }
+    }
+
+    /// `iota`, `replicate` and scratch arrays: rows when their length is the number of rows.
+    fn creation(&mut self, op: &mut BasicOp, span: Span, pre: &mut Pre) -> Kind {
+        match op {
             BasicOp::Iota {
                 n, start, stride, ..
             } => {
@@ -300,28 +368,14 @@ impl Analysis<'_> {
                     self.mixed(span, "a scratch array whose shape depends on the rows")
                 }
             }
-            BasicOp::ArrayLit { elems, .. } => {
-                let ks: Vec<Kind> = elems.iter().map(|e| self.kind(e)).collect();
-                if ks.contains(&Kind::Rows) {
-                    return self.mixed(span, "an array literal of rows");
-                }
-                let t = self.join_all(&ks, span);
-                for e in elems.iter_mut() {
-                    *e = self.masked(*e, t, pre);
-                }
-                t
-            }
-            BasicOp::Concat { arrays, size } => {
-                let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
-                if ks.contains(&Kind::Rows) || !self.kind(size).is_rep() {
-                    return self.mixed(span, "concatenates rows of the sharded data");
-                }
-                let t = self.join_all(&ks, span);
-                for a in arrays.iter_mut() {
-                    *a = self.masked_var(*a, t, pre);
-                }
-                t
-            }
+            _ => Kind::Rep,
+        }
+    }
+
+    /// Copies, transpositions, reshapes and rotations: the kind of their array, where rows
+    /// stay rows.
+    fn layout(&mut self, op: &BasicOp, span: Span) -> Kind {
+        match op {
             BasicOp::Copy(a) => self.kind(&(*a).into()),
             BasicOp::Rearrange { array, perm } => {
                 let k = self.kind(&(*array).into());
@@ -354,39 +408,7 @@ impl Analysis<'_> {
                 }
                 k
             }
-            BasicOp::Assert { cond, .. } => {
-                let k = self.kind(cond);
-                if !k.is_rep() && self.hard.is_none() {
-                    let mut aux = self.here.clone();
-                    aux.span = span;
-                    self.hard = Some((
-                        aux,
-                        "an assertion on a value that depends on the rows of every process"
-                            .to_string(),
-                    ));
-                }
-                let _ = pat;
-                Kind::Rep
-            }
-            BasicOp::UpdateAcc {
-                acc,
-                indices,
-                values,
-            } => {
-                if !indices.iter().all(|i| self.kind(i).is_rep()) {
-                    return self.mixed(span, "accumulates at a position that depends on the rows");
-                }
-                let mut ks = vec![self.kind(&(*acc).into())];
-                ks.extend(values.iter().map(|v| self.kind(v)));
-                if ks.contains(&Kind::Rows) {
-                    return self.mixed(span, "accumulates rows outside a map over the rows");
-                }
-                let t = self.join_all(&ks, span);
-                for v in values.iter_mut() {
-                    *v = self.masked(*v, t, pre);
-                }
-                t
-            }
+            _ => Kind::Rep,
         }
     }
 
@@ -666,7 +688,8 @@ impl Analysis<'_> {
         match soac {
             Soac::Map { lam, arrays, .. } => {
                 let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
-                self.lambda(lam, &ks)
+                let out = self.lambda(lam, &ks);
+                self.no_inner_rows(out, span)
             }
             Soac::Reduce {
                 lam,
@@ -685,7 +708,8 @@ impl Analysis<'_> {
                 map, arrays, form, ..
             } => {
                 let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
-                let mut out = self.lambda(map, &ks);
+                let out = self.lambda(map, &ks);
+                let mut out = self.no_inner_rows(out, span);
                 match form.as_mut() {
                     ScremaForm::Reduce { lam, neutral, .. } => {
                         let k = neutral.len();
@@ -711,6 +735,26 @@ impl Analysis<'_> {
                 vec![m; n]
             }
         }
+    }
+}
+
+impl Analysis<'_> {
+    /// The kinds of the results of a `map` over another dimension: rows of the sharded data
+    /// inside each of its elements are not rows of the result.
+    fn no_inner_rows(&mut self, kinds: Vec<Kind>, span: Span) -> Vec<Kind> {
+        kinds
+            .into_iter()
+            .map(|k| {
+                if k == Kind::Rows {
+                    self.mixed(
+                        span,
+                        "puts the rows of the sharded data inside another array",
+                    )
+                } else {
+                    k
+                }
+            })
+            .collect()
     }
 }
 
