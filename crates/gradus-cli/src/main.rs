@@ -14,6 +14,9 @@ mod dev;
 mod gradbench;
 mod optargs;
 mod run;
+mod shard;
+#[cfg(feature = "mpi")]
+mod shard_mpi;
 mod test;
 
 use clap::{Parser, Subcommand};

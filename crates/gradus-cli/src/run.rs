@@ -14,22 +14,37 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The program to run.
-    program: PathBuf,
+    pub(crate) program: PathBuf,
     #[command(flatten)]
-    opt: crate::optargs::OptArgs,
+    pub(crate) opt: crate::optargs::OptArgs,
     /// Entry point to call, or a derivative of one: `grad(ENTRY)`, `vjp(ENTRY)`, `jvp(ENTRY)`,
     /// `jacobian(ENTRY)`, `hessian(ENTRY)`, with parameter positions after the name to
     /// differentiate only those (`grad(ENTRY, 0, 2)`; default: every float parameter).
     #[arg(short = 'e', long = "entry-point", default_value = "main")]
-    entry: String,
+    pub(crate) entry: String,
     /// Write results in the binary format.
     #[arg(short = 'b', long = "binary-output")]
-    binary: bool,
+    pub(crate) binary: bool,
     /// Read the input values from FILE instead of standard input.
     #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    pub(crate) input: Option<PathBuf>,
     #[command(flatten)]
-    backend: BackendArgs,
+    pub(crate) backend: BackendArgs,
+    /// Split this parameter along its outer dimension across MPI processes (repeatable;
+    /// see docs/mpi.md): run under `mpirun -np N`
+    #[arg(long = "shard", value_name = "NAME")]
+    pub(crate) shard: Vec<String>,
+    /// With --shard: print the time of the call and the bytes communicated on standard error
+    #[arg(long = "shard-stats", requires = "shard")]
+    pub(crate) shard_stats: bool,
+    /// With --shard: call the entry point this many times (timing; results of the last)
+    #[arg(
+        long = "shard-runs",
+        value_name = "N",
+        default_value_t = 1,
+        requires = "shard"
+    )]
+    pub(crate) shard_runs: usize,
 }
 
 /// Exit code of a failed compilation: 4 for a compiler bug, 1 otherwise.
@@ -41,7 +56,7 @@ pub fn compile_failure_code(d: &Diagnostics) -> u8 {
     }
 }
 
-fn input_error(e: impl std::fmt::Display) -> u8 {
+pub(crate) fn input_error(e: impl std::fmt::Display) -> u8 {
     eprintln!("Error: {e}");
     3
 }
@@ -118,6 +133,9 @@ pub fn run(a: RunArgs) -> u8 {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    if !a.shard.is_empty() {
+        return crate::shard::run(&a, &path, program);
+    }
     let program = match a.backend.prepare(a.backend.resolve(), program) {
         Ok(p) => p,
         Err(m) => {
@@ -137,74 +155,14 @@ pub fn run(a: RunArgs) -> u8 {
         Some(d) => (&**d.program(), d.entry().to_string()),
         None => (&program, a.entry.clone()),
     };
-    let entries = match catch_panic(|| program.entry_points()) {
-        Ok(e) => e,
-        Err(p) => {
-            eprintln!("internal error: gradus panicked: {p}");
-            return 4;
-        }
+    let ep = match find_entry(program, &path, &entry) {
+        Ok(ep) => ep,
+        Err(code) => return code,
     };
-    let Some(ep) = entries.iter().find(|e| e.name == entry) else {
-        let names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
-        eprintln!(
-            "Error: {path} has no entry point named \"{}\" (entry points: {})",
-            a.entry,
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        );
-        return 1;
+    let args = match read_args(&a, &ep) {
+        Ok(args) => args,
+        Err(code) => return code,
     };
-    // Read the input.
-    let raw = match &a.input {
-        Some(f) => match std::fs::read(f) {
-            Ok(b) => b,
-            Err(e) => return input_error(format!("cannot read {}: {e}", f.display())),
-        },
-        None => {
-            let mut b = Vec::new();
-            if let Err(e) = std::io::stdin().read_to_end(&mut b) {
-                return input_error(format!("cannot read standard input: {e}"));
-            }
-            b
-        }
-    };
-    let bytes = match decompress(&raw) {
-        Ok(b) => b,
-        Err(e) => return input_error(e),
-    };
-    let mut reader = Reader::new(&bytes);
-    let mut args = Vec::with_capacity(ep.params.len());
-    for (k, t) in ep.params.iter().enumerate() {
-        match reader.next_value() {
-            Ok(Some(v)) => args.push(v),
-            Ok(None) => {
-                return input_error(format!(
-                    "too few input values: entry point \"{}\" takes {} argument(s), but the input ends after {k}; the next one should have type {t}",
-                    ep.name,
-                    ep.params.len()
-                ));
-            }
-            Err(e) => return input_error(format!("malformed input value #{k}: {e}")),
-        }
-    }
-    if !reader.at_end() {
-        let e = DataError::at(
-            &bytes,
-            reader.position(),
-            "leftover input after the last argument",
-        );
-        return input_error(format!(
-            "entry point \"{}\" takes {} argument(s), but there is more input: {e}",
-            ep.name,
-            ep.params.len()
-        ));
-    }
-    if let Err(m) = check_inputs(ep, &args) {
-        return input_error(m);
-    }
     let results = match catch_panic(|| program.call(&entry, args)) {
         Ok(Ok(r)) => r,
         Ok(Err(CallError::Runtime(e))) => {
@@ -221,6 +179,98 @@ pub fn run(a: RunArgs) -> u8 {
             return 4;
         }
     };
+    print_results(&ep, &results, a.binary)
+}
+
+/// The entry point `entry` of `program`, or the exit code after printing why not.
+pub(crate) fn find_entry(
+    program: &gradus::program::Program,
+    path: &str,
+    entry: &str,
+) -> Result<gradus::program::EntryPoint, u8> {
+    let entries = match catch_panic(|| program.entry_points()) {
+        Ok(e) => e,
+        Err(p) => {
+            eprintln!("internal error: gradus panicked: {p}");
+            return Err(4);
+        }
+    };
+    let Some(ep) = entries.iter().find(|e| e.name == entry).cloned() else {
+        let names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
+        eprintln!(
+            "Error: {path} has no entry point named \"{}\" (entry points: {})",
+            entry,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+        return Err(1);
+    };
+    Ok(ep)
+}
+
+/// The arguments of `ep` read as `gradus run` reads them, or the exit code after printing
+/// why they could not be.
+pub(crate) fn read_args(a: &RunArgs, ep: &gradus::program::EntryPoint) -> Result<Vec<Value>, u8> {
+    // Read the input.
+    let raw = match &a.input {
+        Some(f) => match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return Err(input_error(format!("cannot read {}: {e}", f.display()))),
+        },
+        None => {
+            let mut b = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut b) {
+                return Err(input_error(format!("cannot read standard input: {e}")));
+            }
+            b
+        }
+    };
+    let bytes = match decompress(&raw) {
+        Ok(b) => b,
+        Err(e) => return Err(input_error(e)),
+    };
+    let mut reader = Reader::new(&bytes);
+    let mut args = Vec::with_capacity(ep.params.len());
+    for (k, t) in ep.params.iter().enumerate() {
+        match reader.next_value() {
+            Ok(Some(v)) => args.push(v),
+            Ok(None) => {
+                return Err(input_error(format!(
+                    "too few input values: entry point \"{}\" takes {} argument(s), but the input ends after {k}; the next one should have type {t}",
+                    ep.name,
+                    ep.params.len()
+                )));
+            }
+            Err(e) => return Err(input_error(format!("malformed input value #{k}: {e}"))),
+        }
+    }
+    if !reader.at_end() {
+        let e = DataError::at(
+            &bytes,
+            reader.position(),
+            "leftover input after the last argument",
+        );
+        return Err(input_error(format!(
+            "entry point \"{}\" takes {} argument(s), but there is more input: {e}",
+            ep.name,
+            ep.params.len()
+        )));
+    }
+    if let Err(m) = check_inputs(ep, &args) {
+        return Err(input_error(m));
+    }
+    Ok(args)
+}
+
+/// Prints results as `gradus run` does; returns the exit code.
+pub(crate) fn print_results(
+    ep: &gradus::program::EntryPoint,
+    results: &[Value],
+    binary: bool,
+) -> u8 {
     let mut out = Vec::new();
     // An opaque result (a record, a sum) takes as many of the values as it has leaves (maybe
     // none), and is written as one line.
@@ -230,13 +280,13 @@ pub fn run(a: RunArgs) -> u8 {
         let n = if counts_known { ep.result_leaves[k] } else { 1 };
         let taken: Vec<&Value> = values.by_ref().take(n).collect();
         if let ExternalType::Opaque(t) = t {
-            if !a.binary {
+            if !binary {
                 out.extend(format!("#opaque {t}\n").as_bytes());
             }
             continue;
         }
         for v in taken {
-            if a.binary {
+            if binary {
                 write_binary_into(v, &mut out);
             } else {
                 out.extend(write_text(v).as_bytes());

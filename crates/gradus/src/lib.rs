@@ -56,6 +56,7 @@ pub mod opt;
 pub mod pipeline;
 pub mod prelude;
 pub mod program;
+pub mod shard;
 pub mod syntax;
 pub mod testspec;
 pub mod types;

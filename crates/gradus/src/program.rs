@@ -275,6 +275,32 @@ impl Program {
         &self.counter
     }
 
+    /// This program with entry point `entry` replaced by its per-process version, the
+    /// parameters named in `shard` split by rows ([`crate::shard::derive`], docs/mpi.md):
+    /// it takes two more arguments, the process's rank and the global index of its first
+    /// row. The plan says how to combine the processes' results. Runs on the interpreter
+    /// until [`Program::with_backend`].
+    pub fn sharded(
+        &self,
+        entry: &str,
+        shard: &[String],
+    ) -> Result<(Program, crate::shard::ShardPlan), Diagnostics> {
+        let fail = |d| Diagnostics {
+            items: vec![d],
+            sources: self.sources.clone(),
+        };
+        let plan = crate::shard::derive(&self.prog, entry, shard).map_err(fail)?;
+        crate::pipeline::passes::after_pass(&plan.prog, "shard")
+            .map_err(|m| fail(crate::diag::Diagnostic::bug(m)))?;
+        let prog = Program {
+            sources: self.sources.clone(),
+            prog: plan.prog.clone(),
+            counter: Default::default(),
+            native: None,
+        };
+        Ok((prog, plan))
+    }
+
     /// The core IR the program was compiled to.
     pub fn core(&self) -> &crate::core::ir::Prog {
         &self.prog

@@ -1,0 +1,393 @@
+//! `gradus run --shard NAME` (docs/mpi.md, docs/cli.md §gradus run): one process of a sharded
+//! call. Rank 0 reads the input as `gradus run` does and sends every process its block of the
+//! rows of the sharded parameters and a copy of the others; each process runs the per-process
+//! entry point derived by `gradus::shard`; the partial sums are added in one reduction per
+//! element type (one in practice: all `f64`), rows are gathered in rank order, and rank 0
+//! prints the results exactly as `gradus run` would. A run-time error on any process is
+//! printed by that process with its location, and ends every process (`MPI_Abort`).
+//!
+//! The transport is the [`Comm`] trait: MPI through the `mpi` crate when gradus is built with
+//! the cargo feature `mpi` (`shard_mpi.rs`), otherwise one process that does it all.
+
+use crate::common::catch_panic;
+use crate::run::{RunArgs, find_entry, input_error, print_results, read_args};
+use gradus::data::{Reader, write_binary_into};
+use gradus::program::{CallError, Program};
+use gradus::shard::{Combine, ShardPlan, combine};
+use gradus::value::{Array, Buffer, Scalar, Value};
+use std::time::Instant;
+
+/// The collective operations a sharded call needs, rooted at rank 0.
+pub trait Comm {
+    /// This process's rank.
+    fn rank(&self) -> usize;
+    /// The number of processes.
+    fn size(&self) -> usize;
+    /// Rank 0's `bytes` on every process.
+    fn broadcast(&self, bytes: &mut Vec<u8>);
+    /// Rank 0 hands out `parts` (one per rank; `None` elsewhere); every rank gets its part.
+    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Vec<u8>;
+    /// Elementwise sums of every rank's vectors, on rank 0 (`None` elsewhere).
+    fn sum_f64(&self, v: Vec<f64>) -> Option<Vec<f64>>;
+    /// As [`Comm::sum_f64`], for integers (wrapping).
+    fn sum_i64(&self, v: Vec<i64>) -> Option<Vec<i64>>;
+    /// Every rank's bytes on rank 0, in rank order (`None` elsewhere).
+    fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>>;
+    /// Waits for every process.
+    fn barrier(&self);
+    /// Ends every process with exit code `code`.
+    fn abort(&self, code: u8) -> !;
+}
+
+/// One process holding all the rows.
+#[cfg_attr(feature = "mpi", allow(dead_code))]
+struct Solo;
+
+impl Comm for Solo {
+    fn rank(&self) -> usize {
+        0
+    }
+    fn size(&self) -> usize {
+        1
+    }
+    fn broadcast(&self, _: &mut Vec<u8>) {}
+    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Vec<u8> {
+        parts.and_then(|p| p.into_iter().next()).unwrap_or_default()
+    }
+    fn sum_f64(&self, v: Vec<f64>) -> Option<Vec<f64>> {
+        Some(v)
+    }
+    fn sum_i64(&self, v: Vec<i64>) -> Option<Vec<i64>> {
+        Some(v)
+    }
+    fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+        Some(vec![mine])
+    }
+    fn barrier(&self) {}
+    fn abort(&self, code: u8) -> ! {
+        std::process::exit(i32::from(code))
+    }
+}
+
+/// Runs one process of `gradus run --shard`; returns the exit code.
+pub fn run(a: &RunArgs, path: &str, program: Program) -> u8 {
+    #[cfg(feature = "mpi")]
+    {
+        crate::shard_mpi::with_world(|comm| run_on(comm, a, path, program))
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+            .iter()
+            .any(|k| std::env::var(k).is_ok_and(|n| n != "1"));
+        if launched {
+            eprintln!(
+                "Error: this gradus was built without MPI (cargo feature `mpi` of gradus-cli), so --shard runs as one process only; see docs/mpi.md"
+            );
+            return 2;
+        }
+        run_on(&Solo, a, path, program)
+    }
+}
+
+/// What a failed step leaves: the exit code, printed already where that rank saw it.
+type Step<T> = Result<T, u8>;
+
+fn run_on(comm: &dyn Comm, a: &RunArgs, path: &str, program: Program) -> u8 {
+    let root = comm.rank() == 0;
+    // Every rank derives the same plan; only rank 0 reports.
+    let ep = match find_entry_quiet(&program, path, &a.entry, root) {
+        Ok(ep) => ep,
+        Err(code) => return code,
+    };
+    let (sharded, plan) = match program.sharded(&a.entry, &a.shard) {
+        Ok(sp) => sp,
+        Err(d) => {
+            if root {
+                eprint!("{}", d.render());
+            }
+            return crate::run::compile_failure_code(&d);
+        }
+    };
+    // Rank 0 compiles first, so that the others find the C code in the cache.
+    let prepared = if root {
+        let p = a.backend.prepare(a.backend.resolve(), sharded);
+        comm.barrier();
+        p
+    } else {
+        comm.barrier();
+        a.backend.prepare(a.backend.resolve(), sharded)
+    };
+    let program = match prepared {
+        Ok(p) => p,
+        Err(m) => {
+            eprintln!("Error: {m}");
+            comm.abort(1);
+        }
+    };
+    let (args, scattered) = match distribute(comm, a, &ep, &plan) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut stats = Stats {
+        scattered,
+        ..Stats::default()
+    };
+    let mut results = None;
+    for _ in 0..a.shard_runs.max(1) {
+        comm.barrier();
+        let t0 = Instant::now();
+        let mine = call(comm, &program, &plan, &args, path);
+        stats.compute.push(t0.elapsed().as_secs_f64());
+        results = gather_results(comm, &plan, mine, &mut stats);
+        stats.call.push(t0.elapsed().as_secs_f64());
+    }
+    let Some(results) = results else { return 0 };
+    let code = print_results(&ep, &results, a.binary);
+    if a.shard_stats {
+        stats.print(comm.size());
+    }
+    code
+}
+
+fn find_entry_quiet(
+    program: &Program,
+    path: &str,
+    entry: &str,
+    root: bool,
+) -> Step<gradus::program::EntryPoint> {
+    if root {
+        return find_entry(program, path, entry);
+    }
+    program
+        .entry_points()
+        .into_iter()
+        .find(|e| e.name == entry)
+        .ok_or(1)
+}
+
+/// Rank 0 reads the arguments and sends each rank its own; returns this rank's arguments
+/// (the rank and first row appended) and the bytes rank 0 scattered.
+fn distribute(
+    comm: &dyn Comm,
+    a: &RunArgs,
+    ep: &gradus::program::EntryPoint,
+    plan: &ShardPlan,
+) -> Step<(Vec<Value>, usize)> {
+    let parts = if comm.rank() == 0 {
+        let read = read_args(a, ep).and_then(|args| split(comm.size(), &args, plan));
+        let mut status = vec![match &read {
+            Ok(_) => 0u8,
+            Err(code) => *code,
+        }];
+        comm.broadcast(&mut status);
+        Some(read?)
+    } else {
+        let mut status = vec![0u8];
+        comm.broadcast(&mut status);
+        if status[0] != 0 {
+            return Err(status[0]);
+        }
+        None
+    };
+    let scattered = parts
+        .as_ref()
+        .map_or(0, |p: &Vec<Vec<u8>>| p.iter().map(Vec::len).sum());
+    let mine = comm.scatter(parts);
+    let mut values = Vec::new();
+    let mut reader = Reader::new(&mine);
+    while let Ok(Some(v)) = reader.next_value() {
+        values.push(v);
+    }
+    Ok((values, scattered))
+}
+
+/// Each rank's arguments, in the binary format: the sharded parameters' blocks of rows, the
+/// others whole, then the rank and the index of its first row.
+fn split(size: usize, args: &[Value], plan: &ShardPlan) -> Step<Vec<Vec<u8>>> {
+    let n = args[plan.sharded[0]].shape()[0];
+    for &i in &plan.sharded {
+        if args[i].shape()[0] != n {
+            return Err(input_error(format!(
+                "the sharded arguments have different numbers of rows ({n} and {})",
+                args[i].shape()[0]
+            )));
+        }
+    }
+    let mut out = Vec::with_capacity(size);
+    for (rank, (start, len)) in combine::blocks(n, size).into_iter().enumerate() {
+        let mut bytes = Vec::new();
+        for (i, v) in args.iter().enumerate() {
+            if plan.sharded.contains(&i) {
+                let rows = combine::rows(v, start, len).map_err(input_error)?;
+                write_binary_into(&rows, &mut bytes);
+            } else {
+                write_binary_into(v, &mut bytes);
+            }
+        }
+        write_binary_into(&Value::Scalar(Scalar::I64(rank as i64)), &mut bytes);
+        write_binary_into(&Value::Scalar(Scalar::I64(start as i64)), &mut bytes);
+        out.push(bytes);
+    }
+    Ok(out)
+}
+
+/// This rank's results; a run-time error is printed here and ends every process.
+fn call(
+    comm: &dyn Comm,
+    program: &Program,
+    plan: &ShardPlan,
+    args: &[Value],
+    path: &str,
+) -> Vec<Value> {
+    match catch_panic(|| program.call(&plan.entry, args.to_vec())) {
+        Ok(Ok(r)) => r,
+        Ok(Err(CallError::Runtime(e))) => {
+            eprintln!("{e}");
+            comm.abort(2)
+        }
+        Ok(Err(e)) => {
+            eprintln!("Error: {e}");
+            comm.abort(3)
+        }
+        Err(p) => {
+            eprintln!("internal error: gradus panicked while running {path}: {p}");
+            comm.abort(4)
+        }
+    }
+}
+
+/// Bytes communicated and times of the calls, for `--shard-stats`.
+#[derive(Default)]
+struct Stats {
+    scattered: usize,
+    summed: usize,
+    gathered: usize,
+    compute: Vec<f64>,
+    call: Vec<f64>,
+}
+
+impl Stats {
+    fn print(&self, size: usize) {
+        let median = |v: &[f64]| {
+            let mut s = v.to_vec();
+            s.sort_by(f64::total_cmp);
+            s.get(s.len() / 2).copied().unwrap_or(0.0) * 1e3
+        };
+        eprintln!(
+            "gradus shard: {size} process(es), {} run(s): call {:.3} ms median (rank 0 computing {:.3} ms); per call and process: {} bytes summed in one reduction, {} bytes of rows gathered on rank 0 in all; {} bytes scattered once",
+            self.call.len(),
+            median(&self.call),
+            median(&self.compute),
+            self.summed,
+            self.gathered,
+            self.scattered
+        );
+    }
+}
+
+/// Combines the ranks' results on rank 0 (`None` elsewhere): one reduction for the sums of
+/// floats, one for those of integers (if any), one gather for the rows.
+fn gather_results(
+    comm: &dyn Comm,
+    plan: &ShardPlan,
+    mine: Vec<Value>,
+    stats: &mut Stats,
+) -> Option<Vec<Value>> {
+    let mut floats = Vec::new();
+    let mut ints = Vec::new();
+    let mut rows = Vec::new();
+    for (v, how) in mine.iter().zip(&plan.combine) {
+        match how {
+            Combine::Sum => pack(v, &mut floats, &mut ints),
+            // Rank 0 keeps its own rows where they are.
+            Combine::Concat if comm.rank() != 0 => write_binary_into(v, &mut rows),
+            Combine::Concat => {}
+            Combine::Replicated => {}
+        }
+    }
+    stats.summed = floats.len() * 8 + ints.len() * 8;
+    let floats = if floats.is_empty() {
+        Some(floats)
+    } else {
+        comm.sum_f64(floats)
+    };
+    let ints = if ints.is_empty() {
+        Some(ints)
+    } else {
+        comm.sum_i64(ints)
+    };
+    let needs_gather = plan.combine.contains(&Combine::Concat);
+    let gathered = if needs_gather {
+        comm.gather(rows)
+    } else {
+        Some(Vec::new())
+    };
+    let (floats, ints, gathered) = (floats?, ints?, gathered?);
+    stats.gathered = gathered.iter().map(Vec::len).sum();
+    let per_rank: Vec<Vec<Value>> = gathered
+        .iter()
+        .map(|b| {
+            let mut r = Reader::new(b);
+            std::iter::from_fn(|| r.next_value().ok().flatten()).collect()
+        })
+        .collect();
+    let (mut fi, mut ii, mut ci) = (0, 0, 0);
+    let mut out = Vec::with_capacity(mine.len());
+    for (v, how) in mine.into_iter().zip(&plan.combine) {
+        out.push(match how {
+            Combine::Replicated => v,
+            Combine::Sum => unpack(&v, &floats, &ints, &mut fi, &mut ii),
+            Combine::Concat if per_rank.len() <= 1 => v,
+            Combine::Concat => {
+                let mut parts = vec![v];
+                parts.extend(per_rank[1..].iter().map(|r| r[ci].clone()));
+                ci += 1;
+                combine::combine(Combine::Concat, &parts).unwrap_or_else(|e| {
+                    eprintln!("Error: {e}");
+                    comm.abort(3)
+                })
+            }
+        });
+    }
+    Some(out)
+}
+
+/// Appends the elements of a partial sum to the float or the integer buffer.
+fn pack(v: &Value, floats: &mut Vec<f64>, ints: &mut Vec<i64>) {
+    let elems: Vec<Scalar> = match v {
+        Value::Scalar(s) => vec![*s],
+        Value::Array(a) => (0..a.len()).map(|i| a.buffer().get(i)).collect(),
+    };
+    for s in elems {
+        match s {
+            Scalar::F64(x) => floats.push(x),
+            Scalar::F32(x) => floats.push(f64::from(x)),
+            other => ints.push(other.as_i64().unwrap_or(0)),
+        }
+    }
+}
+
+/// The value of `like`'s type and shape from the summed buffers.
+fn unpack(like: &Value, floats: &[f64], ints: &[i64], fi: &mut usize, ii: &mut usize) -> Value {
+    let t = like.elem_type();
+    let mut next = || {
+        if t.is_float() {
+            *fi += 1;
+            Scalar::from_f64(t, floats[*fi - 1])
+        } else {
+            *ii += 1;
+            Scalar::from_i128(t, i128::from(ints[*ii - 1]))
+        }
+    };
+    match like {
+        Value::Scalar(_) => Value::Scalar(next()),
+        Value::Array(a) => {
+            let mut buf = Buffer::with_capacity(t, a.len());
+            for _ in 0..a.len() {
+                buf.push(next());
+            }
+            Value::Array(Array::new(a.shape().to_vec(), buf).expect("the shape of a sum"))
+        }
+    }
+}

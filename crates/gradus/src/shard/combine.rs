@@ -1,0 +1,149 @@
+//! Splitting arguments into row blocks and combining per-process results, with no transport
+//! (docs/mpi.md §Combining results): what the MPI runtime does with messages, done on values
+//! in one process. The in-process simulation of the tests and the MPI runtime share it.
+
+use super::Combine;
+use crate::value::{Array, Buffer, Scalar, Value};
+
+/// Near-equal contiguous blocks of `n` rows for `parts` processes: `(first row, length)`,
+/// the first `n % parts` blocks one row longer.
+pub fn blocks(n: usize, parts: usize) -> Vec<(usize, usize)> {
+    let parts = parts.max(1);
+    let (q, r) = (n / parts, n % parts);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for i in 0..parts {
+        let len = q + usize::from(i < r);
+        out.push((start, len));
+        start += len;
+    }
+    out
+}
+
+/// Rows `start .. start + len` of an array (its outer dimension).
+pub fn rows(v: &Value, start: usize, len: usize) -> Result<Value, String> {
+    let Value::Array(a) = v else {
+        return Err("a sharded argument must be an array".into());
+    };
+    let row: usize = a.shape()[1..].iter().product();
+    let mut shape = a.shape().to_vec();
+    if start + len > shape[0] {
+        return Err(format!(
+            "rows {start}..{} of an array of {} rows",
+            start + len,
+            shape[0]
+        ));
+    }
+    shape[0] = len;
+    let mut buf = Buffer::with_capacity(a.elem_type(), len * row);
+    buf.extend_from(a.buffer(), start * row..(start + len) * row);
+    Ok(Value::Array(
+        Array::new(shape, buf).expect("the shape of the rows"),
+    ))
+}
+
+/// The unsharded result from the processes' values of one result, in rank order.
+pub fn combine(how: Combine, parts: &[Value]) -> Result<Value, String> {
+    let Some(first) = parts.first() else {
+        return Err("no process results to combine".into());
+    };
+    match how {
+        Combine::Replicated => Ok(first.clone()),
+        Combine::Sum => {
+            let mut acc = first.clone();
+            for p in &parts[1..] {
+                add_into(&mut acc, p)?;
+            }
+            Ok(acc)
+        }
+        Combine::Concat => concat(parts),
+    }
+}
+
+/// `acc += v`, elementwise; both must have the same type and shape.
+pub fn add_into(acc: &mut Value, v: &Value) -> Result<(), String> {
+    if acc.shape() != v.shape() || acc.elem_type() != v.elem_type() {
+        return Err(format!(
+            "the processes' partial sums differ in type: {} and {}",
+            acc.type_name(),
+            v.type_name()
+        ));
+    }
+    match (acc, v) {
+        (Value::Scalar(a), Value::Scalar(b)) => {
+            *a = add_scalar(*a, *b);
+            Ok(())
+        }
+        (Value::Array(a), Value::Array(b)) => add_buffers(a.buffer_mut(), b.buffer()),
+        _ => Err("the processes' partial sums differ in rank".into()),
+    }
+}
+
+fn add_scalar(a: Scalar, b: Scalar) -> Scalar {
+    use Scalar::*;
+    match (a, b) {
+        (I8(x), I8(y)) => I8(x.wrapping_add(y)),
+        (I16(x), I16(y)) => I16(x.wrapping_add(y)),
+        (I32(x), I32(y)) => I32(x.wrapping_add(y)),
+        (I64(x), I64(y)) => I64(x.wrapping_add(y)),
+        (U8(x), U8(y)) => U8(x.wrapping_add(y)),
+        (U16(x), U16(y)) => U16(x.wrapping_add(y)),
+        (U32(x), U32(y)) => U32(x.wrapping_add(y)),
+        (U64(x), U64(y)) => U64(x.wrapping_add(y)),
+        (F32(x), F32(y)) => F32(x + y),
+        (F64(x), F64(y)) => F64(x + y),
+        (x, _) => x,
+    }
+}
+
+fn add_buffers(a: &mut Buffer, b: &Buffer) -> Result<(), String> {
+    macro_rules! wrapping {
+        ($x:ident, $y:ident) => {{
+            for (p, q) in $x.iter_mut().zip($y) {
+                *p = p.wrapping_add(*q);
+            }
+        }};
+    }
+    match (a, b) {
+        (Buffer::F64(x), Buffer::F64(y)) => x.iter_mut().zip(y).for_each(|(p, q)| *p += q),
+        (Buffer::F32(x), Buffer::F32(y)) => x.iter_mut().zip(y).for_each(|(p, q)| *p += q),
+        (Buffer::I8(x), Buffer::I8(y)) => wrapping!(x, y),
+        (Buffer::I16(x), Buffer::I16(y)) => wrapping!(x, y),
+        (Buffer::I32(x), Buffer::I32(y)) => wrapping!(x, y),
+        (Buffer::I64(x), Buffer::I64(y)) => wrapping!(x, y),
+        (Buffer::U8(x), Buffer::U8(y)) => wrapping!(x, y),
+        (Buffer::U16(x), Buffer::U16(y)) => wrapping!(x, y),
+        (Buffer::U32(x), Buffer::U32(y)) => wrapping!(x, y),
+        (Buffer::U64(x), Buffer::U64(y)) => wrapping!(x, y),
+        _ => return Err("a sum of values that are not numbers".into()),
+    }
+    Ok(())
+}
+
+fn concat(parts: &[Value]) -> Result<Value, String> {
+    let Value::Array(first) = &parts[0] else {
+        return Err("a concatenation of scalars".into());
+    };
+    let inner = first.shape()[1..].to_vec();
+    let mut rows = 0;
+    let mut buf = Buffer::with_capacity(first.elem_type(), 0);
+    for p in parts {
+        let Value::Array(a) = p else {
+            return Err("a concatenation of scalars".into());
+        };
+        if a.shape()[1..] != inner[..] || a.elem_type() != first.elem_type() {
+            return Err(format!(
+                "the processes' rows differ in type: {} and {}",
+                parts[0].type_name(),
+                p.type_name()
+            ));
+        }
+        rows += a.shape()[0];
+        buf.extend_from(a.buffer(), 0..a.len());
+    }
+    let mut shape = vec![rows];
+    shape.extend(inner);
+    Ok(Value::Array(
+        Array::new(shape, buf).expect("the concatenated shape"),
+    ))
+}

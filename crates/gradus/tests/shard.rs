@@ -1,0 +1,350 @@
+//! Sharded entry points simulated in one process (docs/mpi.md): the rows of the sharded
+//! parameters are split into blocks (equal, unequal and empty ones), the per-process entry
+//! point derived by `gradus::shard` runs on each block, and the results combined by the plan
+//! equal the unsharded call, on the interpreter and the C backend. Entry points that cannot be
+//! sharded are refused with the statement that mixes rows.
+
+use gradus::backend::c::NativeOptions;
+use gradus::program::{Backend, Program};
+use gradus::shard::{Combine, ShardPlan, combine};
+use gradus::value::{Scalar, Value};
+use std::path::Path;
+
+fn repo(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn load(path: &str) -> Program {
+    Program::from_file(Path::new(&repo(path))).unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
+fn input(path: &str) -> Vec<Value> {
+    gradus::data::read_values(&std::fs::read(repo(path)).unwrap()).unwrap()
+}
+
+/// Runs the per-process entry point on row blocks `blocks` (first row, length) and combines.
+fn simulate(
+    p: &Program,
+    plan: &ShardPlan,
+    args: &[Value],
+    blocks: &[(usize, usize)],
+) -> Vec<Value> {
+    let mut per_rank: Vec<Vec<Value>> = Vec::new();
+    for (rank, (start, len)) in blocks.iter().enumerate() {
+        let mut a: Vec<Value> = args
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                if plan.sharded.contains(&i) {
+                    combine::rows(v, *start, *len).unwrap()
+                } else {
+                    v.clone()
+                }
+            })
+            .collect();
+        a.push(Value::Scalar(Scalar::I64(rank as i64)));
+        a.push(Value::Scalar(Scalar::I64(*start as i64)));
+        per_rank.push(
+            p.call(&plan.entry, a)
+                .unwrap_or_else(|e| panic!("rank {rank}: {e}")),
+        );
+    }
+    (0..plan.combine.len())
+        .map(|r| {
+            let parts: Vec<Value> = per_rank.iter().map(|rs| rs[r].clone()).collect();
+            combine::combine(plan.combine[r], &parts).unwrap()
+        })
+        .collect()
+}
+
+/// Block layouts for `n` rows: near-equal ones for 1..4 processes, one with empty blocks
+/// (first, middle and last) and an unequal one.
+fn layouts(n: usize) -> Vec<Vec<(usize, usize)>> {
+    let mut out: Vec<Vec<(usize, usize)>> = (1..=4).map(|k| combine::blocks(n, k)).collect();
+    out.push(vec![
+        (0, 0),
+        (0, n / 2),
+        (n / 2, 0),
+        (n / 2, n - n / 2),
+        (n, 0),
+    ]);
+    out.push(vec![(0, 1.min(n)), (1.min(n), n - 1.min(n))]);
+    out
+}
+
+fn close(got: &[Value], want: &[Value], what: &str) {
+    if let Err(e) = gradus::testspec::compare_values(want, got, 1e-9) {
+        panic!("{what}: {e}");
+    }
+}
+
+/// Every layout of the rows gives the unsharded results, on the interpreter and on C.
+fn check(p: Program, entry: &str, shard: &[&str], args: &[Value], want: &[Combine]) {
+    let names: Vec<String> = shard.iter().map(|s| s.to_string()).collect();
+    let expected = p.call(entry, args.to_vec()).unwrap();
+    let (sp, plan) = p
+        .sharded(entry, &names)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    assert_eq!(plan.combine, want, "{entry}: how results combine");
+    let n = args[plan.sharded[0]].shape()[0];
+    for blocks in layouts(n) {
+        let got = simulate(&sp, &plan, args, &blocks);
+        close(
+            &got,
+            &expected,
+            &format!("{entry} on the interpreter, blocks {blocks:?}"),
+        );
+    }
+    let native = sp
+        .with_backend(Backend::Native(NativeOptions::default()))
+        .unwrap();
+    for blocks in [combine::blocks(n, 3), vec![(0, 0), (0, n)]] {
+        let got = simulate(&native, &plan, args, &blocks);
+        close(&got, &expected, &format!("{entry} on C, blocks {blocks:?}"));
+    }
+}
+
+#[test]
+fn gmm_objective_and_gradient_shard_by_points() {
+    let args = input("benchmarks/data/gmm_1k_d2_K5.in");
+    check(
+        load("benchmarks/gmm.fut"),
+        "objective",
+        &["x"],
+        &args,
+        &[Combine::Sum],
+    );
+    let sum3 = [Combine::Sum; 3];
+    check(load("benchmarks/gmm.fut"), "gradient", &["x"], &args, &sum3);
+}
+
+#[test]
+fn kmeans_objective_and_gradient_shard_by_points() {
+    let args = input("benchmarks/data/kmeans_5_1000_4.in");
+    let p = || load("benchmarks/kmeans.fut");
+    check(p(), "objective", &["points"], &args, &[Combine::Sum]);
+    check(p(), "gradient", &["points"], &args, &[Combine::Sum]);
+    check(p(), "hessian_diagonal", &["points"], &args, &[Combine::Sum]);
+}
+
+#[test]
+fn ba_residuals_and_jacobian_rows_shard_by_observations() {
+    let args = input("benchmarks/data/ba_test.in");
+    let shard = ["w", "obs", "feat"];
+    let concat2 = [Combine::Concat; 2];
+    check(
+        load("benchmarks/ba.fut"),
+        "objective",
+        &shard,
+        &args,
+        &concat2,
+    );
+    check(
+        load("benchmarks/ba.fut"),
+        "jacobian_blocks",
+        &shard,
+        &args,
+        &concat2,
+    );
+}
+
+const SUMS: &str = r#"
+-- A sum over rows plus terms that do not read them (counted once), the row count as a sum,
+-- a replicated result and one of rows.
+entry mixed [n] [d] (xs: [n][d]f64) (w: [d]f64) (c: f64)
+  : (f64, [d]f64, i64, f64, [n]f64, [d]f64) =
+  let per_row = map (\x -> f64.sum (map2 (*) x w)) xs
+  let total = f64.sum per_row + c * 3 + f64.sum w
+  let colsum = map (\j -> f64.sum (map (\x -> x[j]) xs) + w[j]) (iota d)
+  in (total, colsum, n, c * 2, map (+ c) per_row, map (* 2) w)
+
+-- The mean of the rows counted via the number of rows as a sum.
+entry scaled [n] (xs: [n]f64) (a: f64) : f64 =
+  a * f64.sum (map (\x -> x * x) xs) - f64.i64 n * a + 1
+
+-- Global row numbers: iota over the rows.
+entry numbered [n] (xs: [n]f64) : ([n]f64, f64) =
+  let ys = map2 (\i x -> f64.i64 i * x) (iota n) xs
+  in (ys, f64.sum ys)
+
+-- A histogram over the rows and a loop that adds a sum over rows each iteration.
+entry hist_loop [n] (is: [n]i64) (xs: [n]f64) (k: i64) : ([]f64, f64) =
+  let h = hist (+) 0 5 (map (\i -> i % 5) is) xs
+  let s = loop acc = 1.5 for i < k do acc + f64.sum (map (* f64.i64 i) xs)
+  in (h, s)
+
+-- The gradient of a sum over rows with respect to a replicated parameter.
+entry grad [n] (xs: [n][2]f64) (p: [2]f64) : [2]f64 =
+  vjp (\q -> f64.sum (map (\x -> f64.exp (q[0] * x[0]) + q[1] * q[1] * x[1]) xs)
+             + q[0] * q[1]) p 1
+"#;
+
+fn sums() -> Program {
+    Program::from_source("sums.fut", SUMS).unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
+fn rand(shape: &[usize], seed: u64) -> Value {
+    let mut rng = gradus_check::SplitMix64::new(seed);
+    let n = shape.iter().product();
+    let buf = gradus::value::Buffer::F64(rng.vector(n, -1.0, 1.0));
+    Value::Array(gradus::value::Array::new(shape.to_vec(), buf).unwrap())
+}
+
+#[test]
+fn hand_written_sums_shard() {
+    use Combine::*;
+    let f64s = |x| Value::Scalar(Scalar::F64(x));
+    let args = [rand(&[13, 3], 1), rand(&[3], 2), f64s(0.7)];
+    check(
+        sums(),
+        "mixed",
+        &["xs"],
+        &args,
+        &[Sum, Sum, Sum, Replicated, Concat, Replicated],
+    );
+    check(
+        sums(),
+        "scaled",
+        &["xs"],
+        &[rand(&[11], 3), f64s(1.3)],
+        &[Sum],
+    );
+    check(
+        sums(),
+        "numbered",
+        &["xs"],
+        &[rand(&[9], 4)],
+        &[Concat, Sum],
+    );
+    let is = Value::Array(gradus::value::Array::from_buffer(
+        gradus::value::Buffer::I64((0..10).map(|i| (i * 7) % 13).collect()),
+    ));
+    let args = [is, rand(&[10], 5), Value::Scalar(Scalar::I64(4))];
+    check(sums(), "hist_loop", &["is", "xs"], &args, &[Sum, Sum]);
+    check(
+        sums(),
+        "grad",
+        &["xs"],
+        &[rand(&[8, 2], 6), rand(&[2], 7)],
+        &[Sum],
+    );
+}
+
+const REFUSED: &str = r#"
+entry maximum [n] (xs: [n]f64) : f64 = f64.maximum xs
+
+entry prefix [n] (xs: [n]f64) : [n]f64 = scan (+) 0 xs
+
+entry mean [n] (xs: [n]f64) : f64 = f64.sum xs / f64.i64 n
+
+entry neighbours [n] (xs: [n]f64) : [n]f64 = map (\i -> xs[i] - xs[(i + 1) % n]) (iota n)
+
+entry normalised [n] (xs: [n]f64) : [n]f64 = let s = f64.sum xs in map (/ s) xs
+
+entry square [n] (xs: [n]f64) : f64 = let s = f64.sum xs in s * s
+
+entry inner [n] (xs: [n]f64) (k: i64) : [k][n]f64 = map (\i -> map (* f64.i64 i) xs) (iota k)
+
+entry unsharded_len [n] (xs: [n]f64) (ys: [n]f64) : f64 = f64.sum (map2 (*) xs ys)
+"#;
+
+fn refusal(entry: &str, shard: &[&str]) -> String {
+    let p = Program::from_source("refused.fut", REFUSED).unwrap();
+    let names: Vec<String> = shard.iter().map(|s| s.to_string()).collect();
+    match p.sharded(entry, &names) {
+        Ok((_, plan)) => panic!("{entry} was sharded: {:?}", plan.combine),
+        Err(d) => d.render(),
+    }
+}
+
+#[test]
+fn refusals_name_the_statement_that_mixes_rows() {
+    let cases = [
+        ("maximum", "`max_f64` of a sum over rows"),
+        ("prefix", "scan or scatter over the rows"),
+        ("mean", "`div_f64` of a sum over rows"),
+        ("neighbours", "reads other rows"),
+        ("normalised", "reads a value summed over the rows"),
+        ("square", "`mul_f64` of a sum over rows"),
+    ];
+    for (entry, needle) in cases {
+        let m = refusal(entry, &["xs"]);
+        assert!(
+            m.contains("mixes rows") && m.contains(needle),
+            "{entry}: {m}"
+        );
+        assert!(m.contains("refused.fut:"), "{entry}: located: {m}");
+    }
+    let m = refusal("inner", &["xs"]);
+    assert!(m.contains("mixes rows"), "{m}");
+    let m = refusal("unsharded_len", &["xs"]);
+    assert!(
+        m.contains("parameter `ys`") && m.contains("not sharded"),
+        "{m}"
+    );
+    let m = refusal("maximum", &["ys"]);
+    assert!(m.contains("no array parameter named `ys`"), "{m}");
+}
+
+#[test]
+fn ba_csr_jacobian_is_refused() {
+    let p = load("benchmarks/ba.fut");
+    let names: Vec<String> = ["w", "obs", "feat"].iter().map(|s| s.to_string()).collect();
+    let Err(d) = p.sharded("jacobian", &names) else {
+        panic!("the CSR Jacobian was sharded")
+    };
+    assert!(d.render().contains("mixes rows"), "{}", d.render());
+}
+
+/// Every entry point of the benchmarks and of the reverse-mode corpus, sharded by each of its
+/// parameters that can be: a plan whose IR verifies, or a located refusal; never a panic.
+#[test]
+fn any_entry_point_is_sharded_or_refused() {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["benchmarks", "tests/programs/ad/vjp"] {
+        for e in std::fs::read_dir(repo(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "fut") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut planned, mut refused) = (0, 0);
+    for f in files {
+        let Ok(p) = Program::from_file(&f) else {
+            continue;
+        };
+        for ep in p.entry_points() {
+            let fun = p.core().entry(&ep.name).unwrap();
+            for (_, vars) in &fun.entry.as_ref().unwrap().params {
+                let [v] = vars[..] else { continue };
+                let ty = p.core().names.ty(v);
+                if ty.rank() == 0 {
+                    continue;
+                }
+                let name = p.core().names.hint(v).to_string();
+                match p.sharded(&ep.name, std::slice::from_ref(&name)) {
+                    Ok((sp, _)) => {
+                        gradus::core::verify::verify(sp.core()).unwrap_or_else(|e| {
+                            panic!("{}: {} by {name}: {e}", f.display(), ep.name)
+                        });
+                        planned += 1;
+                    }
+                    Err(d) => {
+                        assert!(d.render().contains("cannot shard"), "{}", d.render());
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        planned > 20 && refused > 20,
+        "{planned} planned, {refused} refused"
+    );
+}
