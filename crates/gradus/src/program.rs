@@ -292,11 +292,16 @@ impl Program {
         let plan = crate::shard::derive(&self.prog, entry, shard).map_err(fail)?;
         crate::pipeline::passes::after_pass(&plan.prog, "shard")
             .map_err(|m| fail(crate::diag::Diagnostic::bug(m)))?;
+        // Not derived from source text: it has no origin to derive derivatives from.
         let prog = Program {
             sources: self.sources.clone(),
             prog: plan.prog.clone(),
             counter: Default::default(),
             native: None,
+            origin: None,
+            opts: self.opts.clone(),
+            backend: Backend::Interpreter,
+            derived: Default::default(),
         };
         Ok((prog, plan))
     }
