@@ -13,6 +13,9 @@ items: ``prog["sq"]``). Arguments are numpy arrays of the parameter's dtype (rea
 when C-contiguous, copied once otherwise), lists whose elements convert without loss, and
 Python or numpy numbers; results are numpy arrays and Python numbers, several as a tuple.
 
+``csr_matrix(result, ncols)`` turns the ``(values, columns, offsets)`` of ``sparse_jacobian``
+or ``sparse_hessian`` into a ``scipy.sparse.csr_matrix`` (scipy must be installed).
+
 Errors: ``CompileError`` (the message starts with ``path:line:col``), ``ProgramError``
 (run-time errors, with ``message`` and ``locations``), ``TypeError`` and ``ValueError`` for
 arguments that do not fit a parameter (the message names it).
@@ -38,6 +41,18 @@ from ._gradus import (  # noqa: E402
     compile_source,
 )
 
+
+
+def csr_matrix(result, ncols):
+    """The compressed sparse rows ``(values, columns, offsets)`` that ``sparse_jacobian`` and
+    ``sparse_hessian`` return, as a ``scipy.sparse.csr_matrix`` of ``len(offsets) - 1`` rows
+    and ``ncols`` columns (the length of the differentiated input). Needs scipy."""
+    import scipy.sparse
+
+    values, columns, offsets = result
+    return scipy.sparse.csr_matrix((values, columns, offsets), shape=(len(offsets) - 1, ncols))
+
+
 __all__ = [
     "CompileError",
     "EntryPoint",
@@ -46,4 +61,5 @@ __all__ = [
     "cache_dir",
     "compile",
     "compile_source",
+    "csr_matrix",
 ]
