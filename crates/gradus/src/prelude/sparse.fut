@@ -94,6 +94,15 @@ module sparse = {
     let sl = greedy (smallest_last deg cols offsets rows_t offsets_t) cols offsets rows_t offsets_t
     let (kn, kl, ks) = (count natural, count lf, count sl)
     in if ks <= kn && ks <= kl then (sl, ks) else if kl < kn then (lf, kl) else (natural, kn)
+
+  -- The values of the Jacobian of `f` at `x` at the entries of a pattern, from one `vjp` per
+  -- colour of a distance-2 colouring of its rows: the entry (i, j) is element j of the
+  -- product with the cotangent of row i's colour.
+  def values_by_rows [n] [m] [m1] [nnz] (f: [n]f64 -> [m]f64) (x: [n]f64) (cols: [nnz]i64)
+      (offsets: [m1]i64) (colour: [m]i64) (k: i64) : [nnz]f64 =
+    let seeds = tabulate k (\c -> map (\ci -> if ci == c then 1f64 else 0f64) colour)
+    let compressed = mjp f x seeds
+    in map2 (\i j -> compressed[colour[i], j]) (rows offsets : [nnz]i64) cols
 }
 
 -- The pattern of the Jacobian of `f` at `x` as compressed sparse rows (columns, offsets), with
@@ -115,9 +124,21 @@ def sparse_jacobian_with [n] [m] [nnz] (f: [n]f64 -> [m]f64) (x: [n]f64) (cols: 
   let rows = sparse.rows offsets : [nnz]i64
   in map2 (\i j -> compressed[colour[j], i]) rows cols
 
+-- The Jacobian: by columns (`jvp`s) or, where a colouring of the rows needs fewer colours
+-- (a few dense rows), by rows (`vjp`s).
 def sparse_jacobian [n] [m] (f: [n]f64 -> [m]f64) (x: [n]f64) : ([]f64, []i64, [m + 1]i64) =
-  let (cols, offsets, colour, k) = sparse_jacobian_pattern f x
-  in (sparse_jacobian_with f x cols offsets colour k, cols, offsets)
+  let p = sparse.pattern_by_columns f x
+  let (cols, offsets) = sparse.csr (transpose p)
+  let (rows_t, offsets_t) = sparse.csr p
+  let (colour, k) = sparse.colouring cols offsets rows_t offsets_t
+  let (row_colour, k_rows) = sparse.colouring rows_t offsets_t cols offsets
+  -- One colour per row, as an [m] array (by the rows of `p`'s transpose).
+  let row_colour = map (\i -> row_colour[i]) (indices (transpose p))
+  let values =
+    if k_rows < k
+    then sparse.values_by_rows f x cols offsets row_colour k_rows
+    else sparse_jacobian_with f x cols offsets (sized n colour) k
+  in (values, cols, offsets)
 
 -- The pattern of the Hessian of `f` at `x`: that of the Jacobian of its gradient, made
 -- symmetric, with a distance-2 colouring of its columns (direct recovery, docs/sparse.md).
