@@ -18,6 +18,9 @@ Derivatives of any entry point are compiled on demand: ``prog.grad("f", wrt=None
 ``gradus.jax.function(prog, "f")`` and ``gradus.torch.function(prog, "f")`` make an entry point
 a function of JAX or PyTorch whose derivatives are gradus's (import those modules explicitly).
 
+``csr_matrix(result, ncols)`` turns the ``(values, columns, offsets)`` of ``sparse_jacobian``
+or ``sparse_hessian`` into a ``scipy.sparse.csr_matrix`` (scipy must be installed).
+
 Errors: ``CompileError`` (the message starts with ``path:line:col``), ``ProgramError``
 (run-time errors, with ``message`` and ``locations``), ``TypeError`` and ``ValueError`` for
 arguments that do not fit a parameter (the message names it).
@@ -44,6 +47,18 @@ from ._gradus import (  # noqa: E402
     compile_source,
 )
 
+
+
+def csr_matrix(result, ncols):
+    """The compressed sparse rows ``(values, columns, offsets)`` that ``sparse_jacobian`` and
+    ``sparse_hessian`` return, as a ``scipy.sparse.csr_matrix`` of ``len(offsets) - 1`` rows
+    and ``ncols`` columns (the length of the differentiated input). Needs scipy."""
+    import scipy.sparse
+
+    values, columns, offsets = result
+    return scipy.sparse.csr_matrix((values, columns, offsets), shape=(len(offsets) - 1, ncols))
+
+
 __all__ = [
     "CompileError",
     "Derivative",
@@ -53,4 +68,5 @@ __all__ = [
     "cache_dir",
     "compile",
     "compile_source",
+    "csr_matrix",
 ]

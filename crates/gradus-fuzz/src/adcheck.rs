@@ -10,6 +10,9 @@
 //! * the transposition identity `<vjp ybar, dx> = <ybar, jvp dx>` holds to rounding,
 //! * `jmp` gives the `jvp` of each direction and `mjp` the `vjp` of each cotangent,
 //! * `jvp (vjp f · ybar)` agrees with finite differences of `vjp`.
+//! * `sparse_jacobian` of `f` over the flattened input (docs/sparse.md) is well-formed
+//!   compressed sparse rows whose entries are the `jvp`s of the unit directions, and every
+//!   entry it leaves out is zero there: no non-zero of the Jacobian is missed.
 //!
 //! The same program, with the same inputs, is also a subject of the differential runs, so the
 //! derivative code is compared across every backend.
@@ -167,6 +170,20 @@ impl AdFunction {
         o
     }
 
+    /// The entry point `sparse{k}`: `sparse_jacobian` of the function over its input
+    /// flattened to `[n + 1]` (`x` then `s`), with its result flattened. Compiled for the
+    /// interpreter only ([`check_all`]), to keep the differential runs as they are.
+    pub fn sparse_source(&self, k: usize) -> String {
+        let flat = match self.result.rank() {
+            0 => "[y]",
+            1 => "y",
+            _ => "flatten y",
+        };
+        format!(
+            "entry sparse{k} [n] [m] (c: [n][m]f64) (x: [n]f64) (s: f64) =\n  let g (v: [n + 1]f64) = let y = f{k} c (take n v, v[n]) in {flat}\n  in sparse_jacobian g (concat x [s])\n\n"
+        )
+    }
+
     fn x_s(&self, flat: &[f64]) -> Vec<Value> {
         vec![
             f64s(&[self.n], &flat[..self.n]),
@@ -314,6 +331,63 @@ impl AdFunction {
             .map_err(|m| format!("hvp{k} (jvp of vjp) against finite differences of vjp: {m}"))?;
         Ok(())
     }
+
+    /// `sparse_jacobian` against the `jvp`s of the unit directions at the point: well-formed
+    /// compressed sparse rows, the listed values equal to the Jacobian's, every entry left
+    /// out zero.
+    pub fn check_sparse(&self, prog: &Program, k: usize) -> Result<(), String> {
+        let call = |entry: &str, extra: Vec<Value>| -> Result<Vec<Vec<f64>>, String> {
+            let mut args = self.base(&self.point);
+            args.extend(extra);
+            prog.call(&format!("{entry}{k}"), args)
+                .map(|vs| vs.iter().map(flatten).collect())
+                .map_err(|e| format!("{entry}{k}: {e}"))
+        };
+        // A run-time error (an unguarded index) makes the function unfit for checking.
+        if call("primal", vec![]).is_err() {
+            return Ok(());
+        }
+        let inputs = self.n + 1;
+        let mut columns = Vec::with_capacity(inputs);
+        for j in 0..inputs {
+            let unit: Vec<f64> = (0..inputs).map(|t| f64::from(u8::from(t == j))).collect();
+            columns.push(call("jvp", self.x_s(&unit))?.concat());
+        }
+        let sparse = call("sparse", vec![])?;
+        let [values, cols, offsets] = sparse.as_slice() else {
+            return Err(format!("sparse{k}: {} results, not 3", sparse.len()));
+        };
+        let rows = columns[0].len();
+        let bad = |what: String| Err(format!("sparse{k}: {what}"));
+        if offsets.len() != rows + 1 || offsets[0] != 0.0 || offsets[rows] != cols.len() as f64 {
+            return bad(format!(
+                "offsets {offsets:?} for {rows} rows, {} entries",
+                cols.len()
+            ));
+        }
+        let mut listed = Vec::new();
+        let mut dense = Vec::new();
+        for i in 0..rows {
+            let (lo, hi) = (offsets[i] as usize, offsets[i + 1] as usize);
+            if lo > hi || hi > cols.len() {
+                return bad(format!("offsets {offsets:?}"));
+            }
+            let row: Vec<usize> = cols[lo..hi].iter().map(|&c| c as usize).collect();
+            if row.windows(2).any(|w| w[0] >= w[1]) || row.iter().any(|&c| c >= inputs) {
+                return bad(format!("columns {row:?} of row {i}"));
+            }
+            for (j, column) in columns.iter().enumerate() {
+                if row.contains(&j) {
+                    listed.push(values[lo + row.iter().position(|&c| c == j).unwrap_or(0)]);
+                    dense.push(column[i]);
+                } else if column[i] != 0.0 {
+                    return bad(format!("entry ({i}, {j}) = {} is not listed", column[i]));
+                }
+            }
+        }
+        gradus_check::compare(&listed, &dense, EXACT_TOLERANCE)
+            .map_err(|m| format!("sparse{k} against jvp{k} of unit directions: {m}"))
+    }
 }
 
 /// A program of several smooth functions: its subject for the differential runs.
@@ -336,14 +410,30 @@ pub fn check_all(subject: &Subject, functions: &[AdFunction]) -> Vec<Failure> {
     let optimised = Config::Interp { opt: true };
     let compiled = diff::compile(subject, optimised)
         .and_then(|p| Ok((p, diff::compile(subject, Config::ORACLE)?)));
-    let (prog, unoptimised) = match compiled {
+    let sparse = Subject {
+        name: subject.name.clone(),
+        source: functions
+            .iter()
+            .enumerate()
+            .fold(subject.source.clone(), |s, (k, f)| s + &f.sparse_source(k)),
+        cases: Vec::new(),
+    };
+    let compiled = compiled.and_then(|(p, u)| Ok((p, u, diff::compile(&sparse, optimised)?)));
+    let (prog, unoptimised, sparse) = match compiled {
         Ok(p) => p,
         Err(f) => return vec![f],
     };
     let mut failures = Vec::new();
     for (k, f) in functions.iter().enumerate() {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            f.check(&prog, &unoptimised, k)
+            f.check(&prog, &unoptimised, k)?;
+            if unoptimised
+                .call(&format!("primal{k}"), f.base(&f.point))
+                .is_err()
+            {
+                return Ok(());
+            }
+            f.check_sparse(&sparse, k)
         }));
         match r {
             Ok(Ok(())) => {}

@@ -2,7 +2,8 @@
 //!
 //! [`source`] returns the whole prelude: `base.fut` (combinators, array functions, AD
 //! operators), then one module per primitive type generated from the templates below, then
-//! `tail.fut` (functions that use those modules). A declaration whose body is `???` is an
+//! `tail.fut` (functions that use those modules), then `sparse.fut` (sparse Jacobians and
+//! Hessians, docs/sparse.md). A declaration whose body is `???` is an
 //! intrinsic that the internaliser implements directly; [`intrinsic_name`] gives its name.
 
 use crate::value::PrimType;
@@ -13,6 +14,7 @@ pub const PRELUDE_PATH: &str = "<prelude>";
 
 const BASE: &str = include_str!("base.fut");
 const TAIL: &str = include_str!("tail.fut");
+const SPARSE: &str = include_str!("sparse.fut");
 
 const FLOAT_UNARY: &[&str] = &[
     "sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
@@ -30,6 +32,7 @@ pub fn source() -> String {
         module_for(&mut s, t);
     }
     s.push_str(TAIL);
+    s.push_str(SPARSE);
     s
 }
 
