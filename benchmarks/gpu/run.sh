@@ -4,6 +4,7 @@
 # and the bandwidth of a map-heavy entry point. Needs target/gpu-carry from prepare.sh (no
 # Rust toolchain here); writes everything under OUT (default target/gpu-results).
 # Usage, from the repository root: benchmarks/gpu/run.sh [OUT]
+# (GPU_SKIP_CORPUS=1 leaves out the corpus; GPU_BENCH_RUNS=N sets the timed runs, default 10.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -32,10 +33,12 @@ printf 'entry main (n: i64) = reduce (+) 0 (map (\\i -> f64.i64 i) (iota n))\n' 
 echo 1000i64 | gradus run --backend gpu /tmp/probe.fut -e main > "$out/probe.txt" 2>&1
 log "probe: $(cat "$out/probe.txt")"
 
-log "corpus on the gpu backend (CUDA)"
-GRADUS_GPU_RUNTIME=cuda timeout 300 gradus test --backend gpu tests/programs benchmarks \
-    > "$out/corpus.txt" 2>&1
-log "corpus: $(tail -n 1 "$out/corpus.txt")"
+if [ -z "${GPU_SKIP_CORPUS:-}" ]; then
+    log "corpus on the gpu backend (CUDA)"
+    GRADUS_GPU_RUNTIME=cuda timeout 300 gradus test --backend gpu tests/programs benchmarks \
+        > "$out/corpus.txt" 2>&1
+    log "corpus: $(tail -n 1 "$out/corpus.txt")"
+fi
 
 log "inputs"
 a=target/gpu-carry/adbench; d=/tmp/adbench; mkdir -p $d
@@ -61,11 +64,15 @@ bench() {
           esac
       done; } >> "/tmp/bench/$name.fut"
     local es=(); for e in $entries; do es+=(-e "$e"); done
-    for backend in gpu multicore; do
-        log "bench $name on $backend"
-        timeout 300 gradus bench "/tmp/bench/$name.fut" --backend $backend --runs "$runs" "${es[@]}" \
-            --json "$out/bench-$name-$backend.json" > "$out/bench-$name-$backend.txt" 2>&1
-        tail -n 4 "$out/bench-$name-$backend.txt" | tee -a "$out/progress.txt"
+    # gpu-inner: loops of fewer than 4096 iterations run on the host, launching inner loops.
+    for config in gpu gpu-inner multicore; do
+        local backend=${config%-inner} min_outer=0
+        [ "$config" = gpu-inner ] && min_outer=4096
+        log "bench $name on $config"
+        GRADUS_GPU_MIN_OUTER=$min_outer timeout 300 gradus bench "/tmp/bench/$name.fut" \
+            --backend "$backend" --runs "$runs" "${es[@]}" \
+            --json "$out/bench-$name-$config.json" > "$out/bench-$name-$config.txt" 2>&1
+        tail -n 4 "$out/bench-$name-$config.txt" | tee -a "$out/progress.txt"
     done
 }
 bench benchmarks/gmm.fut "objective gradient" $d/gmm_d10_K25.in $d/gmm_d32_K200.in

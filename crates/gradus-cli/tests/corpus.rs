@@ -12,7 +12,7 @@ use std::process::Command;
 
 #[test]
 fn corpus_passes() {
-    corpus_passes_on("interp");
+    corpus_passes_on("interp", "tests/programs", &[]);
 }
 
 #[test]
@@ -23,7 +23,22 @@ fn corpus_passes_on_gpu() {
         eprintln!("corpus_passes_on_gpu: skipped: {why}");
         return;
     }
-    corpus_passes_on("gpu");
+    corpus_passes_on("gpu", "tests/programs", &[]);
+}
+
+/// The derivatives of the corpus on the `gpu` backend with every parallel loop that holds
+/// loops that can be kernels run the other way: its iterations on the host, each launching
+/// the inner loops (`GRADUS_GPU_MIN_OUTER`, which the default leaves at 0).
+#[test]
+fn corpus_derivatives_pass_on_gpu_with_inner_kernels() {
+    if std::env::var_os("GRADUS_REQUIRE_GPU").is_none()
+        && let Some(why) = no_gpu()
+    {
+        eprintln!("corpus_derivatives_pass_on_gpu_with_inner_kernels: skipped: {why}");
+        return;
+    }
+    let env = [("GRADUS_GPU_MIN_OUTER", "1000000000")];
+    corpus_passes_on("gpu", "tests/programs/ad", &env);
 }
 
 /// Why the `gpu` backend cannot run here, if it cannot.
@@ -46,11 +61,12 @@ fn no_gpu() -> Option<String> {
         .map(|l| l.trim().to_string())
 }
 
-fn corpus_passes_on(backend: &str) {
+fn corpus_passes_on(backend: &str, dir: &str, env: &[(&str, &str)]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(env!("CARGO_BIN_EXE_gradus"))
         .current_dir(&root)
-        .args(["test", "--verify", "--backend", backend, "tests/programs"])
+        .args(["test", "--verify", "--backend", backend, dir])
+        .envs(env.iter().copied())
         .output()
         .expect("cannot run gradus");
     let stdout = String::from_utf8_lossy(&out.stdout);

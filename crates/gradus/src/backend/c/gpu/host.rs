@@ -132,6 +132,19 @@ const char *gradus_gpu_device(void);
 const char *gradus_gpu_device(void) { return gr_gpu.device; }
 #endif
 
+/* Parallel loops with fewer iterations than this that hold parallel loops run their
+   iterations on the host, launching the inner loops (GRADUS_GPU_MIN_OUTER; default 0: the
+   outer loop is the kernel). */
+static GR_UNUSED int64_t gr_gpu_min_outer(void) {
+  static int64_t v = -1;
+  if (v < 0) {
+    const char *s = getenv("GRADUS_GPU_MIN_OUTER");
+    v = s && *s ? atoll(s) : 0;
+    if (v < 0) v = 0;
+  }
+  return v;
+}
+
 /* Picks the device runtime (see GRADUS_GPU_RUNTIME) and builds the kernels; once per
    library. */
 static GR_UNUSED int gr_gpu_setup(void) {

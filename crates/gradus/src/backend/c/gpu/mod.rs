@@ -312,6 +312,52 @@ fn kernel_elem(t: PrimType) -> &'static str {
     }
 }
 
+/// `stms`, the body of a parallel loop about to run on the host, with its outermost loops
+/// whose iterations are independent as parallel loops where they can be kernels: they touch
+/// no memory another iteration writes ([`Stm::For`]'s `independent`) and assign nothing
+/// outside themselves ([`kernel_blocker`]), so one work-item per iteration computes what the
+/// loop did.
+pub(super) fn inner_kernels(stms: &[Stm], types: &HashMap<String, Ty>) -> Vec<Stm> {
+    stms.iter()
+        .map(|s| match s {
+            Stm::For {
+                var,
+                bound,
+                down: false,
+                body,
+                independent: true,
+            } if kernel_blocker(body, types).is_none() => Stm::ParFor {
+                var: var.clone(),
+                bound: bound.clone(),
+                work: bound.clone(),
+                body: body.clone(),
+                private: Vec::new(),
+                private_body: Vec::new(),
+                independent: true,
+            },
+            Stm::For {
+                var,
+                bound,
+                down,
+                body,
+                independent,
+            } => Stm::For {
+                var: var.clone(),
+                bound: bound.clone(),
+                down: *down,
+                body: inner_kernels(body, types),
+                independent: *independent,
+            },
+            Stm::If { cond, then, els } => Stm::If {
+                cond: cond.clone(),
+                then: inner_kernels(then, types),
+                els: inner_kernels(els, types),
+            },
+            other => other.clone(),
+        })
+        .collect()
+}
+
 /// Whether a statement list holds a parallel loop that becomes a kernel.
 pub(super) fn launches(stms: &[Stm], types: &HashMap<String, Ty>) -> bool {
     stms.iter().any(|s| match s {
@@ -651,27 +697,42 @@ impl Printer<'_> {
                 independent,
                 ..
             } => {
-                if kernel_blocker(body, self.gpu_types()).is_none() {
-                    self.launch_kernel(var, bound, body, d);
-                } else if let Some(hoisted) = self.hoist_allocations(var, bound, body) {
-                    self.stms(&hoisted.before, d);
-                    self.launch_kernel(var, bound, &hoisted.body, d);
-                    self.stms(&hoisted.after, d);
-                } else if let Some(why) = kernel_blocker(body, self.gpu_types()) {
+                let kernel = if kernel_blocker(body, self.gpu_types()).is_none() {
+                    Some(None)
+                } else {
+                    self.hoist_allocations(var, bound, body).map(Some)
+                };
+                let Some(hoisted) = kernel else {
+                    let why = kernel_blocker(body, self.gpu_types()).unwrap_or("");
                     if let Some(g) = self.gpu.as_mut() {
                         g.host_loops
                             .push(format!("{}: the parallel loop over {var}: {why}", g.entry));
                     }
                     self.line(d, &format!("/* runs on the host: {why} */"));
+                    self.host_par_for(var, bound, body, *independent, d);
+                    return true;
+                };
+                // With parallel loops inside, the run time chooses: the outer loop as one
+                // kernel, or (fewer iterations than GRADUS_GPU_MIN_OUTER) its iterations on
+                // the host, each launching the inner loops as kernels.
+                let inner = launches(&inner_kernels(body, self.gpu_types()), self.gpu_types());
+                let k = d + usize::from(inner);
+                if inner {
                     let b = self.ex(bound);
-                    let outer = self.fail_label();
-                    self.line(d, "{");
-                    self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
-                    let body = imp::without_atomics(body);
-                    let independent = *independent && !super::print::at_most_once(bound);
-                    self.sequential_par_for(var, &body, independent, d + 1);
-                    let key = self.iter_key();
-                    self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
+                    self.line(d, &format!("if (({b}) >= gr_gpu_min_outer()) {{"));
+                }
+                match hoisted {
+                    None => self.launch_kernel(var, bound, body, k),
+                    Some(h) => {
+                        self.stms(&h.before, k);
+                        self.launch_kernel(var, bound, &h.body, k);
+                        self.stms(&h.after, k);
+                    }
+                }
+                if inner {
+                    self.line(d, "} else {");
+                    let body = inner_kernels(body, self.gpu_types());
+                    self.host_par_for(var, bound, &body, *independent, d + 1);
                     self.line(d, "}");
                 }
                 true
@@ -731,6 +792,21 @@ impl Printer<'_> {
             g.types.insert(name.clone(), Ty::Array(*elem));
         }
         Some(h)
+    }
+
+    /// A parallel loop run on the host, one iteration after another (its own parallel loops
+    /// may launch kernels).
+    fn host_par_for(&mut self, var: &str, bound: &Ex, body: &[Stm], independent: bool, d: usize) {
+        let b = self.ex(bound);
+        let outer = self.fail_label();
+        self.line(d, "{");
+        self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
+        let body = imp::without_atomics(body);
+        let independent = independent && !super::print::at_most_once(bound);
+        self.sequential_par_for(var, &body, independent, d + 1);
+        let key = self.iter_key();
+        self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
+        self.line(d, "}");
     }
 }
 
