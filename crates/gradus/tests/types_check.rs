@@ -387,6 +387,62 @@ fn sizes_that_must_be_known() {
 }
 
 #[test]
+fn sizes_solved_from_expressions() {
+    let lengths =
+        "def lengths [m] (o: [m + 1]i64) : [m]i64 = map (\\i -> o[i + 1] - o[i]) (iota m)\n";
+    // `m + 1` against any size: `m` is that size less one.
+    assert_eq!(
+        ty_of(
+            &format!("{lengths}def g (k: i64) = lengths (iota (2 * k))"),
+            "g"
+        ),
+        "i64 -> [2 * k - 1]i64"
+    );
+    // Constants match constants: `m + 1` against `1 + k` is `m = k`, not `m = 1` ...
+    assert_eq!(
+        ty_of(
+            &format!("{lengths}def g [k] (xs: [k]i64) = lengths (concat [0] xs)"),
+            "g"
+        ),
+        "[k]i64 -> [k]i64"
+    );
+    // ... and parts are bound only when all of them match: `m + 1` against `2 + k` is solved.
+    assert_eq!(
+        ty_of(
+            &format!("{lengths}def g [k] (xs: [k]i64) = lengths (concat [0, 0] xs)"),
+            "g"
+        ),
+        "[k]i64 -> [2 + k - 1]i64"
+    );
+    assert_eq!(
+        ty_of(
+            &format!("{lengths}def g [k] (xs: [k]i64) = lengths (xs ++ [0])"),
+            "g"
+        ),
+        "[k]i64 -> [k]i64"
+    );
+    assert_eq!(
+        ty_of(
+            "def f [m] (_: [m - 1]i64) : [m]i64 = iota m\ndef g (k: i64) = f (iota k)",
+            "g"
+        ),
+        "i64 -> [k + 1]i64"
+    );
+    // A local function, and a size whose other part is still unknown (`split`) is not solved.
+    assert_eq!(
+        ty_of(
+            "def g (k: i64) = let f [m] (o: [m + 1]i64) : [m]i64 = o[1:] :> [m]i64 in f (iota k)",
+            "g"
+        ),
+        "i64 -> [k - 1]i64"
+    );
+    assert_eq!(
+        ty_of("def f (xs: [10]f64) = split xs : ([3]f64, [7]f64)", "f"),
+        "[10]f64 -> ([3]f64, [7]f64)"
+    );
+}
+
+#[test]
 fn sizes_that_nothing_binds() {
     // A size the body names that only a function-typed parameter mentions must be known at
     // each call: a function value has no dimensions to read it from.

@@ -289,7 +289,9 @@ impl<'a> Internaliser<'a> {
                     }
                 }
                 // A polymorphic local function: remember where it is used, so that its body
-                // is inlined with the type parameters instantiated as they are here.
+                // is inlined with the type and size parameters instantiated as they are here
+                // (a size parameter that no parameter has as a whole dimension, as `m` of
+                // `[m + 1]`, is known only from the instance, in this environment).
                 if let IVal::Fun(fv) = &v
                     && matches!(fv.callee, Callee::Closure(_))
                     && fv.args.is_empty()
@@ -298,10 +300,11 @@ impl<'a> Internaliser<'a> {
                         .typed
                         .instances
                         .get(&e.id)
-                        .is_some_and(|i| !i.types.is_empty())
+                        .is_some_and(|i| !i.types.is_empty() || !i.sizes.is_empty())
                 {
                     let mut fv = (**fv).clone();
                     fv.node = Some(e.id);
+                    fv.env = env.clone();
                     v = IVal::Fun(Rc::new(fv));
                 }
                 Ok(v)

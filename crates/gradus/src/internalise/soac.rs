@@ -177,6 +177,10 @@ impl<'a> Internaliser<'a> {
             }
             None => None,
         };
+        // The values have the indices' outer size (the checker unified the two sizes, but each
+        // size expression was evaluated on its own, so they may be different variables; checked
+        // at run time where they are not the same).
+        let vs = self.coerce_outer(vs, w)?;
         let values = vs
             .leaves()
             .into_iter()

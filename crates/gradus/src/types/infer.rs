@@ -133,6 +133,14 @@ impl UErr {
     }
 }
 
+/// A change to the size substitution, to be taken back when a unification of parts fails.
+enum SizeUndo {
+    /// The variable was bound (it was free before).
+    Bound(SizeVar),
+    /// The variable's level was lowered from this one.
+    Level(SizeVar, u32),
+}
+
 /// The substitution and the variables' constraints.
 #[derive(Default)]
 pub(crate) struct Unifier {
@@ -325,20 +333,7 @@ impl Unifier {
     }
 
     fn lower_size_levels(&mut self, s: &Size, level: u32) {
-        match self.resolve_size(s) {
-            Size::Var(v) => {
-                if let Some(l) = self.slevels.get_mut(v.0 as usize)
-                    && *l > level
-                {
-                    *l = level;
-                }
-            }
-            Size::Op(_, a, b) => {
-                self.lower_size_levels(&a, level);
-                self.lower_size_levels(&b, level);
-            }
-            _ => {}
-        }
+        self.lower_size_levels_logged(s, level, &mut Vec::new());
     }
 
     /// Makes the two types equal.
@@ -614,24 +609,128 @@ impl Unifier {
     }
 
     /// Makes two sizes equal where that is possible; conflicts are left to run time.
+    /// Sizes of the same form are made equal part by part (the constants of a sum or a product
+    /// with each other), but only when every part can be: `m + 2` against `1 + o` binds
+    /// nothing from its parts (`m = 1` would only hold where `o` is 2). A size `x + e` or
+    /// `x - e` whose `x` is a variable is then solved for it: `x = size - e` (`x = size + e`),
+    /// so `[m + 1]` takes any argument size (docs/language.md §Size rules).
     pub fn unify_size(&mut self, a: &Size, b: &Size) {
         if self.sizes_off {
             return;
         }
+        self.unify_size_logged(a, b, &mut Vec::new());
+    }
+
+    /// [`Self::unify_size`], recording in `undo` what it changes; true when the two sizes are
+    /// now the same.
+    fn unify_size_logged(&mut self, a: &Size, b: &Size, undo: &mut Vec<SizeUndo>) -> bool {
         let a = self.resolve_size(a);
         let b = self.resolve_size(b);
         match (&a, &b) {
-            (Size::Var(x), Size::Var(y)) if x == y => {}
+            (Size::Var(x), Size::Var(y)) if x == y => true,
             (Size::Var(x), other) | (other, Size::Var(x)) if !self.size_occurs(*x, other) => {
-                let level = self.size_level(*x);
-                self.lower_size_levels(other, level);
-                self.set_size(*x, other.clone());
+                self.bind_size_logged(*x, other.clone(), undo);
+                true
             }
             (Size::Op(o1, a1, b1), Size::Op(o2, a2, b2)) if o1 == o2 => {
-                self.unify_size(a1, a2);
-                self.unify_size(b1, b2);
+                // A constant is matched with the other side's constant: `m + 1` and `1 + n`
+                // give `m = n` (not `m = 1`, `n = 1`).
+                let commutes = matches!(o1, '+' | '*');
+                let is_const = |s: &Size| matches!(s, Size::Const(_));
+                let (a2, b2) = if commutes
+                    && ((is_const(b1) && is_const(a2)) || (is_const(a1) && is_const(b2)))
+                {
+                    (b2, a2)
+                } else {
+                    (a2, b2)
+                };
+                let mark = undo.len();
+                if self.unify_size_logged(a1, a2, undo) && self.unify_size_logged(b1, b2, undo) {
+                    return true;
+                }
+                self.undo_sizes(undo, mark);
+                self.solve_size(&a, &b, undo) || self.solve_size(&b, &a, undo)
+            }
+            (Size::Op(..), _) => self.solve_size(&a, &b, undo),
+            (_, Size::Op(..)) => self.solve_size(&b, &a, undo),
+            _ => a == b,
+        }
+    }
+
+    /// Solves `lhs = rhs` for the variable of `lhs` when `lhs` is `x + e`, `e + x` or `x - e`
+    /// with `e` made of constants and names, and `rhs` does not mention `x`; true when it did.
+    fn solve_size(&mut self, lhs: &Size, rhs: &Size, undo: &mut Vec<SizeUndo>) -> bool {
+        if matches!(rhs, Size::Unknown) {
+            return false;
+        }
+        let Size::Op(op, l, r) = lhs else {
+            return false;
+        };
+        let (x, e, inverse) = match (*op, &**l, &**r) {
+            ('+', Size::Var(x), e) | ('+', e, Size::Var(x)) => (*x, e, '-'),
+            ('-', Size::Var(x), e) => (*x, e, '+'),
+            _ => return false,
+        };
+        // Only for a known `e`: `n + m` of `split` waits for its parts.
+        if !self.size_is_ground(e) || self.size_occurs(x, rhs) {
+            return false;
+        }
+        let solution = Size::Op(inverse, Box::new(rhs.clone()), Box::new(e.clone()));
+        self.bind_size_logged(x, solution, undo);
+        true
+    }
+
+    /// Whether `s` is made of constants and names only (no variable, nothing unknown).
+    fn size_is_ground(&self, s: &Size) -> bool {
+        match self.resolve_size(s) {
+            Size::Const(_) | Size::Named(..) => true,
+            Size::Op(_, a, b) => self.size_is_ground(&a) && self.size_is_ground(&b),
+            Size::Var(_) | Size::Unknown => false,
+        }
+    }
+
+    /// Binds `x` to `s`, lowering the levels of the variables of `s` to `x`'s.
+    fn bind_size_logged(&mut self, x: SizeVar, s: Size, undo: &mut Vec<SizeUndo>) {
+        let level = self.size_level(x);
+        self.lower_size_levels_logged(&s, level, undo);
+        undo.push(SizeUndo::Bound(x));
+        self.set_size(x, s);
+    }
+
+    fn lower_size_levels_logged(&mut self, s: &Size, level: u32, undo: &mut Vec<SizeUndo>) {
+        match self.resolve_size(s) {
+            Size::Var(v) => {
+                if let Some(l) = self.slevels.get_mut(v.0 as usize)
+                    && *l > level
+                {
+                    undo.push(SizeUndo::Level(v, *l));
+                    *l = level;
+                }
+            }
+            Size::Op(_, a, b) => {
+                self.lower_size_levels_logged(&a, level, undo);
+                self.lower_size_levels_logged(&b, level, undo);
             }
             _ => {}
+        }
+    }
+
+    /// Takes back the changes recorded in `undo` after its first `mark` entries.
+    fn undo_sizes(&mut self, undo: &mut Vec<SizeUndo>, mark: usize) {
+        while undo.len() > mark {
+            match undo.pop() {
+                Some(SizeUndo::Bound(v)) => {
+                    if let Some(slot) = self.ssubst.get_mut(v.0 as usize) {
+                        *slot = None;
+                    }
+                }
+                Some(SizeUndo::Level(v, l)) => {
+                    if let Some(slot) = self.slevels.get_mut(v.0 as usize) {
+                        *slot = l;
+                    }
+                }
+                None => {}
+            }
         }
     }
 }
