@@ -163,7 +163,14 @@ static GR_UNUSED int gr_cl_setup(gr_dev_ops *ops, char *name, size_t nname, char
   if (!gr_cl.api.n) { snprintf(why, nwhy, "the OpenCL loader has no cl%s", #n); return 1; }
   GR_CL_FNS(GR_CL_LOAD)
 #undef GR_CL_LOAD
-  if (gr_cl_pick_device(why, nwhy) || gr_cl_build(why, nwhy)) return 1;
+  /* Several libraries of one process setting POCL up at once can find no device for a
+     moment: the search is repeated before it is reported. */
+  for (int attempt = 0; gr_cl_pick_device(why, nwhy); attempt++) {
+    if (attempt == 50) return 1;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  if (gr_cl_build(why, nwhy)) return 1;
   gr_cl.api.GetDeviceInfo(gr_cl.dev, GR_CL_DEVICE_NAME, nname - 1, name, NULL);
   gr_dev_ops o = {"OpenCL", gr_cl_alloc, gr_cl_release, gr_cl_write, gr_cl_read, gr_cl_arg, gr_cl_launch, gr_cl_finish, gr_cl_enter};
   *ops = o;
