@@ -430,10 +430,10 @@ SPARSE = """
 def residual [n] (x: [n]f64) : [n]f64 =
   tabulate n (\\i -> x[i] * x[i] - (if i > 0 then x[i - 1] else 0) + f64.sin x[(i + 3) % n])
 
-entry jacobian [n] (x: [n]f64) = sparse_jacobian residual x
+entry sparse_jac [n] (x: [n]f64) = sparse_jacobian residual x
 entry dense [n] (x: [n]f64) : [n][n]f64 =
   transpose (jmp residual x (tabulate n (\\j -> tabulate n (\\i -> f64.bool (i == j)))))
-entry hessian [n] (x: [n]f64) = sparse_hessian (\\y -> f64.sum (residual y)) x
+entry sparse_hess [n] (x: [n]f64) = sparse_hessian (\\y -> f64.sum (residual y)) x
 entry dense_hessian [n] (x: [n]f64) : [n][n]f64 =
   jmp (\\y -> vjp (\\z -> f64.sum (residual z)) y 1) x (tabulate n (\\j -> tabulate n (\\i -> f64.bool (i == j))))
 """
@@ -444,8 +444,8 @@ def test_sparse_jacobian_and_hessian_as_scipy_matrices(backend):
     pytest.importorskip("scipy")
     prog = gradus.compile_source(SPARSE, name="sparse.fut", backend=backend)
     x = np.random.default_rng(3).normal(size=9)
-    jac = gradus.csr_matrix(prog.jacobian(x), len(x))
+    jac = gradus.csr_matrix(prog.sparse_jac(x), len(x))
     np.testing.assert_allclose(jac.toarray(), prog.dense(x), rtol=1e-12, atol=1e-12)
     assert jac.nnz == 3 * len(x) - 1
-    hess = gradus.csr_matrix(prog.hessian(x), len(x))
+    hess = gradus.csr_matrix(prog.sparse_hess(x), len(x))
     np.testing.assert_allclose(hess.toarray(), prog.dense_hessian(x), rtol=1e-12, atol=1e-12)
