@@ -190,6 +190,16 @@ pub fn without_atomics(body: &[Stm]) -> Vec<Stm> {
                 val: val.clone(),
                 atomic: false,
             },
+            other => other.map_sequential_bodies(without_atomics),
+        })
+        .collect()
+}
+
+impl Stm {
+    /// The statement with the bodies of its sequential loops and the branches of its
+    /// conditional replaced by `f` of each (parallel loops and other statements cloned).
+    pub fn map_sequential_bodies(&self, mut f: impl FnMut(&[Stm]) -> Vec<Stm>) -> Stm {
+        match self {
             Stm::For {
                 var,
                 bound,
@@ -200,21 +210,21 @@ pub fn without_atomics(body: &[Stm]) -> Vec<Stm> {
                 var: var.clone(),
                 bound: bound.clone(),
                 down: *down,
-                body: without_atomics(body),
+                body: f(body),
                 independent: *independent,
             },
             Stm::While { cond, body } => Stm::While {
                 cond: cond.clone(),
-                body: without_atomics(body),
+                body: f(body),
             },
             Stm::If { cond, then, els } => Stm::If {
                 cond: cond.clone(),
-                then: without_atomics(then),
-                els: without_atomics(els),
+                then: f(then),
+                els: f(els),
             },
             other => other.clone(),
-        })
-        .collect()
+        }
+    }
 }
 
 /// A statement.

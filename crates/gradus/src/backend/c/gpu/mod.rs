@@ -335,25 +335,9 @@ pub(super) fn inner_kernels(stms: &[Stm], types: &HashMap<String, Ty>) -> Vec<St
                 private_body: Vec::new(),
                 independent: true,
             },
-            Stm::For {
-                var,
-                bound,
-                down,
-                body,
-                independent,
-            } => Stm::For {
-                var: var.clone(),
-                bound: bound.clone(),
-                down: *down,
-                body: inner_kernels(body, types),
-                independent: *independent,
-            },
-            Stm::If { cond, then, els } => Stm::If {
-                cond: cond.clone(),
-                then: inner_kernels(then, types),
-                els: inner_kernels(els, types),
-            },
-            other => other.clone(),
+            // Loops inside a `while` keep running on the host.
+            Stm::While { .. } => s.clone(),
+            other => other.map_sequential_bodies(|b| inner_kernels(b, types)),
         })
         .collect()
 }
