@@ -75,6 +75,9 @@ fn usage_errors_exit_2() {
         vec!["test", "x.fut", "--concurrency", "0"],
         vec!["dev", "x.fut"],
         vec!["dev", "--stage", "nonsense", "x.fut"],
+        vec!["dev", "--pass", "fold"],
+        vec!["dev", "--rules", "x.ir"],
+        vec!["dev", "--stage", "core", "--pass", "fold", "x.ir"],
     ] {
         let o = gradus(&args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
@@ -266,4 +269,43 @@ fn cache_shows_and_cleans_its_directory() {
     assert!(dir.join("keep.txt").exists());
     let o = run(&["cache"]);
     assert!(text(&o.stdout).contains("files: 0 (0 libraries)"));
+}
+
+/// `gradus dev --pass` prints what the pass file test expects, and the rules that fired.
+#[test]
+fn dev_pass_runs_passes_on_an_ir_file() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../gradus/tests/ir/fold/fold_ring_laws.ir"
+    );
+    let o = gradus(
+        &[
+            "--fast-math",
+            "dev",
+            "--pass",
+            "fold,copy-prop",
+            "--rules",
+            file,
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("-- fired: mul-zero "), "{out}");
+    let printed: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with("-- fired:"))
+        .collect();
+    let source = std::fs::read_to_string(file).unwrap();
+    let expected = source.split("-- output:\n").nth(1).unwrap();
+    assert_eq!(printed.join("\n").trim(), expected.trim());
+    // Unknown passes and malformed IR are errors with a message, not panics.
+    let o = gradus(&["dev", "--pass", "no-such-pass", file], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("unknown optimiser pass"));
+    let bad = scratch("bad.ir");
+    std::fs::write(&bad, "fun f (x_0: f64) : f64 {\n  in x_0 1.0f64\n}\n").unwrap();
+    let o = gradus(&["dev", "--pass", "fold", bad.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("bad.ir:2:"), "{}", text(&o.stderr));
 }

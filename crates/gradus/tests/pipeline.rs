@@ -194,3 +194,11 @@ fn sizes_computed_in_a_lambda_are_in_scope_of_its_result_type() {
     assert_eq!(a.shape(), &[2, 3]);
     assert_eq!(a.buffer(), &Buffer::F64(vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0]));
 }
+
+#[test]
+fn the_default_float_policy_is_strict_unless_fast_math_is_asked_for() {
+    // The pass file test `tests/ir/fold/fold_is_exact_under_strict_floats.ir` shows what the
+    // strict policy keeps; this is where the default comes from.
+    let opts = gradus::opt::OptOptions::default();
+    assert_eq!(opts.strict_float, !gradus::opt::fast_math_from_env());
+}

@@ -6,7 +6,7 @@
 
 use crate::core::ir::Prog;
 use crate::diag::Diagnostic;
-use crate::opt::Ctx;
+use crate::opt::{Ctx, OptOptions};
 
 /// Where a pass runs in the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,4 +198,29 @@ pub fn after_pass(prog: &Prog, pass: &str) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// Optimiser options that run only the named passes of the registry, with `dce` and
+/// `simplify` (which clean up and drive the local rules) and the float policy given; `["all"]`
+/// runs every pass. What pass file tests and `gradus dev --pass` run. An unknown name is an
+/// error that lists the known ones.
+pub fn options_running_only(names: &[&str], strict_float: bool) -> Result<OptOptions, String> {
+    let mut opts = OptOptions {
+        strict_float,
+        ..Default::default()
+    };
+    if names == ["all"] {
+        return Ok(opts);
+    }
+    for name in names {
+        if !optimiser_passes().any(|p| p.name == *name) {
+            opts.disable(name)?;
+        }
+    }
+    for p in optimiser_passes() {
+        if !names.contains(&p.name) && p.name != DCE.name && p.name != SIMPLIFY.name {
+            opts.disable(p.name)?;
+        }
+    }
+    Ok(opts)
 }

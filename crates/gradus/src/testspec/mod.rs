@@ -11,6 +11,7 @@
 //! docs/language.md §Comparing values.
 
 mod compare;
+pub mod ir_file;
 mod parse;
 mod random;
 
