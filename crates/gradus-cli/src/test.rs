@@ -387,6 +387,13 @@ fn test_program(path: &Path, a: &TestArgs) -> Vec<Outcome> {
         });
     }
     let program_skip = skip_tag(&spec.tags, a).map(String::from);
+    out.extend(structure_outcomes(
+        &name,
+        &source,
+        &spec,
+        a,
+        program_skip.as_deref(),
+    ));
     if a.typecheck || a.compile || spec.is_compile_test() || spec.compile_error.is_some() {
         if let Some(t) = program_skip {
             out.push(Outcome::program(&name, Status::Skip, format!("tag {t}"), 1));
@@ -529,6 +536,72 @@ fn compile_only(name: &str, source: &str, spec: &TestFile, a: &TestArgs) -> Outc
         seconds: start.elapsed().as_secs_f64(),
         ..Outcome::program(name, status, message, 1)
     }
+}
+
+/// The outcomes of the `structure` items (docs/language.md §Structure tests): the program is
+/// compiled with the optimiser and its statements counted. Skipped when the program is, with
+/// `--typecheck`, and when the optimiser is off or missing a pass (the counts describe the
+/// whole optimiser's result).
+fn structure_outcomes(
+    name: &str,
+    source: &str,
+    spec: &TestFile,
+    a: &TestArgs,
+    program_skip: Option<&str>,
+) -> Vec<Outcome> {
+    if spec.structures.is_empty() {
+        return Vec::new();
+    }
+    let skip = match program_skip {
+        Some(t) => Some(format!("tag {t}")),
+        None if a.typecheck => Some("--typecheck".to_string()),
+        None if a.opt.no_opt || !a.opt.disable_pass.is_empty() => {
+            Some("the optimiser does not run whole".to_string())
+        }
+        None => None,
+    };
+    let item = |s: &gradus::testspec::Structure| format!("structure (line {})", s.line);
+    if let Some(why) = skip {
+        return spec
+            .structures
+            .iter()
+            .map(|s| Outcome::program(name, Status::Skip, format!("{}: {why}", item(s)), 1))
+            .collect();
+    }
+    let (n2, src2, opts) = (name.to_string(), source.to_string(), a.opt.options());
+    let start = Instant::now();
+    let compiled = with_timeout(a.timeout, move || {
+        catch_panic(|| gradus::pipeline::compile_with(&n2, &src2, &opts))
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let prog = match compiled {
+        Ok(Ok(Ok(c))) => c.prog,
+        Ok(Ok(Err(d))) => return vec![structure_error(name, d.one_line())],
+        Ok(Err(p)) => return vec![structure_error(name, format!("gradus panicked: {p}"))],
+        Err(why) => return vec![structure_error(name, why)],
+    };
+    let outcome = |s: &gradus::testspec::Structure| {
+        let wrong = s.mismatches(&prog);
+        let (status, message) = if wrong.is_empty() {
+            (Status::Pass, item(s))
+        } else {
+            (Status::Fail, format!("{}: {}", item(s), wrong.join("; ")))
+        };
+        Outcome {
+            seconds: secs,
+            ..Outcome::program(name, status, message, 1)
+        }
+    };
+    spec.structures.iter().map(outcome).collect()
+}
+
+fn structure_error(name: &str, why: String) -> Outcome {
+    Outcome::program(
+        name,
+        Status::Error,
+        format!("structure: cannot compile: {why}"),
+        1,
+    )
 }
 
 /// Runs `f` on a thread with a large stack and waits at most `timeout` seconds for it.

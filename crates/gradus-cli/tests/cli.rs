@@ -309,3 +309,27 @@ fn dev_pass_runs_passes_on_an_ir_file() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("bad.ir:2:"), "{}", text(&o.stderr));
 }
+
+/// `structure` items count the optimised program's statements: a wrong count fails, and
+/// the right one passes.
+#[test]
+fn structure_items_count_statements_after_the_optimiser() {
+    let prog = scratch("structure.fut");
+    let source = |counts: &str| {
+        format!(
+            "-- ==\n-- input {{ [1.0] }} output {{ [4.0] }}\n-- structure {{ {counts} }}\n\
+             def main (xs: []f64) = map (\\x -> x * 2.0) (map (\\x -> x + 1.0) xs)\n"
+        )
+    };
+    std::fs::write(&prog, source("Map 1 Map/BinOp 2")).unwrap();
+    let o = gradus(&["test", prog.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    std::fs::write(&prog, source("Map 2 Map/BinOp 2")).unwrap();
+    let o = gradus(&["test", prog.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains("structure (line 3): Map: expected 2, found 1"),
+        "{}",
+        text(&o.stdout)
+    );
+}

@@ -12,6 +12,7 @@ pub mod recognise;
 pub mod renumber;
 pub mod safety;
 pub mod screma;
+pub mod structure;
 pub mod subst;
 pub mod type_of;
 pub mod verify;

@@ -3,8 +3,12 @@
 //!
 //! [`parse_test_file`] finds every block of a file's text and returns a [`TestFile`]: the
 //! program's tags, its blocks (entry points and cases), and the items gradus reports without
-//! running (`structure`, `warning:`) or cannot run (`property:`, `script`). A malformed block
-//! is a [`SpecError`] with the line it is on.
+//! running (`warning:`, `structure` for another pipeline) or cannot run (`property:`, `script`). A malformed block
+//! is a [`SpecError`] with the line it is on. A [`Structure`] item counts the optimised
+//! program's statements by kind ([`Structure::mismatches`]).
+//!
+//! [`ir_file`] reads and runs the pass file tests (`.ir` files of core IR, passes and
+//! expected output).
 //!
 //! [`generate_random`] makes the values of a `random input` deterministically from the seed,
 //! program path, entry point and case; [`compare_values`] applies the tolerance rule of
@@ -34,8 +38,11 @@ pub struct TestFile {
     pub compile_error: Option<String>,
     /// Property names (`property:`); not supported, each reported as an error case.
     pub properties: Vec<String>,
-    /// Items reported as skipped (`structure ...`, `warning: ...`), described in one line each.
+    /// Items reported as skipped (`structure` for another pipeline, `warning: ...`),
+    /// described in one line each.
     pub skipped_items: Vec<String>,
+    /// `structure { ... }` items: statement counts after the optimiser.
+    pub structures: Vec<Structure>,
     /// The blocks with cases, in file order.
     pub blocks: Vec<Block>,
 }
@@ -46,6 +53,31 @@ impl TestFile {
         self.compile_error.is_none()
             && self.properties.is_empty()
             && self.blocks.iter().all(|b| b.cases.is_empty())
+    }
+}
+
+/// A `structure { KIND N ... }` item: how many statements of each kind (or nesting path of
+/// kinds, `Map/BinOp`) the optimised program has, in all its functions
+/// ([`crate::core::structure::statement_counts`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Structure {
+    /// 1-based line of the item.
+    pub line: usize,
+    /// The kinds or paths and their expected counts, in the order written.
+    pub counts: Vec<(String, usize)>,
+}
+
+impl Structure {
+    /// What differs between the expected counts and those of `prog`, one line per kind.
+    pub fn mismatches(&self, prog: &crate::core::ir::Prog) -> Vec<String> {
+        let actual = crate::core::structure::statement_counts(prog);
+        self.counts
+            .iter()
+            .filter_map(|(k, want)| {
+                let got = actual.get(k).copied().unwrap_or(0);
+                (got != *want).then(|| format!("{k}: expected {want}, found {got}"))
+            })
+            .collect()
     }
 }
 

@@ -1,6 +1,6 @@
 //! Finding and parsing `-- ==` blocks.
 
-use super::{Block, Case, Expected, Input, RandomItem, SpecError, TestFile};
+use super::{Block, Case, Expected, Input, RandomItem, SpecError, Structure, TestFile};
 use crate::value::{PrimType, Value};
 
 /// The text of one block with the leading `--` of each line removed, and the file line of
@@ -212,20 +212,24 @@ pub fn parse_test_file(source: &str) -> Result<TestFile, SpecError> {
 fn parse_trailing_items(c: &mut Cursor, file: &mut TestFile) -> Result<(), SpecError> {
     while let Some(t) = c.peek() {
         if t == "structure" {
+            let line = c.line();
             c.next();
-            let mut desc = String::from("structure");
-            if c.peek() != Some("{")
-                && let Some(p) = c.next()
-            {
-                desc.push(' ');
-                desc.push_str(p);
-            }
+            let qualifier = match c.peek() {
+                Some("{") | None => None,
+                Some(_) => c.next(),
+            };
             let body = c.braced()?;
-            desc.push_str(&format!(
-                " {{ {} }}",
-                body.split_whitespace().collect::<Vec<_>>().join(" ")
-            ));
-            file.skipped_items.push(desc);
+            match qualifier {
+                None => file.structures.push(Structure {
+                    line,
+                    counts: structure_counts(body)
+                        .map_err(|message| SpecError { line, message })?,
+                }),
+                Some(q) => file.skipped_items.push(format!(
+                    "structure {q} {{ {} }}",
+                    body.split_whitespace().collect::<Vec<_>>().join(" ")
+                )),
+            }
         } else if t.starts_with("warning:") {
             c.pos += "warning:".len();
             let re = c.rest_of_line();
@@ -235,6 +239,33 @@ fn parse_trailing_items(c: &mut Cursor, file: &mut TestFile) -> Result<(), SpecE
         }
     }
     Ok(())
+}
+
+/// The `KIND N` pairs of a `structure { ... }` item; a kind is a path of statement kinds
+/// (`Map/BinOp`) of [`crate::core::structure::KINDS`].
+fn structure_counts(body: &str) -> Result<Vec<(String, usize)>, String> {
+    let words: Vec<&str> = body.split_whitespace().collect();
+    if !words.len().is_multiple_of(2) {
+        return Err("`structure` needs pairs of a statement kind and a count".into());
+    }
+    let mut out = Vec::new();
+    for pair in words.chunks(2) {
+        let (path, n) = (pair[0], pair[1]);
+        if let Some(bad) = path
+            .split('/')
+            .find(|k| !crate::core::structure::KINDS.contains(k))
+        {
+            return Err(format!(
+                "unknown statement kind `{bad}` in `structure` (known: {})",
+                crate::core::structure::KINDS.join(", ")
+            ));
+        }
+        let n = n
+            .parse::<usize>()
+            .map_err(|_| format!("`{path}` needs a count, not `{n}`"))?;
+        out.push((path.to_string(), n));
+    }
+    Ok(out)
 }
 
 fn parse_case(c: &mut Cursor, index: usize) -> Result<Case, SpecError> {

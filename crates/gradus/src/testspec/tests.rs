@@ -59,10 +59,16 @@ fn compile_tests_and_skipped_items() {
     let f = parse_test_file("-- ==\n-- tags { a }\n").unwrap();
     assert!(f.is_compile_test());
     let f = parse_test_file(
-        "-- ==\n-- input { 1 } output { 1 }\n-- structure { Map 1 }\n-- warning: unused\n",
+        "-- ==\n-- input { 1 } output { 1 }\n-- structure { Map 1 Map/BinOp 0 }\n-- structure gpu { SegMap 1 }\n-- warning: unused\n",
     )
     .unwrap();
     assert_eq!(f.skipped_items.len(), 2);
+    assert_eq!(f.structures.len(), 1);
+    assert_eq!(f.structures[0].line, 3);
+    assert_eq!(
+        f.structures[0].counts,
+        vec![("Map".to_string(), 1), ("Map/BinOp".to_string(), 0)]
+    );
     let f = parse_test_file("-- ==\n-- error: type .* mismatch\n").unwrap();
     assert_eq!(f.compile_error.as_deref(), Some("type .* mismatch"));
     let f = parse_test_file("-- ==\n-- property: p1 p2\n").unwrap();
@@ -76,6 +82,10 @@ fn malformed_blocks_are_errors() {
         "-- ==\n-- input { 1 \n",
         "-- ==\n-- input 1\n",
         "-- ==\n-- foo { 1 }\n",
+        "-- ==\n-- structure { Map }\n",
+        "-- ==\n-- structure { Mop 1 }\n",
+        "-- ==\n-- structure { Map/Mop 1 }\n",
+        "-- ==\n-- structure { Map x }\n",
         "-- ==\n-- random input { [n]i32 }\n",
         "-- ==\n-- random input { 0.5 }\n",
         "-- ==\n-- input { 1 } output\n",
