@@ -13,7 +13,7 @@
 use crate::core::builder::Builder;
 use crate::core::ir::{Exp, LoopForm, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 
 fn c(t: PrimType, x: f64) -> SubExp {
     SubExp::Const(Scalar::from_f64(t, x))

@@ -42,9 +42,9 @@ use crate::core::ir::{
 };
 use crate::core::prim::PrimOp;
 use crate::core::safety::CHECKED_BEFORE;
+use crate::core::scalar::Scalar;
 use crate::core::screma::{is_fused, unfuse_stms};
 use crate::diag::{Diagnostic, Span};
-use crate::value::Scalar;
 use std::collections::HashMap;
 
 type R<T> = Result<T, Diagnostic>;

@@ -31,8 +31,8 @@
 //! variables, which the array variables' types then mention (as Futhark's core does).
 
 use crate::core::prim::PrimOp;
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
-use crate::value::{PrimType, Scalar};
 use std::fmt;
 
 /// A variable: an index into the program's [`NameTable`].

@@ -11,6 +11,7 @@ pub mod print;
 pub mod recognise;
 pub mod renumber;
 pub mod safety;
+pub mod scalar;
 pub mod screma;
 pub mod structure;
 pub mod subst;

@@ -9,7 +9,7 @@
 //! Integer arithmetic wraps; division rounds as docs/language.md §Integer arithmetic says; floats
 //! follow §Floating-point arithmetic.
 
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::fmt;
 
 /// Unary operations. The operand has the operation's type.

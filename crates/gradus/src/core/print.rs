@@ -55,7 +55,7 @@ use crate::core::ir::{
     BasicOp, Body, DimIndex, EntryInfo, Exp, FunDef, Lambda, LoopForm, NameTable, Prog, ScremaForm,
     Soac, Stm, SubExp, Type, Var,
 };
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::fmt::Write;
 
 /// Prints a whole program: its functions, separated by blank lines.

@@ -4,7 +4,7 @@
 
 use crate::core::ir::{BasicOp, Exp, Lambda, SubExp};
 use crate::core::prim::{BinOp, PrimOp, UnOp};
-use crate::value::Scalar;
+use crate::core::scalar::Scalar;
 
 /// Whether `se` is the integer constant `k` (of any integer type).
 pub fn is_int_const(se: &SubExp, k: i64) -> bool {
@@ -39,7 +39,7 @@ pub fn is_counter(def: Option<&Exp>, w: &SubExp) -> bool {
 }
 
 /// The zero of a numeric type.
-pub fn zero_of(t: crate::value::PrimType) -> SubExp {
+pub fn zero_of(t: crate::core::scalar::PrimType) -> SubExp {
     SubExp::Const(Scalar::from_f64(t, 0.0))
 }
 

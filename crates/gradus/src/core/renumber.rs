@@ -72,7 +72,7 @@ pub fn renumber(prog: &Prog) -> Prog {
         let mut ty = if (v.0 as usize) < prog.names.len() {
             prog.names.ty(*v).clone()
         } else {
-            Type::Prim(crate::value::PrimType::Bool)
+            Type::Prim(crate::core::scalar::PrimType::Bool)
         };
         map_vars_type(&mut ty, &mut rename);
         names.fresh(&hint, ty);

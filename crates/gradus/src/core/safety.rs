@@ -7,7 +7,7 @@ use crate::core::ir::{
 };
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::recognise::is_int_const;
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// Whether a primitive operation can fail at run time (integer division by zero).
@@ -272,7 +272,7 @@ fn exp_safe(exp: &Exp, ranges: &Ranges, names: &NameTable, trust_checked: bool) 
             ..
         } => {
             let mut r = ranges.clone();
-            if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+            if names.ty(*i) == &Type::Prim(crate::core::scalar::PrimType::I64) {
                 r.insert(*i, 0, *bound);
             }
             body_is_safe(body, &r, names)

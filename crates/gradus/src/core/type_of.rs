@@ -41,7 +41,7 @@ pub fn type_of_basic_op(names: &NameTable, op: &BasicOp) -> Vec<Type> {
         BasicOp::Concat { arrays, size } => {
             let t = arrays
                 .first()
-                .map_or(Type::Prim(crate::value::PrimType::Bool), |a| {
+                .map_or(Type::Prim(crate::core::scalar::PrimType::Bool), |a| {
                     names.ty(*a).clone()
                 });
             let mut dims = vec![*size];

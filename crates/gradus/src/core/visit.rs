@@ -8,7 +8,7 @@
 
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, Stm, SubExp, Type, Var};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
-use crate::value::Scalar;
+use crate::core::scalar::Scalar;
 use std::collections::{HashMap, HashSet};
 
 /// Wraps an expression in a statement without pattern, to reuse body-level traversals.

@@ -12,10 +12,10 @@ use super::value::{Callee, Env, FunVal, IVal};
 use super::{ClosureDef, Internaliser, MAX_INLINE_DEPTH, R, bug, i64c, limitation};
 use crate::core::ir::SubExp;
 use crate::core::prim::BinOp;
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
 use crate::syntax::ast::{self, ExpKind, Pat};
 use crate::types::ty::{BindingId, Size, Ty};
-use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 

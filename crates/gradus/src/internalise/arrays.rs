@@ -9,10 +9,10 @@ use super::{Internaliser, R, bug, i64c, limitation};
 use crate::core::builder::Builder;
 use crate::core::ir::{BasicOp, DimIndex, SubExp};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
 use crate::syntax::ast::{self};
 use crate::types::ty::{Size, Ty};
-use crate::value::{PrimType, Scalar};
 use std::collections::BTreeMap;
 
 impl<'a> Internaliser<'a> {

@@ -10,8 +10,8 @@ use super::{Internaliser, R, bug, i64c};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{Soac, SubExp, Type};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
-use crate::value::{PrimType, Scalar};
 
 impl<'a> Internaliser<'a> {
     pub(super) fn builtin(&mut self, op: &str, args: Vec<IVal>, span: Span) -> R<IVal> {

@@ -9,8 +9,8 @@ use super::{Internaliser, R};
 use crate::core::builder::Builder;
 use crate::core::ir::{BasicOp, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::types::ty::Ty;
-use crate::value::{PrimType, Scalar};
 use std::collections::BTreeMap;
 
 impl<'a> Internaliser<'a> {

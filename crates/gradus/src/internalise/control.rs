@@ -8,10 +8,10 @@ use super::pattern::pat_name;
 use super::value::{Env, IVal};
 use super::{Internaliser, R, bug, i64c, limitation};
 use crate::core::ir::{DimIndex, Exp, LoopForm, SubExp, Type, Var};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
 use crate::syntax::ast::{self, Pat, PatKind};
 use crate::types::Resolved;
-use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
 impl<'a> Internaliser<'a> {

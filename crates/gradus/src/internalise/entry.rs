@@ -8,10 +8,10 @@ use super::pattern::pat_name;
 use super::value::{self, IVal};
 use super::{Internaliser, R, external_type, i64c, limitation};
 use crate::core::ir::{Aux, EntryInfo, FunDef, SubExp, Type, Var};
+use crate::core::scalar::PrimType;
 use crate::diag::Span;
 use crate::types::EntrySig;
 use crate::types::ty::{BindingId, Size, Ty};
-use crate::value::PrimType;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -220,7 +220,7 @@ fn sum_record_type(t: &Ty) -> Ty {
             let mut fields = BTreeMap::new();
             fields.insert(
                 super::sums::TAG.to_string(),
-                Ty::Prim(crate::value::PrimType::I8),
+                Ty::Prim(crate::core::scalar::PrimType::I8),
             );
             for (c, payload) in cs {
                 let p = payload

@@ -10,11 +10,11 @@ use super::value::{Callee, Env, FunVal, IVal};
 use super::{ClosureDef, Internaliser, R, bug, limitation};
 use crate::core::ir::SubExp;
 use crate::core::prim::{PrimOp, UnOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
 use crate::syntax::ast::{self, ExpKind};
 use crate::types::Resolved;
 use crate::types::ty::{BindingId, Ty};
-use crate::value::{PrimType, Scalar};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 

@@ -2,7 +2,7 @@
 //! `i32.+` to the primitive operation it denotes.
 
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 /// The primitive operation of a scalar intrinsic `module.name` of the numeric modules, or of a
 /// built-in overloaded operator at operand type `t` (`module` = `None`).

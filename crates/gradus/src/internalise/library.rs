@@ -9,9 +9,9 @@ use super::value::{FunVal, IVal};
 use super::{Internaliser, R, bug, i64c};
 use crate::core::ir::{BasicOp, DimIndex, SubExp};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
 use crate::types::ty::Ty;
-use crate::value::PrimType;
 
 impl<'a> Internaliser<'a> {
     pub(super) fn intrinsic(

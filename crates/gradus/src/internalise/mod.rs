@@ -48,11 +48,11 @@ pub mod value;
 use crate::core::builder::{Builder, HasBuilder};
 use crate::core::external::ExternalType;
 use crate::core::ir::{Body, NameTable, Prog, SubExp};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, SourceMap, Span};
 use crate::syntax::ast::{self, Dec, DecKind, Pat, ValueDec};
 use crate::types::TypedProgram;
 use crate::types::ty::Ty;
-use crate::value::PrimType;
 use std::collections::HashMap;
 use value::{Env, IVal};
 

@@ -23,10 +23,10 @@ use super::value::{Env, IVal};
 use super::{Internaliser, R, bug, limitation};
 use crate::core::ir::{BasicOp, SubExp};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
 use crate::syntax::ast::{self, Case, Pat, PatKind, PatLit};
 use crate::types::ty::{Size, Ty};
-use crate::value::{PrimType, Scalar};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 

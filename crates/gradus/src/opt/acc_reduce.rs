@@ -30,8 +30,8 @@ use super::Ctx;
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::recognise::{is_counter, is_zero};
+use crate::core::scalar::PrimType;
 use crate::core::visit::{visit_body, walk_bodies_mut};
-use crate::value::PrimType;
 use std::collections::HashMap;
 
 /// Runs the pass on every body of every function.

@@ -44,9 +44,9 @@ use super::acc_reduce::{collect_defs, full_update};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, NameTable, Prog, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp, UnOp};
 use crate::core::recognise::{is_counter, is_zero};
+use crate::core::scalar::PrimType;
 use crate::core::subst::subst_body;
 use crate::core::visit::{free_in_exp, visit_body, walk_bodies_mut};
-use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// Runs the pass on every body of every function.

@@ -20,8 +20,8 @@ use super::simplify::{Engine, Rewrite};
 use crate::core::builder::Builder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{CmpOp, PrimOp, TernOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::subst::{deps_in, prune};
-use crate::value::{PrimType, Scalar};
 use std::collections::HashSet;
 
 /// The `fission` rules.

@@ -51,7 +51,7 @@ use crate::core::builder::Builder;
 use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::recognise::{is_one, is_zero, zero_of};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 
 /// The `fold` rules.
 pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option<Rewrite> {

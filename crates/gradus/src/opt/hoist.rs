@@ -80,7 +80,7 @@ fn nested(names: &mut NameTable, ctx: &mut Ctx, stm: &mut Stm, ranges: &Ranges) 
             match form {
                 LoopForm::For { i, bound } => {
                     local.insert(*i);
-                    if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+                    if names.ty(*i) == &Type::Prim(crate::core::scalar::PrimType::I64) {
                         inner.insert(*i, 0, *bound);
                     }
                 }

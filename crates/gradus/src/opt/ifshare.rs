@@ -23,9 +23,9 @@ use super::Ctx;
 use crate::core::builder::{PrimKey, prim_key};
 use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, SubExp, Var};
 use crate::core::prim::PrimOp;
+use crate::core::scalar::Scalar;
 use crate::core::subst::subst_body_and_types;
 use crate::core::visit::{stm_free_vars, walk_bodies_mut};
-use crate::value::Scalar;
 use std::collections::{HashMap, HashSet};
 
 /// Runs the rule on every body of `prog`.

@@ -17,7 +17,7 @@ use super::simplify::{Engine, Rewrite};
 use crate::core::ir::{BasicOp, Exp, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::safety::Ranges;
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 
 /// The `if-simp` rules.
 pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm) -> Option<Rewrite> {

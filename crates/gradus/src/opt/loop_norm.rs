@@ -24,9 +24,9 @@ use super::simplify::{Engine, Rewrite, Scope};
 use super::singlepoint::{Region, Sparse, cond_point, sparse};
 use crate::core::ir::{BasicOp, Body, Exp, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::subst::instantiate_lambda;
 use crate::core::visit::exp_binders;
-use crate::value::{PrimType, Scalar};
 use std::collections::HashSet;
 
 /// Longest constant loop that is unrolled.

@@ -333,7 +333,7 @@ pub fn split_loop_materialise(
     }
     // Errors: the invariant loop runs ahead of the rest.
     let mut ranges = Ranges::default();
-    if names.ty(*i) == &Type::Prim(crate::value::PrimType::I64) {
+    if names.ty(*i) == &Type::Prim(crate::core::scalar::PrimType::I64) {
         ranges.insert(*i, 0, *bound);
     }
     let inv_safe = inv_stms.iter().all(|s| is_safe(&s.exp, &ranges, names));

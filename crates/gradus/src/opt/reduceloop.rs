@@ -35,9 +35,9 @@ use crate::core::ir::{
     BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Prog, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::safety::IN_BOUNDS;
+use crate::core::scalar::PrimType;
 use crate::core::subst::substitute_lambda as apply;
 use crate::core::visit::{consumed_in_stm, free_in_exp, use_counts};
-use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// Runs the pass on every body nested in a SOAC's lambda.

@@ -358,7 +358,7 @@ impl<'n> Engine<'n> {
                 s.enter_level();
                 if let LoopForm::For { i, bound } = form
                     && self.names.ty(*i)
-                        == &crate::core::ir::Type::Prim(crate::value::PrimType::I64)
+                        == &crate::core::ir::Type::Prim(crate::core::scalar::PrimType::I64)
                 {
                     s.ranges.insert(*i, 0, *bound);
                     s.row_vars.insert(*i);

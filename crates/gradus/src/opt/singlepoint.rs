@@ -35,9 +35,9 @@ use crate::core::builder::Builder;
 use crate::core::ir::{Aux, BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
 use crate::core::recognise::{is_plus, is_zero, zero_of};
+use crate::core::scalar::PrimType;
 use crate::core::subst::{instantiate_lambda, substitute_lambda};
 use crate::core::visit::exp_binders;
-use crate::value::PrimType;
 use std::collections::HashSet;
 
 /// Where a value is non-zero.

@@ -6,7 +6,7 @@
 //! Hessians, docs/sparse.md). A declaration whose body is `???` is an
 //! intrinsic that the internaliser implements directly; [`intrinsic_name`] gives its name.
 
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::fmt::Write;
 
 /// The file name under which the prelude appears in diagnostics.

@@ -19,8 +19,8 @@
 use super::kind::Kind;
 use crate::core::ir::*;
 use crate::core::prim::{BinOp, PrimOp, TernOp, UnOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Span;
-use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// The state of the analysis of one entry point.

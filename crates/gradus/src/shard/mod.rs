@@ -19,8 +19,8 @@ mod rows;
 use crate::core::external::ExternalType;
 use crate::core::ir::*;
 use crate::core::prim::{CmpOp, PrimOp};
+use crate::core::scalar::PrimType;
 use crate::diag::Diagnostic;
-use crate::value::PrimType;
 use kind::Kind;
 use std::collections::HashMap;
 

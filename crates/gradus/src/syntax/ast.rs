@@ -19,8 +19,8 @@
 //!   `let a = a with [i] = v in e` and `let r.f = v in e` becomes
 //!   `let r = r with f = v in e`. Sections and `M.(e)` are kept as written.
 
+use crate::core::scalar::PrimType;
 use crate::diag::Span;
-use crate::value::PrimType;
 use std::fmt;
 
 /// Identifies one expression or pattern node, unique across a compilation.

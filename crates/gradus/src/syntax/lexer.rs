@@ -11,8 +11,8 @@
 //! in the file are reported first.
 
 use super::ast::{FloatLit, IntLit};
+use crate::core::scalar::PrimType;
 use crate::diag::{FileId, Span};
-use crate::value::PrimType;
 
 /// Reserved words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -102,11 +102,11 @@ fn malformed_blocks_are_errors() {
 fn random_generation_is_deterministic() {
     let items = vec![
         RandomItem::Generate {
-            elem: crate::value::PrimType::F32,
+            elem: crate::core::scalar::PrimType::F32,
             shape: vec![100, 3],
         },
         RandomItem::Generate {
-            elem: crate::value::PrimType::I64,
+            elem: crate::core::scalar::PrimType::I64,
             shape: vec![],
         },
         RandomItem::Literal(Value::Scalar(Scalar::F32(0.5))),

@@ -12,8 +12,8 @@
 //! known sizes is left to the run-time checks (docs/language.md §Size rules).
 
 use super::ty::{Size, SizeVar, Ty, TyVar};
+use crate::core::scalar::PrimType;
 use crate::diag::Span;
-use crate::value::PrimType;
 use std::collections::BTreeMap;
 
 /// A set of primitive types, one bit per [`PrimType::ALL`] entry.

@@ -5,7 +5,7 @@
 //! parameters and unification variables. Sizes ([`Size`]) are kept as far as the checker can
 //! tell them; where it cannot, a size is [`Size::Unknown`] and the check happens at run time.
 
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::BTreeMap;
 use std::fmt;
 

@@ -23,9 +23,9 @@ use super::{R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::scalar::PrimType;
 use crate::core::visit::stm_free_vars;
 use crate::diag::Diagnostic;
-use crate::value::PrimType;
 use std::collections::HashMap;
 
 fn is_acc(t: &Type) -> bool {
@@ -349,7 +349,7 @@ impl Vjp<'_> {
         let Type::Acc { shape, .. } = self.e.names.ty(acc).clone() else {
             return Err(Diagnostic::bug("update_acc of a non-accumulator"));
         };
-        let mut ok = SubExp::Const(crate::value::Scalar::Bool(true));
+        let mut ok = SubExp::Const(crate::core::scalar::Scalar::Bool(true));
         for (i, n) in indices.iter().zip(&shape) {
             let c = self.in_range(*i, *n);
             ok = if matches!(ok, SubExp::Const(_)) {

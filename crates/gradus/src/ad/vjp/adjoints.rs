@@ -11,8 +11,8 @@ use crate::ad::jvp::zero_of;
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, DimIndex, Exp, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::scalar::PrimType;
 use crate::diag::Diagnostic;
-use crate::value::PrimType;
 
 impl Vjp<'_> {
     /// `seed` checked to have the shape of `r` (a run-time size error otherwise).

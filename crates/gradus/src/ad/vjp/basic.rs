@@ -20,7 +20,7 @@ use crate::ad::derivatives::prim_tangent;
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, DimIndex, Exp, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp, UnOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 
 impl Vjp<'_> {
     /// The return sweep of a basic operation (the table above).

@@ -32,7 +32,7 @@ use super::{Diagnostic, Extra, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// An operator that picks one side by a condition on the first components and carries the

@@ -30,8 +30,8 @@ use super::{R, Vjp, limitation};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::lambda_free_vars;
-use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// A general `hist` being differentiated, with its results' adjoints.

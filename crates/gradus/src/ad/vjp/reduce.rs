@@ -23,7 +23,7 @@ use super::{Adj, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::HashMap;
 
 impl Vjp<'_> {

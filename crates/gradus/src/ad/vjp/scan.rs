@@ -25,7 +25,7 @@ use super::{Diagnostic, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::collections::HashMap;
 
 impl Vjp<'_> {

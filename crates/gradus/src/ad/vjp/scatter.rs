@@ -16,7 +16,7 @@ use super::{Diagnostic, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Exp, LoopForm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 impl Vjp<'_> {
     pub(super) fn rev_scatter(

@@ -19,8 +19,8 @@ use super::{Diagnostic, Extra, R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, DimIndex, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::type_of::map_param_type;
-use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 pub(super) use super::hist::hist_needs_bins;

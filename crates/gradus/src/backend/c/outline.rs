@@ -25,7 +25,7 @@
 
 use super::{Printer, SlotScope};
 use crate::backend::lower::imp::{Ex, Stm, Ty};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 

@@ -10,7 +10,7 @@
 //! functions named `gr_<op>` ([`definition`]), emitted only for the operations a program uses.
 
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp, UnOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 /// The C type of a primitive type.
 pub fn c_type(t: PrimType) -> &'static str {

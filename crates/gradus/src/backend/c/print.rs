@@ -26,7 +26,7 @@ use super::prims::{c_type, definition, fn_name, inline};
 use super::runtime::RUNTIME;
 use crate::backend::lower::imp::{self, Ex, Share, SiteKind, Stm, Ty};
 use crate::core::prim::PrimOp;
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -9,7 +9,7 @@
 use super::imp::{self, Ex, Stm as I};
 use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, SubExp, Type, Var};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
 impl<'a> Lw<'a> {

@@ -14,7 +14,7 @@ use super::soac::iota_elem;
 use super::{Lw, R, and, bool_ex, eq, in_range, le, lt};
 use crate::core::ir::{Aux, BasicOp, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 
 impl<'a> Lw<'a> {
     pub(super) fn basic(

@@ -9,7 +9,7 @@
 use super::imp::{Ex, Site, SiteKind, Stm as I};
 use super::{Lw, and, bool_ex, eq};
 use crate::core::ir::{Aux, SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 impl<'a> Lw<'a> {
     pub(super) fn site(&mut self, kind: SiteKind, aux: &Aux) -> usize {

@@ -10,7 +10,7 @@ use super::imp::{Ex, Stm as I, Ty};
 use super::soac::store_scalars;
 use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, DimIndex, Exp, Lambda, ScremaForm, Soac, SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::HashSet;
 
 /// The reduction of a map lowered by [`Lw::column_reduction`].

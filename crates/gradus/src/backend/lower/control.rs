@@ -11,7 +11,7 @@ use super::imp::{self, Ex, Share, Stm as I, Ty};
 use super::soac::virtual_iotas;
 use super::{Lw, R, convert};
 use crate::core::ir::{Body, Exp, FunDef, Lambda, LoopForm, Stm, SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 impl<'a> Lw<'a> {
     pub(super) fn function(&mut self, f: &FunDef, entry: &str, k: usize) -> R<imp::Function> {

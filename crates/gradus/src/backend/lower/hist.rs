@@ -10,7 +10,7 @@ use super::imp::{Ex, Stm as I, Ty};
 use super::soac::store_scalars;
 use super::{Lw, PAR_CHUNK_MIN_WORK, R, and, bool_ex, convert, eq, in_range, le};
 use crate::core::ir::{Aux, Lambda, SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 /// Where a histogram's indices and values come from.
 pub(super) enum HistSource<'l> {

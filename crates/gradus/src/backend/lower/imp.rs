@@ -15,7 +15,7 @@
 //! [`Stm::Check`] fails the call with an error site (see [`Site`]) when its condition is false.
 
 use crate::core::prim::PrimOp;
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::fmt::Write;
 
 /// An expression without side effects.

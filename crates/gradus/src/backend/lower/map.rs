@@ -20,8 +20,8 @@ use crate::core::ir::{
     Aux, BasicOp, Body, Exp, Lambda, LoopForm, NameTable, ScremaForm, Soac, SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::{consumed_in_body, use_counts};
-use crate::value::{PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
 impl<'a> Lw<'a> {

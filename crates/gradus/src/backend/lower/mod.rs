@@ -90,8 +90,8 @@ pub mod unfuse;
 
 use crate::core::ir::{Prog, SubExp, Type, Var};
 use crate::core::prim::PrimOp;
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::SourceMap;
-use crate::value::{PrimType, Scalar};
 use imp::{Ex, IdxOp, Site};
 use std::collections::{HashMap, HashSet};
 

@@ -17,7 +17,7 @@
 
 use super::imp::{Ex, IdxOp, Stm as I, Ty};
 use crate::core::prim::{BinOp, CmpOp, PrimOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// How to peel the first iteration off a loop whose body branches on it.

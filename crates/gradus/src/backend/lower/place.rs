@@ -26,7 +26,7 @@ pub(super) struct Placement {
     /// The concatenation's variable.
     pub(super) concat: Var,
     /// Element type and length in elements of the buffer.
-    pub(super) elem: crate::value::PrimType,
+    pub(super) elem: crate::core::scalar::PrimType,
     pub(super) total: Ex,
     /// The producers' outputs with their offsets in the buffer.
     pub(super) slices: Vec<(Var, Ex)>,

@@ -18,8 +18,8 @@ use super::soac::store_scalars;
 use super::{Lw, PAR_CHUNK_MIN_WORK, PAR_CHUNK_MIN_WORK_DEFAULT, R, lt};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::free_in_exp;
-use crate::value::{PrimType, Scalar};
 
 /// Lanes of a minimum or maximum reduction of floats ([`Lw::extremes_in_lanes`]): enough for
 /// the compare-and-blend steps of one lane to overlap those of the others.

@@ -192,7 +192,7 @@ fn rewrite(names: &mut NameTable, map: Stm, sum: Stm) -> Vec<Stm> {
     ));
     let iota = names.fresh(
         "acc_rows",
-        Type::array(crate::value::PrimType::I64, vec![d]),
+        Type::array(crate::core::scalar::PrimType::I64, vec![d]),
     );
     out.push(stm(
         vec![iota],
@@ -200,12 +200,12 @@ fn rewrite(names: &mut NameTable, map: Stm, sum: Stm) -> Vec<Stm> {
             n: d,
             start: SubExp::i64(0),
             stride: SubExp::i64(1),
-            elem: crate::value::PrimType::I64,
+            elem: crate::core::scalar::PrimType::I64,
         }),
     ));
     // The map's body, then its row added into the accumulator.
     let a = names.fresh("acc", acc_ty.clone());
-    let j = names.fresh("j", Type::Prim(crate::value::PrimType::I64));
+    let j = names.fresh("j", Type::Prim(crate::core::scalar::PrimType::I64));
     let rr = names.fresh("row", row_ty.row());
     let aa = names.fresh("acc", acc_ty.clone());
     let aa2 = names.fresh("acc", acc_ty.clone());

@@ -7,7 +7,7 @@
 use super::imp::{Ex, Share, Stm as I, Ty};
 use super::{Lw, R, convert, in_range};
 use crate::core::ir::{Aux, Lambda, SubExp, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 impl<'a> Lw<'a> {
     #[allow(clippy::too_many_arguments)]

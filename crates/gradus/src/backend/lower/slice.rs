@@ -10,7 +10,7 @@ use super::imp::{Ex, IdxOp, Share, SiteKind, Stm as I};
 use super::{Lw, R, and, bool_ex, eq, in_range, le};
 use crate::core::ir::{Aux, DimIndex, SubExp, Type, Var};
 use crate::core::safety::IN_BOUNDS;
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 /// A resolved index entry.
 #[derive(Clone)]

@@ -12,7 +12,7 @@ use super::imp::{Ex, IdxOp, Share, Stm as I, Ty};
 use super::{Lw, R};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, ScremaForm, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// The `iota` arrays of `body` read only row by row as inputs of SOACs (`map`, `reduce`,

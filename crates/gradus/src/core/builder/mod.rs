@@ -51,9 +51,9 @@ pub(crate) use prim::{Key as PrimKey, key as prim_key};
 use crate::core::ir::{
     Aux, BasicOp, Body, DimIndex, Exp, Lambda, NameTable, Soac, Stm, SubExp, Type, Var,
 };
+use crate::core::scalar::PrimType;
 use crate::core::type_of::{type_of_basic_op, type_of_exp};
 use crate::diag::Span;
-use crate::value::PrimType;
 use std::convert::Infallible;
 use std::ops::{Deref, DerefMut};
 

@@ -4,7 +4,7 @@
 use super::Builder;
 use crate::core::ir::{BasicOp, Exp, Stm, SubExp, Var};
 use crate::core::prim::{BinOp, PrimOp, TernOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// What a nested body sees of the operations its enclosing bodies made available for

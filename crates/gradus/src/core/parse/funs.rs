@@ -5,8 +5,8 @@
 use super::{Parser, R};
 use crate::core::external::ExternalType;
 use crate::core::ir::{EntryInfo, FunDef, Type, Var};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
-use crate::value::PrimType;
 
 impl Parser {
     // Functions ---------------------------------------------------------------------------

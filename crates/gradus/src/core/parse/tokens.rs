@@ -4,8 +4,8 @@
 //! errors carrying the current token's span). Never panics: bad input is a [`Diagnostic`].
 
 use super::{MAX_DEPTH, Parser, R};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::{Diagnostic, FileId, Span};
-use crate::value::{PrimType, Scalar};
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {

@@ -5,8 +5,8 @@
 use super::tokens::{Tok, parse_number};
 use super::{MAX_VAR, Parser, R, VarInfo};
 use crate::core::ir::{NameTable, SubExp, Type, Var};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::diag::Diagnostic;
-use crate::value::{PrimType, Scalar};
 
 impl Parser {
     // Variables ---------------------------------------------------------------------------

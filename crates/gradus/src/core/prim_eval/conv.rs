@@ -4,7 +4,7 @@
 
 use super::R;
 use crate::core::prim::CmpOp;
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 
 pub(super) fn eval_cmp(op: CmpOp, a: Scalar, b: Scalar) -> R {
     use std::cmp::Ordering;

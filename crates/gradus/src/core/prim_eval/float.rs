@@ -14,7 +14,7 @@ macro_rules! float_ops {
         pub(super) mod $m {
             use super::R;
             use crate::core::prim::{BinOp, TernOp, UnOp};
-            use crate::value::Scalar;
+            use crate::core::scalar::Scalar;
             use std::$t::consts::PI;
 
             fn get(s: Scalar) -> Result<$t, Option<super::PrimError>> {

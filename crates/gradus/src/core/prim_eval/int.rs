@@ -6,7 +6,7 @@
 
 use super::{PrimError, R, i32_arg};
 use crate::core::prim::{BinOp, TernOp, UnOp};
-use crate::value::Scalar;
+use crate::core::scalar::Scalar;
 
 pub(super) trait Int: Copy {
     const BITS: u32;

@@ -31,7 +31,7 @@
 //! [`PrimError::Malformed`] (the verifier should have rejected such IR). `eval` never panics.
 
 use crate::core::prim::{BinOp, PrimOp, TernOp, UnOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use conv::{convert, eval_cmp, from_bits};
 use float::{f32_ops, f64_ops};
 use int::{int_bin, int_tern, int_un};

@@ -5,7 +5,7 @@
 
 use super::{R, Verifier};
 use crate::core::ir::{AdMode, Lambda, Stm, SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 impl<'a> Verifier<'a> {
     /// Checks a `with_acc`; returns its input arrays, which it consumes.

@@ -5,8 +5,8 @@
 use super::{R, Subst, Verifier};
 use crate::core::ir::{BasicOp, DimIndex, SubExp, Type, Var};
 use crate::core::prim::PrimOp;
+use crate::core::scalar::PrimType;
 use crate::core::type_of::slice_dims;
-use crate::value::PrimType;
 
 impl<'a> Verifier<'a> {
     pub(super) fn slice(&self, array_ty: &Type, slice: &[DimIndex], what: &str) -> R {

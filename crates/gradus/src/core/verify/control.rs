@@ -4,7 +4,7 @@
 
 use super::{R, Subst, Verifier, same_shape_class};
 use crate::core::ir::{Body, Lambda, LoopForm, Stm, SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 impl<'a> Verifier<'a> {
     /// Checks an `if`; returns what either branch consumes of the enclosing scope.

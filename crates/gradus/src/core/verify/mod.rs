@@ -100,7 +100,7 @@ mod stms;
 
 use crate::core::ir::{FunDef, NameTable, Prog, Stm, SubExp, Type, Var};
 use crate::core::print::{print_stm, print_type, print_var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 

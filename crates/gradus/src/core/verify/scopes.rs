@@ -4,7 +4,7 @@
 
 use super::{Frame, R, Subst, Verifier, is_i64, type_matches};
 use crate::core::ir::{SubExp, Type, Var};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::HashSet;
 
 impl<'a> Verifier<'a> {

@@ -4,8 +4,8 @@
 
 use super::{R, Subst, Verifier, type_matches};
 use crate::core::ir::{Lambda, ScremaForm, Soac, SubExp, Type, Var};
+use crate::core::scalar::PrimType;
 use crate::core::type_of::map_param_type;
-use crate::value::PrimType;
 
 impl<'a> Verifier<'a> {
     pub(super) fn expect_width(&self, arrays: &[Var], w: &SubExp, what: &str) -> R<Vec<Type>> {

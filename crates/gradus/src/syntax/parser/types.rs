@@ -5,10 +5,10 @@
 //! be an application (see the module doc of [`super`]).
 
 use super::{PResult, Paren, Parser};
+use crate::core::scalar::PrimType;
 use crate::diag::Span;
 use crate::syntax::ast::*;
 use crate::syntax::lexer::Tok;
-use crate::value::PrimType;
 
 /// Builds a function type (or functor type) from the parameter's name, the parameter and
 /// result types, and the span.

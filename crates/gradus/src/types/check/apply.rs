@@ -3,10 +3,10 @@
 
 use super::typeops::rename_vars;
 use super::{Callee, Checker, R, strip};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use crate::types::ty::{Size, Ty};
-use crate::value::PrimType;
 
 impl Checker {
     pub(super) fn apply_args(

@@ -13,12 +13,12 @@ use super::{
     AbbrParam, Anon, Checker, FunctionParts, Item, ModEnv, PendingStatic, R, Scheme, SizeParams,
     TypeAbbr, TypeParams, ValEntry, err, limitation, strip,
 };
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use crate::types::infer::PrimSet;
 use crate::types::ty::{BindingId, Size, Ty, TyVar};
 use crate::types::{DecPath, DeclInfo, DeclRef, EntrySig, FIRST_CHECKER_BINDING, LocalFunInfo};
-use crate::value::PrimType;
 use std::rc::Rc;
 
 fn type_param_names(tps: &[TypeParam]) -> Vec<String> {

@@ -15,10 +15,10 @@
 //! primitive types have infinitely many literals, so only a variable or `_` covers them.
 
 use super::{Checker, PendingMatch, R};
+use crate::core::scalar::PrimType;
 use crate::diag::Diagnostic;
 use crate::syntax::ast::{Pat, PatKind, PatLit};
 use crate::types::ty::Ty;
-use crate::value::PrimType;
 
 /// A constructor in the sense of the algorithm.
 #[derive(Clone, Debug, PartialEq)]

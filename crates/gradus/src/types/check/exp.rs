@@ -5,12 +5,12 @@
 
 use super::typeops::{arrows, bare_in_value, forget, merge_sizes};
 use super::{Anon, Callee, Checker, MAX_DEPTH, PendingMatch, R, add_field, err, strip};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use crate::types::Resolved;
 use crate::types::infer::PrimSet;
 use crate::types::ty::{Size, Ty};
-use crate::value::PrimType;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 impl Checker {

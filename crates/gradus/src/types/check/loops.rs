@@ -3,10 +3,10 @@
 
 use super::uniqueness::consumed_init_parts;
 use super::{Anon, Checker, R};
+use crate::core::scalar::PrimType;
 use crate::syntax::ast::*;
 use crate::types::infer::PrimSet;
 use crate::types::ty::{Size, SizeVar, Ty};
-use crate::value::PrimType;
 use std::collections::{BTreeMap, HashSet};
 
 impl Checker {

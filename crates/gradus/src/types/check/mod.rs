@@ -18,9 +18,9 @@
 use super::infer::{PrimSet, UErr, Unifier};
 use super::ty::{BindingId, OPEN_SUM, Size, Ty};
 use super::{DeclRef, FIRST_CHECKER_BINDING, Resolved, TypedProgram};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
-use crate::value::PrimType;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use typeops::{final_size, final_ty, rename_vars};

@@ -3,12 +3,12 @@
 
 use super::typeops::{arrows, subst};
 use super::{Callee, Checker, PendingStatic, R, Scheme, ValEntry};
+use crate::core::scalar::PrimType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use crate::types::infer::PrimSet;
 use crate::types::ty::Ty;
 use crate::types::{Instance, Resolved};
-use crate::value::PrimType;
 use std::collections::HashMap;
 
 impl Checker {

@@ -7,11 +7,11 @@
 //! type is known (`exhaustive.rs`).
 
 use super::{Anon, Binder, Checker, R, add_field, err};
+use crate::core::scalar::PrimType;
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use crate::types::infer::PrimSet;
 use crate::types::ty::{BindingId, Ty};
-use crate::value::PrimType;
 use std::collections::BTreeMap;
 
 impl Checker {

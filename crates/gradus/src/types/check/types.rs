@@ -6,11 +6,11 @@
 
 use super::typeops::{forget, subst, unknown_ops};
 use super::{AbbrParam, Anon, Checker, R, ValEntry, add_field, err, strip};
+use crate::core::scalar::PrimType;
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use crate::types::Resolved;
 use crate::types::ty::{Size, Ty};
-use crate::value::PrimType;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 impl Checker {

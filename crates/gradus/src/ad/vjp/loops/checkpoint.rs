@@ -31,7 +31,7 @@ use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::renumber::{body_binders, map_vars_type};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// The loop parameters a checkpointing forward sweep adds, one per save: an array of its own

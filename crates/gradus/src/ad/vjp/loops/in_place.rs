@@ -19,8 +19,8 @@
 use super::super::Vjp;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, Stm, SubExp, Var};
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::stm_free_vars;
-use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 /// One in-place update of a chain: per iteration, its indices and the overwritten value.

@@ -76,8 +76,8 @@ use crate::core::ir::{
     BasicOp, Body, DimIndex, Exp, Lambda, LoopForm, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, PrimOp};
+use crate::core::scalar::PrimType;
 use crate::core::visit::{lambda_free_vars, stm_consumed_vars, stm_free_vars};
-use crate::value::PrimType;
 use in_place::Overwrite;
 use kept::Kept;
 use nested::Nested;

@@ -36,7 +36,7 @@ use crate::core::ir::{
     BasicOp, Body, DimIndex, Exp, LoopForm, NameTable, Soac, Stm, SubExp, Type, Var,
 };
 use crate::core::prim::{BinOp, PrimOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// Where one array parameter's values go in its flat checkpoint buffer.

@@ -15,7 +15,7 @@ use super::super::{R, Vjp};
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, Exp, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 
 /// The `k` of a `#[stripmine(k)]` attribute among `attrs` (1 without one).
 pub(super) fn stripmine_factor(attrs: &[String]) -> u32 {
@@ -46,7 +46,10 @@ impl Vjp<'_> {
         let nf = self.e.prim(PrimOp::Conv(PrimType::I64, f64t), vec![n]);
         let root = self.e.prim(
             PrimOp::Bin(BinOp::Pow, f64t),
-            vec![nf, SubExp::Const(crate::value::Scalar::F64(1.0 / k as f64))],
+            vec![
+                nf,
+                SubExp::Const(crate::core::scalar::Scalar::F64(1.0 / k as f64)),
+            ],
         );
         let up = self
             .e

@@ -18,7 +18,7 @@ use super::LoopParam;
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{Body, Exp, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::BinOp;
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::HashMap;
 
 impl Vjp<'_> {

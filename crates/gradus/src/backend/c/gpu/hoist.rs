@@ -17,7 +17,7 @@
 
 use super::kernel_blocker;
 use crate::backend::lower::imp::{self, Ex, Stm, Ty};
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{BTreeSet, HashMap};
 
 /// A parallel loop's body whose allocations were taken out of it (see [`expand`]).

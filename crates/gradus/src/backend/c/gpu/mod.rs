@@ -27,7 +27,7 @@ use super::prims::{c_type, definition};
 use super::print::Printer;
 use crate::backend::lower::imp::{self, Ex, Stm, Ty};
 use crate::core::prim::PrimOp;
-use crate::value::PrimType;
+use crate::core::scalar::PrimType;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 

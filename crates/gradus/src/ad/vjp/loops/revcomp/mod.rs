@@ -64,7 +64,7 @@ use super::LoopParam;
 use crate::core::builder::HasBuilder;
 use crate::core::ir::{BasicOp, Body, DimIndex, Exp, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
-use crate::value::{PrimType, Scalar};
+use crate::core::scalar::{PrimType, Scalar};
 use plan::{Plan, plan};
 use std::collections::HashMap;
 

@@ -16,8 +16,8 @@
 
 use crate::core::ir::{BasicOp, Body, Exp, NameTable, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp, TernOp, UnOp};
+use crate::core::scalar::PrimType;
 use crate::core::visit::stm_free_vars;
-use crate::value::PrimType;
 use std::collections::{HashMap, HashSet};
 
 /// A coefficient: an expression over variables the return sweep can compute.

@@ -11,8 +11,8 @@ use super::super::super::{Diagnostic, R, Vjp};
 use super::plan::{Plan, Step, Term};
 use crate::core::ir::{Body, SubExp, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, UnOp};
+use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::stm_free_vars;
-use crate::value::{PrimType, Scalar};
 use std::collections::HashMap;
 
 impl Vjp<'_> {
