@@ -329,15 +329,12 @@ fn partial(e: &mut Builder<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partia
                 }
                 Value(d)
             }
-            (BinOp::Hypot, _) => {
-                let h = b(e, BinOp::Hypot, t, x, y);
-                let num = if i == 0 { x } else { y };
-                Value(b(e, BinOp::Div, t, num, h))
-            }
+            (BinOp::Hypot, _) => Value(hypot_partial(e, t, if i == 0 { x } else { y }, x, y)),
             (BinOp::Ldexp, 0) => Value(b(e, BinOp::Ldexp, t, c(t, 1.0), y)),
             (BinOp::Copysign, 0) => {
+                // The sign of `y` is its sign bit: ±1 at ±0 too, where `sgn` would be 0.
                 let sx = f(e, UnOp::Sgn, t, x);
-                let sy = f(e, UnOp::Sgn, t, y);
+                let sy = b(e, BinOp::Copysign, t, c(t, 1.0), y);
                 Value(b(e, BinOp::Mul, t, sx, sy))
             }
             (BinOp::Nextafter, 0) => One,
@@ -356,6 +353,14 @@ fn partial(e: &mut Builder<'_>, op: PrimOp, args: &[SubExp], i: usize) -> Partia
         },
         _ => Zero,
     }
+}
+
+/// `num / hypot(x, y)`, and 0 at the origin (where the quotient is 0/0).
+fn hypot_partial(e: &mut Builder<'_>, t: PrimType, num: SubExp, x: SubExp, y: SubExp) -> SubExp {
+    let h = bin(e, t, BinOp::Hypot, x, y);
+    let q = bin(e, t, BinOp::Div, num, h);
+    let origin = e.prim(PrimOp::Cmp(CmpOp::Eq, t), vec![h, c(t, 0.0)]);
+    e.prim(PrimOp::Tern(TernOp::Select, t), vec![origin, c(t, 0.0), q])
 }
 
 fn unary_partial(e: &mut Builder<'_>, u: UnOp, t: PrimType, x: SubExp) -> Partial {

@@ -13,6 +13,7 @@ entry atan2s (y: f64) (x: f64) =
 -- input { 3.0 4.0 1.0 0.0 } output { 0.6 }
 -- input { 3.0 4.0 0.0 1.0 } output { 0.8 }
 -- input { 3.0 4.0 5.0 10.0 } output { 11.0 }
+-- input { 0.0 0.0 1.0 1.0 } output { 0.0 }
 
 entry hypots (x: f64) (y: f64) (dx: f64) (dy: f64) = jvp (\(a, b) -> f64.hypot a b) (x, y) (dx, dy)
 

@@ -12,6 +12,8 @@ entry ldexps (x: f64) (k: i32) = (jvp (\(a, j) -> f64.ldexp a j) (x, k) (1, 5), 
 -- input { 2.0 3.0 } output { 1.0 0.0 }
 -- input { -2.0 3.0 } output { -1.0 0.0 }
 -- input { -2.0 -3.0 } output { 1.0 0.0 }
+-- input { 2.0 0.0 } output { 1.0 0.0 }
+-- input { 2.0 -0.0 } output { -1.0 0.0 }
 
 entry copysigns (x: f64) (y: f64) = (jvp (\a -> f64.copysign a y) x 1, jvp (\b -> f64.copysign x b) y 1)
 
