@@ -116,26 +116,19 @@ impl OptOptions {
             ..Default::default()
         }
     }
-    /// Disables a pass; an error names the known passes if `name` is not one.
-    pub fn disable(&mut self, name: &str) -> Result<(), String> {
-        let mut passes = crate::pipeline::passes::optimiser_passes();
-        if passes.any(|p| p.name == name) {
-            self.disabled.insert(name.to_string());
-            Ok(())
-        } else {
-            let names: Vec<_> = crate::pipeline::passes::optimiser_passes()
-                .map(|p| p.name)
-                .collect();
-            Err(format!(
-                "unknown optimiser pass `{name}` (expected one of: {})",
-                names.join(", ")
-            ))
-        }
-    }
     /// Whether pass `name` runs.
     pub fn runs(&self, name: &str) -> bool {
         self.enabled && !self.disabled.contains(name)
     }
+}
+
+/// Whether the passes are traced (`GRADUS_TRACE_PASSES`, set by `gradus dev
+/// --trace-passes`): the pipeline prints the IR after every pass, and [`Ctx::fire`] each rule
+/// applied. The names of passes are checked by `OptOptions::disable`, defined beside the
+/// registry of passes (`crate::pipeline::passes`), so that this module does not import the
+/// pipeline.
+pub fn tracing() -> bool {
+    std::env::var_os("GRADUS_TRACE_PASSES").is_some()
 }
 
 /// How often each rewrite rule fired, and how many rounds the pipeline ran.
@@ -171,7 +164,7 @@ impl<'a> Ctx<'a> {
     }
     /// Records that `rule` was applied once.
     pub fn fire(&mut self, rule: &'static str) {
-        if crate::pipeline::passes::tracing() {
+        if tracing() {
             eprintln!("rule {rule}");
         }
         *self.stats.rules.entry(rule).or_default() += 1;

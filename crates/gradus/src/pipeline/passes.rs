@@ -162,7 +162,7 @@ pub fn pass_table() -> String {
 /// Whether the IR is printed after every pass (`GRADUS_TRACE_PASSES`, set by
 /// `gradus dev --trace-passes`).
 pub fn tracing() -> bool {
-    std::env::var_os("GRADUS_TRACE_PASSES").is_some()
+    crate::opt::tracing()
 }
 
 /// Set by [`verify_every_pass`].
@@ -198,6 +198,25 @@ pub fn after_pass(prog: &Prog, pass: &str) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// The registry checks the names of the passes that optimiser options disable (here rather
+/// than in `crate::opt`, which does not depend on the pipeline).
+impl OptOptions {
+    /// Disables a pass; an error names the known passes if `name` is not one.
+    pub fn disable(&mut self, name: &str) -> Result<(), String> {
+        let mut passes = optimiser_passes();
+        if passes.any(|p| p.name == name) {
+            self.disabled.insert(name.to_string());
+            Ok(())
+        } else {
+            let names: Vec<_> = optimiser_passes().map(|p| p.name).collect();
+            Err(format!(
+                "unknown optimiser pass `{name}` (expected one of: {})",
+                names.join(", ")
+            ))
+        }
+    }
 }
 
 /// Optimiser options that run only the named passes of the registry, with `dce` and
