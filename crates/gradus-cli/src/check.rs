@@ -5,8 +5,8 @@
 
 use crate::common::{catch_panic, check_inputs};
 use clap::Args;
-use gradus::check::{CheckOptions, check_jvp_with, check_vjp_with};
 use gradus::data::{Reader, decompress};
+use gradus::derivative_check::{CheckOptions, check_jvp_with, check_vjp_with};
 use gradus::program::ExternalType;
 use gradus::value::{Array, Buffer, PrimType, Scalar, Value};
 use gradus_check::SplitMix64;

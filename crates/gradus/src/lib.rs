@@ -45,10 +45,12 @@
 
 pub mod ad;
 pub mod backend;
-pub mod check;
 pub mod core;
 pub mod data;
+pub mod derivative_check;
 pub mod derive;
+/// The former name of [`derivative_check`], kept for existing callers.
+pub use derivative_check as check;
 pub mod diag;
 pub mod internalise;
 pub mod modules;

@@ -4,9 +4,9 @@
 //! central differences (`gradus::check`). Every entry of every AD test program (forward,
 //! reverse, Hessians) is also differentiated in reverse mode at its first test input and
 //! checked by the transposition identity `<vjp f x ybar, xdot> = <ybar, jvp f x xdot>` and
-//! against finite differences (`gradus::check::check_vjp`).
+//! against finite differences (`gradus::derivative_check::check_vjp`).
 
-use gradus::check::{check_jvp, check_vjp};
+use gradus::derivative_check::{check_jvp, check_vjp};
 use gradus::testspec::{Expected, Input, parse_test_file};
 use gradus::value::{Array, Buffer, Value};
 use gradus_check::SplitMix64;

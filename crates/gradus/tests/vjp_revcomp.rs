@@ -6,7 +6,7 @@
 //! gradient (`#[checkpoint]`) and a closed form, and by the transposition identity and finite
 //! differences.
 
-use gradus::check::check_vjp;
+use gradus::derivative_check::check_vjp;
 use gradus::pipeline::{Stage, dump_stage};
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Scalar, Value};

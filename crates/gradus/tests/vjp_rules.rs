@@ -2,7 +2,7 @@
 //! `jvp` (transposition identity) and against finite differences at random points, and a few
 //! values are compared with docs/language.md §Differentiation's examples.
 
-use gradus::check::check_vjp;
+use gradus::derivative_check::check_vjp;
 use gradus::program::Program;
 use gradus::value::{Array, Buffer, Scalar, Value};
 use gradus_check::SplitMix64;
@@ -261,7 +261,7 @@ entry withif [n] (xs: [n]f64) = loop s = 0 for i < n do if xs[i] > 1 then s + xs
 /// Checks the forward derivative of `entry` (which may contain `vjp`) against finite
 /// differences.
 fn check_fwd(src: &str, entry: &str, args: &[Value]) {
-    let r = gradus::check::check_jvp("t.fut", src, entry, args, 7)
+    let r = gradus::derivative_check::check_jvp("t.fut", src, entry, args, 7)
         .unwrap_or_else(|e| panic!("{entry}: {e}"));
     assert!(r.passes(1e-5, 1e-2), "{r}");
 }

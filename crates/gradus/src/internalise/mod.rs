@@ -23,8 +23,8 @@
 //! This file holds the entry point and the state shared by the `impl` blocks of the child
 //! modules, one per construct: entry points (`entry`), declarations and application
 //! (`apply`), `pattern`s, expressions (`exp`), `builtins` operators, `control` flow, `arrays`,
-//! size `checks`, intrinsic functions (`library`), `soac`s, the AD operators (`ad_ops`) and
-//! sum types and `match` (`sums`, which lowers sums to records with a tag field).
+//! size checks (`size_checks`), intrinsic functions (`library`), `soac`s, the AD operators
+//! (`ad_ops`) and sum types and `match` (`sums`, which lowers sums to records with a tag field).
 //! They all emit code through one [`Builder`] that owns the program's name table for the
 //! whole translation, with the span of the expression being translated, and that folds
 //! constant size arithmetic so that sizes known here stay constants in types.
@@ -33,13 +33,13 @@ mod ad_ops;
 mod apply;
 mod arrays;
 mod builtins;
-mod checks;
 mod control;
 mod entry;
 mod exp;
 pub mod intrinsics;
 mod library;
 mod pattern;
+mod size_checks;
 pub mod sizes;
 mod soac;
 mod sums;

@@ -60,7 +60,7 @@
 //!
 //! * `control.rs`: entry points, statement sequences, `if`, loops, lambda application;
 //! * `memory.rs`: declarations, assignments, moves and releases of variables and buffers;
-//! * `checks.rs`: run-time checks and their error sites;
+//! * `runtime_checks.rs`: run-time checks and their error sites;
 //! * `basic.rs`: basic operations (array construction, reshaping, accumulator updates);
 //! * `slice.rs`: indexing, slicing and in-place updates;
 //! * `soac.rs`: what SOACs share (dispatch, rows of inputs, fused maps, chunks, costs);
@@ -71,7 +71,6 @@
 
 mod acc;
 mod basic;
-mod checks;
 mod columns;
 mod control;
 mod hist;
@@ -83,6 +82,7 @@ mod peel;
 mod place;
 mod reduce;
 pub mod row_sums;
+mod runtime_checks;
 mod scatter;
 mod slice;
 mod soac;

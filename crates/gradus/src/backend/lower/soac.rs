@@ -2,7 +2,7 @@
 //! and the chunks of parallel loops.
 //!
 //! Takes SOACs whose inputs are arrays of the SOAC's width (checked by `Lw::width`, in
-//! `checks.rs`) or accumulators. Guarantees that the rows of inputs are borrowed views or loaded elements (computed for a
+//! `runtime_checks.rs`) or accumulators. Guarantees that the rows of inputs are borrowed views or loaded elements (computed for a
 //! virtual `iota`), never copies; that a fused map's values are scalars (see
 //! [`super::unfuse`]); and that the chunks of a parallel loop depend on the width only,
 //! never on the thread count.
