@@ -107,6 +107,20 @@ pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
         "#define GR_PAR_CHUNK_MIN_WORK_DEFAULT {}",
         crate::backend::lower::PAR_CHUNK_MIN_WORK_DEFAULT
     );
+    if gpu {
+        for (name, value) in [
+            (
+                crate::backend::lower::GPU_REDUCE_CHUNKS,
+                crate::backend::lower::GPU_REDUCE_CHUNKS_DEFAULT,
+            ),
+            (
+                crate::backend::lower::GPU_COMBINE_GROUPS,
+                crate::backend::lower::GPU_COMBINE_GROUPS_DEFAULT,
+            ),
+        ] {
+            let _ = writeln!(head, "#ifndef {name}\n#define {name} {value}\n#endif");
+        }
+    }
     head.push_str(RUNTIME);
     for op in p.prims.values() {
         if let Some(d) = definition(*op) {
