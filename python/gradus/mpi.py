@@ -81,6 +81,7 @@ class Sharded:
     def __call__(self, *args: Any) -> Any:
         comm = self.comm
         local = self._local_rows(args)
+        self._check_shapes(args)
         offset = comm.exscan(local) if comm.size > 1 else 0
         out = self._derived(*args, comm.rank, 0 if offset is None else int(offset))
         results = [out] if self._single else list(out)
@@ -106,6 +107,22 @@ class Sharded:
                 f"{sorted(counts)}"
             )
         return counts.pop() if counts else 0
+
+    def _check_shapes(self, args: Sequence[Any]) -> None:
+        """Raises on every process alike where the processes' arguments differ in dtype or
+        shape (the sharded ones: in all but the row count)."""
+        mine = []
+        for i, a in enumerate(args):
+            a = np.asarray(a)
+            shape = ("rows",) + a.shape[1:] if i in self.sharded else a.shape
+            mine.append((a.dtype.str, shape))
+        every = self.comm.allgather(mine)
+        for r, theirs in enumerate(every):
+            if theirs != every[0]:
+                raise ValueError(
+                    f"the arguments of `{self.entry}` differ in dtype or shape between "
+                    f"processes 0 and {r}: {every[0]} and {theirs}"
+                )
 
     def _sum(self, results: list) -> list:
         """Adds the `sum` results across processes: one Allreduce per element kind (floats in

@@ -39,6 +39,14 @@ for n in (2, 7, 40):
             assert np.shape(g) == np.shape(v), (entry, n, g, v)
             assert np.asarray(g).dtype == np.asarray(v).dtype, (entry, n, g, v)
             assert np.allclose(g, v, rtol=1e-10, atol=1e-12), (entry, n, g, v)
+if comm.size > 1:
+    # Process 1 passes a weight vector of another length: every process gets the error.
+    f = gradus.mpi.function(prog, "objective", shard=["x", "y"])
+    try:
+        f(w[:2] if comm.rank == 1 else w, xs, ys)
+        raise AssertionError("mismatched shapes were accepted")
+    except ValueError as e:
+        assert "differ in dtype or shape between processes 0 and 1" in str(e), e
 try:
     gradus.mpi.function(prog, "largest", shard=["x", "y"])
     raise AssertionError("largest was sharded")

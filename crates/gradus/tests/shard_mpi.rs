@@ -85,6 +85,29 @@ fn child() {
             }
         }
     }
+    if size > 1 {
+        // Process 1 passes a weight vector of another length: every process gets the error.
+        let (w, x, y) = data(4);
+        let w = if rank == 1 {
+            combine::rows(&w, 0, 2).unwrap()
+        } else {
+            w
+        };
+        let (start, len) = combine::blocks(4, size)[rank];
+        let (xs, ys) = (
+            combine::rows(&x, start, len).unwrap(),
+            combine::rows(&y, start, len).unwrap(),
+        );
+        let sharded = Sharded::new(&prog, "objective", &["x".into(), "y".into()]).unwrap();
+        let err = sharded
+            .call(&world, vec![w, xs, ys])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("differ in type or shape between processes 0 and 1"),
+            "{err}"
+        );
+    }
     let refused = Sharded::new(&prog, "largest", &["x".into(), "y".into()]).err();
     assert!(refused.is_some_and(|e| e.contains("mixes rows")));
     println!("ok {rank} of {size}");

@@ -56,6 +56,7 @@ impl Sharded {
         args: Vec<Value>,
     ) -> Result<Vec<Value>, CallError> {
         let local = self.local_rows(&args)?;
+        self.check_shapes(comm, &args)?;
         let mut offset = 0i64;
         comm.exclusive_scan_into(&local, &mut offset, SystemOperation::sum());
         if comm.rank() == 0 {
@@ -90,6 +91,37 @@ impl Sharded {
             rows = Some(n);
         }
         Ok(rows.unwrap_or(0) as i64)
+    }
+
+    /// Fails on every process alike where the processes' arguments differ in element type
+    /// or shape (the sharded ones: in all but the row count): one `Allgather` of a
+    /// description of them.
+    fn check_shapes<C: Communicator>(&self, comm: &C, args: &[Value]) -> Result<(), CallError> {
+        let describe = |(i, v): (usize, &Value)| {
+            let shape = v.shape();
+            let shape = if self.plan.sharded.contains(&i) {
+                format!("[rows]{:?}", shape.get(1..).unwrap_or(&[]))
+            } else {
+                format!("{shape:?}")
+            };
+            format!("{}{shape}", v.elem_type())
+        };
+        let mine: Vec<String> = args.iter().enumerate().map(describe).collect();
+        let text = mine.join(" ");
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&text, &mut hasher);
+        let hash = std::hash::Hasher::finish(&hasher);
+        let mut all = vec![0u64; comm.size() as usize];
+        comm.all_gather_into(&hash, &mut all[..]);
+        match all.iter().position(|&h| h != all[0]) {
+            None => Ok(()),
+            Some(r) => Err(CallError::BadInput(format!(
+                "the arguments of `{}` differ in type or shape between processes 0 and {r} \
+                 (this is process {}, with {text})",
+                self.plan.entry,
+                comm.rank()
+            ))),
+        }
     }
 
     /// Every process's results combined: the sums added, the rows concatenated in rank order.
