@@ -130,4 +130,4 @@ pub use reverse::{
     TapeStats,
 };
 pub use scalars::{Scalars, grad_of};
-pub use var::{Var, dot, sum};
+pub use var::{Var, dot, matvec, sum};

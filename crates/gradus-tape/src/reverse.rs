@@ -12,7 +12,9 @@
 
 use crate::id::{JobId, NodeId};
 use crate::record::JobRecorder;
-use crate::segment::{Before, JobRecord, MANY, PROXY, Segment};
+use crate::segment::{
+    Before, DENSE, DOT, JobRecord, MANY, NO_SIDE, Rec, Segment, dot_parts, many_parts,
+};
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -484,6 +486,13 @@ trait Area {
     fn add(&mut self, slot: usize, x: f64);
     /// Adds `x` to the adjoint of the node `to` of another job.
     fn export(&mut self, to: NodeId, x: f64);
+    /// Adds `a · p[i]` to the adjoint of slot `first + i` for every `i`.
+    #[inline(always)]
+    fn axpy(&mut self, first: usize, a: f64, p: &[f64]) {
+        for (i, &p) in p.iter().enumerate() {
+            self.add(first + i, a * p);
+        }
+    }
 }
 
 /// A plain buffer: the only job of a recording without forks.
@@ -512,6 +521,13 @@ impl Area for Plain<'_> {
     }
     fn export(&mut self, _: NodeId, _: f64) {
         unreachable!("gradus-tape: a recording without forks has no imports (internal error)")
+    }
+    #[inline(always)]
+    fn axpy(&mut self, first: usize, a: f64, p: &[f64]) {
+        // One bounds check for the range; the loop vectorises.
+        for (d, &p) in self.0[first..first + p.len()].iter_mut().zip(p) {
+            *d += a * p;
+        }
     }
 }
 
@@ -575,20 +591,28 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
             area.set(own, 0.0);
             continue;
         }
-        if r.a >= PROXY {
-            if r.a == MANY {
-                let range = r.b as usize..r.b as usize + r.pa.to_bits() as usize;
-                let x = seg.extra();
-                let slots = &x.many_slots[range.clone()];
-                for (&s, &p) in slots.iter().zip(&x.many_partials[range]) {
-                    area.add(s as usize, a * p);
+        if r.a >= DOT {
+            match r.a {
+                MANY => {
+                    let (slots, parts) = many_parts(r);
+                    let x = seg.extra();
+                    let slots = &x.many_slots[slots];
+                    for (&s, &p) in slots.iter().zip(&x.many_partials[parts]) {
+                        area.add(s as usize, a * p);
+                    }
+                    if COUNT {
+                        nodes += !slots.is_empty() as u64;
+                        edges += slots.len() as u64;
+                    }
                 }
-                if COUNT {
-                    nodes += !slots.is_empty() as u64;
-                    edges += slots.len() as u64;
+                DOT => {
+                    let n = sweep_dot(seg, r, area, a);
+                    if COUNT {
+                        nodes += (n > 0) as u64;
+                        edges += n;
+                    }
                 }
-            } else {
-                area.export(seg.imports()[r.b as usize].1, a);
+                _ => area.export(seg.imports()[r.b as usize].1, a),
             }
             area.set(own, 0.0);
             continue;
@@ -603,6 +627,32 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
         }
     }
     (nodes, edges)
+}
+
+/// Resolves a dot product record `r` with adjoint `a`: an `axpy` per dense side, a scatter
+/// per listed side (whose constants name the sink). Returns the edges visited.
+#[inline(always)]
+fn sweep_dot<A: Area>(seg: &Segment, r: &Rec, area: &mut A, a: f64) -> u64 {
+    let (start, n, su, sv) = dot_parts(r);
+    let x = seg.extra();
+    let parts = &x.many_partials[start..start + 2 * n];
+    let mut edges = 0;
+    for (side, p) in [(su, &parts[..n]), (sv, &parts[n..])] {
+        if side == NO_SIDE {
+            continue;
+        }
+        if side & DENSE != 0 {
+            area.axpy((side & !DENSE) as usize, a, p);
+            edges += n as u64;
+        } else {
+            let slots = &x.many_slots[side as usize..side as usize + n];
+            for (&s, &p) in slots.iter().zip(p) {
+                area.add(s as usize, a * p);
+                edges += (s != 0) as u64;
+            }
+        }
+    }
+    edges
 }
 
 impl Pass<'_> {
