@@ -84,11 +84,22 @@ impl<'r> Var<'r> {
     }
 
     /// A node with value `v` and partials `pa`, `pb` with respect to `self` and `o`.
+    ///
+    /// With one operand a constant and a partial of exactly 1 with respect to the other (`x + c`,
+    /// `x - c`, `x * 1`, `x / 1`), the result is that operand's node with the new value:
+    /// the adjoint would pass through unchanged, so no record is made.
     #[inline(always)]
     fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
-        if a.is_constant() && b.is_constant() {
-            return Var::constant(v);
+        if a.is_constant() {
+            if b.is_constant() {
+                return Var::constant(v);
+            }
+            if pb == 1.0 {
+                return Var::from_parts(v, b);
+            }
+        } else if b.is_constant() && pa == 1.0 {
+            return Var::from_parts(v, a);
         }
         let id = with_active!(|seg| seg.push2(a, pa, b, pb));
         Var::from_parts(v, id)
