@@ -7,8 +7,10 @@
 //! 0, which the reverse sweep has read already and clears afterwards, so the sweep does the
 //! same two multiply-adds for every record, without a branch on the arity and without a chain
 //! of dependent updates through one shared dummy slot.
-//! Operations with more than two operands (`sum`, `mul_add`, `dot`) are one record that
-//! points into a side array of (slot, partial) pairs of 12 bytes.
+//! Operations with more than two operands (`sum`, `mul_add`) are one record that points into
+//! side arrays of slots and partials, 12 bytes per operand. A dot product is one record whose
+//! two sides are each a dense range of slots (stored as its first slot: 8 bytes per operand,
+//! for the partial) or a list of slots (12 bytes per operand); see [`Segment::push_dot`].
 //!
 //! An operand recorded by another job (a value captured at a fork) is not named in the
 //! records: the job gives it a local *proxy* node (a record with no operands) and lists the

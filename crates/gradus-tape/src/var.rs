@@ -30,7 +30,9 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// fork, returned at the join). A `Var` sent to a sibling task through a channel, a lock or a
 /// global breaks the order of the reverse pass and gives wrong gradients.
 ///
-/// Constants record nothing: an operation whose operands are all constants returns a constant.
+/// Constants record nothing: an operation whose operands are all constants returns a constant,
+/// and one with a constant operand and a partial of exactly 1 with respect to the other
+/// (`x + c`, `x - c`, `x * 1`, `x / 1`) returns that operand's node with the new value.
 /// Nested recordings are independent; a `Var` of an outer recording must not be used inside an
 /// inner one (the brand catches mixing the two in one operation, not every such use).
 ///
@@ -134,9 +136,11 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     Var::from_parts(value, id)
 }
 
-/// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node whose `2n` operands
-/// take 12 bytes each, rather than `2n` nodes of 24 bytes; the reverse pass resolves it with
-/// `2n` independent updates instead of a chain of additions. The value is that of the loop
+/// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node, rather than `2n`
+/// nodes of 24 bytes: a side whose operands are consecutive nodes of the running job (a slice
+/// of the inputs, or of values computed one record each) takes 8 bytes per operand and is
+/// resolved by one vectorised `axpy`; another side takes 12 bytes per operand. The reverse
+/// pass makes `2n` independent updates instead of following a chain of additions. The value is that of the loop
 /// `acc = acc + u[i] * v[i]` from `acc = 0`.
 ///
 /// # Panics
