@@ -113,6 +113,7 @@ mod record;
 mod reverse;
 mod scalars;
 mod segment;
+mod statement;
 mod var;
 
 pub use derived::{hessian, hvp, jacobian};
@@ -128,4 +129,5 @@ pub use reverse::{
     TapeStats,
 };
 pub use scalars::{Scalars, grad_of};
+pub use statement::statement;
 pub use var::{Var, dot, matvec, sum};

@@ -76,7 +76,7 @@ impl<'r> Var<'r> {
 
     /// A node with value `v` and partial `p` with respect to `self`.
     #[inline(always)]
-    fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
+    pub(crate) fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
         if self.id.is_constant() {
             return Var::constant(v);
         }
@@ -91,7 +91,7 @@ impl<'r> Var<'r> {
     /// `x - c`, `x * 1`, `x / 1`), the result is that operand's node with the new value:
     /// the adjoint would pass through unchanged, so no record is made.
     #[inline(always)]
-    fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
+    pub(crate) fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
         if a.is_constant() {
             if b.is_constant() {
