@@ -22,6 +22,9 @@
 //! * Every driver follows the vocabulary shared by the gradus engines (`docs/vocabulary.md`):
 //!   the point `x` first, then the tangent `xdot` or the cotangent `ybar`, the function last;
 //!   `_into` variants take their output buffer after the function.
+//! * [`dot`], [`matvec`] and [`sum`] record a vector operation as one node; [`statement`]
+//!   records a whole expression over a few inputs as one node, its partials computed in
+//!   forward mode (one record per assignment rather than per operation).
 //! * [`grad_of`] takes structured parameters ([`Scalars`]: `f64`, arrays, `Vec`s, tuples) and
 //!   returns the gradient in the same shape.
 //! * [`Tape`] keeps every buffer between recordings: with a reused tape, a program without
