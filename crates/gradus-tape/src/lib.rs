@@ -50,20 +50,23 @@
 //! record into buffers kept from the previous call, and a pullback leaves its adjoint buffer
 //! zeroed for the next. docs/tape.md §What a node costs has the table.
 //!
-//! `cargo bench -p gradus-bench --bench tape_compare` (15 rounds; the minimum over three runs
+//! `cargo bench -p gradus-bench --bench tape_compare` (15 rounds; the minimum over six runs
 //! of each build, the builds alternated, on a 2-vCPU machine under heavy load, so single
-//! figures move by up to 2×; primal in `f64`; "+dot" rows use [`dot`] for the dot products,
-//! the peers their scalar loop), gradient time:
+//! figures move by up to 2×; primal in `f64`, the fastest of the rows running the same `f64`
+//! program; "+dot" rows use [`dot`] for the dot products and "+stmt" [`statement`] for the
+//! Euler step, the peers their scalar code), gradient time:
 //!
 //! | program | primal | before | after | gradient / primal | vs `reverse` | vs `ad_trait` |
 //! | --- | --- | --- | --- | --- | --- | --- |
+//! | fmult | 2.3 ns | 29.0 ns | 31.1 ns | 13× → 14× | 1.5× | 1.7× |
 //! | fdotprod/10⁵ | 48.5 µs | 874 µs | 797 µs | 18× → 16× | 8.5× | 11× |
 //! | fdotprod/10⁵ +dot | 48.5 µs | 461 µs | 181 µs | 9.5× → 3.7× | 12× | 20× |
-//! | fsummatvec/316 | 39.7 µs | 805 µs | 754 µs | 20× → 19× | 2.2× | 3.7× |
-//! | fsummatvec/316 +dot | 38.6 µs | 433 µs | 133 µs | 11× → 3.4× | 12× | 21× |
-//! | fneural | 3.59 µs | 68.5 µs | 67.8 µs | 19× | 2.8× | 4.2× |
+//! | fsummatvec/316 | 38.6 µs | 805 µs | 754 µs | 21× → 20× | 2.2× | 3.7× |
+//! | fsummatvec/316 +dot | 38.6 µs | 430 µs | 133 µs | 11× → 3.4× | 12× | 21× |
+//! | fneural | 2.90 µs | 68.5 µs | 67.8 µs | 24× → 23× | 2.5× | 4.2× |
 //! | fneural +dot | 2.90 µs | 56.4 µs | 19.1 µs | 19× → 6.6× | 8.7× | 15× |
-//! | fparticles (no fork) | 11.6 µs | 251 µs | 144 µs | 22× → 12× | 2.2× | 3.9× |
+//! | fparticles (no fork) | 11.6 µs | 251 µs | 140 µs | 22× → 12× | 2.1× | 4.0× |
+//! | fparticles +stmt | 11.6 µs | — | 84.2 µs | 7.3× | 3.5× | 7.2× |
 //!
 //! Scalar programs stay well above the ~3–5× of C++ tapes whose primal does real work per
 //! operation: these primals are one or two floating-point operations per tape record, and
