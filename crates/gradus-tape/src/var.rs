@@ -140,7 +140,8 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
 /// nodes of 24 bytes: a side whose operands are consecutive nodes of the running job (a slice
 /// of the inputs, or of values computed one record each) takes 8 bytes per operand and is
 /// resolved by one vectorised `axpy`; another side takes 12 bytes per operand. The reverse
-/// pass makes `2n` independent updates instead of following a chain of additions. The value is that of the loop
+/// pass makes `2n` independent updates instead of following a chain of additions. Dot products
+/// of one or two pairs are recorded as the operations of the loop, which cost less. The value is that of the loop
 /// `acc = acc + u[i] * v[i]` from `acc = 0`.
 ///
 /// # Panics
@@ -151,6 +152,8 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
 /// assert_eq!((y, g), (11.0, vec![3.0, 4.0, 1.0, 2.0]));
 /// ```
 pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    /// Dot products up to this length are recorded as operations.
+    const SHORT_DOT: usize = 2;
     assert_eq!(
         u.len(),
         v.len(),
@@ -158,6 +161,13 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
         u.len(),
         v.len()
     );
+    if u.len() <= SHORT_DOT {
+        // Cheaper as operations than as a node with side arrays.
+        return u
+            .iter()
+            .zip(v)
+            .fold(Var::constant(0.0), |acc, (&a, &b)| acc + a * b);
+    }
     if u.iter().chain(v).all(|t| t.is_constant()) {
         let value = u
             .iter()

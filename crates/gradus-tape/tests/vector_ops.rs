@@ -165,3 +165,18 @@ fn matvec_rejects_a_ragged_matrix() {
 fn dot_rejects_slices_of_different_lengths() {
     grad(&[1.0; 5], |v| dot(&v[..2], &v[2..]));
 }
+
+#[test]
+fn short_dots_are_operations_with_the_same_value() {
+    let x = inputs(13);
+    for n in 0..=4 {
+        let (y, g) = grad(&x, |v| dot(&v[..n], &v[N..N + n]).sin() + v[0]);
+        let (ys, gs) = grad(&x, |v| dot_loop(&v[..n], &v[N..N + n]).sin() + v[0]);
+        assert_eq!(y, ys, "n = {n}");
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        let rec = record(&x, |v| vec![dot(&v[..n], &v[N..N + n])]);
+        // One or two pairs: their products and sums; more: one node.
+        let ops = [0, 1, 3, 1, 1][n];
+        assert_eq!(rec.stats().nodes - rec.stats().inputs, ops, "n = {n}");
+    }
+}
