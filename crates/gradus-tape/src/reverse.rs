@@ -503,7 +503,7 @@ trait Area {
 ///
 /// Its accesses are not bounds-checked: see Note [Slots are in bounds]. With `FMA`, a
 /// two-operand record's additions are fused multiply-adds (one rounding instead of two, and
-/// half the latency on the chains of dependent updates that programs like a running sum make).
+/// less latency on the chains of dependent updates that programs like a running sum make).
 struct Plain<'a, const FMA: bool>(&'a mut [f64]);
 
 /// [`sweep`] on a plain buffer, with fused multiply-adds where the CPU has them (see
@@ -840,9 +840,9 @@ impl fmt::Display for JobGraphView<'_> {
 //
 // A two-operand record adds `a · p` to each operand's adjoint. On a CPU with FMA (detected
 // once at run time: the crate is built for the baseline x86-64 target) the sweeps of both
-// areas are compiled with the feature and use one fused multiply-add per edge: half the
-// latency of a multiply and an add on the chains of dependent updates that a running sum or a
-// time loop makes, and one rounding instead of two. The results therefore differ in the last
+// areas are compiled with the feature and use one fused multiply-add per edge: one
+// instruction's latency instead of a multiply's and an add's on the chains of dependent updates
+// that a running sum or a time loop makes, and one rounding instead of two. The results therefore differ in the last
 // bits between CPUs with and without FMA; on one machine they are reproducible as before
 // (`ReverseMode::Sequential` is bit for bit the same whatever the thread count). `dot`'s
 // dense sides keep a multiply and an add per operand, which the compiler vectorises.
