@@ -111,8 +111,14 @@ pub(crate) struct Segment {
     extra: Option<Box<Extra>>,
 }
 
+/// Entries of the cache in front of a segment's map of proxies.
+const CACHE: usize = 64;
+
+/// An empty entry of the cache (the bits of [`NodeId::CONSTANT`], which is never imported).
+const NO_ENTRY: (u64, u32) = (u64::MAX, 0);
+
 /// The side arrays of a segment.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Extra {
     /// Operand slots and partials of the records with more than two operands.
     pub(crate) many_slots: Vec<u32>,
@@ -121,6 +127,28 @@ pub(crate) struct Extra {
     pub(crate) imports: Vec<(u32, NodeId)>,
     /// The proxy slot of each imported foreign node.
     proxies: ProxyMap,
+    /// Recently used (foreign node bits, proxy slot) pairs, direct-mapped: a task that reads a
+    /// value of its parent many times finds its proxy here without hashing into `proxies`.
+    /// Every entry is an entry of `proxies`, so which uses share a proxy does not change.
+    cache: [(u64, u32); CACHE],
+}
+
+impl Default for Extra {
+    fn default() -> Extra {
+        Extra {
+            many_slots: Vec::new(),
+            many_partials: Vec::new(),
+            imports: Vec::new(),
+            proxies: ProxyMap::default(),
+            cache: [NO_ENTRY; CACHE],
+        }
+    }
+}
+
+/// The cache entry of a foreign node.
+#[inline(always)]
+fn cache_index(id: NodeId) -> usize {
+    (id.bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
 }
 
 impl Segment {
@@ -150,6 +178,7 @@ impl Segment {
             many_partials: Vec::new(),
             imports: Vec::new(),
             proxies: ProxyMap::with_hasher(std::hash::BuildHasherDefault::new()),
+            cache: [NO_ENTRY; CACHE],
         };
         self.extra.as_deref().unwrap_or(&EMPTY)
     }
@@ -170,6 +199,7 @@ impl Segment {
             x.many_partials.clear();
             x.imports.clear();
             x.proxies.clear();
+            x.cache = [NO_ENTRY; CACHE];
         }
         self.first = 0;
     }
@@ -181,6 +211,12 @@ impl Segment {
         if rel < self.len() as u64 {
             rel as u32 + 1
         } else {
+            if let Some(x) = &self.extra {
+                let (bits, slot) = x.cache[cache_index(id)];
+                if bits == id.bits() {
+                    return slot;
+                }
+            }
             self.import(id)
         }
     }
@@ -196,8 +232,16 @@ impl Segment {
                  independent)"
             );
         }
-        if let Some(&slot) = self.extra.as_ref().and_then(|x| x.proxies.get(&id)) {
-            return slot;
+        let h = cache_index(id);
+        if let Some(x) = &mut self.extra {
+            let (bits, slot) = x.cache[h];
+            if bits == id.bits() {
+                return slot;
+            }
+            if let Some(&slot) = x.proxies.get(&id) {
+                x.cache[h] = (id.bits(), slot);
+                return slot;
+            }
         }
         let b = self.imports().len() as u32;
         let slot = self.push(Rec {
@@ -209,6 +253,7 @@ impl Segment {
         let x = self.extra_mut();
         x.imports.push((slot, id));
         x.proxies.insert(id, slot);
+        x.cache[h] = (id.bits(), slot);
         slot
     }
 
