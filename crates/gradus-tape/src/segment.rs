@@ -19,7 +19,8 @@
 //! once. A map from foreign node to proxy makes all uses of one foreign value in a job share
 //! one proxy, so the cross-job additions are combined per job (write combining, docs/tape.md §Parallel recording and pullback).
 //! The map is exact, not a cache: which uses share a proxy must not depend on the job numbers,
-//! which differ between runs, or the sequential reverse pass would not be reproducible.
+//! which differ between runs, or the sequential reverse pass would not be reproducible. A small
+//! direct-mapped cache in front of it holds only entries of the map, so it changes no answer.
 
 use crate::id::{JobId, NodeId};
 use crate::var::Var;
