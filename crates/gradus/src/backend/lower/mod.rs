@@ -82,6 +82,7 @@ mod memory;
 mod peel;
 mod place;
 mod reduce;
+pub use reduce::SIMD_SUM;
 pub mod row_sums;
 mod scatter;
 mod slice;

@@ -25,6 +25,10 @@ use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::visit::free_in_exp;
 use crate::value::{PrimType, Scalar};
 
+/// The prefix of the comment in the body of a loop of float sums (see `Lw::simd_sum_mark`),
+/// followed by the accumulators' names.
+pub const SIMD_SUM: &str = "simd-sum ";
+
 /// Lanes of a minimum or maximum reduction of floats ([`Lw::extremes_in_lanes`]): enough for
 /// the compare-and-blend steps of one lane to overlap those of the others.
 const EXTREME_LANES: usize = 4;
@@ -157,6 +161,9 @@ impl<'a> Lw<'a> {
             &mut b,
         )?;
         self.move_into(&acc, &nx, t, &mut b);
+        if let Some(mark) = self.simd_sum_mark(rl, std::slice::from_ref(&acc)) {
+            b.insert(0, mark);
+        }
         out.push(I::For {
             down: false,
             independent: super::independent::writes_only_rows(&b),
@@ -301,6 +308,10 @@ impl<'a> Lw<'a> {
                 body.push(I::Decref(a.clone()));
             }
             self.move_into(a, n, t, &mut body);
+        }
+        let acc_names: Vec<String> = accs.iter().map(|(a, _)| a.clone()).collect();
+        if let Some(mark) = self.simd_sum_mark(lam, &acc_names).filter(|_| !r.scan) {
+            body.insert(0, mark);
         }
         if r.scan {
             for (p, (a, _)) in r.pat.iter().zip(&accs) {
@@ -711,7 +722,10 @@ impl<'a> Lw<'a> {
                 store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
                 return Ok(b);
             }
+            let acc_names: Vec<String> = accs.iter().map(|(a, _)| a.clone()).collect();
+            let mark = s.simd_sum_mark(lam, &acc_names).filter(|_| !write);
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                inner.extend(mark);
                 let mut args = accs.clone();
                 args.extend(s.reduced_elems(r, i, inner)?);
                 s.apply(lam, &args, &accs, inner)?;
@@ -774,6 +788,31 @@ impl<'a> Lw<'a> {
             out.push(I::Decref(p));
         }
         Ok(())
+    }
+
+    /// The mark ([`SIMD_SUM`]) that makes the first statement of a loop body whose only
+    /// carried values are the float accumulators `accs`, each combined with its element by
+    /// `lam` as `acc + x` (or `x + acc`): the C printer may then let the C compiler vectorise
+    /// the loop's sums (reassociating those additions only). `None` with exact floats or any
+    /// other operator.
+    fn simd_sum_mark(&self, lam: &Lambda, accs: &[String]) -> Option<I> {
+        if !self.opts.reorder_floats || accs.is_empty() || lam.params.len() != 2 * accs.len() {
+            return None;
+        }
+        let k = accs.len();
+        let stms = &lam.body.stms;
+        let sums = stms.len() == k
+            && stms.iter().enumerate().all(|(j, s)| {
+                let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, t), args)) = &s.exp else {
+                    return false;
+                };
+                let (a, b) = (SubExp::Var(lam.params[j]), SubExp::Var(lam.params[j + k]));
+                t.is_float()
+                    && s.pat.len() == 1
+                    && lam.body.result.get(j) == Some(&SubExp::Var(s.pat[0]))
+                    && (args[..] == [a, b] || args[..] == [b, a])
+            });
+        sums.then(|| I::Comment(format!("{SIMD_SUM}{}", accs.join(" "))))
     }
 
     /// The number of chunks a parallel reduction of `w` elements is split into (see
