@@ -81,7 +81,7 @@ bench benchmarks/ba.fut "objective jacobian" $d/ba1.in $d/ba10.in
 bench benchmarks/lstm.fut "objective gradient" $d/lstm_l4_c4096.in
 bench benchmarks/hand.fut "objective_complicated jacobian_complicated" $d/hand8_complicated.in
 # 2^26 f64 (512 MiB): 20 and 120 rounds.
-bench benchmarks/gpu/bandwidth.fut "stream" '{ 67108864i64 20i64 }' '{ 67108864i64 120i64 }'
+bench benchmarks/gpu/bandwidth.fut "stream sums" '{ 67108864i64 20i64 }' '{ 67108864i64 120i64 }'
 
 log "peers (JAX, PyTorch)"
 timeout 300 python3 benchmarks/gpu/peers.py > "$out/peers.txt" 2>&1

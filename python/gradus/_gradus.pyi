@@ -93,6 +93,11 @@ class Program:
     @property
     def safe(self) -> bool:
         """Whether run-time checks are on."""
+    def _sharded(
+        self, entry: str, shard: List[str]
+    ) -> Tuple[EntryPoint, List[str], List[int]]:
+        """The per-process entry point, how each result combines, the sharded positions
+        (used by gradus.mpi)."""
     def __getattr__(self, name: str) -> EntryPoint: ...
     def __getitem__(self, name: str) -> EntryPoint: ...
     def __contains__(self, name: str) -> bool: ...

@@ -223,6 +223,67 @@ impl PyProgram {
         self.derivative(py, Derivative::Hessian, entry, wrt)
     }
 
+    /// The per-process version of the entry point `entry` with the parameters named in
+    /// `shard` split by rows (docs/mpi.md; `gradus.mpi` calls it): returns the derived entry
+    /// point, which takes the entry's arguments (the sharded ones holding this process's
+    /// rows), then the process's rank and the global index of its first row; how each result
+    /// combines across processes (`"sum"`, `"rows"` or `"same"`); and the sharded
+    /// parameters' positions. Raises `ValueError` (with the location) where the entry point
+    /// does not shard.
+    fn _sharded(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        shard: Vec<String>,
+    ) -> PyResult<(PyEntryPoint, Vec<&'static str>, Vec<usize>)> {
+        let program = &self.loaded.program;
+        let derived = py
+            .detach(|| {
+                catch_unwind(AssertUnwindSafe(|| -> Result<_, String> {
+                    let (sharded, plan) =
+                        program.sharded(entry, &shard).map_err(|d| d.to_string())?;
+                    let native = sharded
+                        .with_backend(program.backend())
+                        .map_err(|e| e.to_string())?;
+                    Ok((native, plan))
+                }))
+            })
+            .map_err(|p| {
+                PyRuntimeError::new_err(format!(
+                    "internal error: gradus panicked while sharding `{entry}`: {}",
+                    panic_message(p.as_ref())
+                ))
+            })?
+            .map_err(pyo3::exceptions::PyValueError::new_err)?;
+        let (sharded, plan) = derived;
+        let sharded = Arc::new(sharded);
+        let entries = signatures(&sharded);
+        let index = entries
+            .iter()
+            .position(|s| s.name == entry)
+            .ok_or_else(|| {
+                PyRuntimeError::new_err("internal error: the sharded entry is missing")
+            })?;
+        let loaded = Arc::new(Loaded {
+            program: sharded,
+            path: self.loaded.path.clone(),
+            backend: self.loaded.backend,
+            threads: self.loaded.threads,
+            safe: self.loaded.safe,
+            entries,
+        });
+        let combine = plan
+            .combine
+            .iter()
+            .map(|c| match c {
+                gradus::shard::Combine::Sum => "sum",
+                gradus::shard::Combine::Concat => "rows",
+                gradus::shard::Combine::Replicated => "same",
+            })
+            .collect();
+        Ok((PyEntryPoint::new(loaded, index), combine, plan.sharded))
+    }
+
     fn __getattr__(&self, name: &str) -> PyResult<PyEntryPoint> {
         self.entry(name).ok_or_else(|| {
             PyAttributeError::new_err(format!(

@@ -14,7 +14,7 @@ use crate::run::{RunArgs, find_entry, input_error, print_results, read_args};
 use gradus::data::{Reader, write_binary_into};
 use gradus::program::{CallError, Program};
 use gradus::shard::{Combine, ShardPlan, combine};
-use gradus::value::{Array, Buffer, Scalar, Value};
+use gradus::value::{Scalar, Value};
 use std::time::Instant;
 
 /// The collective operations a sharded call needs, rooted at rank 0.
@@ -299,7 +299,7 @@ fn gather_results(
     let mut rows = Vec::new();
     for (v, how) in mine.iter().zip(&plan.combine) {
         match how {
-            Combine::Sum => pack(v, &mut floats, &mut ints),
+            Combine::Sum => combine::pack_sum(v, &mut floats, &mut ints),
             // Rank 0 keeps its own rows where they are.
             Combine::Concat if comm.rank() != 0 => write_binary_into(v, &mut rows),
             Combine::Concat => {}
@@ -337,7 +337,7 @@ fn gather_results(
     for (v, how) in mine.into_iter().zip(&plan.combine) {
         out.push(match how {
             Combine::Replicated => v,
-            Combine::Sum => unpack(&v, &floats, &ints, &mut fi, &mut ii),
+            Combine::Sum => combine::unpack_sum(&v, &floats, &ints, &mut fi, &mut ii),
             Combine::Concat if per_rank.len() <= 1 => v,
             Combine::Concat => {
                 let mut parts = vec![v];
@@ -351,43 +351,4 @@ fn gather_results(
         });
     }
     Some(out)
-}
-
-/// Appends the elements of a partial sum to the float or the integer buffer.
-fn pack(v: &Value, floats: &mut Vec<f64>, ints: &mut Vec<i64>) {
-    let elems: Vec<Scalar> = match v {
-        Value::Scalar(s) => vec![*s],
-        Value::Array(a) => (0..a.len()).map(|i| a.buffer().get(i)).collect(),
-    };
-    for s in elems {
-        match s {
-            Scalar::F64(x) => floats.push(x),
-            Scalar::F32(x) => floats.push(f64::from(x)),
-            other => ints.push(other.as_i64().unwrap_or(0)),
-        }
-    }
-}
-
-/// The value of `like`'s type and shape from the summed buffers.
-fn unpack(like: &Value, floats: &[f64], ints: &[i64], fi: &mut usize, ii: &mut usize) -> Value {
-    let t = like.elem_type();
-    let mut next = || {
-        if t.is_float() {
-            *fi += 1;
-            Scalar::from_f64(t, floats[*fi - 1])
-        } else {
-            *ii += 1;
-            Scalar::from_i128(t, i128::from(ints[*ii - 1]))
-        }
-    };
-    match like {
-        Value::Scalar(_) => Value::Scalar(next()),
-        Value::Array(a) => {
-            let mut buf = Buffer::with_capacity(t, a.len());
-            for _ in 0..a.len() {
-                buf.push(next());
-            }
-            Value::Array(Array::new(a.shape().to_vec(), buf).expect("the shape of a sum"))
-        }
-    }
 }

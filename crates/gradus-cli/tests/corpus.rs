@@ -5,7 +5,12 @@
 //!
 //! The `gpu` run needs an OpenCL device (POCL runs the kernels on the CPU: Debian's
 //! `pocl-opencl-icd`); without one it is skipped with a notice, unless `GRADUS_REQUIRE_GPU`
-//! is set (as continuous integration does), when it fails.
+//! is set (as continuous integration does), when it fails. It runs every reduction and scan
+//! as kernels, however small (the default runs small ones on the host), split into few,
+//! uneven chunks and groups ([`KERNELS_EVERYWHERE`]), so that the corpus's small inputs
+//! reach every step of the device's reductions. A subset runs under Oclgrind, an OpenCL
+//! simulator that reports data races and out-of-bounds accesses
+//! ([`corpus_subset_is_clean_under_oclgrind`]).
 
 use std::path::Path;
 use std::process::Command;
@@ -23,7 +28,56 @@ fn corpus_passes_on_gpu() {
         eprintln!("corpus_passes_on_gpu: skipped: {why}");
         return;
     }
-    corpus_passes_on("gpu", "tests/programs", &[]);
+    corpus_passes_on("gpu", "tests/programs", &[("CFLAGS", KERNELS_EVERYWHERE)]);
+}
+
+/// C flags that make every parallel loop, reduction and scan of the `gpu` backend a kernel
+/// and split reductions into 7 chunks combined in 3 groups (see `backend::lower::Combine`).
+const KERNELS_EVERYWHERE: &str = "-O1 -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0 \
+     -DGR_GPU_REDUCE_CHUNKS=7 -DGR_GPU_COMBINE_GROUPS=3";
+
+/// The ordinary programs, reverse mode and sparse derivatives of the corpus on the `gpu`
+/// backend through Oclgrind, which checks every memory access of every work-item: the
+/// results must be right and Oclgrind must report nothing (no data race, no access out of
+/// bounds, no invalid API use). Skipped with a notice where Oclgrind's OpenCL driver is
+/// not installed (Debian's `oclgrind`; `GRADUS_OCLGRIND_ICD` names its `.so`), unless
+/// `GRADUS_REQUIRE_OCLGRIND` is set, as continuous integration does.
+#[test]
+fn corpus_subset_is_clean_under_oclgrind() {
+    let icd = std::env::var("GRADUS_OCLGRIND_ICD")
+        .unwrap_or_else(|_| "/usr/lib/oclgrind/liboclgrind-rt-icd.so".to_string());
+    if !Path::new(&icd).exists() {
+        assert!(
+            std::env::var_os("GRADUS_REQUIRE_OCLGRIND").is_none(),
+            "GRADUS_REQUIRE_OCLGRIND is set but {icd} does not exist"
+        );
+        eprintln!("corpus_subset_is_clean_under_oclgrind: skipped: no {icd}");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oclgrind");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("oclgrind.icd"), format!("{icd}\n")).unwrap();
+    let log = dir.join("oclgrind.log");
+    let vendors = dir.to_str().unwrap();
+    let env = [
+        ("CFLAGS", KERNELS_EVERYWHERE),
+        ("OCL_ICD_VENDORS", vendors),
+        ("OCLGRIND_DATA_RACES", "1"),
+        ("OCLGRIND_CHECK_API", "1"),
+        ("OCLGRIND_LOG", log.to_str().unwrap()),
+        ("GRADUS_GPU_RUNTIME", "opencl"),
+    ];
+    // One program at a time: Oclgrind's driver does not keep two contexts used by two
+    // threads at once apart (results go wrong only then).
+    let dirs = [
+        "tests/programs/basics",
+        "tests/programs/ad/vjp",
+        "tests/programs/sparse",
+    ];
+    run_corpus("gpu", &dirs, &["--concurrency", "1"], &env);
+    let report = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(report.trim().is_empty(), "Oclgrind reported:\n{report}");
 }
 
 /// The derivatives of the corpus on the `gpu` backend with every parallel loop that holds
@@ -62,10 +116,18 @@ fn no_gpu() -> Option<String> {
 }
 
 fn corpus_passes_on(backend: &str, dir: &str, env: &[(&str, &str)]) {
+    run_corpus(backend, &[dir], &[], env);
+}
+
+/// Runs `gradus test --verify` on the programs under `dirs` with `backend`, the further
+/// options `opts` and the environment `env`, and expects every case to pass.
+fn run_corpus(backend: &str, dirs: &[&str], opts: &[&str], env: &[(&str, &str)]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(env!("CARGO_BIN_EXE_gradus"))
         .current_dir(&root)
-        .args(["test", "--verify", "--backend", backend, dir])
+        .args(["test", "--verify", "--backend", backend])
+        .args(opts)
+        .args(dirs)
         .envs(env.iter().copied())
         .output()
         .expect("cannot run gradus");

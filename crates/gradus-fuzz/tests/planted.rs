@@ -224,3 +224,24 @@ fn each_pass_alone_agrees_on_a_generated_program() {
     let failures = diff::run(&s, &configs);
     assert!(failures.is_empty(), "{}", failures[0]);
 }
+
+#[test]
+fn derivative_entries_may_give_strong_zeros() {
+    // The adjoint of `s` is `0 * ybar`: `-0.0` for a positive cotangent under IEEE, `0.0`
+    // where the optimiser treats the zero as strong (derivative code, docs/float-rules.md).
+    let source = "def f1 [n] (c: [n]f64) (s: f64) : f64 = loop acc = s for _x in c do 0.0 * acc\n\
+                  entry vjp1 [n] (c: [n]f64) (s: f64) (ybar: f64) = vjp (f1 c) s ybar\n\
+                  entry primal1 [n] (c: [n]f64) (s: f64) = f1 c s\n";
+    let args = |neg: f64| {
+        vec![
+            f64s(&[1.0, 2.0]),
+            Value::Scalar(Scalar::F64(neg)),
+            Value::Scalar(Scalar::F64(-1.0)),
+        ]
+    };
+    let s = subject(source, "vjp1", args(3.0));
+    assert!(diff::run(&s, &[Config::Interp { opt: true }]).is_empty());
+    // The program's own statements keep the sign of a zero.
+    let p = subject(source, "primal1", args(-3.0)[..2].to_vec());
+    assert!(diff::run(&p, &[Config::Interp { opt: true }]).is_empty());
+}

@@ -32,6 +32,9 @@ fn main() {
         "particles" => (programs::particles_inputs(), |v| {
             programs::fparticles_sequential(v, 1000)
         }),
+        "shared" => ((0..32).map(|j| 0.1 * j as f64).collect(), |v| {
+            shared_reads(v)
+        }),
         _ => panic!("unknown program"),
     };
     if args.get(3).is_some() {
@@ -45,6 +48,29 @@ fn main() {
     });
     println!("{which}: {t:.3} µs per gradient");
 }
+/// Parallel tasks that read every input of the parent job many times (the shape of a least
+/// squares fit with `par_map` over blocks of points): 64 tasks of 256 points, each point a
+/// polynomial in the 32 inputs.
+fn shared_reads<'r>(x: &[gradus_tape::Var<'r>]) -> gradus_tape::Var<'r> {
+    let blocks: Vec<usize> = (0..64).collect();
+    let parts = gradus_tape::par_map(&blocks, |&b| {
+        let mut sum = gradus_tape::Var::constant(0.0);
+        for i in 0..256 {
+            let t = -1.0 + (b * 256 + i) as f64 / 8192.0;
+            let (mut inner, mut power) = (gradus_tape::Var::constant(t.signum()), 1.0);
+            for &xj in x {
+                inner -= xj * power;
+                power *= t;
+            }
+            sum += inner * inner;
+        }
+        sum
+    });
+    parts
+        .into_iter()
+        .fold(gradus_tape::Var::constant(0.0), |a, b| a + b)
+}
+
 /// Minimum over rounds of the mean time per call, in µs.
 fn best(rounds: usize, per: usize, mut f: impl FnMut()) -> f64 {
     (0..rounds)

@@ -22,6 +22,9 @@
 //! * Every driver follows the vocabulary shared by the gradus engines (`docs/vocabulary.md`):
 //!   the point `x` first, then the tangent `xdot` or the cotangent `ybar`, the function last;
 //!   `_into` variants take their output buffer after the function.
+//! * [`dot`], [`matvec`] and [`sum`] record a vector operation as one node; [`statement`]
+//!   records a whole expression over a few inputs as one node, its partials computed in
+//!   forward mode (one record per assignment rather than per operation).
 //! * [`grad_of`] takes structured parameters ([`Scalars`]: `f64`, arrays, `Vec`s, tuples) and
 //!   returns the gradient in the same shape.
 //! * [`Tape`] keeps every buffer between recordings: with a reused tape, a program without
@@ -37,38 +40,39 @@
 //!
 //! An operation is one 24-byte record (two operand slots numbered within its job, two
 //! partials); a unary operation names its own slot with partial 0 in the second, so the reverse
-//! sweep does two multiply-adds per record without branching on the arity. [`dot`], [`sum`] and
-//! `mul_add` are one record with 12 bytes per operand. Operations on constants only record
-//! nothing. A value captured from another job gets one proxy per job, whose adjoint is added
-//! to that job once. [`grad`], [`vjp`] and a reused [`Tape`] record into buffers kept from the
-//! previous call, and a pullback leaves its adjoint buffer zeroed for the next.
+//! sweep does two multiply-adds per record without branching on the arity (fused on CPUs with
+//! FMA). [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
+//! [`matvec`], one `dot` per row) is one record with 8 bytes per operand on a side of
+//! consecutive nodes, resolved by a vectorised `axpy`, and 12 elsewhere. Operations on
+//! constants only record nothing, nor do those that pass the adjoint through unchanged
+//! (`x + c`, `x - c`, `x * 1`, `x / 1`). A value captured from another job gets one proxy per
+//! job, whose adjoint is added to that job once. [`grad`], [`vjp`] and a reused [`Tape`]
+//! record into buffers kept from the previous call, and a pullback leaves its adjoint buffer
+//! zeroed for the next. docs/tape.md §What a node costs has the table.
 //!
-//! `cargo bench -p gradus-bench --bench tape_compare` (minimum over rounds; primal in `f64`;
-//! "+dot" rows use [`dot`] for the dot products, the peers their scalar loop), with the
-//! previous layout (compressed rows: 16 bytes per operand and 4 per node, an atomic addition
-//! per cross-job operand) and with this one, interleaved in one run on a 2-vCPU machine under
-//! load:
+//! `cargo bench -p gradus-bench --bench tape_compare` (15 rounds; the minimum over six runs
+//! of each build, the builds alternated, on a 2-vCPU machine under heavy load, so single
+//! figures move by up to 2×; primal in `f64`, the fastest of the rows running the same `f64`
+//! program; "+dot" rows use [`dot`] for the dot products and "+stmt" [`statement`] for the
+//! Euler step, the peers their scalar code), gradient time:
 //!
-//! | program | primal | gradient before | after | gradient / primal | vs `reverse` | vs `ad_trait` |
+//! | program | primal | before | after | gradient / primal | vs `reverse` | vs `ad_trait` |
 //! | --- | --- | --- | --- | --- | --- | --- |
-//! | fmult | 2.0 ns | 76.2 ns | 29.2 ns | 38× → 15× | 1.69× | 1.78× |
-//! | fdotprod/100 | 28.2 ns | 1.25 µs | 0.87 µs | 44× → 31× | 2.35× | 4.14× |
-//! | fdotprod/10⁵ | 48.2 µs | 1.31 ms | 0.90 ms | 27× → 19× | 7.7× | 9.4× |
-//! | fdotprod/10⁵ +dot | 49.5 µs | — | 0.49 ms | 9.8× | 4.7× | 8.0× |
-//! | fsummatvec/316 | 39.4 µs | 1.13 ms | 0.82 ms | 29× → 21× | 2.1× | 3.4× |
-//! | fsummatvec/316 +dot | 38.6 µs | — | 0.42 ms | 11× | 4.0× | 6.7× |
-//! | fneural | 2.88 µs | 105 µs | 72 µs | 36× → 25× | 2.4× | 3.9× |
-//! | fneural +dot | 2.87 µs | — | 41 µs | 14× | 4.1× | 7.0× |
-//! | fparticles (2 threads) | 11.7 µs | 232 µs | 153 µs | 20× → 13× | 2.1× | 3.6× |
+//! | fmult | 2.3 ns | 29.0 ns | 31.1 ns | 13× → 14× | 1.5× | 1.7× |
+//! | fdotprod/10⁵ | 48.5 µs | 874 µs | 797 µs | 18× → 16× | 8.5× | 11× |
+//! | fdotprod/10⁵ +dot | 48.5 µs | 461 µs | 181 µs | 9.5× → 3.7× | 12× | 20× |
+//! | fsummatvec/316 | 38.6 µs | 805 µs | 754 µs | 21× → 20× | 2.2× | 3.7× |
+//! | fsummatvec/316 +dot | 38.6 µs | 430 µs | 133 µs | 11× → 3.4× | 12× | 21× |
+//! | fneural | 2.90 µs | 68.5 µs | 67.8 µs | 24× → 23× | 2.5× | 4.2× |
+//! | fneural +dot | 2.90 µs | 56.4 µs | 19.1 µs | 19× → 6.6× | 8.7× | 15× |
+//! | fparticles (no fork) | 11.6 µs | 251 µs | 140 µs | 22× → 12× | 2.1× | 4.0× |
+//! | fparticles +stmt | 11.6 µs | — | 84.2 µs | 7.3× | 3.5× | 7.2× |
 //!
-//! On the ADBench GMM objective (`rev_programs`, `rev_gmm/tape_grad`, a fresh [`grad`] per
-//! call; medians of four runs each, interleaved): `1k/gmm_d10_K5` 21.7 → 4.2 ms against a
-//! native objective of about 0.57 ms (38× → 7.4×), `10k/gmm_d2_K5` 29.0 → 6.2 ms against
-//! 1.5 ms (19× → 4.0×).
-//!
-//! Per-operation taping keeps scalar programs well above the ~3–5× of C++ tapes whose primal
-//! does real work per operation: the primals above are one or two floating-point operations
-//! per tape record, and recording plus sweeping costs about 2 ns per record each.
+//! Scalar programs stay well above the ~3–5× of C++ tapes whose primal does real work per
+//! operation: these primals are one or two floating-point operations per tape record, and
+//! recording plus sweeping costs about 2 ns per record each, the sweep bound by the latency of
+//! the adjoint chains (a running sum makes each record read what the previous one stored).
+//! Vector operations remove the chains and most of the bytes.
 //!
 //! # Example
 //!
@@ -115,6 +119,7 @@ mod record;
 mod reverse;
 mod scalars;
 mod segment;
+mod statement;
 mod var;
 
 pub use derived::{hessian, hvp, jacobian};
@@ -130,4 +135,5 @@ pub use reverse::{
     TapeStats,
 };
 pub use scalars::{Scalars, grad_of};
-pub use var::{Var, dot, sum};
+pub use statement::statement;
+pub use var::{Var, dot, matvec, sum};

@@ -7,8 +7,10 @@
 //! 0, which the reverse sweep has read already and clears afterwards, so the sweep does the
 //! same two multiply-adds for every record, without a branch on the arity and without a chain
 //! of dependent updates through one shared dummy slot.
-//! Operations with more than two operands (`sum`, `mul_add`, `dot`) are one record that
-//! points into a side array of (slot, partial) pairs of 12 bytes.
+//! Operations with more than two operands (`sum`, `mul_add`) are one record that points into
+//! side arrays of slots and partials, 12 bytes per operand. A dot product is one record whose
+//! two sides are each a dense range of slots (stored as its first slot: 8 bytes per operand,
+//! for the partial) or a list of slots (12 bytes per operand); see [`Segment::push_dot`].
 //!
 //! An operand recorded by another job (a value captured at a fork) is not named in the
 //! records: the job gives it a local *proxy* node (a record with no operands) and lists the
@@ -17,16 +19,54 @@
 //! once. A map from foreign node to proxy makes all uses of one foreign value in a job share
 //! one proxy, so the cross-job additions are combined per job (write combining, docs/tape.md §Parallel recording and pullback).
 //! The map is exact, not a cache: which uses share a proxy must not depend on the job numbers,
-//! which differ between runs, or the sequential reverse pass would not be reproducible.
+//! which differ between runs, or the sequential reverse pass would not be reproducible. A small
+//! direct-mapped cache in front of it holds only entries of the map, so it changes no answer.
 
 use crate::id::{JobId, NodeId};
+use crate::var::Var;
 
 /// The first operand slot of a record whose operands lie in the side arrays; its second slot
-/// is then the start of its operands there, and `pa` holds their number (as `f64` bits).
+/// is then the start of its slots there, `pa` holds their number and `pb` the start of their
+/// partials (as `f64` bits).
 pub(crate) const MANY: u32 = u32::MAX;
 
 /// The first operand slot of a proxy; its second slot is its index among the imports.
 pub(crate) const PROXY: u32 = u32::MAX - 1;
+
+/// The first operand slot of a dot product (see [`Segment::push_dot`]): `pa` holds the start
+/// of its `2n` partials in the side array and `n` (`start | n << 32`, as `f64` bits), `pb` the
+/// descriptions of its two sides (`u | v << 32`).
+pub(crate) const DOT: u32 = u32::MAX - 2;
+
+/// The flag of a dot product's side whose operands are the dense range of slots starting at
+/// the low bits; without it, the low bits are the start of the side's slots in the side array.
+pub(crate) const DENSE: u32 = 1 << 31;
+
+/// The ranges of a [`MANY`] record's slots and partials in the side arrays.
+#[inline(always)]
+pub(crate) fn many_parts(r: &Rec) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let (start, count, pstart) = (
+        r.b as usize,
+        r.pa.to_bits() as usize,
+        r.pb.to_bits() as usize,
+    );
+    (start..start + count, pstart..pstart + count)
+}
+
+/// The side of a dot product whose operands are all constants (a dense range from the sink).
+pub(crate) const NO_SIDE: u32 = DENSE;
+
+/// The parts of a [`DOT`] record: the start of its partials, `n`, and its two sides.
+#[inline(always)]
+pub(crate) fn dot_parts(r: &Rec) -> (usize, usize, u32, u32) {
+    let (p, s) = (r.pa.to_bits(), r.pb.to_bits());
+    (
+        p as u32 as usize,
+        (p >> 32) as usize,
+        s as u32,
+        (s >> 32) as u32,
+    )
+}
 
 /// One operation: operand slots `a`, `b` (see the module documentation) and the partial
 /// derivatives with respect to them. 24 bytes.
@@ -72,8 +112,14 @@ pub(crate) struct Segment {
     extra: Option<Box<Extra>>,
 }
 
+/// Entries of the cache in front of a segment's map of proxies.
+const CACHE: usize = 64;
+
+/// An empty entry of the cache (the bits of [`NodeId::CONSTANT`], which is never imported).
+const NO_ENTRY: (u64, u32) = (u64::MAX, 0);
+
 /// The side arrays of a segment.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Extra {
     /// Operand slots and partials of the records with more than two operands.
     pub(crate) many_slots: Vec<u32>,
@@ -82,6 +128,28 @@ pub(crate) struct Extra {
     pub(crate) imports: Vec<(u32, NodeId)>,
     /// The proxy slot of each imported foreign node.
     proxies: ProxyMap,
+    /// Recently used (foreign node bits, proxy slot) pairs, direct-mapped: a task that reads a
+    /// value of its parent many times finds its proxy here without hashing into `proxies`.
+    /// Every entry is an entry of `proxies`, so which uses share a proxy does not change.
+    cache: [(u64, u32); CACHE],
+}
+
+impl Default for Extra {
+    fn default() -> Extra {
+        Extra {
+            many_slots: Vec::new(),
+            many_partials: Vec::new(),
+            imports: Vec::new(),
+            proxies: ProxyMap::default(),
+            cache: [NO_ENTRY; CACHE],
+        }
+    }
+}
+
+/// The cache entry of a foreign node.
+#[inline(always)]
+fn cache_index(id: NodeId) -> usize {
+    (id.bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
 }
 
 impl Segment {
@@ -111,6 +179,7 @@ impl Segment {
             many_partials: Vec::new(),
             imports: Vec::new(),
             proxies: ProxyMap::with_hasher(std::hash::BuildHasherDefault::new()),
+            cache: [NO_ENTRY; CACHE],
         };
         self.extra.as_deref().unwrap_or(&EMPTY)
     }
@@ -131,6 +200,7 @@ impl Segment {
             x.many_partials.clear();
             x.imports.clear();
             x.proxies.clear();
+            x.cache = [NO_ENTRY; CACHE];
         }
         self.first = 0;
     }
@@ -142,6 +212,12 @@ impl Segment {
         if rel < self.len() as u64 {
             rel as u32 + 1
         } else {
+            if let Some(x) = &self.extra {
+                let (bits, slot) = x.cache[cache_index(id)];
+                if bits == id.bits() {
+                    return slot;
+                }
+            }
             self.import(id)
         }
     }
@@ -157,8 +233,16 @@ impl Segment {
                  independent)"
             );
         }
-        if let Some(&slot) = self.extra.as_ref().and_then(|x| x.proxies.get(&id)) {
-            return slot;
+        let h = cache_index(id);
+        if let Some(x) = &mut self.extra {
+            let (bits, slot) = x.cache[h];
+            if bits == id.bits() {
+                return slot;
+            }
+            if let Some(&slot) = x.proxies.get(&id) {
+                x.cache[h] = (id.bits(), slot);
+                return slot;
+            }
         }
         let b = self.imports().len() as u32;
         let slot = self.push(Rec {
@@ -170,6 +254,7 @@ impl Segment {
         let x = self.extra_mut();
         x.imports.push((slot, id));
         x.proxies.insert(id, slot);
+        x.cache[h] = (id.bits(), slot);
         slot
     }
 
@@ -177,7 +262,7 @@ impl Segment {
     #[inline(always)]
     fn push(&mut self, r: Rec) -> u32 {
         let index = self.len();
-        if index >= u32::MAX as usize - 2 {
+        if index >= u32::MAX as usize - 3 {
             limit_exceeded();
         }
         self.recs.push(r);
@@ -221,30 +306,102 @@ impl Segment {
     #[inline]
     pub(crate) fn push_many(&mut self, ops: impl Iterator<Item = (NodeId, f64)>) -> NodeId {
         let mut x = self.extra.take().unwrap_or_default();
-        let start = x.many_slots.len();
+        let start = (x.many_slots.len(), x.many_partials.len());
         for (id, p) in ops {
             self.many_operand(&mut x, id, p);
         }
         self.close_many(x, start)
     }
 
-    /// The dot product of `n` pairs: `pair(i)` gives the IDs and values of `uᵢ` and `vᵢ`.
-    #[inline]
-    pub(crate) fn push_dot(
-        &mut self,
-        n: usize,
-        pair: impl Fn(usize) -> (NodeId, f64, NodeId, f64),
-    ) -> NodeId {
+    /// The dot product of `u` and `v` (equal lengths, not all constants) as one record of
+    /// kind [`DOT`]; returns its value (summed in index order from 0) and ID. The partials (the
+    /// values of `v`, then those of `u`) go to the side array of partials; each side's operand
+    /// slots are a dense range, stored as its first slot, or listed in the side array of slots
+    /// (constants as the sink slot 0), or [`NO_SIDE`] if all its operands are constants.
+    pub(crate) fn push_dot(&mut self, u: &[Var<'_>], v: &[Var<'_>]) -> (f64, NodeId) {
+        let n = u.len();
+        let (value, dense_u, dense_v, start) = self.dot_partials(u, v);
+        // Sides next: an operand of another job pushes its proxy.
+        let su = self.dot_side(u, dense_u);
+        let sv = self.dot_side(v, dense_v);
+        if start > u32::MAX as usize || n > u32::MAX as usize {
+            limit_exceeded();
+        }
+        let k = self.push(Rec {
+            a: DOT,
+            b: 0,
+            pa: f64::from_bits(start as u64 | (n as u64) << 32),
+            pb: f64::from_bits(su as u64 | (sv as u64) << 32),
+        });
+        (value, self.id(k))
+    }
+
+    /// One pass over a dot product's operands: appends the partials, and returns the value,
+    /// whether the IDs of `u` and of `v` are consecutive, and where the partials start.
+    fn dot_partials(&mut self, u: &[Var<'_>], v: &[Var<'_>]) -> (f64, bool, bool, usize) {
+        let n = u.len();
+        let parts = &mut self.extra_mut().many_partials;
+        let start = parts.len();
+        parts.reserve(2 * n);
+        let (pv, pu) = parts.spare_capacity_mut()[..2 * n].split_at_mut(n);
+        let (fu, fv) = (u[0].id().bits(), v[0].id().bits());
+        let (mut value, mut du, mut dv) = (0.0, true, true);
+        for (i, ((a, b), (wv, wu))) in u.iter().zip(v).zip(pv.iter_mut().zip(pu)).enumerate() {
+            value += a.value() * b.value();
+            wv.write(b.value());
+            wu.write(a.value());
+            du &= a.id().bits() == fu.wrapping_add(i as u64);
+            dv &= b.id().bits() == fv.wrapping_add(i as u64);
+        }
+        // SAFETY: the loop wrote the `2n` elements after `start` (`pv` and `pu` have `n` each,
+        // as `u` and `v` do: `dot` checks the lengths).
+        unsafe { parts.set_len(start + 2 * n) };
+        (value, du, dv, start)
+    }
+
+    /// One side of a dot product: [`NO_SIDE`] if all its operands are constants; [`DENSE`]
+    /// with its first slot if `consecutive` IDs lie in this job (all slots below 2³¹);
+    /// otherwise the start of its slots in the side array.
+    fn dot_side(&mut self, ops: &[Var<'_>], consecutive: bool) -> u32 {
+        let rel = ops[0].id().bits() ^ self.base;
+        let (n, len) = (ops.len() as u64, self.len() as u64);
+        if consecutive && rel < len && n <= len - rel && rel + n < DENSE as u64 {
+            return DENSE | (rel as u32 + 1);
+        }
+        if ops.iter().all(|t| t.is_constant()) {
+            return NO_SIDE;
+        }
         let mut x = self.extra.take().unwrap_or_default();
         let start = x.many_slots.len();
-        x.many_slots.reserve(2 * n);
-        x.many_partials.reserve(2 * n);
-        for i in 0..n {
-            let (u, uv, v, vv) = pair(i);
-            self.many_operand(&mut x, u, vv);
-            self.many_operand(&mut x, v, uv);
+        if start + ops.len() >= DENSE as usize {
+            limit_exceeded();
         }
-        self.close_many(x, start)
+        x.many_slots.reserve(ops.len());
+        for t in ops {
+            let s = if t.is_constant() {
+                0
+            } else {
+                self.operand_slot(&mut x, t.id())
+            };
+            x.many_slots.push(s);
+        }
+        self.extra = Some(x);
+        start as u32
+    }
+
+    /// The slot of operand `id` (not a constant), with the side arrays `x` taken out of the
+    /// segment (put back only for an import, which uses them too).
+    #[inline(always)]
+    fn operand_slot(&mut self, x: &mut Box<Extra>, id: NodeId) -> u32 {
+        let rel = id.bits() ^ self.base;
+        if rel < self.len() as u64 {
+            rel as u32 + 1
+        } else {
+            self.extra = Some(std::mem::take(x));
+            let s = self.import(id);
+            *x = self.extra.take().expect("put back above");
+            s
+        }
     }
 
     /// Appends operand `id` (skipped if a constant) with partial `p` to the side arrays `x`,
@@ -255,52 +412,76 @@ impl Segment {
         if id.is_constant() {
             return;
         }
-        let rel = id.bits() ^ self.base;
-        let s = if rel < self.len() as u64 {
-            rel as u32 + 1
-        } else {
-            self.extra = Some(std::mem::take(x));
-            let s = self.import(id);
-            *x = self.extra.take().expect("put back above");
-            s
-        };
+        let s = self.operand_slot(x, id);
         x.many_slots.push(s);
         x.many_partials.push(p);
     }
 
     /// Puts the side arrays back and appends the record of the operands from `start`.
-    fn close_many(&mut self, x: Box<Extra>, start: usize) -> NodeId {
+    /// `start` is where the record's slots and partials begin in the side arrays.
+    fn close_many(&mut self, x: Box<Extra>, (start, pstart): (usize, usize)) -> NodeId {
         let count = x.many_slots.len() - start;
         self.extra = Some(x);
-        if start > u32::MAX as usize - count {
+        if start > u32::MAX as usize - count || pstart > u32::MAX as usize {
             limit_exceeded();
         }
         let k = self.push(Rec {
             a: MANY,
             b: start as u32,
             pa: f64::from_bits(count as u64),
-            pb: 0.0,
+            pb: f64::from_bits(pstart as u64),
         });
         self.id(k)
     }
 
     /// The operands of record `r`, whose own slot is `own`, as (slot, partial): unused slots
-    /// (which name `own`) left out.
+    /// (which name `own`, or the sink 0) left out.
     pub(crate) fn operands(&self, r: &Rec, own: u32) -> Vec<(u32, f64)> {
+        let x = self.extra();
         let all = match r.a {
             MANY => {
-                let range = r.b as usize..r.b as usize + r.pa.to_bits() as usize;
-                let x = self.extra();
-                x.many_slots[range.clone()]
+                let (slots, parts) = many_parts(r);
+                x.many_slots[slots]
                     .iter()
                     .copied()
-                    .zip(x.many_partials[range].iter().copied())
+                    .zip(x.many_partials[parts].iter().copied())
                     .collect()
+            }
+            DOT => {
+                let (start, n, su, sv) = dot_parts(r);
+                let parts = &x.many_partials[start..start + 2 * n];
+                let mut all = Vec::with_capacity(2 * n);
+                for (side, p) in [(su, &parts[..n]), (sv, &parts[n..])] {
+                    all.extend(self.dot_slots(side, n).zip(p.iter().copied()));
+                }
+                all
             }
             PROXY => Vec::new(),
             _ => vec![(r.a, r.pa), (r.b, r.pb)],
         };
-        all.into_iter().filter(|&(s, _)| s != own).collect()
+        all.into_iter()
+            .filter(|&(s, _)| s != own && s != 0)
+            .collect()
+    }
+
+    /// The `n` operand slots of a dot product's `side`.
+    pub(crate) fn dot_slots(&self, side: u32, n: usize) -> impl Iterator<Item = u32> + '_ {
+        let (dense, sparse) = if side == NO_SIDE {
+            (None, None)
+        } else if side & DENSE != 0 {
+            let first = side & !DENSE;
+            (Some(first..first + n as u32), None)
+        } else {
+            let start = side as usize;
+            (
+                None,
+                Some(self.extra().many_slots[start..start + n].iter().copied()),
+            )
+        };
+        dense
+            .into_iter()
+            .flatten()
+            .chain(sparse.into_iter().flatten())
     }
 
     /// Operands recorded (sink slots excluded), and how many of them are proxies.
@@ -326,10 +507,12 @@ impl Segment {
             })
     }
 
-    /// Bytes of storage: 24 per record, 12 per operand of a many-operand record, 12 per import.
+    /// Bytes of storage: 24 per record, 12 per operand of a many-operand record (8 on a dense
+    /// side of a dot product), 12 per import.
     pub(crate) fn bytes(&self) -> usize {
         self.recs.len() * std::mem::size_of::<Rec>()
-            + self.extra().many_slots.len() * (4 + 8)
+            + self.extra().many_slots.len() * 4
+            + self.extra().many_partials.len() * 8
             + self.imports().len() * 12
     }
 }
@@ -338,7 +521,7 @@ impl Segment {
 #[inline(never)]
 fn limit_exceeded() -> ! {
     panic!(
-        "gradus-tape: a job exceeded the limit of 2^32 - 2 nodes or 2^32 operands; \
+        "gradus-tape: a job exceeded the limit of 2^32 - 4 nodes or 2^32 operands; \
          split the computation with join or par_map"
     )
 }

@@ -30,7 +30,9 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// fork, returned at the join). A `Var` sent to a sibling task through a channel, a lock or a
 /// global breaks the order of the reverse pass and gives wrong gradients.
 ///
-/// Constants record nothing: an operation whose operands are all constants returns a constant.
+/// Constants record nothing: an operation whose operands are all constants returns a constant,
+/// and one with a constant operand and a partial of exactly 1 with respect to the other
+/// (`x + c`, `x - c`, `x * 1`, `x / 1`) returns that operand's node with the new value.
 /// Nested recordings are independent; a `Var` of an outer recording must not be used inside an
 /// inner one (the brand catches mixing the two in one operation, not every such use).
 ///
@@ -74,7 +76,7 @@ impl<'r> Var<'r> {
 
     /// A node with value `v` and partial `p` with respect to `self`.
     #[inline(always)]
-    fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
+    pub(crate) fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
         if self.id.is_constant() {
             return Var::constant(v);
         }
@@ -84,11 +86,22 @@ impl<'r> Var<'r> {
     }
 
     /// A node with value `v` and partials `pa`, `pb` with respect to `self` and `o`.
+    ///
+    /// With one operand a constant and a partial of exactly 1 with respect to the other (`x + c`,
+    /// `x - c`, `x * 1`, `x / 1`), the result is that operand's node with the new value:
+    /// the adjoint would pass through unchanged, so no record is made.
     #[inline(always)]
-    fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
+    pub(crate) fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
-        if a.is_constant() && b.is_constant() {
-            return Var::constant(v);
+        if a.is_constant() {
+            if b.is_constant() {
+                return Var::constant(v);
+            }
+            if pb == 1.0 {
+                return Var::from_parts(v, b);
+            }
+        } else if b.is_constant() && pa == 1.0 {
+            return Var::from_parts(v, a);
         }
         let id = with_active!(|seg| seg.push2(a, pa, b, pb));
         Var::from_parts(v, id)
@@ -123,9 +136,12 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     Var::from_parts(value, id)
 }
 
-/// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node whose `2n` operands
-/// take 12 bytes each, rather than `2n` nodes of 24 bytes; the reverse pass resolves it with
-/// `2n` independent updates instead of a chain of additions. The value is that of the loop
+/// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node, rather than `2n`
+/// nodes of 24 bytes: a side whose operands are consecutive nodes of the running job (a slice
+/// of the inputs, or of values computed one record each) takes 8 bytes per operand and is
+/// resolved by one vectorised `axpy`; another side takes 12 bytes per operand. The reverse
+/// pass makes `2n` independent updates instead of following a chain of additions. Dot products
+/// of one or two pairs are recorded as the operations of the loop, which cost less. The value is that of the loop
 /// `acc = acc + u[i] * v[i]` from `acc = 0`.
 ///
 /// # Panics
@@ -136,6 +152,8 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
 /// assert_eq!((y, g), (11.0, vec![3.0, 4.0, 1.0, 2.0]));
 /// ```
 pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    /// Dot products up to this length are recorded as operations.
+    const SHORT_DOT: usize = 2;
     assert_eq!(
         u.len(),
         v.len(),
@@ -143,16 +161,58 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
         u.len(),
         v.len()
     );
-    let value = u
-        .iter()
-        .zip(v)
-        .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
+    if u.len() <= SHORT_DOT {
+        // Cheaper as operations than as a node with side arrays.
+        return u
+            .iter()
+            .zip(v)
+            .fold(Var::constant(0.0), |acc, (&a, &b)| acc + a * b);
+    }
     if u.iter().chain(v).all(|t| t.is_constant()) {
+        let value = u
+            .iter()
+            .zip(v)
+            .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
         return Var::constant(value);
     }
-    let id =
-        with_active!(|seg| seg.push_dot(u.len(), |i| (u[i].id, u[i].value, v[i].id, v[i].value)));
+    let (value, id) = with_active!(|seg| seg.push_dot(u, v));
     Var::from_parts(value, id)
+}
+
+/// The matrix-vector product `m v` of a row-major matrix `m` with `v.len()` columns: one
+/// [`dot`] node per row, so each row costs 8 bytes per operand on a side whose operands are
+/// consecutive nodes (a row of inputs, say) and 12 otherwise, instead of two 24-byte nodes per
+/// entry.
+///
+/// # Panics
+/// If `m.len()` is not a multiple of `v.len()` (or `v` is empty and `m` is not).
+///
+/// ```
+/// let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+/// let (y, g) = gradus_tape::grad(&x, |p| {
+///     let r = gradus_tape::matvec(&p[..4], &p[4..]);
+///     r[0] + r[1]
+/// });
+/// assert_eq!(y, (1.0 * 5.0 + 2.0 * 6.0) + (3.0 * 5.0 + 4.0 * 6.0));
+/// assert_eq!(g, vec![5.0, 6.0, 5.0, 6.0, 1.0 + 3.0, 2.0 + 4.0]);
+/// ```
+pub fn matvec<'r>(m: &[Var<'r>], v: &[Var<'r>]) -> Vec<Var<'r>> {
+    if v.is_empty() {
+        assert!(
+            m.is_empty(),
+            "gradus-tape: matvec of a matrix of {} entries and an empty vector",
+            m.len()
+        );
+        return Vec::new();
+    }
+    assert!(
+        m.len().is_multiple_of(v.len()),
+        "gradus-tape: matvec of a matrix of {} entries and a vector of length {} (not a \
+         multiple)",
+        m.len(),
+        v.len()
+    );
+    m.chunks_exact(v.len()).map(|row| dot(row, v)).collect()
 }
 
 impl fmt::Debug for Var<'_> {

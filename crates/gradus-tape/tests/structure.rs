@@ -83,13 +83,15 @@ fn edges_visited_never_exceed_edges_recorded() {
 }
 
 #[test]
-fn dot_product_records_4n_minus_1_edges() {
+fn dot_product_records_4n_minus_2_edges() {
     for n in [1usize, 10, 1000] {
         let x = dotprod_inputs(n);
         let rec = record(&x, |x| vec![fdotprod(x)]);
-        assert_eq!(rec.stats().edges, 4 * n - 1);
-        // 24 bytes per operation (n products, n sums), nothing for the inputs.
-        assert_eq!(rec.stats().bytes, 24 * 2 * n);
+        // The paper's 4n - 1, less the first addition, to the constant 0, which records
+        // nothing (partial 1 with respect to the product).
+        assert_eq!(rec.stats().edges, 4 * n - 2);
+        // 24 bytes per operation (n products, n - 1 sums), nothing for the inputs.
+        assert_eq!(rec.stats().bytes, 24 * (2 * n - 1));
     }
 }
 
@@ -135,12 +137,13 @@ fn nested_forks_and_par_map_job_graphs() {
         let parts: Vec<Var> = par_map_chunks(&[1.0, 2.0, 3.0, 4.0, 5.0], 2, |k| x[0] * *k);
         vec![parts.into_iter().sum()]
     });
+    // `x[0] * 1.0` and the sum's first addition (to the constant 0) record nothing.
     assert_eq!(
         rec.job_graph().to_string(),
         "job 0: start; 1 nodes, 0 edges\n\
-         job 1: start; 2 nodes, 2 edges\n\
+         job 1: start; 1 nodes, 1 edges\n\
          job 2: start; 3 nodes, 3 edges\n\
-         job 3: fork of 0, joined from [1, 2]; 5 nodes, 9 edges (terminal)\n"
+         job 3: fork of 0, joined from [1, 2]; 4 nodes, 8 edges (terminal)\n"
     );
     assert_eq!(rec.pullback(&[1.0]), vec![15.0]);
 }
@@ -393,4 +396,30 @@ fn dot_is_one_node_and_matches_the_scalar_loop() {
         gradus_tape::dot(&c, &c)
     });
     assert_eq!((y, g), (13.0, vec![0.0]));
+}
+
+#[test]
+fn operations_passing_the_adjoint_unchanged_record_nothing() {
+    // `x + c`, `c + x`, `x - c`, `x * 1`, `x / 1`: partial 1 with respect to the only
+    // non-constant operand, so the result is that operand's node with the new value.
+    fn f<'r>(x: &[Var<'r>]) -> Var<'r> {
+        let one = Var::constant(1.0);
+        let y = (((x[0] + 2.5) * 1.0 - 0.5) / one + x[1]) * one;
+        (3.0 + y) / 1.0
+    }
+    let rec = record(&[1.5, -2.0], |x| vec![f(x)]);
+    // Only `… + x[1]` is recorded.
+    assert_eq!((rec.stats().nodes, rec.stats().edges), (3, 2));
+    assert_eq!(
+        rec.outputs(),
+        &[(((1.5 + 2.5) * 1.0 - 0.5) / 1.0 - 2.0) * 1.0 + 3.0]
+    );
+    assert_eq!(rec.pullback(&[2.0]), vec![2.0, 2.0]);
+    // `c - x`, `x * c`: recorded, with their partials.
+    let rec = record(&[1.5], |x| vec![(1.0 - x[0]) * 3.0]);
+    assert_eq!(rec.stats().nodes, 3);
+    assert_eq!(rec.pullback(&[1.0]), vec![-3.0]);
+    // A folded input as an output gets its seed.
+    let (y, g) = grad(&[4.0, 5.0], |x| x[1] - 1.0);
+    assert_eq!((y, g), (4.0, vec![0.0, 1.0]));
 }

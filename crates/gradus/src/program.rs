@@ -213,6 +213,11 @@ impl Program {
         .map_err(CallError::Runtime)
     }
 
+    /// The backend this program's calls run on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
     /// This program, running its calls on `backend`: for the native backend, generates C,
     /// compiles it (or finds it in the cache) and loads it. Fails when there is no C compiler,
     /// when the compiler fails, or when the program uses something the backend cannot lower.

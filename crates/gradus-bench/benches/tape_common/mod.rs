@@ -23,6 +23,11 @@ pub trait Sc:
     fn vdot(u: &[Self], v: &[Self]) -> Self {
         dot(u, v)
     }
+    /// One Euler step of [`fparticles`] as the engine's statements where it has them
+    /// (gradus-tape's `statement`, one node per assignment); the scalar operations otherwise.
+    fn step(s: [Self; 4]) -> [Self; 4] {
+        euler_step(s)
+    }
 }
 
 impl Sc for f64 {
@@ -54,6 +59,16 @@ impl Sc for Var<'_> {
     }
     fn vdot(u: &[Self], v: &[Self]) -> Self {
         gradus_tape::dot(u, v)
+    }
+    fn step([px, py, vx, vy]: [Self; 4]) -> [Self; 4] {
+        use gradus_tape::statement;
+        // The same operations in the same order as `euler_step`, one record per state variable.
+        [
+            statement([px, vx], |[p, v]| p + v * 0.05),
+            statement([py, vy], |[p, v]| p + v * 0.05),
+            statement([vx, px], |[v, p]| v + (p * -0.5 - v * 0.2) * 0.05),
+            statement([vy, py], |[v, p]| v + (p * -0.5 - v * 0.2) * 0.05),
+        ]
     }
 }
 impl Sc for Dual<f64> {
@@ -207,19 +222,31 @@ pub fn fneural_as<S: Sc, const V: bool>(p: &[S]) -> S {
     out
 }
 
+/// One explicit Euler step of a particle `(px, py, vx, vy)`.
+pub fn euler_step<S: Sc>([px, py, vx, vy]: [S; 4]) -> [S; 4] {
+    let ax = px.mulc(-0.5) - vx.mulc(0.2);
+    let ay = py.mulc(-0.5) - vy.mulc(0.2);
+    [
+        px + vx.mulc(0.05),
+        py + vy.mulc(0.05),
+        vx + ax.mulc(0.05),
+        vy + ay.mulc(0.05),
+    ]
+}
+
 pub fn fparticles<S: Sc>(x: &[S], steps: usize) -> S {
+    fparticles_as::<S, false>(x, steps)
+}
+
+/// [`fparticles`], each step by [`euler_step`], or by the engine's [`Sc::step`] when `V`.
+pub fn fparticles_as<S: Sc, const V: bool>(x: &[S], steps: usize) -> S {
     let mut out: Option<S> = None;
     for s in x.chunks_exact(4) {
-        let (mut px, mut py, mut vx, mut vy) = (s[0], s[1], s[2], s[3]);
+        let mut state = [s[0], s[1], s[2], s[3]];
         for _ in 0..steps {
-            let ax = px.mulc(-0.5) - vx.mulc(0.2);
-            let ay = py.mulc(-0.5) - vy.mulc(0.2);
-            px = px + vx.mulc(0.05);
-            py = py + vy.mulc(0.05);
-            vx = vx + ax.mulc(0.05);
-            vy = vy + ay.mulc(0.05);
+            state = if V { S::step(state) } else { euler_step(state) };
         }
-        let y = px * py;
+        let y = state[0] * state[1];
         out = Some(match out {
             None => y,
             Some(o) => o + y,
@@ -359,6 +386,12 @@ pub fn programs() -> Vec<Program> {
         gradus_tape::programs::particles_inputs(),
         |x| fparticles(x, 1000),
         forward = true
+    ));
+    ps.push(program!(
+        "fparticles +stmt".to_string(),
+        gradus_tape::programs::particles_inputs(),
+        |x| fparticles_as::<_, true>(x, 1000),
+        forward = false
     ));
     ps
 }

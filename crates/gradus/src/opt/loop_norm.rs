@@ -94,7 +94,7 @@ pub fn rule(eng: &mut Engine, ctx: &mut Ctx, stm: &Stm, scope: &Scope) -> Option
 ///
 /// The moved statements are those neither the read results nor an assertion need, so
 /// nothing left before the `if` reads them; none may read an array that a statement left
-/// before it consumes.
+/// before it consumes, nor may such a statement consume a parameter the else branch returns.
 fn skip_in_last(
     eng: &mut Engine,
     ctx: &mut Ctx,
@@ -150,8 +150,13 @@ fn skip_in_last(
     }) {
         return None;
     }
-    ctx.fire("loop-last-skips");
+    // The else branch passes the unread results' parameters on: none may be consumed by a
+    // statement left before the `if` (a return sweep restoring an array in place).
     let dead: Vec<usize> = (0..stm.pat.len()).filter(|k| !used(&stm.pat[*k])).collect();
+    if dead.iter().any(|k| consumed.contains(&params[*k].0)) {
+        return None;
+    }
+    ctx.fire("loop-last-skips");
     let types: Vec<Type> = dead
         .iter()
         .map(|k| eng.names.ty(params[*k].0).clone())

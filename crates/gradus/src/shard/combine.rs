@@ -147,3 +147,50 @@ fn concat(parts: &[Value]) -> Result<Value, String> {
         Array::new(shape, buf).expect("the concatenated shape"),
     ))
 }
+
+/// Appends the elements of a partial sum to the float buffer (floats, widened to `f64`) or
+/// the integer buffer (integers, as `i64`): one buffer of each kind is summed per call.
+pub fn pack_sum(v: &Value, floats: &mut Vec<f64>, ints: &mut Vec<i64>) {
+    let elems: Vec<Scalar> = match v {
+        Value::Scalar(s) => vec![*s],
+        Value::Array(a) => (0..a.len()).map(|i| a.buffer().get(i)).collect(),
+    };
+    for s in elems {
+        match s {
+            Scalar::F64(x) => floats.push(x),
+            Scalar::F32(x) => floats.push(f64::from(x)),
+            other => ints.push(other.as_i64().unwrap_or(0)),
+        }
+    }
+}
+
+/// The value of `like`'s type and shape from the summed buffers, read from positions `fi`
+/// and `ii` on (advanced past it): the inverse of [`pack_sum`].
+pub fn unpack_sum(
+    like: &Value,
+    floats: &[f64],
+    ints: &[i64],
+    fi: &mut usize,
+    ii: &mut usize,
+) -> Value {
+    let t = like.elem_type();
+    let mut next = || {
+        if t.is_float() {
+            *fi += 1;
+            Scalar::from_f64(t, floats[*fi - 1])
+        } else {
+            *ii += 1;
+            Scalar::from_i128(t, i128::from(ints[*ii - 1]))
+        }
+    };
+    match like {
+        Value::Scalar(_) => Value::Scalar(next()),
+        Value::Array(a) => {
+            let mut buf = Buffer::with_capacity(t, a.len());
+            for _ in 0..a.len() {
+                buf.push(next());
+            }
+            Value::Array(Array::new(a.shape().to_vec(), buf).expect("the shape of a sum"))
+        }
+    }
+}

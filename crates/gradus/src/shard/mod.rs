@@ -14,6 +14,8 @@
 mod analyse;
 pub mod combine;
 mod kind;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod rows;
 
 use crate::core::external::ExternalType;

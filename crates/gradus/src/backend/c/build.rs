@@ -6,12 +6,13 @@
 //! `a * b + c` into a fused multiply-add would change results, docs/language.md §Floating-point
 //! arithmetic).
 //!
-//! **Floating point.** By default the compiler may also reassociate float additions and
-//! multiplications (`-fassociative-math -fno-signed-zeros -fno-trapping-math`): a sequential
-//! sum such as a row of a matrix-vector product then runs as several vectorised partial
-//! sums instead of one chain of dependent additions (GMM's objective at d = 64 is 2.1×
-//! faster). Results may differ from the interpreter's in the last bits, and a zero's sign is
-//! not kept. On x86-64 Linux with glibc, loops calling `exp`, `log`, `sin`, `pow` and the
+//! **Floating point.** By default the compiler may also reassociate the additions of the
+//! float sums the lowering marks (a `reduce` with `+`, fused with a map or not: OpenMP's
+//! `simd reduction` through `-fopenmp-simd`, see [`REASSOCIATE`]): a sequential sum such as a
+//! row of a matrix-vector product then runs as several vectorised partial sums instead of
+//! one chain of dependent additions (GMM's objective at d = 64 was 2.1× faster). Results may
+//! differ from the interpreter's in the last bits, and a zero's sign is not kept; no other
+//! expression is rewritten, so infinities and NaNs are never erased. On x86-64 Linux with glibc, loops calling `exp`, `log`, `sin`, `pow` and the
 //! other functions of glibc's vector math library (libmvec) may also be vectorised, calling
 //! its versions that compute 4 or 8 values at once (`-fno-math-errno -DGR_VECTOR_MATH`,
 //! linking `-lmvec`): `lse`'s gradient is 2.5× faster. Those agree with the scalar functions
@@ -58,9 +59,13 @@ pub struct Toolchain {
     pub exact_floats: bool,
 }
 
-/// The flags that let the C compiler reassociate float operations.
-pub const REASSOCIATE: [&str; 3] = [
-    "-fassociative-math",
+/// The flags that let the C compiler reassociate the float sums of the loops the printer
+/// marks (`GR_SIMD_SUM`: OpenMP's `simd reduction`, with `-fopenmp-simd`), and ignore the
+/// sign of a zero. Not `-fassociative-math`, which would let it rewrite any float
+/// expression: `(x + 1) - x` into `1` and `x * 2 / 2` into `x`, erasing infinities and NaNs.
+pub const REASSOCIATE: [&str; 4] = [
+    "-fopenmp-simd",
+    "-DGR_OPENMP_SIMD",
     "-fno-signed-zeros",
     "-fno-trapping-math",
 ];

@@ -153,6 +153,11 @@ pub fn lower_prog(
             } else {
                 lower::CHUNKS
             },
+            combine: if opts.gpu {
+                lower::Combine::TwoLevel
+            } else {
+                lower::Combine::InOrder
+            },
         },
     )
 }

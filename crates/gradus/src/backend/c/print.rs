@@ -107,6 +107,20 @@ pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
         "#define GR_PAR_CHUNK_MIN_WORK_DEFAULT {}",
         crate::backend::lower::PAR_CHUNK_MIN_WORK_DEFAULT
     );
+    if gpu {
+        for (name, value) in [
+            (
+                crate::backend::lower::GPU_REDUCE_CHUNKS,
+                crate::backend::lower::GPU_REDUCE_CHUNKS_DEFAULT,
+            ),
+            (
+                crate::backend::lower::GPU_COMBINE_GROUPS,
+                crate::backend::lower::GPU_COMBINE_GROUPS_DEFAULT,
+            ),
+        ] {
+            let _ = writeln!(head, "#ifndef {name}\n#define {name} {value}\n#endif");
+        }
+    }
     head.push_str(RUNTIME);
     for op in p.prims.values() {
         if let Some(d) = definition(*op) {
@@ -227,6 +241,32 @@ impl Printer<'_> {
             Ex::Load { arr, idx, .. } => format!("{arr}[{}]", self.ex(idx)),
             Ex::Not(a) => format!("(!{})", self.ex(a)),
         }
+    }
+
+    /// Puts `GR_SIMD_SUM(accumulators)` in place of the text between `start` and `head_at`
+    /// (a `GR_INDEPENDENT` mark, or nothing) before the loop just printed from `head_at`
+    /// when its `body` is marked as a loop of float sums (`lower::SIMD_SUM`) and its text
+    /// leaves the loop only at its end (no `goto`, `return` or `break`, which a vectorised
+    /// loop may not hold): the C compiler may then reassociate those sums, and only them.
+    fn mark_simd_sums(&mut self, body: &[Stm], (start, head_at): (usize, usize), d: usize) {
+        let accs = body.iter().find_map(|s| match s {
+            Stm::Comment(c) => c.strip_prefix(crate::backend::lower::SIMD_SUM),
+            _ => None,
+        });
+        let Some(accs) = accs else { return };
+        let text = &self.out[head_at..];
+        if ["goto ", "return", "break;"]
+            .iter()
+            .any(|w| text.contains(w))
+        {
+            return;
+        }
+        let mark = format!(
+            "{}GR_SIMD_SUM({})\n",
+            "  ".repeat(d),
+            accs.replace(' ', ", ")
+        );
+        self.out.replace_range(start..head_at, &mark);
     }
 
     pub(super) fn line(&mut self, depth: usize, s: &str) {
@@ -806,9 +846,11 @@ impl Printer<'_> {
                 independent,
             } => {
                 let b = self.ex(bound);
+                let start = self.out.len();
                 if *independent && !fails_at_once(body) && !at_most_once(bound) {
                     self.line(d, "GR_INDEPENDENT");
                 }
+                let head_at = self.out.len();
                 let head = if *down {
                     format!("for (int64_t {var} = ({b}) - 1; {var} >= 0; {var}--) {{")
                 } else {
@@ -817,6 +859,7 @@ impl Printer<'_> {
                 self.line(d, &head);
                 self.in_loop(|p| p.stms(body, d + 1));
                 self.line(d, "}");
+                self.mark_simd_sums(body, (start, head_at), d);
             }
             Stm::ParFor {
                 var,

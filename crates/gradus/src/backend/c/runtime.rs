@@ -58,6 +58,15 @@ static void gr_gpu_unlock(void);
 /* Before a loop whose iterations touch no memory another iteration writes (the lowering
    proves it): the C compiler may vectorise it without checking at run time whether its
    arrays overlap, which costs more than the loop itself on rows of a few elements. */
+/* GR_SIMD_SUM(a, b): the loop that follows carries the float sums a, b (and nothing else): the
+   C compiler may vectorise it, reassociating those additions only (-fopenmp-simd, unless the
+   interpreter's exact floats are asked for). */
+#if defined(GR_OPENMP_SIMD)
+#define GR_PRAGMA(...) _Pragma(#__VA_ARGS__)
+#define GR_SIMD_SUM(...) GR_PRAGMA(omp simd reduction(+:__VA_ARGS__))
+#else
+#define GR_SIMD_SUM(...)
+#endif
 #if defined(__clang__)
 #define GR_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
 #elif defined(__GNUC__)

@@ -81,6 +81,7 @@ mod memory;
 mod peel;
 mod place;
 mod reduce;
+pub use reduce::SIMD_SUM;
 pub mod row_sums;
 mod runtime_checks;
 mod scatter;
@@ -118,24 +119,49 @@ pub struct Options {
     /// last iteration to its first (rounding may differ); off for the interpreter's exact
     /// results.
     pub reorder_floats: bool,
-    /// Number of chunks a parallel `reduce`, `scan` or `hist` is split into ([`CHUNKS`] for
-    /// threads; more for a GPU, where each chunk is one work-item).
+    /// Number of chunks a parallel `hist` is split into (each with its own sub-histogram), and
+    /// a parallel `reduce` or `scan` with [`Combine::InOrder`] ([`CHUNKS`] for threads; more
+    /// for a GPU, where each chunk is one work-item).
     pub chunks: i64,
+    /// How a parallel `reduce` or `scan` splits its input and combines the chunks' results.
+    pub combine: Combine,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            parallel: false,
-            safe: true,
-            reorder_floats: true,
-            chunks: CHUNKS,
-        }
-    }
+/// How a parallel `reduce` or `scan` is split into chunks and how the chunks' partial results
+/// are combined. Either way the split depends on the width only and the partial results are
+/// combined in a fixed order, so results do not vary from run to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// [`Options::chunks`] chunks, their results combined by one sequential loop (threads:
+    /// a handful of chunks).
+    InOrder,
+    /// As many chunks as elements up to [`GPU_REDUCE_CHUNKS`] (a GPU: one work-item per
+    /// chunk, enough of them to fill the device), the partial results combined in two levels:
+    /// [`GPU_COMBINE_GROUPS`] parallel groups of consecutive partial results, then one
+    /// sequential loop over the groups' results (for a scan, a third parallel step adds each
+    /// group's prefix to its partial results). The partial results then never leave the
+    /// device in bulk.
+    TwoLevel,
 }
 
-/// Number of chunks of a parallel `reduce`, `scan` or `hist` on a GPU.
+/// Number of chunks of a parallel `hist` on a GPU.
 pub const GPU_CHUNKS: i64 = 4096;
+
+/// The C macro holding the most chunks of a parallel `reduce` or `scan` on a GPU
+/// ([`GPU_REDUCE_CHUNKS_DEFAULT`] unless defined otherwise).
+pub const GPU_REDUCE_CHUNKS: &str = "GR_GPU_REDUCE_CHUNKS";
+
+/// The default of [`GPU_REDUCE_CHUNKS`]: 2^18, about as many work-items as an H200 keeps
+/// resident (132 multiprocessors of 2048), so that a memory-bound reduction has enough loads
+/// in flight.
+pub const GPU_REDUCE_CHUNKS_DEFAULT: i64 = 1 << 18;
+
+/// The C macro holding the number of groups a GPU reduction's partial results are combined
+/// in ([`GPU_COMBINE_GROUPS_DEFAULT`] unless defined otherwise).
+pub const GPU_COMBINE_GROUPS: &str = "GR_GPU_COMBINE_GROUPS";
+
+/// The default of [`GPU_COMBINE_GROUPS`].
+pub const GPU_COMBINE_GROUPS_DEFAULT: i64 = 1024;
 
 type R<T> = Result<T, String>;
 

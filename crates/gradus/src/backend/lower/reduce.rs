@@ -2,8 +2,9 @@
 //!
 //! Takes a reduction or scan whose operator fits its neutral elements and inputs. Guarantees
 //! the interpreter's left-to-right results sequentially; with `parallel` and scalar operands,
-//! when the work reaches [`PAR_CHUNK_MIN_WORK`], [`CHUNKS`] chunks are reduced in parallel
-//! and combined in order (so results do not depend on the thread count); a scan with a fused
+//! when the work reaches [`PAR_CHUNK_MIN_WORK`], chunks are reduced in parallel and combined
+//! in order (see [`Combine`]: a fixed split, so results do not depend on the thread count),
+//! and a scan is finished by scanning each chunk from its prefix (reduce-then-scan); a scan with a fused
 //! map runs the map once per element; a `redomap`'s map results are stored row by row in
 //! the same traversal; a reduction whose operator is element-wise over one-dimensional
 //! arrays accumulates in one owned array, with no allocation per row; a minimum or maximum
@@ -13,13 +14,20 @@
 //! result up to the sign of equal zeros, unless the interpreter's exact floats are asked
 //! for.
 
-use super::imp::{Ex, IdxOp, Stm as I};
+use super::imp::{Ex, IdxOp, Stm as I, Ty};
 use super::soac::store_scalars;
-use super::{Lw, PAR_CHUNK_MIN_WORK, PAR_CHUNK_MIN_WORK_DEFAULT, R, lt};
+use super::{
+    Combine, GPU_COMBINE_GROUPS, GPU_REDUCE_CHUNKS, Lw, PAR_CHUNK_MIN_WORK,
+    PAR_CHUNK_MIN_WORK_DEFAULT, R, lt,
+};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::free_in_exp;
+
+/// The prefix of the comment in the body of a loop of float sums (see `Lw::simd_sum_mark`),
+/// followed by the accumulators' names.
+pub const SIMD_SUM: &str = "simd-sum ";
 
 /// Lanes of a minimum or maximum reduction of floats ([`Lw::extremes_in_lanes`]): enough for
 /// the compare-and-blend steps of one lane to overlap those of the others.
@@ -153,6 +161,9 @@ impl<'a> Lw<'a> {
             &mut b,
         )?;
         self.move_into(&acc, &nx, t, &mut b);
+        if let Some(mark) = self.simd_sum_mark(rl, std::slice::from_ref(&acc)) {
+            b.insert(0, mark);
+        }
         out.push(I::For {
             down: false,
             independent: super::independent::writes_only_rows(&b),
@@ -297,6 +308,10 @@ impl<'a> Lw<'a> {
                 body.push(I::Decref(a.clone()));
             }
             self.move_into(a, n, t, &mut body);
+        }
+        let acc_names: Vec<String> = accs.iter().map(|(a, _)| a.clone()).collect();
+        if let Some(mark) = self.simd_sum_mark(lam, &acc_names).filter(|_| !r.scan) {
+            body.insert(0, mark);
         }
         if r.scan {
             for (p, (a, _)) in r.pat.iter().zip(&accs) {
@@ -666,7 +681,10 @@ impl<'a> Lw<'a> {
         accs
     }
 
-    /// `reduce`/`scan` over [`CHUNKS`] chunks in parallel, scalar operands only.
+    /// `reduce`/`scan` over chunks in parallel, scalar operands only: each chunk reduced into
+    /// a partial result, the partial results combined in order ([`Lw::combine_parts`]; for a
+    /// scan, replaced by their exclusive prefixes), and for a scan each chunk scanned from its
+    /// prefix — reduce-then-scan.
     fn par_reduce_or_scan(&mut self, r: &Reduction<'_>, out: &mut Vec<I>) -> R<()> {
         let &Reduction {
             pat,
@@ -679,7 +697,8 @@ impl<'a> Lw<'a> {
         } = r;
         let tys: Vec<PrimType> = lam.ret.iter().map(|t| t.elem()).collect();
         let extremes = self.extremes(r);
-        let parts = self.alloc_scratch("part", &tys, &Ex::int(self.opts.chunks), out);
+        let count = self.chunk_count(w, out);
+        let parts = self.alloc_scratch("part", &tys, &count, out);
         let part_arrays: Vec<(String, PrimType)> = parts.iter().cloned().zip(tys.clone()).collect();
         let results: Vec<(String, PrimType)> = pat
             .iter()
@@ -694,16 +713,19 @@ impl<'a> Lw<'a> {
                           write_part: bool|
          -> R<Vec<I>> {
             let mut b = Vec::new();
-            let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
+            let (lo, hi) = s.chunk_range_of(&Ex::var(c), w, &count, &mut b);
             let accs = s.init_scalars("acc", &tys, init, &mut b);
             if let Some(ext) = &extremes {
                 // Not a scan (see `extremes`): only the chunk's partial result is stored.
-                let count = Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo));
-                s.extremes_in_lanes(r, ext, (&Ex::var(&lo), &count), &accs, &mut b)?;
+                let len = Ex::idx(IdxOp::Sub, Ex::var(&hi), Ex::var(&lo));
+                s.extremes_in_lanes(r, ext, (&Ex::var(&lo), &len), &accs, &mut b)?;
                 store_scalars(&part_arrays, &Ex::var(c), &accs, &mut b);
                 return Ok(b);
             }
+            let acc_names: Vec<String> = accs.iter().map(|(a, _)| a.clone()).collect();
+            let mark = s.simd_sum_mark(lam, &acc_names).filter(|_| !write);
             let items = s.chunk_for(&lo, &hi, |s, i, inner| {
+                inner.extend(mark);
                 let mut args = accs.clone();
                 args.extend(s.reduced_elems(r, i, inner)?);
                 s.apply(lam, &args, &accs, inner)?;
@@ -724,42 +746,19 @@ impl<'a> Lw<'a> {
         // a plain scan reads its input twice instead of writing its output twice.
         let propagate = scan && pre.is_some();
         // Phase 1: each chunk reduced from the neutral element into its partial result.
-        self.par_chunks(r.work(), out, |s, c| {
+        self.par_chunks_of(&count, r.work(), out, |s, c| {
             chunk_loop(s, c, &|j| neutral_ex[j].clone(), propagate, true)
         })?;
         // Phase 2: combine the partial results in order (for scan: exclusive prefixes).
-        let accs = self.init_scalars("tot", &tys, &|j| neutral_ex[j].clone(), out);
-        let c2 = self.fresh("c");
-        let mut body2 = Vec::new();
-        let mut args = accs.clone();
-        args.extend(self.load_scalars("pv", &part_arrays, &Ex::var(&c2), &mut body2));
-        if scan {
-            store_scalars(&part_arrays, &Ex::var(&c2), &accs, &mut body2);
-        }
-        self.apply(lam, &args, &accs, &mut body2)?;
-        out.push(I::For {
-            down: false,
-            independent: false,
-            var: c2,
-            bound: Ex::int(self.opts.chunks),
-            body: body2,
-        });
+        let accs = self.combine_parts(lam, &neutral_ex, &part_arrays, &count, scan, out)?;
         if propagate {
             // Phase 3: each chunk but the first combines its prefix with its results.
             let work = Ex::times(w.clone(), Ex::int(Self::cost(&lam.body)));
-            self.par_chunks(work, out, |s, c| {
+            self.par_chunks_of(&count, work, out, |s, c| {
                 let mut b = Vec::new();
-                let (lo, hi) = s.chunk_range(&Ex::var(c), w, &mut b);
+                let (lo, hi) = s.chunk_range_of(&Ex::var(c), w, &count, &mut b);
                 let prefix = s.load_scalars("pre", &part_arrays, &Ex::var(c), &mut b);
-                let items = s.chunk_for(&lo, &hi, |s, i, inner| {
-                    let mut args = prefix.clone();
-                    args.extend(s.load_scalars("x", &results, i, inner));
-                    let tys = results.iter().map(|(_, t)| Type::Prim(*t));
-                    let combined = s.decl_fresh("r", tys, inner);
-                    s.apply(lam, &args, &combined, inner)?;
-                    store_scalars(&results, i, &combined, inner);
-                    Ok(())
-                })?;
+                let items = s.combine_prefix(lam, &prefix, &results, (&lo, &hi))?;
                 b.push(items);
                 Ok(vec![I::If {
                     cond: lt(Ex::int(0), Ex::var(c)),
@@ -769,7 +768,7 @@ impl<'a> Lw<'a> {
             })?;
         } else if scan {
             // Phase 3: each chunk scanned from its prefix.
-            self.par_chunks(r.work(), out, |s, c| {
+            self.par_chunks_of(&count, r.work(), out, |s, c| {
                 let init = |j: usize| Ex::Load {
                     elem: tys[j],
                     arr: parts[j].clone(),
@@ -789,6 +788,166 @@ impl<'a> Lw<'a> {
             out.push(I::Decref(p));
         }
         Ok(())
+    }
+
+    /// The mark ([`SIMD_SUM`]) that makes the first statement of a loop body whose only
+    /// carried values are the float accumulators `accs`, each combined with its element by
+    /// `lam` as `acc + x` (or `x + acc`): the C printer may then let the C compiler vectorise
+    /// the loop's sums (reassociating those additions only). `None` with exact floats or any
+    /// other operator.
+    fn simd_sum_mark(&self, lam: &Lambda, accs: &[String]) -> Option<I> {
+        if !self.opts.reorder_floats || accs.is_empty() || lam.params.len() != 2 * accs.len() {
+            return None;
+        }
+        let k = accs.len();
+        let stms = &lam.body.stms;
+        let sums = stms.len() == k
+            && stms.iter().enumerate().all(|(j, s)| {
+                let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, t), args)) = &s.exp else {
+                    return false;
+                };
+                let (a, b) = (SubExp::Var(lam.params[j]), SubExp::Var(lam.params[j + k]));
+                t.is_float()
+                    && s.pat.len() == 1
+                    && lam.body.result.get(j) == Some(&SubExp::Var(s.pat[0]))
+                    && (args[..] == [a, b] || args[..] == [b, a])
+            });
+        sums.then(|| I::Comment(format!("{SIMD_SUM}{}", accs.join(" "))))
+    }
+
+    /// The number of chunks a parallel reduction of `w` elements is split into (see
+    /// [`Combine`]): a constant, or declared here as `min(w, most)`.
+    fn chunk_count(&mut self, w: &Ex, out: &mut Vec<I>) -> Ex {
+        match self.opts.combine {
+            Combine::InOrder => Ex::int(self.opts.chunks),
+            Combine::TwoLevel => self.declare_min("nchunks", w, Ex::var(GPU_REDUCE_CHUNKS), out),
+        }
+    }
+
+    /// Declares a fresh `i64` named after `hint`: the smaller of `a` and `b`.
+    fn declare_min(&mut self, hint: &str, a: &Ex, b: Ex, out: &mut Vec<I>) -> Ex {
+        let name = self.fresh(hint);
+        out.push(I::Decl {
+            ty: Ty::Prim(PrimType::I64),
+            name: name.clone(),
+            init: Some(Ex::Prim(
+                PrimOp::Bin(BinOp::Min, PrimType::I64),
+                vec![a.clone(), b],
+            )),
+        });
+        Ex::var(&name)
+    }
+
+    /// Combines the `count` partial results in `parts` in order with `lam` from `neutral`,
+    /// returning the total (declared scalars); for a `scan`, also replaces each partial result
+    /// by the combination of those before it (its exclusive prefix). [`Combine::InOrder`]:
+    /// one sequential loop. [`Combine::TwoLevel`]: groups of consecutive partial results
+    /// combined in parallel (each left holding exclusive prefixes within its group), the
+    /// groups' results combined by one sequential loop, and for a scan each group's prefix
+    /// combined with its partial results in parallel.
+    fn combine_parts(
+        &mut self,
+        lam: &Lambda,
+        neutral: &[Ex],
+        parts: &[(String, PrimType)],
+        count: &Ex,
+        scan: bool,
+        out: &mut Vec<I>,
+    ) -> R<Vec<(String, Type)>> {
+        if self.opts.combine == Combine::InOrder {
+            return self.combine_in_order(lam, neutral, parts, count, scan, out);
+        }
+        let groups = Ex::var(GPU_COMBINE_GROUPS);
+        let tys: Vec<PrimType> = parts.iter().map(|(_, t)| *t).collect();
+        let ngroups = self.declare_min("ngroups", count, groups, out);
+        let gnames = self.alloc_scratch("gpart", &tys, &ngroups, out);
+        let gparts: Vec<(String, PrimType)> = gnames.iter().cloned().zip(tys.clone()).collect();
+        let work = Ex::times(count.clone(), Ex::int(Self::cost(&lam.body)));
+        self.par_chunks_of(&ngroups, work.clone(), out, |s, d| {
+            let mut b = Vec::new();
+            let (lo, hi) = s.chunk_range_of(&Ex::var(d), count, &ngroups, &mut b);
+            let accs = s.init_scalars("acc", &tys, &|j| neutral[j].clone(), &mut b);
+            let items = s.chunk_for(&lo, &hi, |s, c, inner| {
+                let mut args = accs.clone();
+                args.extend(s.load_scalars("pv", parts, c, inner));
+                if scan {
+                    store_scalars(parts, c, &accs, inner);
+                }
+                s.apply(lam, &args, &accs, inner)
+            })?;
+            b.push(items);
+            store_scalars(&gparts, &Ex::var(d), &accs, &mut b);
+            Ok(b)
+        })?;
+        let total = self.combine_in_order(lam, neutral, &gparts, &ngroups, scan, out)?;
+        if scan {
+            self.par_chunks_of(&ngroups, work, out, |s, d| {
+                let mut b = Vec::new();
+                let (lo, hi) = s.chunk_range_of(&Ex::var(d), count, &ngroups, &mut b);
+                let prefix = s.load_scalars("pre", &gparts, &Ex::var(d), &mut b);
+                b.push(s.combine_prefix(lam, &prefix, parts, (&lo, &hi))?);
+                Ok(vec![I::If {
+                    cond: lt(Ex::int(0), Ex::var(d)),
+                    then: b,
+                    els: vec![],
+                }])
+            })?;
+        }
+        for g in gnames {
+            out.push(I::Decref(g));
+        }
+        Ok(total)
+    }
+
+    /// One sequential loop combining the `count` partial results in `parts` in order with
+    /// `lam` from `neutral` (for a `scan`, leaving each one's exclusive prefix in its place);
+    /// returns the total.
+    fn combine_in_order(
+        &mut self,
+        lam: &Lambda,
+        neutral: &[Ex],
+        parts: &[(String, PrimType)],
+        count: &Ex,
+        scan: bool,
+        out: &mut Vec<I>,
+    ) -> R<Vec<(String, Type)>> {
+        let tys: Vec<PrimType> = parts.iter().map(|(_, t)| *t).collect();
+        let accs = self.init_scalars("tot", &tys, &|j| neutral[j].clone(), out);
+        let c = self.fresh("c");
+        let mut body = Vec::new();
+        let mut args = accs.clone();
+        args.extend(self.load_scalars("pv", parts, &Ex::var(&c), &mut body));
+        if scan {
+            store_scalars(parts, &Ex::var(&c), &accs, &mut body);
+        }
+        self.apply(lam, &args, &accs, &mut body)?;
+        out.push(I::For {
+            down: false,
+            independent: false,
+            var: c,
+            bound: count.clone(),
+            body,
+        });
+        Ok(accs)
+    }
+
+    /// A loop over the items `lo..hi` of `arrays` replacing each by `lam` of `prefix` and it.
+    fn combine_prefix(
+        &mut self,
+        lam: &Lambda,
+        prefix: &[(String, Type)],
+        arrays: &[(String, PrimType)],
+        (lo, hi): (&str, &str),
+    ) -> R<I> {
+        self.chunk_for(lo, hi, |s, i, inner| {
+            let mut args = prefix.to_vec();
+            args.extend(s.load_scalars("x", arrays, i, inner));
+            let tys = arrays.iter().map(|(_, t)| Type::Prim(*t));
+            let combined = s.decl_fresh("r", tys, inner);
+            s.apply(lam, &args, &combined, inner)?;
+            store_scalars(arrays, i, &combined, inner);
+            Ok(())
+        })
     }
 }
 

@@ -365,14 +365,26 @@ impl<'a> Lw<'a> {
         names
     }
 
-    /// Declares `lo` and `hi`, the bounds of chunk `c` of the options' number of near-equal chunks of `n`
-    /// items (`c * n / CHUNKS`: no overflow for any realistic `n`).
+    /// Declares `lo` and `hi`, the bounds of chunk `c` of the options' number of near-equal
+    /// chunks of `n` items.
     pub(super) fn chunk_range(&mut self, c: &Ex, n: &Ex, out: &mut Vec<I>) -> (String, String) {
-        let chunks = self.opts.chunks;
+        let chunks = Ex::int(self.opts.chunks);
+        self.chunk_range_of(c, n, &chunks, out)
+    }
+
+    /// Declares `lo` and `hi`, the bounds of chunk `c` of `chunks` near-equal chunks of `n`
+    /// items (`c * n / chunks`: no overflow for any realistic `n`).
+    pub(super) fn chunk_range_of(
+        &mut self,
+        c: &Ex,
+        n: &Ex,
+        chunks: &Ex,
+        out: &mut Vec<I>,
+    ) -> (String, String) {
         let bound = |c: Ex| {
             Ex::Prim(
                 PrimOp::Bin(BinOp::Quot, PrimType::I64),
-                vec![Ex::times(c, n.clone()), Ex::int(chunks)],
+                vec![Ex::times(c, n.clone()), chunks.clone()],
             )
         };
         let (lo, hi) = (self.fresh("lo"), self.fresh("hi"));
@@ -470,11 +482,23 @@ impl<'a> Lw<'a> {
         out: &mut Vec<I>,
         chunk: impl FnOnce(&mut Self, &str) -> R<Vec<I>>,
     ) -> R<()> {
+        let chunks = Ex::int(self.opts.chunks);
+        self.par_chunks_of(&chunks, work, out, chunk)
+    }
+
+    /// A parallel loop over `chunks` chunks of work estimated at `work`, as [`Lw::par_chunks`].
+    pub(super) fn par_chunks_of(
+        &mut self,
+        chunks: &Ex,
+        work: Ex,
+        out: &mut Vec<I>,
+        chunk: impl FnOnce(&mut Self, &str) -> R<Vec<I>>,
+    ) -> R<()> {
         let c = self.fresh("c");
         let body = self.in_parallel(true, |s| chunk(s, &c))?;
         out.push(I::ParFor {
             var: c,
-            bound: Ex::int(self.opts.chunks),
+            bound: chunks.clone(),
             work,
             body,
             private: Vec::new(),

@@ -1,0 +1,182 @@
+//! The vector operations `dot` and `matvec` (one node per dot product): against the same
+//! program written with scalar operations on the tape, and against finite differences, for
+//! every kind of side (a dense range of nodes, a listed side, constants, values of another
+//! job).
+
+use gradus_check::{SplitMix64, Tolerance, compare, fd};
+use gradus_tape::{
+    Adjoints, Real, ReverseOptions, Var, dot, grad, join, matvec, par_map, record, vjp,
+};
+
+const N: usize = 12;
+
+/// The scalar loop that `dot` replaces: summed in index order from 0.
+fn dot_loop<S: Real>(u: &[S], v: &[S]) -> S {
+    u.iter().zip(v).fold(S::zero(), |acc, (&a, &b)| acc + a * b)
+}
+
+fn matvec_loop<S: Real>(m: &[S], v: &[S]) -> Vec<S> {
+    m.chunks_exact(v.len())
+        .map(|row| dot_loop(row, v))
+        .collect()
+}
+
+/// A program using dot products of every shape, written over a dot function `d` and a
+/// matrix-vector function `mv`, on `3 N` inputs.
+fn program<S: Real>(x: &[S], d: impl Fn(&[S], &[S]) -> S, mv: impl Fn(&[S], &[S]) -> Vec<S>) -> S {
+    let (a, rest) = x.split_at(N);
+    let (b, c) = rest.split_at(N);
+    // Consecutive records (dense), and records two apart (listed).
+    let sines: Vec<S> = c.iter().map(|t| t.sin()).collect();
+    let spread: Vec<S> = a.iter().zip(c).map(|(&p, &q)| (p * q).exp()).collect();
+    // Constants mixed in, and a side of constants only.
+    let mixed: Vec<S> = (0..N)
+        .map(|i| {
+            if i % 3 == 0 {
+                S::from_f64(0.5 * i as f64)
+            } else {
+                b[i]
+            }
+        })
+        .collect();
+    let consts: Vec<S> = (0..N).map(|i| S::from_f64(1.0 - 0.1 * i as f64)).collect();
+    let reversed: Vec<S> = a.iter().rev().copied().collect();
+    let rows = mv(&x[..3 * N - 4], &b[..4]);
+    let terms = [
+        d(a, b),
+        d(&sines, b),
+        d(a, &spread),
+        d(&mixed, c),
+        d(&consts, a),
+        d(a, a),
+        d(&reversed, c),
+        d(&spread, &sines).tanh(),
+    ];
+    let t = terms.iter().enumerate().fold(S::zero(), |acc, (i, &t)| {
+        acc + t * S::from_f64(1.0 + i as f64)
+    });
+    rows.iter().fold(t, |acc, &r| acc + r.sin())
+}
+
+fn inputs(seed: u64) -> Vec<f64> {
+    SplitMix64::new(seed).vector(3 * N, -1.0, 1.0)
+}
+
+#[test]
+fn dot_and_matvec_match_the_scalar_loop_and_finite_differences() {
+    for seed in 0..5 {
+        let x = inputs(seed);
+        let (y, g) = grad(&x, |v| program(v, dot, matvec));
+        let (ys, gs) = grad(&x, |v| program(v, dot_loop, matvec_loop));
+        // The same sums in the same order: the same value.
+        assert_eq!(y, ys);
+        assert_eq!(y, program(&x, dot_loop, matvec_loop));
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        let fd = fd::grad(&x, |x| program(x, dot_loop, matvec_loop));
+        compare(&g, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+    }
+}
+
+#[test]
+fn dot_on_values_of_other_jobs() {
+    // The sides read the parent job's inputs (through proxies) and the task's own records.
+    let x = inputs(7);
+    fn forked<'r>(v: &[Var<'r>]) -> Var<'r> {
+        let (l, r) = join(
+            || program(v, dot, matvec),
+            || {
+                let own: Vec<Var<'r>> = v[..N].iter().map(|t| t.cos()).collect();
+                dot(&own, &v[N..2 * N]) + dot(&v[2 * N..], &v[..N])
+            },
+        );
+        let parts = par_map(&[0usize, 1, 2], |&k| dot(&v[k..k + N], &v[2 * N..]));
+        l * r + parts.into_iter().fold(Var::constant(0.0), |a, b| a + b)
+    }
+    let scalar = |v: &[f64]| {
+        let own: Vec<f64> = v[..N].iter().map(|t| t.cos()).collect();
+        let r = dot_loop(&own, &v[N..2 * N]) + dot_loop(&v[2 * N..], &v[..N]);
+        let parts: f64 = (0..3).map(|k| dot_loop(&v[k..k + N], &v[2 * N..])).sum();
+        program(v, dot_loop, matvec_loop) * r + parts
+    };
+    let rec = record(&x, |v| vec![forked(v)]);
+    assert!(rec.stats().jobs > 1 && rec.stats().cross_job_edges > 0);
+    let fd = fd::grad(&x, scalar);
+    let (_, g_flat) = grad(&x, |v| {
+        let own: Vec<Var<'_>> = v[..N].iter().map(|t| t.cos()).collect();
+        let r = dot(&own, &v[N..2 * N]) + dot(&v[2 * N..], &v[..N]);
+        let parts = (0..3).fold(Var::constant(0.0), |a, k| {
+            a + dot(&v[k..k + N], &v[2 * N..])
+        });
+        program(v, dot, matvec) * r + parts
+    });
+    for options in [ReverseOptions::default(), ReverseOptions::sequential()] {
+        let mut g = vec![0.0; x.len()];
+        rec.pullback_into(&[1.0], &options, &mut Adjoints::new(), &mut g)
+            .unwrap();
+        compare(&g, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+        compare(&g, &g_flat, Tolerance::ROUNDING).unwrap();
+    }
+}
+
+#[test]
+fn a_dense_dot_takes_8_bytes_per_operand() {
+    let x = inputs(3);
+    let rec = record(&x, |v| vec![dot(&v[..N], &v[N..2 * N])]);
+    let stats = rec.stats();
+    assert_eq!((stats.nodes, stats.edges), (3 * N + 1, 2 * N));
+    assert_eq!(stats.bytes, 24 + 2 * N * 8);
+    // A listed side (every other input) costs 4 bytes more per operand.
+    let rec = record(&x, |v| {
+        let odd: Vec<Var<'_>> = v.iter().skip(1).step_by(2).take(N).copied().collect();
+        vec![dot(&v[..N], &odd)]
+    });
+    assert_eq!(rec.stats().bytes, 24 + 2 * N * 8 + N * 4);
+    let (_, counts) = rec
+        .pullback_counting(&[1.0], &ReverseOptions::default())
+        .unwrap();
+    assert_eq!(
+        (counts.nodes_resolved, counts.edges_visited),
+        (1, 2 * N as u64)
+    );
+}
+
+#[test]
+fn matvec_pulls_back_every_row() {
+    let x = inputs(11);
+    let ybar = [0.3, -1.0, 2.0];
+    let (y, g) = vjp(&x, &ybar, |v| matvec(&v[..3 * N], &v[3 * N - N..]));
+    let (ys, gs) = vjp(&x, &ybar, |v| matvec_loop(&v[..3 * N], &v[3 * N - N..]));
+    assert_eq!(y, ys);
+    compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+    grad(&[1.0], |v| {
+        assert!(matvec(&[], &[]).is_empty());
+        v[0]
+    });
+}
+
+#[test]
+#[should_panic(expected = "matvec of a matrix of 5 entries and a vector of length 2")]
+fn matvec_rejects_a_ragged_matrix() {
+    grad(&[1.0; 7], |v| matvec(&v[..5], &v[5..])[0]);
+}
+
+#[test]
+#[should_panic(expected = "dot of slices of lengths 2 and 3")]
+fn dot_rejects_slices_of_different_lengths() {
+    grad(&[1.0; 5], |v| dot(&v[..2], &v[2..]));
+}
+
+#[test]
+fn short_dots_are_operations_with_the_same_value() {
+    let x = inputs(13);
+    for n in 0..=4 {
+        let (y, g) = grad(&x, |v| dot(&v[..n], &v[N..N + n]).sin() + v[0]);
+        let (ys, gs) = grad(&x, |v| dot_loop(&v[..n], &v[N..N + n]).sin() + v[0]);
+        assert_eq!(y, ys, "n = {n}");
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        let rec = record(&x, |v| vec![dot(&v[..n], &v[N..N + n])]);
+        // One or two pairs: their products and sums; more: one node.
+        let ops = [0, 1, 3, 1, 1][n];
+        assert_eq!(rec.stats().nodes - rec.stats().inputs, ops, "n = {n}");
+    }
+}

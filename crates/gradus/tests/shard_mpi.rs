@@ -1,0 +1,146 @@
+//! `gradus::shard::mpi::Sharded` under `mpirun` (the cargo feature `mpi`): this test binary
+//! starts itself under `mpirun -np N` (N = 1, 2, 3), and each process calls the sharded entry
+//! points of `python/tests/shard.fut` on its own block of rows (one process without rows when
+//! there are fewer rows than processes) and compares every result with the unsharded call.
+#![cfg(feature = "mpi")]
+
+use gradus::backend::c::NativeOptions;
+use gradus::program::{Backend, Program};
+use gradus::shard::combine;
+use gradus::shard::mpi::Sharded;
+use gradus::value::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// Set in the processes `mpirun` starts.
+const CHILD: &str = "GRADUS_SHARD_MPI_CHILD";
+
+fn program() -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/tests/shard.fut");
+    Program::from_file(&path)
+        .unwrap_or_else(|d| panic!("{}", d.render()))
+        .with_backend(Backend::Native(NativeOptions::default()))
+        .unwrap()
+}
+
+/// `n` rows of 3 pseudo-random features and targets, the same on every process.
+fn data(n: usize) -> (Value, Value, Value) {
+    let f = |i: usize| ((i * 7919 % 1000) as f64) / 500.0 - 1.0;
+    let array = |shape: Vec<usize>, from: usize| {
+        let count = shape.iter().product::<usize>();
+        let vals: Vec<f64> = (0..count).map(|i| f(i + from)).collect();
+        Value::from_ndarray(ndarray::ArrayD::from_shape_vec(shape, vals).unwrap())
+    };
+    (
+        array(vec![3], 11),
+        array(vec![n, 3], 0),
+        array(vec![n], 101),
+    )
+}
+
+/// The elements of `v` as `f64`.
+fn floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Scalar(s) => vec![s.to_f64()],
+        Value::Array(a) => (0..a.len()).map(|i| a.buffer().get(i).to_f64()).collect(),
+    }
+}
+
+fn close(a: &Value, b: &Value) -> bool {
+    let (p, q) = (floats(a), floats(b));
+    a.shape() == b.shape()
+        && a.elem_type() == b.elem_type()
+        && p.len() == q.len()
+        && p.iter()
+            .zip(&q)
+            .all(|(p, q)| (p - q).abs() <= 1e-10 * (1.0 + q.abs()))
+}
+
+/// What each process runs.
+fn child() {
+    let universe = mpi::initialize().expect("MPI");
+    let world = universe.world();
+    use mpi::traits::Communicator;
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    let prog = program();
+    for n in [2usize, 7, 40] {
+        let (w, x, y) = data(n);
+        let (start, len) = combine::blocks(n, size)[rank];
+        let xs = combine::rows(&x, start, len).unwrap();
+        let ys = combine::rows(&y, start, len).unwrap();
+        for entry in ["objective", "gradient", "residuals", "summary"] {
+            let sharded = Sharded::new(&prog, entry, &["x".into(), "y".into()]).unwrap();
+            let got = sharded
+                .call(&world, vec![w.clone(), xs.clone(), ys.clone()])
+                .unwrap();
+            let want = prog
+                .call(entry, vec![w.clone(), x.clone(), y.clone()])
+                .unwrap();
+            assert_eq!(got.len(), want.len(), "{entry}");
+            for (g, v) in got.iter().zip(&want) {
+                assert!(
+                    close(g, v),
+                    "{entry}, {n} rows, rank {rank}: {g:?} against {v:?}"
+                );
+            }
+        }
+    }
+    if size > 1 {
+        // Process 1 passes a weight vector of another length: every process gets the error.
+        let (w, x, y) = data(4);
+        let w = if rank == 1 {
+            combine::rows(&w, 0, 2).unwrap()
+        } else {
+            w
+        };
+        let (start, len) = combine::blocks(4, size)[rank];
+        let (xs, ys) = (
+            combine::rows(&x, start, len).unwrap(),
+            combine::rows(&y, start, len).unwrap(),
+        );
+        let sharded = Sharded::new(&prog, "objective", &["x".into(), "y".into()]).unwrap();
+        let err = sharded
+            .call(&world, vec![w, xs, ys])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("differ in type or shape between processes 0 and 1"),
+            "{err}"
+        );
+    }
+    let refused = Sharded::new(&prog, "largest", &["x".into(), "y".into()]).err();
+    assert!(refused.is_some_and(|e| e.contains("mixes rows")));
+    println!("ok {rank} of {size}");
+}
+
+#[test]
+fn sharded_calls_match_the_unsharded_call() {
+    if std::env::var_os(CHILD).is_some() {
+        return child();
+    }
+    let exe = std::env::current_exe().unwrap();
+    for procs in 1..=3 {
+        let out = Command::new("mpirun")
+            .args(["--oversubscribe", "-np", &procs.to_string()])
+            .arg(&exe)
+            .args([
+                "--exact",
+                "sharded_calls_match_the_unsharded_call",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .output()
+            .expect("cannot run mpirun");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{procs} processes:\n{text}");
+        for r in 0..procs {
+            assert!(text.contains(&format!("ok {r} of {procs}")), "{text}");
+        }
+    }
+}
