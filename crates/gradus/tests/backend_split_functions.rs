@@ -1,4 +1,4 @@
-//! Large entry points are printed as several C functions (`backend/c/outline.rs`): the
+//! Large entry points are printed as several C functions (`backend/c/print/outline.rs`): the
 //! reverse derivative of a few tuple scans is split, and the split program gives the
 //! interpreter's results and run-time errors on both native backends, also where the split
 //! code runs inside a parallel loop and fails there.

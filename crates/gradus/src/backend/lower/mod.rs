@@ -72,6 +72,7 @@
 mod acc;
 mod basic;
 mod columns;
+mod combine;
 mod control;
 mod hist;
 pub mod imp;
@@ -81,7 +82,7 @@ mod memory;
 mod peel;
 mod place;
 mod reduce;
-pub use reduce::SIMD_SUM;
+pub use combine::SIMD_SUM;
 pub mod row_sums;
 mod runtime_checks;
 mod scatter;

@@ -14,20 +14,13 @@
 //! result up to the sign of equal zeros, unless the interpreter's exact floats are asked
 //! for.
 
-use super::imp::{Ex, IdxOp, Stm as I, Ty};
+use super::imp::{Ex, IdxOp, Stm as I};
 use super::soac::store_scalars;
-use super::{
-    Combine, GPU_COMBINE_GROUPS, GPU_REDUCE_CHUNKS, Lw, PAR_CHUNK_MIN_WORK,
-    PAR_CHUNK_MIN_WORK_DEFAULT, R, lt,
-};
+use super::{Lw, PAR_CHUNK_MIN_WORK, PAR_CHUNK_MIN_WORK_DEFAULT, R, lt};
 use crate::core::ir::{Aux, BasicOp, Body, Exp, Lambda, NameTable, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, CmpOp, PrimOp, TernOp};
 use crate::core::scalar::{PrimType, Scalar};
 use crate::core::visit::free_in_exp;
-
-/// The prefix of the comment in the body of a loop of float sums (see `Lw::simd_sum_mark`),
-/// followed by the accumulators' names.
-pub const SIMD_SUM: &str = "simd-sum ";
 
 /// Lanes of a minimum or maximum reduction of floats ([`Lw::extremes_in_lanes`]): enough for
 /// the compare-and-blend steps of one lane to overlap those of the others.
@@ -788,166 +781,6 @@ impl<'a> Lw<'a> {
             out.push(I::Decref(p));
         }
         Ok(())
-    }
-
-    /// The mark ([`SIMD_SUM`]) that makes the first statement of a loop body whose only
-    /// carried values are the float accumulators `accs`, each combined with its element by
-    /// `lam` as `acc + x` (or `x + acc`): the C printer may then let the C compiler vectorise
-    /// the loop's sums (reassociating those additions only). `None` with exact floats or any
-    /// other operator.
-    fn simd_sum_mark(&self, lam: &Lambda, accs: &[String]) -> Option<I> {
-        if !self.opts.reorder_floats || accs.is_empty() || lam.params.len() != 2 * accs.len() {
-            return None;
-        }
-        let k = accs.len();
-        let stms = &lam.body.stms;
-        let sums = stms.len() == k
-            && stms.iter().enumerate().all(|(j, s)| {
-                let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, t), args)) = &s.exp else {
-                    return false;
-                };
-                let (a, b) = (SubExp::Var(lam.params[j]), SubExp::Var(lam.params[j + k]));
-                t.is_float()
-                    && s.pat.len() == 1
-                    && lam.body.result.get(j) == Some(&SubExp::Var(s.pat[0]))
-                    && (args[..] == [a, b] || args[..] == [b, a])
-            });
-        sums.then(|| I::Comment(format!("{SIMD_SUM}{}", accs.join(" "))))
-    }
-
-    /// The number of chunks a parallel reduction of `w` elements is split into (see
-    /// [`Combine`]): a constant, or declared here as `min(w, most)`.
-    fn chunk_count(&mut self, w: &Ex, out: &mut Vec<I>) -> Ex {
-        match self.opts.combine {
-            Combine::InOrder => Ex::int(self.opts.chunks),
-            Combine::TwoLevel => self.declare_min("nchunks", w, Ex::var(GPU_REDUCE_CHUNKS), out),
-        }
-    }
-
-    /// Declares a fresh `i64` named after `hint`: the smaller of `a` and `b`.
-    fn declare_min(&mut self, hint: &str, a: &Ex, b: Ex, out: &mut Vec<I>) -> Ex {
-        let name = self.fresh(hint);
-        out.push(I::Decl {
-            ty: Ty::Prim(PrimType::I64),
-            name: name.clone(),
-            init: Some(Ex::Prim(
-                PrimOp::Bin(BinOp::Min, PrimType::I64),
-                vec![a.clone(), b],
-            )),
-        });
-        Ex::var(&name)
-    }
-
-    /// Combines the `count` partial results in `parts` in order with `lam` from `neutral`,
-    /// returning the total (declared scalars); for a `scan`, also replaces each partial result
-    /// by the combination of those before it (its exclusive prefix). [`Combine::InOrder`]:
-    /// one sequential loop. [`Combine::TwoLevel`]: groups of consecutive partial results
-    /// combined in parallel (each left holding exclusive prefixes within its group), the
-    /// groups' results combined by one sequential loop, and for a scan each group's prefix
-    /// combined with its partial results in parallel.
-    fn combine_parts(
-        &mut self,
-        lam: &Lambda,
-        neutral: &[Ex],
-        parts: &[(String, PrimType)],
-        count: &Ex,
-        scan: bool,
-        out: &mut Vec<I>,
-    ) -> R<Vec<(String, Type)>> {
-        if self.opts.combine == Combine::InOrder {
-            return self.combine_in_order(lam, neutral, parts, count, scan, out);
-        }
-        let groups = Ex::var(GPU_COMBINE_GROUPS);
-        let tys: Vec<PrimType> = parts.iter().map(|(_, t)| *t).collect();
-        let ngroups = self.declare_min("ngroups", count, groups, out);
-        let gnames = self.alloc_scratch("gpart", &tys, &ngroups, out);
-        let gparts: Vec<(String, PrimType)> = gnames.iter().cloned().zip(tys.clone()).collect();
-        let work = Ex::times(count.clone(), Ex::int(Self::cost(&lam.body)));
-        self.par_chunks_of(&ngroups, work.clone(), out, |s, d| {
-            let mut b = Vec::new();
-            let (lo, hi) = s.chunk_range_of(&Ex::var(d), count, &ngroups, &mut b);
-            let accs = s.init_scalars("acc", &tys, &|j| neutral[j].clone(), &mut b);
-            let items = s.chunk_for(&lo, &hi, |s, c, inner| {
-                let mut args = accs.clone();
-                args.extend(s.load_scalars("pv", parts, c, inner));
-                if scan {
-                    store_scalars(parts, c, &accs, inner);
-                }
-                s.apply(lam, &args, &accs, inner)
-            })?;
-            b.push(items);
-            store_scalars(&gparts, &Ex::var(d), &accs, &mut b);
-            Ok(b)
-        })?;
-        let total = self.combine_in_order(lam, neutral, &gparts, &ngroups, scan, out)?;
-        if scan {
-            self.par_chunks_of(&ngroups, work, out, |s, d| {
-                let mut b = Vec::new();
-                let (lo, hi) = s.chunk_range_of(&Ex::var(d), count, &ngroups, &mut b);
-                let prefix = s.load_scalars("pre", &gparts, &Ex::var(d), &mut b);
-                b.push(s.combine_prefix(lam, &prefix, parts, (&lo, &hi))?);
-                Ok(vec![I::If {
-                    cond: lt(Ex::int(0), Ex::var(d)),
-                    then: b,
-                    els: vec![],
-                }])
-            })?;
-        }
-        for g in gnames {
-            out.push(I::Decref(g));
-        }
-        Ok(total)
-    }
-
-    /// One sequential loop combining the `count` partial results in `parts` in order with
-    /// `lam` from `neutral` (for a `scan`, leaving each one's exclusive prefix in its place);
-    /// returns the total.
-    fn combine_in_order(
-        &mut self,
-        lam: &Lambda,
-        neutral: &[Ex],
-        parts: &[(String, PrimType)],
-        count: &Ex,
-        scan: bool,
-        out: &mut Vec<I>,
-    ) -> R<Vec<(String, Type)>> {
-        let tys: Vec<PrimType> = parts.iter().map(|(_, t)| *t).collect();
-        let accs = self.init_scalars("tot", &tys, &|j| neutral[j].clone(), out);
-        let c = self.fresh("c");
-        let mut body = Vec::new();
-        let mut args = accs.clone();
-        args.extend(self.load_scalars("pv", parts, &Ex::var(&c), &mut body));
-        if scan {
-            store_scalars(parts, &Ex::var(&c), &accs, &mut body);
-        }
-        self.apply(lam, &args, &accs, &mut body)?;
-        out.push(I::For {
-            down: false,
-            independent: false,
-            var: c,
-            bound: count.clone(),
-            body,
-        });
-        Ok(accs)
-    }
-
-    /// A loop over the items `lo..hi` of `arrays` replacing each by `lam` of `prefix` and it.
-    fn combine_prefix(
-        &mut self,
-        lam: &Lambda,
-        prefix: &[(String, Type)],
-        arrays: &[(String, PrimType)],
-        (lo, hi): (&str, &str),
-    ) -> R<I> {
-        self.chunk_for(lo, hi, |s, i, inner| {
-            let mut args = prefix.to_vec();
-            args.extend(s.load_scalars("x", arrays, i, inner));
-            let tys = arrays.iter().map(|(_, t)| Type::Prim(*t));
-            let combined = s.decl_fresh("r", tys, inner);
-            s.apply(lam, &args, &combined, inner)?;
-            store_scalars(arrays, i, &combined, inner);
-            Ok(())
-        })
     }
 }
 
