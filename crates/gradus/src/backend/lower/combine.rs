@@ -100,12 +100,7 @@ impl Lw<'_> {
             let (lo, hi) = s.chunk_range_of(&Ex::var(d), count, &ngroups, &mut b);
             let accs = s.init_scalars("acc", &tys, &|j| neutral[j].clone(), &mut b);
             let items = s.chunk_for(&lo, &hi, |s, c, inner| {
-                let mut args = accs.clone();
-                args.extend(s.load_scalars("pv", parts, c, inner));
-                if scan {
-                    store_scalars(parts, c, &accs, inner);
-                }
-                s.apply(lam, &args, &accs, inner)
+                s.fold_part(lam, &accs, parts, c, scan, inner)
             })?;
             b.push(items);
             store_scalars(&gparts, &Ex::var(d), &accs, &mut b);
@@ -147,12 +142,7 @@ impl Lw<'_> {
         let accs = self.init_scalars("tot", &tys, &|j| neutral[j].clone(), out);
         let c = self.fresh("c");
         let mut body = Vec::new();
-        let mut args = accs.clone();
-        args.extend(self.load_scalars("pv", parts, &Ex::var(&c), &mut body));
-        if scan {
-            store_scalars(parts, &Ex::var(&c), &accs, &mut body);
-        }
-        self.apply(lam, &args, &accs, &mut body)?;
+        self.fold_part(lam, &accs, parts, &Ex::var(&c), scan, &mut body)?;
         out.push(I::For {
             down: false,
             independent: false,
@@ -161,6 +151,25 @@ impl Lw<'_> {
             body,
         });
         Ok(accs)
+    }
+
+    /// Combines partial result `c` of `parts` into the accumulators `accs` with `lam`; for a
+    /// `scan`, first stores the accumulators in its place (its exclusive prefix).
+    fn fold_part(
+        &mut self,
+        lam: &Lambda,
+        accs: &[(String, Type)],
+        parts: &[(String, PrimType)],
+        c: &Ex,
+        scan: bool,
+        out: &mut Vec<I>,
+    ) -> R<()> {
+        let mut args = accs.to_vec();
+        args.extend(self.load_scalars("pv", parts, c, out));
+        if scan {
+            store_scalars(parts, c, accs, out);
+        }
+        self.apply(lam, &args, accs, out)
     }
 
     /// A loop over the items `lo..hi` of `arrays` replacing each by `lam` of `prefix` and it.
