@@ -311,14 +311,17 @@ impl fmt::Display for Failure {
 
 /// Sets the C compiler's flags for the differential runs: optimisation level `level`
 /// (`-O0` compiles four times faster; `-O1` also enables the warnings that need data-flow
-/// analysis, such as `-Wmaybe-uninitialized`), `-Wall -Wextra -Werror`, and the multicore
+/// analysis, such as `-Wmaybe-uninitialized`), warnings as errors (`STRICT_WARNINGS`), and the multicore
 /// backend's parallel paths taken even for tiny inputs. Call before any program is compiled.
 pub fn configure_c_compiler(level: &str) {
     // SAFETY: called at start-up, before threads that read the environment are started.
     unsafe {
         std::env::set_var(
             "CFLAGS",
-            format!("{level} -Wall -Wextra -Werror -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0"),
+            format!(
+                "{level} {} -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0",
+                gradus::backend::c::build::STRICT_WARNINGS
+            ),
         );
     }
 }

@@ -128,8 +128,14 @@ pub fn check_program(path: &Path, modes: &[bool], oracle: bool) -> Vec<String> {
             let agree = match (&want, &got) {
                 (Ok(w), Ok(g)) => gradus::testspec::compare_values(w, g, 1e-9).is_ok(),
                 (Err(CallError::Runtime(w)), Err(CallError::Runtime(g))) => {
-                    // An out-of-fuel or internal error of the interpreter is not an oracle.
-                    w == g || w.message.starts_with("internal error")
+                    // An out-of-fuel or internal error of the interpreter is not an oracle;
+                    // running out of memory is a failure to allocate however it is counted.
+                    let no_memory = |e: &gradus::program::RuntimeError| {
+                        e.message.starts_with("cannot allocate")
+                    };
+                    w == g
+                        || w.message.starts_with("internal error")
+                        || (no_memory(w) && no_memory(g))
                 }
                 (Err(w), Err(g)) => w.to_string() == g.to_string(),
                 _ => false,

@@ -77,6 +77,13 @@ const VECTOR_MATH_TARGET: bool = cfg!(all(
     target_env = "gnu"
 ));
 
+/// The warnings under which tests compile generated C: all of `-Wall -Wextra`, as errors,
+/// except GCC's proofs that a loop's index arithmetic overflows
+/// (`-Waggressive-loop-optimizations`). GCC gives those on paths where a size is known to be
+/// near 2^63 (after `if k > 9223372036854775806`): there an array of `k * k` elements is
+/// never filled, because its allocation, whose count saturates (`gr_size_mul`), fails first.
+pub const STRICT_WARNINGS: &str = "-Wall -Wextra -Werror -Wno-aggressive-loop-optimizations";
+
 /// The flags that let vectorised loops call glibc's vector math functions (libmvec): math
 /// functions may leave `errno` alone, and the runtime declares their vector versions
 /// (`GR_VECTOR_MATH`, see the generated code's preamble).

@@ -253,6 +253,17 @@ static GR_UNUSED gr_mem *gr_take_large(size_t total) {
   return b;
 }
 
+/* Element and byte counts of allocations: sums and products that saturate at INT64_MAX
+   (which gr_alloc refuses) rather than wrap around to a small size. */
+static inline GR_UNUSED int64_t gr_size_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+static inline GR_UNUSED int64_t gr_size_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 static GR_UNUSED void *gr_alloc(gr_mem **m, int64_t bytes) {
   if (bytes < 0 || (uint64_t)bytes > ((uint64_t)1 << 46)) { *m = NULL; return NULL; }
   size_t total = sizeof(gr_mem) + (size_t)bytes;

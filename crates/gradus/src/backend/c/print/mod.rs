@@ -580,22 +580,32 @@ impl Printer<'_> {
 
     /// A fresh block of `count` elements for `arr` (from the site's slot inside loops).
     fn alloc(&mut self, d: usize, arr: &str, elem: PrimType, count: &Ex) {
-        let n = self.ex(count);
         let ct = c_type(elem);
+        let bytes = format!(
+            "gr_size_mul({}, (int64_t)sizeof({ct}))",
+            self.size_ex(count)
+        );
         let call = match self.new_slot() {
             Some(slot) => format!("gr_alloc_slot(&{slot}, "),
             None => "gr_alloc(".into(),
         };
-        self.line(
-            d,
-            &format!("{arr} = ({ct} *){call}&{arr}_m, (int64_t)({n}) * (int64_t)sizeof({ct}));"),
-        );
+        self.line(d, &format!("{arr} = ({ct} *){call}&{arr}_m, {bytes});"));
         self.line(d, &format!("if (!{arr})"));
-        self.fail(
-            d + 1,
-            -1,
-            vec![format!("(int64_t)({n}) * (int64_t)sizeof({ct})")],
-        );
+        self.fail(d + 1, -1, vec![bytes]);
+    }
+
+    /// The element count `e` of an allocation, its sums and products saturating at
+    /// `INT64_MAX` (`gr_size_add`, `gr_size_mul`): a size too large for 64 bits then fails
+    /// to allocate, where wrapped around it could give a small block that the code filling
+    /// the array would overrun.
+    fn size_ex(&mut self, e: &Ex) -> String {
+        match e {
+            Ex::Idx(op @ (imp::IdxOp::Add | imp::IdxOp::Mul), a, b) => {
+                let f = if *op == imp::IdxOp::Add { "add" } else { "mul" };
+                format!("gr_size_{f}({}, {})", self.size_ex(a), self.size_ex(b))
+            }
+            _ => self.ex(e),
+        }
     }
 
     /// The label an error jumps to, marked as jumped to.
