@@ -3,10 +3,10 @@
 //! benchmarks/README.md §GMM (ADBench files and the synthetic instance), and its gradient
 //! against `gradus-tape` on the native program, forward mode and finite differences.
 
-#[path = "../examples/gmm.rs"]
-mod gmm;
+#[path = "../../examples/gmm.rs"]
+mod gmm_example;
 
-use gmm::{GmmInput, adbench_dir, gmm_native, gmm_objective, gmm_objective_inv, read_gmm};
+use gmm_example::{GmmInput, adbench_dir, gmm_native, gmm_objective, gmm_objective_inv, read_gmm};
 use gradus_check::{Tolerance, compare, fd};
 
 /// The ADBench file `rel` of the data beside the repository (`../shared/data/adbench`), or
@@ -98,7 +98,7 @@ fn test_file_objective_gradient_and_round_trip() {
         8.600910908e-01,
         -9.946409305e-01,
     ];
-    let (e, g) = gmm::gmm_rev_gradient(&inp).unwrap();
+    let (e, g) = gmm_example::gmm_rev_gradient(&inp).unwrap();
     assert!(close(e, 8.073804080e+00, 1e-9), "{e}");
     compare(&g, &expected_grad, Tolerance::new(1e-9, 1e-8)).unwrap();
     // Round trip: the inverse restores the output and leaves the parameters bit for bit.
@@ -136,7 +136,7 @@ fn d2_k5_objective_and_full_gradient_match_references() {
         2.686327987e+02, 2.562286549e+02, 4.864031695e+02,
         -1.066592697e+02, 1.406113874e+02, 4.169940739e+00,
     ];
-    let (e, g) = gmm::gmm_rev_gradient(&inp).unwrap();
+    let (e, g) = gmm_example::gmm_rev_gradient(&inp).unwrap();
     assert!(close(e, -5.240590563e+03, 1e-9), "{e}");
     compare(&g, &expected, Tolerance::new(1e-7, 1e-8)).unwrap();
     // Independent implementation: the tape on the native program.
@@ -154,7 +154,7 @@ fn d10_k5_gradient_entries_pin_the_packing_order() {
         return;
     };
     assert!(close(objective(&inp), -3.130254091e+04, 1e-9));
-    let (_, g) = gmm::gmm_rev_gradient(&inp).unwrap();
+    let (_, g) = gmm_example::gmm_rev_gradient(&inp).unwrap();
     for (i, v) in [
         (0, 3.854598011e+01),
         (4, 4.302507344e+02),
@@ -180,7 +180,7 @@ fn d10_k5_gradient_entries_pin_the_packing_order() {
 #[test]
 fn synthetic_instance_against_references_tape_forward_mode_and_fd() {
     let inp = synthetic(3, 4, 20);
-    let (e, g) = gmm::gmm_rev_gradient(&inp).unwrap();
+    let (e, g) = gmm_example::gmm_rev_gradient(&inp).unwrap();
     assert!(close(e, -6.464035565e+01, 1e-9), "{e}");
     for (i, v) in [
         (0, -1.560754157e+00),
@@ -211,15 +211,19 @@ fn synthetic_instance_against_references_tape_forward_mode_and_fd() {
 
 #[test]
 fn malformed_files_are_errors() {
-    assert!(gmm::parse_gmm("2 3").unwrap_err().contains("ends early"));
     assert!(
-        gmm::parse_gmm("2 x 1")
+        gmm_example::parse_gmm("2 3")
+            .unwrap_err()
+            .contains("ends early")
+    );
+    assert!(
+        gmm_example::parse_gmm("2 x 1")
             .unwrap_err()
             .contains("not a non-negative integer")
     );
     let short = "1 1 3\n0.5\n0.1\n0.2\n1.0 2.0\n1.0 0\n";
     assert!(
-        gmm::parse_gmm(short)
+        gmm_example::parse_gmm(short)
             .unwrap_err()
             .contains("tokens after icf")
     );

@@ -4,10 +4,9 @@
 //! `ba/test.txt` and `ba/ba1_n49_m7776_p31843.txt`; the blocks also against the `gradus-tape`
 //! Jacobian of the native residual.
 
-#[path = "../examples/bundle_adjustment.rs"]
-mod ba;
-
-use ba::{BaInput, adbench_dir, ba_jacobian, ba_objective, ba_objective_native, read_ba};
+use crate::examples::ba::{
+    BaInput, adbench_dir, ba_jacobian, ba_objective, ba_objective_native, read_ba,
+};
 use gradus_check::{Tolerance, compare};
 
 /// The ADBench file `rel` of the data beside the repository (`../shared/data/adbench`), or
@@ -27,7 +26,7 @@ const REF: Tolerance = Tolerance {
     rel: 1e-8,
 };
 
-fn check_file(inp: &BaInput, reproj: [f64; 2], block: [[f64; 15]; 2]) -> ba::Csr {
+fn check_file(inp: &BaInput, reproj: [f64; 2], block: [[f64; 15]; 2]) -> crate::examples::ba::Csr {
     let (n, m, p) = (inp.n, inp.m, inp.p);
     let f = ba_objective(inp).unwrap();
     compare(&f, &ba_objective_native(inp), Tolerance::ROUNDING).unwrap();
@@ -175,9 +174,21 @@ fn ba_native_generic<R: gradus_num::Real>(cam: &[R], x: &[R; 3], w: R, feat: &[f
 
 #[test]
 fn malformed_files_are_errors() {
-    assert!(ba::parse_ba("1 2 3").unwrap_err().contains("tokens"));
+    assert!(
+        crate::examples::ba::parse_ba("1 2 3")
+            .unwrap_err()
+            .contains("tokens")
+    );
     let bad = "1 1 1 0 0 0 0 0 0 1 0 0 0 0 x 0 0 1 0 0";
-    assert!(ba::parse_ba(bad).unwrap_err().contains("not a number"));
+    assert!(
+        crate::examples::ba::parse_ba(bad)
+            .unwrap_err()
+            .contains("not a number")
+    );
     let zero = "0 1 1 0 0 0 0 0 0 1 0 0 0 0 0 0 0 1 0 0";
-    assert!(ba::parse_ba(zero).unwrap_err().contains("positive"));
+    assert!(
+        crate::examples::ba::parse_ba(zero)
+            .unwrap_err()
+            .contains("positive")
+    );
 }

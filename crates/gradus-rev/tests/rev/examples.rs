@@ -3,29 +3,30 @@
 //! round trips and gradients (finite differences and forward mode as independent references),
 //! Hessians through `Dual` inside `GVar`.
 
-#[path = "../examples/petersen.rs"]
+#[path = "../../examples/petersen.rs"]
 mod petersen;
 
-#[path = "../examples/givens_unitary.rs"]
+#[path = "../../examples/givens_unitary.rs"]
 mod givens;
 
-#[path = "../examples/sparse.rs"]
+#[path = "../../examples/sparse.rs"]
 mod sparse;
 
-#[path = "../examples/exp_series.rs"]
+#[path = "../../examples/exp_series.rs"]
 mod exp_series;
 
-#[path = "../examples/power.rs"]
+#[path = "../../examples/power.rs"]
 mod power;
 
-#[path = "../examples/besselj.rs"]
+#[path = "../../examples/besselj.rs"]
 mod besselj;
 
-#[path = "../examples/qr.rs"]
+#[path = "../../examples/qr.rs"]
 mod qr;
 
-#[path = "../examples/bundle_adjustment.rs"]
-mod ba;
+/// The bundle-adjustment example, also used by `bundle_adjustment.rs`.
+#[path = "../../examples/bundle_adjustment.rs"]
+pub(crate) mod ba;
 
 use gradus_check::{SplitMix64, Tolerance, compare, fd};
 use gradus_num::grad_fwd;
