@@ -8,6 +8,7 @@
 //! a second run compiles nothing. Without a C compiler this test fails: it must not pass
 //! silently where the native backend cannot be checked.
 
+#[path = "backend/common.rs"]
 mod backend_common;
 
 use std::path::Path;

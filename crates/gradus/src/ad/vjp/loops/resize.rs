@@ -28,7 +28,7 @@
 //! the primal allocates in all when each iteration builds a new array), not `n` times the
 //! largest, plus two `[n]i64` arrays (counts, offsets) per array parameter. Work: the body
 //! runs three times per iteration instead of two (four for a `while` loop, which is counted
-//! first); the cost ratio of a growing loop is in `tests/vjp_cost.rs`.
+//! first); the cost ratio of a growing loop is in `crates/gradus/tests/ad/vjp_cost.rs`.
 
 use super::super::{Diagnostic, R, Vjp};
 use crate::core::builder::HasBuilder;

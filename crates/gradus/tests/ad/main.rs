@@ -1,0 +1,25 @@
+//! Automatic differentiation: the AD pass on core IR, forward and reverse mode against the
+//! definitions and finite differences, derivatives on demand, the cost of derivatives, and
+//! the partial-derivative table tied to `gradus_num` and to the primitives' evaluation.
+//! `lower_common` holds the helpers of the `lower` test binary.
+//!
+//! `derivative_tables` turns the IR verifier on for the whole process, so every compilation
+//! of this binary is verified. The finite-difference check of every AD test program
+//! (`fd_property`) is a binary of its own, without the verifier: the derivative-check entries
+//! of four corpus programs do not verify yet (`jvp` of a function whose result size depends on
+//! its data names, in the statement's result type, a size bound inside the function).
+
+#[path = "../lower/common.rs"]
+mod lower_common;
+
+mod derivative_tables;
+mod derive;
+mod jvp_cost;
+mod pass;
+mod vjp_cost;
+mod vjp_kept_values;
+mod vjp_nested_loops;
+mod vjp_one_hot_adjoint;
+mod vjp_revcomp;
+mod vjp_rules;
+mod vjp_write_once;
