@@ -434,12 +434,11 @@ impl Printer<'_> {
         let outer = self.fail_label();
         let independent = independent && !at_most_once(bound);
         let seq_body = imp::without_atomics(body);
-        let shared =
-            if self.gpu.is_none() && seq_body == body && outline::size(body) >= outline::MIN {
-                self.par_range_function(var, body, independent)
-            } else {
-                None
-            };
+        let shared = if self.gpu.is_none() && seq_body == body && self.shares_par_body(body) {
+            self.par_range_function(var, body, independent)
+        } else {
+            None
+        };
         self.line(d, "{");
         self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
         // Starting a team costs allocations and wake-ups even for one thread, which

@@ -24,7 +24,8 @@
 //! give the compiler the one large function again.
 //!
 //! A parallel loop is printed twice, shared among threads and as a plain loop for calls on
-//! one thread (see `plain_par_for`). Where its body is large and the same in both, its
+//! one thread (see `plain_par_for`). Where its body is large and the same in both, and the
+//! loop is in no other loop ([`Printer::shares_par_body`]), its
 //! iterations are printed once instead, as a function running the iterations of a range
 //! ([`Printer::par_range_function`]): the threads call it on chunks of the range, a call on
 //! one thread on all of it. A loop over chunks of a reduction or a scan, a map with a large
@@ -107,6 +108,8 @@ struct Uses {
     used: BTreeSet<String>,
     changed: BTreeSet<String>,
     declared: BTreeSet<String>,
+    /// The arrays whose blocks a reference or a borrow shares (their variables unchanged).
+    shared: BTreeSet<String>,
 }
 
 impl Uses {
@@ -176,6 +179,9 @@ impl Uses {
                 // source's variables as they are (a reference counts on the block itself).
                 self.var(dst, true);
                 self.var(src, *share == Share::Move);
+                if *share != Share::Move {
+                    self.shared.insert(src.clone());
+                }
                 self.ex(offset);
             }
             Stm::Decref(a) => self.var(a, true),
@@ -367,7 +373,10 @@ impl Printer<'_> {
             let Some(Some(ty)) = self.outliner.types.get(v) else {
                 return false;
             };
-            params.push(param(v, *ty, uses.changed.contains(v)));
+            // An array that a view shares is still passed by address: with such arrays
+            // passed by value, LSTM's gradient took 15 % longer (measured; why was not found).
+            let by_address = uses.changed.contains(v) || uses.shared.contains(v);
+            params.push(param(v, *ty, by_address));
         }
         let k = self.outliner.next;
         self.outliner.next += 1;
@@ -463,6 +472,17 @@ pub(super) struct RangeFunction {
 }
 
 impl Printer<'_> {
+    /// Whether a parallel loop with `body` (the same on one thread as shared) has its
+    /// iterations printed once, as a function of a range of them: when the body has at least
+    /// [`MIN`] statements and the loop is in no other loop of the function being printed, so
+    /// that one call per loop costs nothing next to the work. Inside a loop, every run of the
+    /// loop would pay a call, with its arguments, for maybe a few elements of work (LSTM's
+    /// maps over its hidden state, inside the loop over time steps), while the bodies of
+    /// such loops are rarely what makes the C large.
+    pub(super) fn shares_par_body(&self, body: &[Stm]) -> bool {
+        self.slot_scopes.last().is_none_or(|sc| sc.loops == 0) && size(body) >= MIN
+    }
+
     /// Prints the iterations `gr_lo..gr_hi` of the parallel loop over `var` with `body` as a
     /// function of their own, and returns how to call it; `None` (nothing printed) when the
     /// body changes a variable it does not declare (which only threads of one loop sharing
