@@ -416,55 +416,6 @@ impl Printer<'_> {
         self.line(d, "}");
     }
 
-    /// A parallel loop without privatised accumulators: shared among the call's team when
-    /// its work is large enough, else a plain loop. Where the body is large and the same
-    /// in both (no atomic additions to drop on one thread), the iterations are printed once,
-    /// as a function of a range of them (`par_range_function`), which both call; otherwise
-    /// the body is printed twice.
-    fn plain_par_for(
-        &mut self,
-        var: &str,
-        bound: &Ex,
-        work: &Ex,
-        body: &[Stm],
-        independent: bool,
-        d: usize,
-    ) {
-        let (b, w) = (self.ex(bound), self.ex(work));
-        let outer = self.fail_label();
-        let independent = independent && !at_most_once(bound);
-        let seq_body = imp::without_atomics(body);
-        let shared = if self.gpu.is_none() && seq_body == body && self.shares_par_body(body) {
-            self.par_range_function(var, body, independent)
-        } else {
-            None
-        };
-        self.line(d, "{");
-        self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
-        // Starting a team costs allocations and wake-ups even for one thread, which
-        // dominates a small loop run many times (inside a sequential loop): small
-        // loops and single-threaded calls take a plain loop instead. The loops that
-        // could use threads count their work for the choice of the call's team
-        // (`gr_par_pick`).
-        self.big_loop_test(&w, d + 1);
-        self.line(d + 1, "if (gr_big && gr_team > 1) {");
-        match &shared {
-            Some(f) => self.omp_par_ranges(f, d + 2),
-            None => self.omp_par_for(var, body, d + 2),
-        }
-        self.line(d + 1, "} else {");
-        match &shared {
-            Some(f) => self.sequential_range_call(f, d + 2),
-            // On one thread no addition needs to be atomic (an atomic addition of floats
-            // is a compare-and-swap loop, and keeps the loop from being vectorised).
-            None => self.sequential_par_for(var, &seq_body, independent, d + 2),
-        }
-        self.line(d + 1, "}");
-        let key = self.iter_key();
-        self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
-        self.line(d, "}");
-    }
-
     /// The loop of a [`Stm::ParFor`] run by one thread. Its allocation sites take slots of
     /// the enclosing scope, which outlives the loop, so a loop that runs many times (inside
     /// a sequential loop) allocates once; or of a scope of its own where the enclosing one
@@ -938,7 +889,29 @@ impl Printer<'_> {
                 body,
                 independent,
                 ..
-            } => self.plain_par_for(var, bound, work, body, *independent, d),
+            } => {
+                let (b, w) = (self.ex(bound), self.ex(work));
+                let outer = self.fail_label();
+                self.line(d, "{");
+                self.line(d + 1, &format!("int64_t gr_n GR_UNUSED = {b};"));
+                // Starting a team costs allocations and wake-ups even for one thread, which
+                // dominates a small loop run many times (inside a sequential loop): small
+                // loops and single-threaded calls take a plain loop instead. The loops that
+                // could use threads count their work for the choice of the call's team
+                // (`gr_par_pick`).
+                self.big_loop_test(&w, d + 1);
+                self.line(d + 1, "if (gr_big && gr_team > 1) {");
+                self.omp_par_for(var, body, d + 2);
+                self.line(d + 1, "} else {");
+                // On one thread no addition needs to be atomic (an atomic addition of floats
+                // is a compare-and-swap loop, and keeps the loop from being vectorised).
+                let independent = *independent && !at_most_once(bound);
+                self.sequential_par_for(var, &imp::without_atomics(body), independent, d + 2);
+                self.line(d + 1, "}");
+                let key = self.iter_key();
+                self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
+                self.line(d, "}");
+            }
             Stm::While { cond, body } => {
                 let c = self.ex(cond);
                 self.line(d, &format!("while ({c}) {{"));

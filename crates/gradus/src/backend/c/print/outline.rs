@@ -22,17 +22,9 @@
 //!
 //! The functions are marked `noinline`: inlined back into their single caller, they would
 //! give the compiler the one large function again.
-//!
-//! A parallel loop is printed twice, shared among threads and as a plain loop for calls on
-//! one thread (see `plain_par_for`). Where its body is large and the same in both, and the
-//! loop is in no other loop ([`Printer::shares_par_body`]), its
-//! iterations are printed once instead, as a function running the iterations of a range
-//! ([`Printer::par_range_function`]): the threads call it on chunks of the range, a call on
-//! one thread on all of it. A loop over chunks of a reduction or a scan, a map with a large
-//! body, each is then compiled once: the C compiler's time goes with the volume of C.
 
 use super::{Printer, SlotScope};
-use crate::backend::lower::imp::{Ex, Share, Stm, Ty};
+use crate::backend::lower::imp::{Ex, Stm, Ty};
 use crate::core::scalar::PrimType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -65,8 +57,8 @@ pub(super) struct Outliner {
     entry: String,
 }
 
-/// The number of statements of `stms`, counting those that may be printed twice (a parallel
-/// loop's body may have a sequential copy) twice.
+/// The number of statements of `stms`, counting those printed twice (a parallel loop's body
+/// has a sequential copy) twice.
 pub fn size(stms: &[Stm]) -> usize {
     stms.iter().map(stm_size).sum()
 }
@@ -108,8 +100,6 @@ struct Uses {
     used: BTreeSet<String>,
     changed: BTreeSet<String>,
     declared: BTreeSet<String>,
-    /// The arrays whose blocks a reference or a borrow shares (their variables unchanged).
-    shared: BTreeSet<String>,
 }
 
 impl Uses {
@@ -170,18 +160,11 @@ impl Uses {
                 self.ex(count);
             }
             Stm::SetArr {
-                dst,
-                src,
-                offset,
-                share,
+                dst, src, offset, ..
             } => {
-                // A move clears the source's block; a reference or a borrow leaves the
-                // source's variables as they are (a reference counts on the block itself).
+                // A move clears the source's block; a reference counts on it.
                 self.var(dst, true);
-                self.var(src, *share == Share::Move);
-                if *share != Share::Move {
-                    self.shared.insert(src.clone());
-                }
+                self.var(src, true);
                 self.ex(offset);
             }
             Stm::Decref(a) => self.var(a, true),
@@ -373,10 +356,7 @@ impl Printer<'_> {
             let Some(Some(ty)) = self.outliner.types.get(v) else {
                 return false;
             };
-            // An array that a view shares is still passed by address: with such arrays
-            // passed by value, LSTM's gradient took 15 % longer (measured; why was not found).
-            let by_address = uses.changed.contains(v) || uses.shared.contains(v);
-            params.push(param(v, *ty, by_address));
+            params.push(param(v, *ty, uses.changed.contains(v)));
         }
         let k = self.outliner.next;
         self.outliner.next += 1;
@@ -458,172 +438,4 @@ fn function_text(name: &str, params: &[Param], body: &str) -> String {
     t.push_str(&store);
     t.push_str("  return 1;\n}\n\n");
     t
-}
-
-/// A function of a parallel loop's iterations `gr_lo..gr_hi`, printed once for both ways
-/// of running the loop.
-pub(super) struct RangeFunction {
-    /// The C name of the function.
-    name: String,
-    /// The arguments after the range, each preceded by `, `.
-    args: String,
-    /// The allocation slots it takes by address: declared in the scope of each call.
-    slots: Vec<String>,
-}
-
-impl Printer<'_> {
-    /// Whether a parallel loop with `body` (the same on one thread as shared) has its
-    /// iterations printed once, as a function of a range of them: when the body has at least
-    /// [`MIN`] statements and the loop is in no other loop of the function being printed, so
-    /// that one call per loop costs nothing next to the work. Inside a loop, every run of the
-    /// loop would pay a call, with its arguments, for maybe a few elements of work (LSTM's
-    /// maps over its hidden state, inside the loop over time steps), while the bodies of
-    /// such loops are rarely what makes the C large.
-    pub(super) fn shares_par_body(&self, body: &[Stm]) -> bool {
-        self.slot_scopes.last().is_none_or(|sc| sc.loops == 0) && size(body) >= MIN
-    }
-
-    /// Prints the iterations `gr_lo..gr_hi` of the parallel loop over `var` with `body` as a
-    /// function of their own, and returns how to call it; `None` (nothing printed) when the
-    /// body changes a variable it does not declare (which only threads of one loop sharing
-    /// it could do) or uses one of unknown type. Inside, errors are ordered as they would
-    /// be in place: by `var` when the loop is outermost, else by the caller's position
-    /// (`gr_iter`).
-    pub(super) fn par_range_function(
-        &mut self,
-        var: &str,
-        body: &[Stm],
-        independent: bool,
-    ) -> Option<RangeFunction> {
-        let mut uses = Uses::default();
-        uses.declared.insert(var.to_string());
-        uses.stms(body);
-        let globals = [crate::backend::lower::PAR_CHUNK_MIN_WORK];
-        let mut params = vec![c_param(
-            &[
-                ("gr_lo".to_string(), "int64_t ".to_string()),
-                ("gr_hi".to_string(), "int64_t ".to_string()),
-            ],
-            false,
-        )];
-        for v in uses.used.difference(&uses.declared) {
-            if globals.contains(&v.as_str()) {
-                continue;
-            }
-            let Some(Some(ty)) = self.outliner.types.get(v) else {
-                return None;
-            };
-            if uses.changed.contains(v) {
-                return None;
-            }
-            params.push(param(v, *ty, false));
-        }
-        let k = self.outliner.next;
-        self.outliner.next += 1;
-        let name = format!("GR_CAT({}, _part{k})", self.outliner.entry);
-        let caller_key = self.iter_key.clone();
-        let saved = (
-            std::mem::take(&mut self.out),
-            std::mem::take(&mut self.fail_labels),
-            self.iter_key.take(),
-            std::mem::replace(&mut self.outliner.splitting, false),
-            std::mem::replace(&mut self.outliner.level, 1),
-        );
-        self.iter_key = caller_key.map(|_| "gr_iter".to_string());
-        self.slot_scopes.push(SlotScope {
-            insert_at: 0,
-            loops: 1,
-            slots: Vec::new(),
-        });
-        if independent && !super::fails_at_once(body) {
-            self.line(1, "GR_INDEPENDENT");
-        }
-        self.par_for_range(var, "gr_lo", "gr_hi", body, 1);
-        let slots = self
-            .slot_scopes
-            .pop()
-            .map(|sc| sc.slots)
-            .unwrap_or_default();
-        let text = std::mem::replace(&mut self.out, saved.0);
-        self.fail_labels = saved.1;
-        self.iter_key = saved.2;
-        self.outliner.splitting = saved.3;
-        self.outliner.level = saved.4;
-        params.extend(
-            slots
-                .iter()
-                .map(|sl| c_param(&[(sl.clone(), "gr_mem *".to_string())], true)),
-        );
-        self.outliner
-            .functions
-            .push(function_text(&name, &params, &text));
-        let args = params[1..]
-            .iter()
-            .flat_map(|p| &p.arg)
-            .map(|a| format!(", {a}"))
-            .collect();
-        Some(RangeFunction { name, args, slots })
-    }
-
-    /// A call of `f` on the iterations `lo..hi`. It records its errors itself (the loop's
-    /// `gr_stop` test after it reports them), so its result is not needed.
-    fn range_call(&mut self, f: &RangeFunction, lo: &str, hi: &str, d: usize) {
-        let key = self.iter_key();
-        let line = format!(
-            "(void){}(ctx, gr_team, GR_NT, {key}, {lo}, {hi}{});",
-            f.name, f.args
-        );
-        self.line(d, &line);
-    }
-
-    /// The team's threads run `f` on chunks of `gr_n` iterations, taking them as they
-    /// become free (as `omp_par_for` schedules a loop printed in place).
-    pub(super) fn omp_par_ranges(&mut self, f: &RangeFunction, d: usize) {
-        self.line(
-            d,
-            "int64_t gr_ch GR_UNUSED = gr_n / (8 * (int64_t)gr_team) + 1;",
-        );
-        self.line(d, "#ifdef _OPENMP");
-        self.line(d, "#pragma omp parallel num_threads(gr_team)");
-        self.line(d, "#endif");
-        self.line(d, "{");
-        self.open_slots(1);
-        if let Some(scope) = self.slot_scopes.last_mut() {
-            scope.slots.extend(f.slots.iter().cloned());
-        }
-        self.line(d + 1, "#ifdef _OPENMP");
-        self.line(d + 1, "#pragma omp for schedule(dynamic, 1)");
-        self.line(d + 1, "#endif");
-        self.line(
-            d + 1,
-            "for (int64_t gr_c = 0; gr_c < (gr_n + gr_ch - 1) / gr_ch; gr_c++) {",
-        );
-        self.line(
-            d + 2,
-            "int64_t gr_hi = (gr_c + 1) * gr_ch < gr_n ? (gr_c + 1) * gr_ch : gr_n;",
-        );
-        self.range_call(f, "gr_c * gr_ch", "gr_hi", d + 2);
-        self.line(d + 1, "}");
-        self.close_slots(d + 1);
-        self.line(d, "}");
-    }
-
-    /// A call on one thread runs `f` on all `gr_n` iterations; its slots belong to the
-    /// enclosing scope (as `sequential_par_for`'s).
-    pub(super) fn sequential_range_call(&mut self, f: &RangeFunction, d: usize) {
-        let add_slots = |p: &mut Self| {
-            if let Some(scope) = p.slot_scopes.last_mut() {
-                scope.slots.extend(f.slots.iter().cloned());
-            }
-        };
-        if self.slot_scopes.is_empty() {
-            self.open_slots(1);
-            add_slots(self);
-            self.range_call(f, "0", "gr_n", d);
-            self.close_slots(d);
-        } else {
-            add_slots(self);
-            self.range_call(f, "0", "gr_n", d);
-        }
-    }
 }
