@@ -214,7 +214,7 @@ fn reverse_derivatives_match_forward_ones_and_finite_differences() {
     let closed: Vec<_> = listed.difference(&unsupported).collect();
     assert!(
         new.is_empty() && closed.is_empty(),
-        "reverse-mode gaps changed; update crates/gradus/tests/reverse_gaps.txt\nnew gaps: {new:#?}\nno longer gaps: {closed:#?}"
+        "reverse-mode gaps changed; update crates/gradus/tests/ad/reverse_gaps.txt\nnew gaps: {new:#?}\nno longer gaps: {closed:#?}"
     );
 }
 
