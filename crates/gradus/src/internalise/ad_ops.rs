@@ -7,8 +7,11 @@
 
 use super::value::IVal;
 use super::{Internaliser, R, bug};
-use crate::core::ir::{AdMode, Exp, Lambda, SubExp, Var};
+use crate::core::ir::{AdMode, BasicOp, Exp, Lambda, SubExp, Type, Var};
+use crate::core::scalar::PrimType;
+use crate::core::visit::exp_binders;
 use crate::diag::Span;
+use std::collections::{HashMap, HashSet};
 
 impl<'a> Internaliser<'a> {
     /// A call of the AD operator `name` (`jvp`, `vjp`, `jmp`, `mjp` and their `2` forms) with
@@ -77,6 +80,7 @@ impl<'a> Internaliser<'a> {
             args: xl,
             seeds,
         };
+        let inside = exp_binders(&exp);
         let mut out = self
             .em
             .bind(exp, tys, "jvp_res")
@@ -84,7 +88,10 @@ impl<'a> Internaliser<'a> {
             .map(SubExp::Var);
         let y = y.rebuild(&mut out);
         let y_tan = y.rebuild(&mut out);
-        Ok((y, y_tan))
+        let both = self.rebind_sizes(&inside, IVal::tuple(vec![y.clone(), y_tan]));
+        let mut leaves = both.leaves().into_iter();
+        let y_new = y.rebuild(&mut leaves);
+        Ok((y_new, y.rebuild(&mut leaves)))
     }
 
     /// `vjp f x ybar`: builds `f`'s body as a lambda on fresh parameters and emits it as an
@@ -106,12 +113,14 @@ impl<'a> Internaliser<'a> {
             args: xl,
             seeds,
         };
+        let inside = exp_binders(&exp);
         let mut out = self
             .em
             .bind(exp, tys, "vjp_res")
             .into_iter()
             .map(SubExp::Var);
         let y = y.rebuild(&mut out);
+        let y = self.rebind_sizes(&inside, y);
         let x_adj = x.rebuild(&mut out);
         Ok((y, x_adj))
     }
@@ -183,6 +192,43 @@ impl<'a> Internaliser<'a> {
         };
         let mut out = self.em.bind(exp, tys, name).into_iter().map(SubExp::Var);
         Ok(y.rebuild(&mut out))
+    }
+
+    /// The results of a `jvp` or `vjp` statement whose types mention sizes bound inside its
+    /// lambda (existential sizes, such as a `filter`'s count) are given sizes bound by
+    /// ordinary statements after it: `let k' = k` and a coercion of each such result to the
+    /// new sizes. The statement itself may name `k` (the AD pass binds it where it expands
+    /// the lambda), but an enclosing `jvp` or `vjp` whose lambda returns these results can
+    /// then name sizes its own body binds, as the verifier requires.
+    fn rebind_sizes(&mut self, inside: &HashSet<Var>, val: IVal) -> IVal {
+        let mut renamed: HashMap<Var, SubExp> = HashMap::new();
+        let leaves: Vec<SubExp> = val
+            .leaves()
+            .into_iter()
+            .map(|leaf| {
+                let SubExp::Var(v) = leaf else { return leaf };
+                let dims = self.em.dims(&leaf);
+                if !dims
+                    .iter()
+                    .any(|d| d.as_var().is_some_and(|k| inside.contains(&k)))
+                {
+                    return leaf;
+                }
+                let shape = dims
+                    .iter()
+                    .map(|d| match d.as_var() {
+                        Some(k) if inside.contains(&k) => *renamed.entry(k).or_insert_with(|| {
+                            let t = Type::Prim(PrimType::I64);
+                            let e = Exp::BasicOp(BasicOp::SubExp(*d));
+                            SubExp::Var(self.em.bind(e, vec![t], "ad_size")[0])
+                        }),
+                        _ => *d,
+                    })
+                    .collect();
+                self.checked_coerce(v, shape)
+            })
+            .collect();
+        val.rebuild(&mut leaves.into_iter())
     }
 
     /// `f` applied to fresh parameters shaped like `x`, as a lambda, and the structure of its

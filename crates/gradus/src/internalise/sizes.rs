@@ -11,7 +11,7 @@
 
 use crate::core::ir::{BasicOp, Body, Exp, Prog, Stm, Var};
 use crate::core::safety::prim_can_fail;
-use crate::core::visit::{free_in_exp, type_vars, walk_bodies_mut};
+use crate::core::visit::{exp_binders, free_in_exp, type_vars, walk_bodies_mut};
 use std::collections::HashSet;
 
 /// Moves the size computations out of every lambda of `prog` whose result type needs them.
@@ -47,10 +47,18 @@ fn take_sizes(
     params: &[Var],
     wanted: &HashSet<Var>,
 ) -> Vec<Stm> {
+    // What the lambda binds: its parameters, its patterns, and the existential sizes of its
+    // `jvp` and `vjp` statements, which are bound inside them and in scope after them.
     let bound: HashSet<Var> = body
         .stms
         .iter()
-        .flat_map(|s| s.pat.iter().copied())
+        .flat_map(|s| {
+            let mut vs: Vec<Var> = s.pat.clone();
+            if let Exp::Ad { .. } = &s.exp {
+                vs.extend(exp_binders(&s.exp));
+            }
+            vs
+        })
         .chain(params.iter().copied())
         .collect();
     let mut need: HashSet<Var> = wanted

@@ -4,16 +4,15 @@
 //! `lower_common` holds the helpers of the `lower` test binary.
 //!
 //! `derivative_tables` turns the IR verifier on for the whole process, so every compilation
-//! of this binary is verified. The finite-difference check of every AD test program
-//! (`fd_property`) is a binary of its own, without the verifier: the derivative-check entries
-//! of four corpus programs do not verify yet (`jvp` of a function whose result size depends on
-//! its data names, in the statement's result type, a size bound inside the function).
+//! of this binary is verified, the finite-difference check of every AD test program
+//! (`fd_property`) included.
 
 #[path = "../lower/common.rs"]
 mod lower_common;
 
 mod derivative_tables;
 mod derive;
+mod fd_property;
 mod jvp_cost;
 mod pass;
 mod vjp_cost;

@@ -4,7 +4,8 @@
 //! central differences (`gradus::check`). Every entry of every AD test program (forward,
 //! reverse, Hessians) is also differentiated in reverse mode at its first test input and
 //! checked by the transposition identity `<vjp f x ybar, xdot> = <ybar, jvp f x xdot>` and
-//! against finite differences (`gradus::derivative_check::check_vjp`).
+//! against finite differences (`gradus::derivative_check::check_vjp`). The IR is verified after
+//! every pass of every compilation.
 
 use gradus::derivative_check::{check_jvp, check_vjp};
 use gradus::testspec::{Expected, Input, parse_test_file};
@@ -84,6 +85,7 @@ fn has_float_zero(v: &Value) -> bool {
 
 #[test]
 fn forward_derivatives_match_finite_differences() {
+    gradus::pipeline::passes::verify_every_pass();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/ad");
     let files = programs(&root);
     let mut checked = 0;
@@ -143,6 +145,7 @@ fn forward_derivatives_match_finite_differences() {
 
 #[test]
 fn reverse_derivatives_match_forward_ones_and_finite_differences() {
+    gradus::pipeline::passes::verify_every_pass();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/ad");
     let files = programs(&root);
     let mut checked = 0;
@@ -211,7 +214,7 @@ fn reverse_derivatives_match_forward_ones_and_finite_differences() {
     let closed: Vec<_> = listed.difference(&unsupported).collect();
     assert!(
         new.is_empty() && closed.is_empty(),
-        "reverse-mode gaps changed; update crates/gradus/tests/reverse_gaps.txt\nnew gaps: {new:#?}\nno longer gaps: {closed:#?}"
+        "reverse-mode gaps changed; update crates/gradus/tests/ad/reverse_gaps.txt\nnew gaps: {new:#?}\nno longer gaps: {closed:#?}"
     );
 }
 
