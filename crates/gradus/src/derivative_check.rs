@@ -23,7 +23,7 @@
 //! `check_entry_vjp_with` and `CheckReport`, are deprecated aliases.
 
 use crate::diag::Diagnostics;
-use crate::program::{CallError, ExternalType, Program};
+use crate::program::{CallError, EntryPoint, ExternalType, Program};
 use crate::value::{Array, Buffer, PrimType, Scalar, Value};
 use gradus_check::SplitMix64;
 use std::fmt;
@@ -118,6 +118,27 @@ impl Default for CheckOptions {
             backend: crate::program::Backend::Interpreter,
         }
     }
+}
+
+/// The entry point `entry` of `plain`, refused when it is missing or has an opaque parameter
+/// or result (whose values cannot be perturbed or compared).
+fn checkable_entry(plain: &Program, entry: &str) -> Result<EntryPoint, CheckError> {
+    let ep = plain
+        .entry_points()
+        .into_iter()
+        .find(|e| e.name == entry)
+        .ok_or_else(|| CheckError::Unsupported(format!("no entry point named \"{entry}\"")))?;
+    if let Some(ExternalType::Opaque(t)) = ep
+        .params
+        .iter()
+        .chain(&ep.results)
+        .find(|t| matches!(t, ExternalType::Opaque(_)))
+    {
+        return Err(CheckError::Unsupported(format!(
+            "entry point \"{entry}\" has an opaque parameter or result type {t}"
+        )));
+    }
+    Ok(ep)
 }
 
 /// Compiles `source` under `opts` and loads it on `opts`'s backend.
@@ -254,21 +275,7 @@ pub fn check_jvp_with(
     opts: &CheckOptions,
 ) -> Result<JvpReport, CheckError> {
     let plain = build(path, source, opts)?;
-    let ep = plain
-        .entry_points()
-        .into_iter()
-        .find(|e| e.name == entry)
-        .ok_or_else(|| CheckError::Unsupported(format!("no entry point named \"{entry}\"")))?;
-    if let Some(ExternalType::Opaque(t)) = ep
-        .params
-        .iter()
-        .chain(&ep.results)
-        .find(|t| matches!(t, ExternalType::Opaque(_)))
-    {
-        return Err(CheckError::Unsupported(format!(
-            "entry point \"{entry}\" has an opaque parameter or result type {t}"
-        )));
-    }
+    checkable_entry(&plain, entry)?;
     let mut report = JvpReport {
         entry: entry.to_string(),
         pairs: Vec::new(),
@@ -495,21 +502,7 @@ pub fn check_vjp_with(
     opts: &CheckOptions,
 ) -> Result<VjpReport, CheckError> {
     let plain = build(path, source, opts)?;
-    let ep = plain
-        .entry_points()
-        .into_iter()
-        .find(|e| e.name == entry)
-        .ok_or_else(|| CheckError::Unsupported(format!("no entry point named \"{entry}\"")))?;
-    if let Some(ExternalType::Opaque(t)) = ep
-        .params
-        .iter()
-        .chain(&ep.results)
-        .find(|t| matches!(t, ExternalType::Opaque(_)))
-    {
-        return Err(CheckError::Unsupported(format!(
-            "entry point \"{entry}\" has an opaque parameter or result type {t}"
-        )));
-    }
+    let ep = checkable_entry(&plain, entry)?;
     if args.is_empty() || ep.results.is_empty() {
         return Err(CheckError::Unsupported(format!(
             "entry point \"{entry}\" has no parameters or no results"
