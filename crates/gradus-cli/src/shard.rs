@@ -3,8 +3,11 @@
 //! rows of the sharded parameters and a copy of the others; each process runs the per-process
 //! entry point derived by `gradus::shard`; the partial sums are added in one reduction per
 //! element type (one in practice: all `f64`), rows are gathered in rank order, and rank 0
-//! prints the results exactly as `gradus run` would. A run-time error on any process is
-//! printed by that process with its location, and ends every process (`MPI_Abort`).
+//! prints the results exactly as `gradus run` would. After each call the processes agree on
+//! its outcome ([`agree`]): a run-time error on any process is printed once, by rank 0, with
+//! its location and the process it happened on, and every process then exits with the same
+//! code. No process is left waiting in a collective and none is killed (`MPI_Abort` is not
+//! used: how it ends the other processes depends on the launcher).
 //!
 //! The transport is the [`Comm`] trait: MPI through the `mpi` crate when gradus is built with
 //! the cargo feature `mpi` (`shard_mpi.rs`), otherwise one process that does it all.
@@ -35,8 +38,6 @@ pub trait Comm {
     fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>>;
     /// Waits for every process.
     fn barrier(&self);
-    /// Ends every process with exit code `code`.
-    fn abort(&self, code: u8) -> !;
 }
 
 /// One process holding all the rows.
@@ -64,9 +65,6 @@ impl Comm for Solo {
         Some(vec![mine])
     }
     fn barrier(&self) {}
-    fn abort(&self, code: u8) -> ! {
-        std::process::exit(i32::from(code))
-    }
 }
 
 /// Runs one process of `gradus run --shard`; returns the exit code.
@@ -118,12 +116,10 @@ fn run_on(comm: &dyn Comm, a: &RunArgs, path: &str, program: Program) -> u8 {
         comm.barrier();
         a.backend.prepare(a.backend.resolve(), sharded)
     };
-    let program = match prepared {
+    let prepared = prepared.map_err(|m| (1, format!("Error: {m}")));
+    let program = match agree(comm, prepared) {
         Ok(p) => p,
-        Err(m) => {
-            eprintln!("Error: {m}");
-            comm.abort(1);
-        }
+        Err(code) => return code,
     };
     let (args, scattered) = match distribute(comm, a, &ep, &plan) {
         Ok(x) => x,
@@ -137,9 +133,15 @@ fn run_on(comm: &dyn Comm, a: &RunArgs, path: &str, program: Program) -> u8 {
     for _ in 0..a.shard_runs.max(1) {
         comm.barrier();
         let t0 = Instant::now();
-        let mine = call(comm, &program, &plan, &args, path);
+        let mine = match agree(comm, call(&program, &plan, &args, path)) {
+            Ok(mine) => mine,
+            Err(code) => return code,
+        };
         stats.compute.push(t0.elapsed().as_secs_f64());
-        results = gather_results(comm, &plan, mine, &mut stats);
+        results = match gather_results(comm, &plan, mine, &mut stats) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
         stats.call.push(t0.elapsed().as_secs_f64());
     }
     let Some(results) = results else { return 0 };
@@ -232,28 +234,51 @@ fn split(size: usize, args: &[Value], plan: &ShardPlan) -> Step<Vec<Vec<u8>>> {
     Ok(out)
 }
 
-/// This rank's results; a run-time error is printed here and ends every process.
+/// A step's failure on one rank: the exit code and the message, not yet printed.
+type Failure = (u8, String);
+
+/// This rank's results, or its run-time error with its message.
 fn call(
-    comm: &dyn Comm,
     program: &Program,
     plan: &ShardPlan,
     args: &[Value],
     path: &str,
-) -> Vec<Value> {
+) -> Result<Vec<Value>, Failure> {
     match catch_panic(|| program.call(&plan.entry, args.to_vec())) {
-        Ok(Ok(r)) => r,
-        Ok(Err(CallError::Runtime(e))) => {
-            eprintln!("{e}");
-            comm.abort(2)
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(CallError::Runtime(e))) => Err((2, e.to_string())),
+        Ok(Err(e)) => Err((3, format!("Error: {e}"))),
+        Err(p) => Err((
+            4,
+            format!("internal error: gradus panicked while running {path}: {p}"),
+        )),
+    }
+}
+
+/// Every process learns whether a step failed on any of them: the ranks' outcomes are
+/// gathered on rank 0, which prints the first failure (by rank) and sends its exit code to
+/// all. Two small collectives; each process's own value is kept where it succeeded.
+fn agree<T>(comm: &dyn Comm, mine: Result<T, Failure>) -> Step<T> {
+    let report = match &mine {
+        Ok(_) => vec![0u8],
+        Err((code, message)) => [&[*code][..], message.as_bytes()].concat(),
+    };
+    let mut verdict = vec![0u8];
+    let reports = comm.gather(report).unwrap_or_default();
+    if let Some((rank, r)) = reports.iter().enumerate().find(|(_, r)| r[0] != 0) {
+        let message = String::from_utf8_lossy(&r[1..]);
+        if comm.size() > 1 {
+            eprintln!("{message}\n(on process {rank} of {})", comm.size());
+        } else {
+            eprintln!("{message}");
         }
-        Ok(Err(e)) => {
-            eprintln!("Error: {e}");
-            comm.abort(3)
-        }
-        Err(p) => {
-            eprintln!("internal error: gradus panicked while running {path}: {p}");
-            comm.abort(4)
-        }
+        verdict[0] = r[0];
+    }
+    comm.broadcast(&mut verdict);
+    match (mine, verdict[0]) {
+        (Ok(v), 0) => Ok(v),
+        (_, 0) => Err(1),
+        (_, code) => Err(code),
     }
 }
 
@@ -293,7 +318,7 @@ fn gather_results(
     plan: &ShardPlan,
     mine: Vec<Value>,
     stats: &mut Stats,
-) -> Option<Vec<Value>> {
+) -> Step<Option<Vec<Value>>> {
     let mut floats = Vec::new();
     let mut ints = Vec::new();
     let mut rows = Vec::new();
@@ -323,7 +348,9 @@ fn gather_results(
     } else {
         Some(Vec::new())
     };
-    let (floats, ints, gathered) = (floats?, ints?, gathered?);
+    let (Some(floats), Some(ints), Some(gathered)) = (floats, ints, gathered) else {
+        return Ok(None);
+    };
     stats.gathered = gathered.iter().map(Vec::len).sum();
     let per_rank: Vec<Vec<Value>> = gathered
         .iter()
@@ -343,12 +370,12 @@ fn gather_results(
                 let mut parts = vec![v];
                 parts.extend(per_rank[1..].iter().map(|r| r[ci].clone()));
                 ci += 1;
-                combine::combine(Combine::Concat, &parts).unwrap_or_else(|e| {
+                combine::combine(Combine::Concat, &parts).map_err(|e| {
                     eprintln!("Error: {e}");
-                    comm.abort(3)
-                })
+                    3u8
+                })?
             }
         });
     }
-    Some(out)
+    Ok(Some(out))
 }

@@ -128,7 +128,4 @@ impl Comm for World {
     fn barrier(&self) {
         self.0.barrier();
     }
-    fn abort(&self, code: u8) -> ! {
-        self.0.abort(i32::from(code))
-    }
 }

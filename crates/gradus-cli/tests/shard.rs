@@ -231,9 +231,12 @@ mod mpi {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("out of bounds") && err.contains("shard.fut:"),
+            err.contains("out of bounds")
+                && err.contains("shard.fut:")
+                && err.contains("on process 2 of 3"),
             "{err}"
         );
+        assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(out.stdout.is_empty());
         let out = mpirun(3, &args, b"[0i64, 1i64] [1.0, 2.0");
         assert_eq!(
