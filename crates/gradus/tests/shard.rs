@@ -10,6 +10,9 @@ use gradus::shard::{Combine, ShardPlan, combine};
 use gradus::value::{Scalar, Value};
 use std::path::Path;
 
+#[path = "common/sum_programs.rs"]
+mod sum_programs;
+
 fn repo(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -162,6 +165,15 @@ entry mixed [n] [d] (xs: [n][d]f64) (w: [d]f64) (c: f64)
   let colsum = map (\j -> f64.sum (map (\x -> x[j]) xs) + w[j]) (iota d)
   in (total, colsum, n, c * 2, map (+ c) per_row, map (* 2) w)
 
+-- The gradient of a loop over a sum: reverse mode recomputes the loop's iterates by
+-- inversion, under a condition on the (summed) iterates, or else re-runs it keeping each
+-- iteration's per-row values in a [2][n] array; every process takes the second way.
+entry loop_grad [n] (xs: [n][3]f64) (w: [3]f64) : [3]f64 =
+  vjp (\w -> loop acc = w[1] for _i < 2 do
+                acc * (0.5 - w[0])
+                + f64.sum (map (\x -> f64.exp (f64.tanh (if x[1] > 0 then w[2] else x[1]))) xs))
+      w 1
+
 -- The mean of the rows counted via the number of rows as a sum.
 entry scaled [n] (xs: [n]f64) (a: f64) : f64 =
   a * f64.sum (map (\x -> x * x) xs) - f64.i64 n * a + 1
@@ -205,6 +217,13 @@ fn hand_written_sums_shard() {
         &["xs"],
         &args,
         &[Sum, Sum, Sum, Replicated, Concat, Replicated],
+    );
+    check(
+        sums(),
+        "loop_grad",
+        &["xs"],
+        &[rand(&[10, 3], 8), rand(&[3], 9)],
+        &[Sum],
     );
     check(
         sums(),
@@ -347,4 +366,48 @@ fn any_entry_point_is_sharded_or_refused() {
         planned > 20 && refused > 20,
         "{planned} planned, {refused} refused"
     );
+}
+
+/// Random sum-structured programs (`common/sum_programs.rs`): every one is sharded with the
+/// plan its construction implies, and every layout of the rows gives the unsharded results on
+/// the interpreter (and, for the first few, on C).
+#[test]
+fn random_sum_structured_programs_shard() {
+    for seed in 0..200u64 {
+        let sp = sum_programs::sum_program(seed);
+        let p = Program::from_source(&format!("sum{seed}.fut"), &sp.source)
+            .unwrap_or_else(|d| panic!("seed {seed}:\n{}\n{}", sp.source, d.render()));
+        let n = 6 + (seed as usize % 5);
+        let args = [
+            rand(&[n, 3], 100 + seed),
+            rand(&[n], 200 + seed),
+            rand(&[3], 300 + seed),
+            Value::Scalar(Scalar::F64(0.3 + seed as f64 / 40.0)),
+        ];
+        let names = ["xs".to_string(), "ys".to_string()];
+        let expected = p.call("main", args.to_vec()).unwrap();
+        let (sharded, plan) = p
+            .sharded("main", &names)
+            .unwrap_or_else(|d| panic!("seed {seed} refused:\n{}\n{}", sp.source, d.render()));
+        assert_eq!(plan.combine, sp.combine, "seed {seed}:\n{}", sp.source);
+        for blocks in layouts(n) {
+            let got = simulate(&sharded, &plan, &args, &blocks);
+            close(
+                &got,
+                &expected,
+                &format!("seed {seed}, blocks {blocks:?}:\n{}", sp.source),
+            );
+        }
+        if seed < 3 {
+            let native = sharded
+                .with_backend(Backend::Native(NativeOptions::default()))
+                .unwrap();
+            let got = simulate(&native, &plan, &args, &combine::blocks(n, 3));
+            close(
+                &got,
+                &expected,
+                &format!("seed {seed} on C:\n{}", sp.source),
+            );
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! `gradus::shard::mpi::Sharded` under `mpirun` (the cargo feature `mpi`): this test binary
 //! starts itself under `mpirun -np N` (N = 1, 2, 3), and each process calls the sharded entry
 //! points of `python/tests/shard.fut` on its own block of rows (one process without rows when
-//! there are fewer rows than processes) and compares every result with the unsharded call.
+//! there are fewer rows than processes) and compares every result with the unsharded call;
+//! likewise random sum-structured programs.
 #![cfg(feature = "mpi")]
 
 use gradus::backend::c::NativeOptions;
@@ -11,6 +12,9 @@ use gradus::shard::mpi::Sharded;
 use gradus::value::Value;
 use std::path::Path;
 use std::process::Command;
+
+#[path = "common/sum_programs.rs"]
+mod sum_programs;
 
 /// Set in the processes `mpirun` starts.
 const CHILD: &str = "GRADUS_SHARD_MPI_CHILD";
@@ -108,9 +112,33 @@ fn child() {
             "{err}"
         );
     }
+    random_programs(&world, rank, size);
     let refused = Sharded::new(&prog, "largest", &["x".into(), "y".into()]).err();
     assert!(refused.is_some_and(|e| e.contains("mixes rows")));
     println!("ok {rank} of {size}");
+}
+
+/// Random sum-structured programs (`common/sum_programs.rs`) on the interpreter: each
+/// process passes its own rows of `xs` and `ys`.
+fn random_programs(world: &mpi::topology::SimpleCommunicator, rank: usize, size: usize) {
+    for seed in 0..6u64 {
+        let sp = sum_programs::sum_program(seed);
+        let prog = Program::from_source("sum.fut", &sp.source).unwrap();
+        let n = 5 + seed as usize;
+        let (w, x, y) = data(n);
+        let c = Value::Scalar(gradus::value::Scalar::F64(0.4));
+        let (start, len) = combine::blocks(n, size)[rank];
+        let mine = |v: &Value| combine::rows(v, start, len).unwrap();
+        let sharded = Sharded::new(&prog, "main", &["xs".into(), "ys".into()]).unwrap();
+        assert_eq!(sharded.plan().combine, sp.combine, "seed {seed}");
+        let got = sharded
+            .call(world, vec![mine(&x), mine(&y), w.clone(), c.clone()])
+            .unwrap();
+        let want = prog.call("main", vec![x, y, w, c]).unwrap();
+        for (g, v) in got.iter().zip(&want) {
+            assert!(close(g, v), "seed {seed}, rank {rank}: {g:?} against {v:?}");
+        }
+    }
 }
 
 #[test]

@@ -185,6 +185,13 @@ impl NameTable {
     }
 }
 
+/// The attribute of an `if` whose condition only says whether its then branch may be used:
+/// both branches compute the same values (up to rounding), and the else branch does so whatever
+/// the condition. Reverse mode puts it on the choice between recomputing a loop's iterates by
+/// inversion and re-running the loop with checkpoints; an analysis that cannot evaluate the
+/// condition may take the else branch (the sharding analysis does).
+pub const ATTR_FALLBACK: &str = "fallback";
+
 /// Where a statement came from: its source span, the call sites it was inlined through
 /// (innermost first), and its attributes.
 #[derive(Clone, Debug, Default, PartialEq)]

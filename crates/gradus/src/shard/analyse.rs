@@ -14,7 +14,10 @@
 //! admit only operations linear in their partial-sum operands (`+`, `-`, negation, products
 //! and quotients by replicated values, selection under a replicated condition, indexing and
 //! reshaping, `+`-reductions, accumulators) and per-row computations (a `map`, reduction or
-//! histogram over the rows whose function reads no partial sum and no other row).
+//! histogram over the rows whose function reads no partial sum and no other row). Arrays with
+//! the rows in an inner dimension (reverse mode's per-row checkpoints of a loop) are followed
+//! through indexing and updates; an `if` marked [`ATTR_FALLBACK`] whose condition is not
+//! replicated takes its else branch on every process.
 
 use super::kind::Kind;
 use crate::core::ir::*;
@@ -68,8 +71,11 @@ impl Analysis<'_> {
 
     /// The join of `ks`, or a mixed kind naming `span` when rows meet other values.
     fn join_all(&mut self, ks: &[Kind], span: Span) -> Kind {
-        let mut acc = Kind::Zero;
-        for k in ks {
+        let Some((first, rest)) = ks.split_first() else {
+            return Kind::Zero;
+        };
+        let mut acc = *first;
+        for k in rest {
             match acc.join(*k) {
                 Some(j) => acc = j,
                 None => {
@@ -165,6 +171,9 @@ impl Analysis<'_> {
     }
 
     fn stm(&mut self, stm: &mut Stm, pre: &mut Pre) -> Vec<Kind> {
+        if let Some(ks) = self.fallback(stm) {
+            return ks;
+        }
         let n = stm.pat.len();
         let free = crate::core::visit::stm_free_vars(stm);
         if free.iter().all(|v| self.kind(&SubExp::Var(*v)).is_rep()) {
@@ -211,6 +220,26 @@ impl Analysis<'_> {
         }
     }
 
+    /// An [`ATTR_FALLBACK`] `if` whose condition is not replicated: the condition becomes
+    /// `false`, so that every process takes the else branch, which is right whatever the
+    /// condition; the then branch is left as it is, dead. `None` for any other statement.
+    fn fallback(&mut self, stm: &mut Stm) -> Option<Vec<Kind>> {
+        let Exp::If {
+            cond, else_body, ..
+        } = &mut stm.exp
+        else {
+            return None;
+        };
+        if self.kind(cond).is_rep() || !stm.aux.attrs.iter().any(|a| a == ATTR_FALLBACK) {
+            return None;
+        }
+        *cond = SubExp::Const(Scalar::Bool(false));
+        let outer = std::mem::replace(&mut self.here, stm.aux.clone());
+        let ks = self.body(else_body);
+        self.here = outer;
+        Some(ks)
+    }
+
     fn basic(&mut self, op: &mut BasicOp, span: Span, pre: &mut Pre) -> Kind {
         match op {
             BasicOp::SubExp(s) => self.kind(s),
@@ -220,10 +249,11 @@ impl Analysis<'_> {
                 if !slice_rep(self, slice) {
                     return self.mixed(span, "indexes with a position that depends on the rows");
                 }
-                if k == Kind::Rows {
-                    return self.mixed(span, "picks particular rows of the sharded data");
+                match k {
+                    Kind::Rows => self.mixed(span, "picks particular rows of the sharded data"),
+                    Kind::InnerRows(d) => self.index_inner_rows(d.into(), slice, span),
+                    k => k,
                 }
-                k
             }
             BasicOp::Update {
                 array,
@@ -234,7 +264,15 @@ impl Analysis<'_> {
                     return self.mixed(span, "updates a position that depends on the rows");
                 }
                 let ks = [self.kind(&(*array).into()), self.kind(value)];
-                if ks.contains(&Kind::Rows) {
+                if let Kind::InnerRows(d) = ks[0] {
+                    let want = self.index_inner_rows(d.into(), slice, span);
+                    return if ks[1] == want {
+                        ks[0]
+                    } else {
+                        self.mixed(span, "updates an array of rows with other values")
+                    };
+                }
+                if ks.iter().any(|k| k.has_rows()) {
                     return self.mixed(span, "updates particular rows of the sharded data");
                 }
                 let t = self.join_all(&ks, span);
@@ -247,7 +285,7 @@ impl Analysis<'_> {
             }
             BasicOp::ArrayLit { elems, .. } => {
                 let ks: Vec<Kind> = elems.iter().map(|e| self.kind(e)).collect();
-                if ks.contains(&Kind::Rows) {
+                if ks.iter().any(|k| k.has_rows()) {
                     return self.mixed(span, "an array literal of rows");
                 }
                 let t = self.join_all(&ks, span);
@@ -258,7 +296,7 @@ impl Analysis<'_> {
             }
             BasicOp::Concat { arrays, size } => {
                 let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
-                if ks.contains(&Kind::Rows) || !self.kind(size).is_rep() {
+                if ks.iter().any(|k| k.has_rows()) || !self.kind(size).is_rep() {
                     return self.mixed(span, "concatenates rows of the sharded data");
                 }
                 let t = self.join_all(&ks, span);
@@ -295,7 +333,7 @@ impl Analysis<'_> {
                 }
                 let mut ks = vec![self.kind(&(*acc).into())];
                 ks.extend(values.iter().map(|v| self.kind(v)));
-                if ks.contains(&Kind::Rows) {
+                if ks.iter().any(|k| k.has_rows()) {
                     return self.mixed(span, "accumulates rows outside a map over the rows");
                 }
                 let t = self.join_all(&ks, span);
@@ -350,26 +388,48 @@ impl Analysis<'_> {
             }
             BasicOp::Replicate { shape, value } => {
                 let vk = self.kind(value);
-                if shape.first() == Some(&SubExp::Var(self.count))
-                    && shape[1..].iter().all(|s| self.kind(s).is_rep())
-                    && vk.is_rep()
-                {
-                    Kind::Rows
-                } else if shape.iter().all(|s| self.kind(s).is_rep()) && vk != Kind::Rows {
-                    vk
-                } else {
-                    self.mixed(span, "a `replicate` whose shape depends on the rows")
+                let shape_rep = shape.iter().all(|s| self.kind(s).is_rep());
+                match (self.rows_dim(shape), vk) {
+                    (Some(d), vk) if vk.is_rep() => Kind::rows_at(d),
+                    (None, Kind::Rows) if shape_rep => Kind::rows_at(shape.len()),
+                    (None, Kind::InnerRows(e)) if shape_rep => {
+                        Kind::rows_at(shape.len() + usize::from(e))
+                    }
+                    (None, vk) if shape_rep && !vk.has_rows() => vk,
+                    _ => self.mixed(span, "a `replicate` whose shape depends on the rows"),
                 }
             }
-            BasicOp::Scratch { shape, .. } => {
-                if shape.first() == Some(&SubExp::Var(self.count)) {
-                    Kind::Rows
-                } else {
-                    self.mixed(span, "a scratch array whose shape depends on the rows")
-                }
-            }
+            BasicOp::Scratch { shape, .. } => match self.rows_dim(shape) {
+                Some(d) => Kind::rows_at(d),
+                None => self.mixed(span, "a scratch array whose shape depends on the rows"),
+            },
             _ => Kind::Rep,
         }
+    }
+
+    /// The dimension of `shape` that is the local number of rows, when exactly one is and
+    /// the others are replicated.
+    fn rows_dim(&self, shape: &[SubExp]) -> Option<usize> {
+        let count = SubExp::Var(self.count);
+        let d = shape.iter().position(|s| *s == count)?;
+        let others_rep = shape
+            .iter()
+            .enumerate()
+            .all(|(j, s)| j == d || (*s != count && self.kind(s).is_rep()));
+        others_rep.then_some(d)
+    }
+
+    /// The kind of `slice` (replicated positions) of an array whose rows are dimension `d`:
+    /// rows again where the slice leaves dimension `d` whole, mixed where it indexes into it.
+    fn index_inner_rows(&mut self, d: usize, slice: &[DimIndex], span: Span) -> Kind {
+        if slice.len() > d {
+            return self.mixed(span, "picks particular rows of the sharded data");
+        }
+        let fixed = slice
+            .iter()
+            .filter(|i| matches!(i, DimIndex::Fix(_)))
+            .count();
+        Kind::rows_at(d - fixed)
     }
 
     /// Copies, transpositions, reshapes and rotations: the kind of their array, where rows
@@ -379,7 +439,7 @@ impl Analysis<'_> {
             BasicOp::Copy(a) => self.kind(&(*a).into()),
             BasicOp::Rearrange { array, perm } => {
                 let k = self.kind(&(*array).into());
-                if k == Kind::Rows && perm.first() != Some(&0) {
+                if k.has_rows() && (perm.first() != Some(&0) || k != Kind::Rows) {
                     return self.mixed(span, "transposes the rows of the sharded data");
                 }
                 k
@@ -393,6 +453,7 @@ impl Analysis<'_> {
                             && self.names.ty(*array).dims().first()
                                 == Some(&SubExp::Var(self.count))
                     }
+                    Kind::InnerRows(_) => false,
                     _ => shape.iter().all(|s| self.kind(s).is_rep()),
                 };
                 if ok_shape {
@@ -403,7 +464,7 @@ impl Analysis<'_> {
             }
             BasicOp::Rotate { array, amount } => {
                 let k = self.kind(&(*array).into());
-                if k == Kind::Rows || !self.kind(amount).is_rep() {
+                if k.has_rows() || !self.kind(amount).is_rep() {
                     return self.mixed(span, "rotates the rows of the sharded data");
                 }
                 k
@@ -414,7 +475,7 @@ impl Analysis<'_> {
 
     fn prim(&mut self, p: PrimOp, args: &mut [SubExp], span: Span, pre: &mut Pre) -> Kind {
         let ks: Vec<Kind> = args.iter().map(|a| self.kind(a)).collect();
-        if ks.contains(&Kind::Rows) {
+        if ks.iter().any(|k| k.has_rows()) {
             return self.mixed(
                 span,
                 "uses rows of the sharded data outside a map over the rows",
@@ -548,7 +609,7 @@ impl Analysis<'_> {
         let mut groups = Vec::new();
         for (shape, arrays) in inputs.iter() {
             let mut ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
-            if ks.contains(&Kind::Rows) || !shape.iter().all(|s| self.kind(s).is_rep()) {
+            if ks.iter().any(|k| k.has_rows()) || !shape.iter().all(|s| self.kind(s).is_rep()) {
                 let m = self.mixed(span, "accumulates into rows of the sharded data");
                 ks = vec![m];
             }
@@ -595,7 +656,7 @@ impl Analysis<'_> {
                 return Some(k);
             }
             if !k.is_rep() && !matches!(self.names.ty(v), Type::Acc { .. }) {
-                let what = if k == Kind::Rows {
+                let what = if k.has_rows() {
                     "reads other rows"
                 } else {
                     "reads a value summed over the rows"
@@ -617,6 +678,18 @@ impl Analysis<'_> {
             self.kinds.insert(*p, *k);
         }
         self.body(&mut lam.body)
+    }
+
+    /// The kinds of the elements of `arrays` (for a SOAC that is not over the rows): an
+    /// array whose rows are dimension `d` has elements whose rows are dimension `d - 1`.
+    fn element_kinds(&self, arrays: &[Var]) -> Vec<Kind> {
+        arrays
+            .iter()
+            .map(|a| match self.kind_of(*a) {
+                Kind::InnerRows(d) => Kind::rows_at(usize::from(d) - 1),
+                k => k,
+            })
+            .collect()
     }
 
     fn is_row_soac(&self, w: &SubExp, arrays: &[Var]) -> bool {
@@ -687,7 +760,7 @@ impl Analysis<'_> {
         }
         match soac {
             Soac::Map { lam, arrays, .. } => {
-                let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
+                let ks = self.element_kinds(arrays);
                 let out = self.lambda(lam, &ks);
                 self.no_inner_rows(out, span)
             }
@@ -697,7 +770,7 @@ impl Analysis<'_> {
                 arrays,
                 ..
             } => {
-                let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
+                let ks = self.element_kinds(arrays);
                 let t = self.operator(lam, neutral, &ks, span, pre);
                 for (a, k) in arrays.iter_mut().zip(&t) {
                     *a = self.masked_var(*a, *k, pre);
@@ -707,7 +780,7 @@ impl Analysis<'_> {
             Soac::Screma {
                 map, arrays, form, ..
             } => {
-                let ks: Vec<Kind> = arrays.iter().map(|a| self.kind(&(*a).into())).collect();
+                let ks = self.element_kinds(arrays);
                 let out = self.lambda(map, &ks);
                 let mut out = self.no_inner_rows(out, span);
                 match form.as_mut() {
@@ -745,7 +818,7 @@ impl Analysis<'_> {
         kinds
             .into_iter()
             .map(|k| {
-                if k == Kind::Rows {
+                if k.has_rows() {
                     self.mixed(
                         span,
                         "puts the rows of the sharded data inside another array",

@@ -13,6 +13,10 @@ pub(crate) enum Kind {
     /// An array whose outer dimension runs over this process's rows: the unsharded value is
     /// the concatenation of the processes' values in rank order.
     Rows,
+    /// An array whose dimension `d` (> 0) runs over this process's rows, as a loop's per-row
+    /// checkpoints `[iterations][rows]` do: indexing its outer `d` dimensions with replicated
+    /// positions gives [`Kind::Rows`]. Not a result: it has no unsharded counterpart.
+    InnerRows(u8),
     /// None of the above; the index names the reason (statement and message).
     Mixed(u32),
 }
@@ -23,6 +27,19 @@ impl Kind {
         matches!(self, Kind::Zero | Kind::Rep)
     }
 
+    /// Whether the value holds this process's rows ([`Kind::Rows`] or [`Kind::InnerRows`]).
+    pub(crate) fn has_rows(self) -> bool {
+        matches!(self, Kind::Rows | Kind::InnerRows(_))
+    }
+
+    /// The kind of an array whose rows dimension is `d`.
+    pub(crate) fn rows_at(d: usize) -> Kind {
+        match d {
+            0 => Kind::Rows,
+            d => Kind::InnerRows(u8::try_from(d).unwrap_or(u8::MAX)),
+        }
+    }
+
     /// The kind of a value that combines `self` and `other` linearly (a branch of an `if`,
     /// a loop's next value, an accumulator's contributions): `None` when they cannot be
     /// combined (rows with anything else). A replicated operand of a partial sum must then
@@ -31,9 +48,10 @@ impl Kind {
         use Kind::*;
         Some(match (self, other) {
             (Mixed(i), _) | (_, Mixed(i)) => Mixed(i),
-            (Zero, k) | (k, Zero) if k != Rows => k,
+            (Zero, k) | (k, Zero) if !k.has_rows() => k,
             (Rows, Rows) => Rows,
-            (Rows, _) | (_, Rows) => return None,
+            (InnerRows(a), InnerRows(b)) if a == b => InnerRows(a),
+            (Rows | InnerRows(_), _) | (_, Rows | InnerRows(_)) => return None,
             (Rep, Rep) => Rep,
             _ => Part,
         })

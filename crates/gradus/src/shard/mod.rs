@@ -94,6 +94,15 @@ pub fn derive(prog: &Prog, entry: &str, shard: &[String]) -> Result<ShardPlan, D
                 Kind::Zero | Kind::Rep => Combine::Replicated,
                 Kind::Part => Combine::Sum,
                 Kind::Rows => Combine::Concat,
+                Kind::InnerRows(_) => {
+                    return Err(Diagnostic::error(
+                        fun.span,
+                        format!(
+                            "cannot shard `{entry}`: result {} (of type {ext}) holds rows of the sharded data in an inner dimension",
+                            combine.len() + 1
+                        ),
+                    ));
+                }
                 Kind::Mixed(i) => {
                     let (aux, msg) = a.why[*i as usize].clone();
                     return Err(refusal(&aux, entry, &msg).with_note(format!(

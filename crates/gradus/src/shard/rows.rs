@@ -119,7 +119,7 @@ fn hist(
         return vec![*m; n];
     }
     for d in dests.iter_mut() {
-        if a.kind_of(*d) == Kind::Rows {
+        if a.kind_of(*d).has_rows() {
             let m = a.mixed(span, "a histogram into rows of the sharded data");
             return vec![m; n];
         }

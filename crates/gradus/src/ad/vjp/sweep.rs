@@ -383,6 +383,17 @@ impl Vjp<'_> {
         &mut self,
         s: &Stm,
         cond: SubExp,
+        sweep: impl FnMut(&mut Self, bool) -> R<()>,
+    ) -> R<()> {
+        self.branch_adjoints_marked(s, cond, None, sweep)
+    }
+
+    /// [`Vjp::branch_adjoints`], the `if` carrying attribute `attr` as well.
+    pub(super) fn branch_adjoints_marked(
+        &mut self,
+        s: &Stm,
+        cond: SubExp,
+        attr: Option<&str>,
         mut sweep: impl FnMut(&mut Self, bool) -> R<()>,
     ) -> R<()> {
         let threaded = self.active_free(s);
@@ -428,7 +439,11 @@ impl Vjp<'_> {
                 else_body: else_b,
                 ret: ret.clone(),
             },
-            aux: s.aux.clone(),
+            aux: {
+                let mut aux = s.aux.clone();
+                aux.attrs.extend(attr.map(str::to_string));
+                aux
+            },
         });
         for ((x, p), t) in threaded.iter().zip(pat).zip(&ret) {
             let a = if matches!(t, Type::Acc { .. }) {

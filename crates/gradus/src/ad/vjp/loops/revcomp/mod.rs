@@ -279,7 +279,9 @@ impl Vjp<'_> {
         // Both branches read the results' adjoints: neither may update them in place.
         let ybars: Vec<Option<(SubExp, bool)>> =
             ybars.iter().map(|y| y.map(|(se, _)| (se, false))).collect();
-        self.branch_adjoints(s, SubExp::Var(ok), |v, invertible| {
+        // The checkpointed else branch is right whatever the flag says.
+        let fallback = Some(crate::core::ir::ATTR_FALLBACK);
+        self.branch_adjoints_marked(s, SubExp::Var(ok), fallback, |v, invertible| {
             if invertible {
                 return v.rc_rev_inner(s, &saved, &ybars);
             }
