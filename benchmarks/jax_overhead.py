@@ -8,6 +8,7 @@ GMM_INPUT is a file of the GMM's arguments in gradus's binary value format (as
 call is measured. Prints medians of repeated calls in microseconds.
 """
 
+import functools
 import pathlib
 import sys
 import time
@@ -58,19 +59,47 @@ def median_us(f, runs, warm=True):
 
 
 def overhead():
+    """A tiny entry point called directly, and under ``jax.jit`` through XLA's FFI and through
+    ``jax.pure_callback``; its gradient likewise. JAX's own version of the function under
+    ``jax.jit`` shows what dispatching a jitted call costs by itself. Interleaved rounds, so
+    that a busy machine slows every variant alike; the median over every call."""
     prog = gradus.compile_source(
         "entry f (x: [3]f64) : f64 = f64.sum (map (\\a -> a * a) x)", name="tiny.fut"
     )
     x = np.array([1.0, 2.0, 3.0])
-    f = gradus.jax.function(prog, "f")
-    jf = jax.jit(f)
-    gf = jax.jit(jax.grad(f))
+    xj = jax.numpy.asarray(x)
+    ffi = gradus.jax.function(prog, "f", call="ffi")
+    cb = gradus.jax.function(prog, "f", call="callback")
     grad = prog.grad("f")
-    runs = 2000
-    print(f"tiny: direct gradus call           {median_us(lambda: prog.f(x), runs):8.1f} us")
-    print(f"tiny: jax.jit(gradus.jax fn)       {median_us(lambda: jf(x), runs):8.1f} us")
-    print(f"tiny: direct gradus grad           {median_us(lambda: grad(x), runs):8.1f} us")
-    print(f"tiny: jax.jit(jax.grad(gradus fn)) {median_us(lambda: gf(x), runs):8.1f} us")
+    own = lambda x: jax.numpy.sum(x * x)  # noqa: E731
+    calls = {
+        "direct gradus call": lambda: prog.f(x),
+        "jax.jit(jnp version)": jax.jit(own),
+        "jax.jit(f), FFI": jax.jit(ffi),
+        "jax.jit(f), pure_callback": jax.jit(cb),
+        "direct gradus grad": lambda: grad(x),
+        "jax.jit(jax.grad(jnp version))": jax.jit(jax.grad(own)),
+        "jax.jit(jax.grad(f)), FFI": jax.jit(jax.grad(ffi)),
+        "jax.jit(jax.grad(f)), pure_callback": jax.jit(jax.grad(cb)),
+    }
+    times = {name: [] for name in calls}
+    for name, call in calls.items():
+        arg = () if name.startswith("direct") else (xj,)
+        calls[name] = functools.partial(call, *arg)
+        jax.block_until_ready(calls[name]())
+    rounds, runs = 20, 200
+    for _ in range(rounds):
+        for name, call in calls.items():
+            for _ in range(runs):
+                t = time.perf_counter()
+                jax.block_until_ready(call())
+                times[name].append(time.perf_counter() - t)
+    med = {name: 1e6 * float(np.median(t)) for name, t in times.items()}
+    print(f"tiny: medians of {rounds * runs} calls, microseconds")
+    for name, m in med.items():
+        base = med["direct gradus grad" if "grad" in name else "direct gradus call"]
+        extra = "" if name.startswith("direct") else f"  ({m - base:+7.1f} over direct)"
+        print(f"tiny: {name:38s} {m:8.1f}{extra}")
 
 
 def gmm(path):
