@@ -103,32 +103,36 @@ def overhead():
 
 
 def gmm(path):
+    """The GMM gradient through ``jax.jit(jax.grad(objective))`` (through XLA's FFI and through
+    ``jax.pure_callback``) against the program's own ``gradient`` called directly."""
     args = read_values(path)
+    jargs = [jax.device_put(a) for a in args]
     prog = gradus.compile(HERE / "gmm.fut")
-    f = gradus.jax.function(prog, "objective")
-    g = jax.jit(jax.grad(f, argnums=(0, 1, 2)))
     want = prog.gradient(*args)
-    got = g(*args)
-    err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
-    runs = 10
     grad = prog.grad("objective")
-    # Interleaved, so that a busy machine slows the three alike.
     calls = {
         "direct prog.gradient": lambda: prog.gradient(*args),
         "prog.grad('objective')": lambda: grad(*args),
-        "jax.jit(jax.grad(objective))": lambda: g(*args),
     }
+    for how in ["ffi", "callback"]:
+        f = gradus.jax.function(prog, "objective", call=how)
+        g = jax.jit(jax.grad(f, argnums=(0, 1, 2)))
+        got = g(*jargs)
+        err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
+        print(f"gmm: {how}: max |jax.grad - gradient| = {err:.3e}")
+        calls[f"jax.jit(jax.grad(objective)), {how}"] = functools.partial(g, *jargs)
+    runs = 10
+    # Interleaved, so that a busy machine slows each alike.
     times = {name: [] for name in calls}
     for call in calls.values():
         call()
     for _ in range(runs):
         for name, call in calls.items():
             times[name].append(median_us(call, 1, warm=False))
-    direct, derived, through = (float(np.median(t)) for t in times.values())
-    print(f"gmm: max |jax.grad - gradient| = {err:.3e}")
-    print(f"gmm: direct prog.gradient         {direct:10.0f} us")
-    print(f"gmm: prog.grad('objective')       {derived:10.0f} us")
-    print(f"gmm: jax.jit(jax.grad(objective)) {through:10.0f} us ({100 * (through / direct - 1):+.1f} %)")
+    direct = float(np.median(times["direct prog.gradient"]))
+    for name, t in times.items():
+        m = float(np.median(t))
+        print(f"gmm: {name:38s} {m:10.0f} us ({100 * (m / direct - 1):+.1f} %)")
 
 
 if __name__ == "__main__":
