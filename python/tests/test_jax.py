@@ -54,8 +54,9 @@ def test_value_eager_and_under_jit(prog, point, call):
     want = objective_jnp(*point)
     np.testing.assert_allclose(f(*point), want, **TOL)
     np.testing.assert_allclose(jax.jit(f)(*point), want, **TOL)
-    # Two independent calls in one computation (XLA may run them at once).
     w, x, s, k = point
+    np.testing.assert_allclose(jax.jit(f)(w[:0], x[:0], s, k), s * s * k, **TOL)
+    # Two independent calls in one computation (XLA may run them at once).
     two = jax.jit(lambda w, x: f(w, x, s, k) - 2 * f(x, w, -s, k))
     np.testing.assert_allclose(
         two(w, x), objective_jnp(w, x, s, k) - 2 * objective_jnp(x, w, -s, k), **TOL
