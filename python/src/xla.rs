@@ -295,7 +295,8 @@ fn error(api: *const Api, code: c_int, message: &str) -> *mut c_void {
         std::process::abort();
     };
     let mut args = ErrorCreateArgs {
-        struct_size: size_of::<ErrorCreateArgs>(),
+        // `XLA_FFI_Error_Create_Args_STRUCT_SIZE`: up to `errc`, without the padding after it.
+        struct_size: offset_of!(ErrorCreateArgs, errc) + size_of::<c_int>(),
         extension_start: null_mut(),
         message: text.as_ptr(),
         errc: code,
