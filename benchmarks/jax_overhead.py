@@ -8,6 +8,7 @@ GMM_INPUT is a file of the GMM's arguments in gradus's binary value format (as
 call is measured. Prints medians of repeated calls in microseconds.
 """
 
+import functools
 import pathlib
 import sys
 import time
@@ -58,48 +59,80 @@ def median_us(f, runs, warm=True):
 
 
 def overhead():
+    """A tiny entry point called directly, and under ``jax.jit`` through XLA's FFI and through
+    ``jax.pure_callback``; its gradient likewise. JAX's own version of the function under
+    ``jax.jit`` shows what dispatching a jitted call costs by itself. Interleaved rounds, so
+    that a busy machine slows every variant alike; the median over every call."""
     prog = gradus.compile_source(
         "entry f (x: [3]f64) : f64 = f64.sum (map (\\a -> a * a) x)", name="tiny.fut"
     )
     x = np.array([1.0, 2.0, 3.0])
-    f = gradus.jax.function(prog, "f")
-    jf = jax.jit(f)
-    gf = jax.jit(jax.grad(f))
+    xj = jax.numpy.asarray(x)
+    ffi = gradus.jax.function(prog, "f", call="ffi")
+    cb = gradus.jax.function(prog, "f", call="callback")
     grad = prog.grad("f")
-    runs = 2000
-    print(f"tiny: direct gradus call           {median_us(lambda: prog.f(x), runs):8.1f} us")
-    print(f"tiny: jax.jit(gradus.jax fn)       {median_us(lambda: jf(x), runs):8.1f} us")
-    print(f"tiny: direct gradus grad           {median_us(lambda: grad(x), runs):8.1f} us")
-    print(f"tiny: jax.jit(jax.grad(gradus fn)) {median_us(lambda: gf(x), runs):8.1f} us")
+    own = lambda x: jax.numpy.sum(x * x)  # noqa: E731
+    calls = {
+        "direct gradus call": lambda: prog.f(x),
+        "jax.jit(jnp version)": jax.jit(own),
+        "jax.jit(f), FFI": jax.jit(ffi),
+        "jax.jit(f), pure_callback": jax.jit(cb),
+        "direct gradus grad": lambda: grad(x),
+        "jax.jit(jax.grad(jnp version))": jax.jit(jax.grad(own)),
+        "jax.jit(jax.grad(f)), FFI": jax.jit(jax.grad(ffi)),
+        "jax.jit(jax.grad(f)), pure_callback": jax.jit(jax.grad(cb)),
+    }
+    times = {name: [] for name in calls}
+    for name, call in calls.items():
+        arg = () if name.startswith("direct") else (xj,)
+        calls[name] = functools.partial(call, *arg)
+        jax.block_until_ready(calls[name]())
+    rounds, runs = 20, 200
+    for _ in range(rounds):
+        for name, call in calls.items():
+            for _ in range(runs):
+                t = time.perf_counter()
+                jax.block_until_ready(call())
+                times[name].append(time.perf_counter() - t)
+    med = {name: 1e6 * float(np.median(t)) for name, t in times.items()}
+    print(f"tiny: medians of {rounds * runs} calls, microseconds")
+    for name, m in med.items():
+        base = med["direct gradus grad" if "grad" in name else "direct gradus call"]
+        extra = "" if name.startswith("direct") else f"  ({m - base:+7.1f} over direct)"
+        print(f"tiny: {name:38s} {m:8.1f}{extra}")
 
 
 def gmm(path):
+    """The GMM gradient through ``jax.jit(jax.grad(objective))`` (through XLA's FFI and through
+    ``jax.pure_callback``) against the program's own ``gradient`` called directly."""
     args = read_values(path)
+    jargs = [jax.device_put(a) for a in args]
     prog = gradus.compile(HERE / "gmm.fut")
-    f = gradus.jax.function(prog, "objective")
-    g = jax.jit(jax.grad(f, argnums=(0, 1, 2)))
     want = prog.gradient(*args)
-    got = g(*args)
-    err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
-    runs = 10
     grad = prog.grad("objective")
-    # Interleaved, so that a busy machine slows the three alike.
     calls = {
         "direct prog.gradient": lambda: prog.gradient(*args),
         "prog.grad('objective')": lambda: grad(*args),
-        "jax.jit(jax.grad(objective))": lambda: g(*args),
     }
+    for how in ["ffi", "callback"]:
+        f = gradus.jax.function(prog, "objective", call=how)
+        g = jax.jit(jax.grad(f, argnums=(0, 1, 2)))
+        got = g(*jargs)
+        err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
+        print(f"gmm: {how}: max |jax.grad - gradient| = {err:.3e}")
+        calls[f"jax.jit(jax.grad(objective)), {how}"] = functools.partial(g, *jargs)
+    runs = 10
+    # Interleaved, so that a busy machine slows each alike.
     times = {name: [] for name in calls}
     for call in calls.values():
         call()
     for _ in range(runs):
         for name, call in calls.items():
             times[name].append(median_us(call, 1, warm=False))
-    direct, derived, through = (float(np.median(t)) for t in times.values())
-    print(f"gmm: max |jax.grad - gradient| = {err:.3e}")
-    print(f"gmm: direct prog.gradient         {direct:10.0f} us")
-    print(f"gmm: prog.grad('objective')       {derived:10.0f} us")
-    print(f"gmm: jax.jit(jax.grad(objective)) {through:10.0f} us ({100 * (through / direct - 1):+.1f} %)")
+    direct = float(np.median(times["direct prog.gradient"]))
+    for name, t in times.items():
+        m = float(np.median(t))
+        print(f"gmm: {name:38s} {m:10.0f} us ({100 * (m / direct - 1):+.1f} %)")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,10 @@ class EntryPoint:
     def results(self) -> List[str]:
         """The types of the results."""
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def _xla_target(self, skip: int = 0) -> int:
+        """This entry point as a target of the XLA FFI handler (``gradus.jax`` uses it): the
+        index its calls pass as the attribute ``gradus_target``; ``skip`` leading results are
+        dropped."""
 
 Wrt = Union[None, int, str, Sequence[Union[int, str]]]
 
@@ -131,3 +135,7 @@ def compile_source(
 def cache_dir() -> str:
     """The directory of compiled programs (``$GRADUS_CACHE_DIR`` or ``gradus`` in the user's
     cache directory)."""
+
+def _xla_handler() -> int:
+    """The address of gradus's XLA FFI handler (``gradus.jax`` registers it with
+    ``jax.ffi.register_ffi_target``)."""

@@ -12,9 +12,13 @@ and its derivatives are gradus's own, compiled on demand (``prog.jvp`` and ``pro
 The JVP rule of ``f`` calls ``jvp``; the transpose rule of ``jvp`` calls ``vjp``. So
 ``jax.jvp`` runs gradus's forward mode, and ``jax.grad`` (which JAX builds as the transpose
 of the JVP) runs gradus's reverse mode; neither evaluates the other. ``jax.vmap`` runs the
-call once per element of the batch (``lax.map``). Inside ``jax.jit`` the call is a
-``jax.pure_callback`` into the compiled program (the arrays are handed to it as numpy arrays
-on the host); outside it, the program is called directly.
+call once per element of the batch (``lax.map``). Outside ``jax.jit`` the program is called
+directly. Inside it, on the CPU, the call goes through XLA's FFI to gradus's handler in the
+extension module (``call="ffi"``: the program reads XLA's buffers where they lie, its results
+are copied once into XLA's, no Python runs); elsewhere, or where the FFI cannot take the call
+(arguments whose dtypes are not the parameters', as f64 without ``jax_enable_x64``), it is a
+``jax.pure_callback`` that hands the arrays to the program as numpy arrays on the host
+(``call="callback"``). ``call="auto"`` (the default) takes the FFI where it can.
 
 Derivatives of a derivative (``jax.hessian`` of a gradus function) are not supported: ask the
 program for ``prog.hessian`` instead.
@@ -67,7 +71,7 @@ def _parse(ty):
 class _Fn:
     """What the primitive needs about one entry point (hashed by identity)."""
 
-    def __init__(self, prog, entry, result_shapes):
+    def __init__(self, prog, entry, result_shapes, call="auto"):
         ep = prog[entry]
         self.prog = prog
         self.entry = entry
@@ -81,7 +85,13 @@ class _Fn:
             self.results[0][1].kind == "f"
         )
         self.result_shapes = result_shapes
+        if call not in ("auto", "ffi", "callback"):
+            raise ValueError(f'gradus.jax: call={call!r}; expected "auto", "ffi" or "callback"')
+        if call == "ffi" and _ffi_target_name() is None:
+            raise RuntimeError(f"gradus.jax: XLA's FFI is not available here: {_ffi_state[1]}")
+        self.call_mode = call
         self._derived = {}
+        self._targets = {}
 
     def derived(self, kind, wrt):
         """``prog.KIND(entry, wrt)``, derived on first use."""
@@ -89,6 +99,34 @@ class _Fn:
         if key not in self._derived:
             self._derived[key] = getattr(self.prog, kind)(self.entry, wrt=list(wrt))
         return self._derived[key]
+
+    def target(self, mode, wrt):
+        """The FFI target of a mode: ``(index, how many leading arguments it takes, whether
+        its results are scaled by the last argument)``; registered on first use."""
+        key = (mode, wrt)
+        if key not in self._targets:
+            nparams, nres = len(self.params), len(self.results)
+            if mode == "f":
+                plan = (self.call._xla_target(0), nparams, False)
+            elif mode == "jvp":
+                ep = self.derived("jvp", wrt).entry_point
+                plan = (ep._xla_target(nres), nparams + len(wrt), False)
+            elif self.scalar_result:
+                plan = (self.derived("grad", wrt).entry_point._xla_target(0), nparams, True)
+            else:
+                ep = self.derived("vjp", wrt).entry_point
+                plan = (ep._xla_target(nres), nparams + nres, False)
+            self._targets[key] = plan
+        return self._targets[key]
+
+    def arg_dtypes(self, mode, wrt):
+        """The dtypes of a mode's arguments, as the program takes them."""
+        point = [dt for _, _, dt in self.params]
+        if mode == "f":
+            return point
+        if mode == "jvp":
+            return point + [self.params[k][2] for k in wrt]
+        return point + [dt for _, dt in self.results]
 
     def out_shapes(self, shapes):
         """The results' shapes, from the arguments' shapes."""
@@ -177,6 +215,73 @@ def _lowered(*args, fn, mode, wrt):
     return jax.pure_callback(host, specs, *args, vmap_method="sequential")
 
 
+# The FFI target: gradus's handler in the extension module, registered with XLA on first use.
+# `_ffi_state` is (name, None) once registered, (None, why) where it cannot be.
+_FFI_TARGET = "gradus_call"
+_ffi_state = None
+
+
+def _ffi_target_name():
+    """The registered target's name, or None where XLA's FFI is not available."""
+    global _ffi_state
+    if _ffi_state is None:
+        try:
+            from gradus import _gradus
+
+            capsule = jax.ffi.pycapsule(_gradus._xla_handler())
+            jax.ffi.register_ffi_target(_FFI_TARGET, capsule, platform="cpu")
+            _ffi_state = (_FFI_TARGET, None)
+        except Exception as e:  # an older JAX without jax.ffi, a failed registration
+            _ffi_state = (None, f"{type(e).__name__}: {e}")
+    return _ffi_state[0]
+
+
+def _ffi_refusal(args, avals, fn, mode, wrt):
+    """Why this call cannot go through the FFI (None: it can)."""
+    if _ffi_target_name() is None:
+        return f"XLA's FFI is not available: {_ffi_state[1]}"
+    for k, (a, dt) in enumerate(zip(args, fn.arg_dtypes(mode, wrt))):
+        if a.dtype != dt:
+            return (
+                f"argument {k} is {a.dtype}, the program takes {dt} (f64 needs "
+                "jax.config.update('jax_enable_x64', True))"
+            )
+    want = [fn.params[k][2] for k in wrt] if mode == "vjp" else [dt for _, dt in fn.results]
+    for k, (a, dt) in enumerate(zip(avals, want)):
+        if a.dtype != dt:
+            return f"result {k} would be {a.dtype}, the program gives {dt}"
+    return None
+
+
+def _lowered_other(*args, fn, mode, wrt):
+    """On platforms other than the CPU: the callback (the arrays are copied to the host)."""
+    if fn.call_mode == "ffi":
+        raise ValueError(
+            f"gradus.jax: `{fn.entry}` was made with call=\"ffi\", which runs on the CPU only"
+        )
+    return _lowered(*args, fn=fn, mode=mode, wrt=wrt)
+
+
+def _lowered_cpu(*args, fn, mode, wrt):
+    """On the CPU: through XLA's FFI where the call allows it, else as ``_lowered``."""
+    avals = _avals(args, fn, mode, wrt)
+    if fn.call_mode == "callback":
+        return _lowered(*args, fn=fn, mode=mode, wrt=wrt)
+    why = _ffi_refusal(args, avals, fn, mode, wrt)
+    if why is not None:
+        if fn.call_mode == "ffi":
+            raise ValueError(f"gradus.jax: `{fn.entry}` cannot be called through XLA's FFI: {why}")
+        return _lowered(*args, fn=fn, mode=mode, wrt=wrt)
+    index, nargs, scaled = fn.target(mode, wrt)
+    specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+    call = jax.ffi.ffi_call(_FFI_TARGET, specs, vmap_method="sequential")
+    out = call(*args[:nargs], gradus_target=np.uint64(index))
+    if scaled:
+        # xbar = ybar * grad (see _host); the multiplication is XLA's.
+        out = [args[-1].astype(o.dtype) * o for o in out]
+    return out
+
+
 def _jvp_rule(primals, tangents, *, fn, mode, wrt):
     if mode != "f":
         raise NotImplementedError(
@@ -225,13 +330,16 @@ def _batch_rule(args, dims, **params):
 
 _call_p.def_impl(_impl)
 _call_p.def_abstract_eval(_abstract)
-mlir.register_lowering(_call_p, mlir.lower_fun(_lowered, multiple_results=True))
+mlir.register_lowering(_call_p, mlir.lower_fun(_lowered_other, multiple_results=True))
+mlir.register_lowering(
+    _call_p, mlir.lower_fun(_lowered_cpu, multiple_results=True), platform="cpu"
+)
 ad.primitive_jvps[_call_p] = _jvp_rule
 ad.primitive_transposes[_call_p] = _transpose_rule
 batching.primitive_batchers[_call_p] = _batch_rule
 
 
-def function(prog, entry, *, result_shapes=None):
+def function(prog, entry, *, result_shapes=None, call="auto"):
     """The entry point ``entry`` of the gradus program ``prog`` as a JAX function.
 
     It takes the entry point's arguments (JAX or numpy arrays, numbers) and returns its
@@ -239,8 +347,12 @@ def function(prog, entry, *, result_shapes=None):
     derivatives with respect to every float parameter are gradus's (integer parameters get no
     derivative). ``result_shapes``: a function from the arguments' shapes to the results'
     shapes, for results whose sizes are not sizes of the parameters' dimensions.
+
+    ``call``: how a call inside ``jax.jit`` reaches the program. ``"ffi"``: through XLA's FFI
+    (CPU only; raises where a call cannot go that way); ``"callback"``: through
+    ``jax.pure_callback``; ``"auto"`` (default): the FFI where it can, else the callback.
     """
-    fn = _Fn(prog, entry, result_shapes)
+    fn = _Fn(prog, entry, result_shapes, call)
 
     @functools.wraps(fn.call)
     def call(*args):

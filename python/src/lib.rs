@@ -15,10 +15,14 @@
 //! result array is the buffer the call's results were copied into (handed to numpy without
 //! another copy). So a call costs what [`gradus::program::Program::call`] costs with values
 //! already in memory, as `gradus bench` times it, plus the checks.
+//!
+//! It also holds the handler that XLA's FFI calls when a JAX computation calls an entry point
+//! through `gradus.jax` ([`xla`]).
 
 mod convert;
 mod derive;
 mod program;
+mod xla;
 
 use gradus::program::{Backend, Program};
 use program::{Loaded, PyEntryPoint, PyProgram, panic_message, signatures};
@@ -202,6 +206,13 @@ fn cache_dir() -> String {
     gradus::backend::c::build::cache_dir().display().to_string()
 }
 
+/// The address of gradus's handler for XLA's FFI (`XLA_FFI_Handler`), which `gradus.jax`
+/// registers with `jax.ffi.register_ffi_target` (docs/python.md).
+#[pyfunction]
+fn _xla_handler() -> usize {
+    xla::handler_address()
+}
+
 /// Keeps memory that a call freed for the next call, as the `gradus` command does: glibc
 /// serves large blocks with fresh pages and returns them on `free`, so without this every call
 /// faults in its large arrays (and the copies of its results) again, which cost a third of the
@@ -230,6 +241,7 @@ fn _gradus(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(compile_source, m)?)?;
     m.add_function(wrap_pyfunction!(cache_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(_xla_handler, m)?)?;
     m.add_class::<PyProgram>()?;
     m.add_class::<PyEntryPoint>()?;
     m.add_class::<derive::PyDerivative>()?;

@@ -430,6 +430,33 @@ impl PyEntryPoint {
         format!("<gradus.EntryPoint {}{}>", s.name, s.text())
     }
 
+    /// This entry point as a target of gradus's XLA FFI handler (`gradus.jax` calls it): the
+    /// index its calls pass as the attribute `gradus_target`. `skip`: how many leading results
+    /// the call does not want. Raises `ValueError` for an entry point whose parameters or
+    /// results are not primitives or regular arrays of them.
+    #[pyo3(signature = (skip = 0))]
+    fn _xla_target(&self, skip: usize) -> PyResult<u64> {
+        let sig = self.signature_ref();
+        let types = sig.params.iter().map(|(_, t)| t).chain(&sig.results);
+        if let Some(t) = types
+            .into_iter()
+            .find(|t| matches!(t, ExternalType::Opaque(_)))
+        {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "`{}` has the type {t}, which XLA cannot pass",
+                sig.name
+            )));
+        }
+        if skip > sig.results.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "`{}` has {} result(s), fewer than {skip} to skip",
+                sig.name,
+                sig.results.len()
+            )));
+        }
+        Ok(crate::xla::register(&self.loaded.program, &sig.name, skip))
+    }
+
     #[pyo3(signature = (*args, **kwargs))]
     fn __call__<'py>(
         &self,
