@@ -40,6 +40,10 @@ class EntryPoint:
     @property
     def results(self) -> List[str]:
         """The types of the results."""
+    @property
+    def program(self) -> "Program":
+        """The program it belongs to (for a derived entry point, the derived program, from
+        which derivatives of the derivative can be asked)."""
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def _xla_target(self, skip: int = 0) -> int:
         """This entry point as a target of the XLA FFI handler (``gradus.jax`` uses it): the

@@ -20,8 +20,10 @@ are copied once into XLA's, no Python runs); elsewhere, or where the FFI cannot 
 ``jax.pure_callback`` that hands the arrays to the program as numpy arrays on the host
 (``call="callback"``). ``call="auto"`` (the default) takes the FFI where it can.
 
-Derivatives of a derivative (``jax.hessian`` of a gradus function) are not supported: ask the
-program for ``prog.hessian`` instead.
+Derivatives of derivatives (``jax.hessian``, ``jax.grad`` of ``jax.grad``, ``jax.jvp`` of a
+gradient) are gradus's too: the JVP rule of ``jvp`` and ``vjp`` is the JVP rule of ``f`` for
+the derived entry point they call (its program derives its own ``jvp``), so ``jax.hessian``
+runs gradus's forward mode over its reverse mode, compiled on first use like any derivative.
 
 The results' shapes must be known when JAX traces the function: they are found from the
 entry point's signature (``(x: [n][d]f64) -> [n]f64`` gives the first result the first
@@ -92,6 +94,7 @@ class _Fn:
         self.call_mode = call
         self._derived = {}
         self._targets = {}
+        self._nested = {}
 
     def derived(self, kind, wrt):
         """``prog.KIND(entry, wrt)``, derived on first use."""
@@ -99,6 +102,30 @@ class _Fn:
         if key not in self._derived:
             self._derived[key] = getattr(self.prog, kind)(self.entry, wrt=list(wrt))
         return self._derived[key]
+
+    def nested(self, mode, wrt):
+        """The derived entry point that mode ``jvp`` or ``vjp`` calls, as a function of its
+        own (``jvp``: the point and the tangents; ``vjp``: the point and the cotangents; the
+        primal results come first among its results), to be differentiated in turn."""
+        key = (mode, wrt)
+        if key not in self._nested:
+            ep = self.derived(mode, wrt).entry_point
+            self._nested[key] = _Fn(ep.program, ep.name, self._nested_shapes(mode, wrt), self.call_mode)
+        return self._nested[key]
+
+    def _nested_shapes(self, mode, wrt):
+        """``result_shapes`` of :meth:`nested`: the primal results', then the derivatives'."""
+        if self.result_shapes is None:
+            return None
+        nparams = len(self.params)
+
+        def shapes(*all_shapes):
+            primal = [tuple(s) for s in self.result_shapes(*all_shapes[:nparams])]
+            if mode == "jvp":
+                return primal + primal
+            return primal + [tuple(all_shapes[k]) for k in wrt]
+
+        return shapes
 
     def target(self, mode, wrt):
         """The FFI target of a mode: ``(index, how many leading arguments it takes, whether
@@ -284,10 +311,17 @@ def _lowered_cpu(*args, fn, mode, wrt):
 
 def _jvp_rule(primals, tangents, *, fn, mode, wrt):
     if mode != "f":
-        raise NotImplementedError(
-            "gradus.jax: derivatives of derivatives are not supported; ask the program for "
-            "prog.hessian or write the nested derivative in the program"
-        )
+        # A derivative's derivative: the JVP of the derived entry point the mode calls,
+        # without its leading primal results.
+        inner = fn.nested(mode, wrt)
+        # JAX may pass a seed as a Python number: every argument an array of its dtype.
+        primals = [
+            jnp.asarray(p, dtype=jax.dtypes.canonicalize_dtype(dt))
+            for p, (_, _, dt) in zip(primals, inner.params)
+        ]
+        out, dout = _jvp_rule(primals, tangents, fn=inner, mode="f", wrt=())
+        skip = len(fn.results)
+        return out[skip:], dout[skip:]
     out = _call_p.bind(*primals, fn=fn, mode="f", wrt=())
     # Only the parameters with a tangent are differentiated: gradus derives the jvp (and, on
     # transposition, the gradient) with respect to those alone.

@@ -425,6 +425,15 @@ impl PyEntryPoint {
             .collect()
     }
 
+    /// The program the entry point belongs to: for a derived entry point, the derived
+    /// program, from which derivatives of the derivative can be asked.
+    #[getter]
+    fn program(&self) -> PyProgram {
+        PyProgram {
+            loaded: self.loaded.clone(),
+        }
+    }
+
     fn __repr__(&self) -> String {
         let s = self.signature_ref();
         format!("<gradus.EntryPoint {}{}>", s.name, s.text())

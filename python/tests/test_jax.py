@@ -128,9 +128,36 @@ def test_errors(prog, call):
     f = jfun(prog, "objective", call)
     with pytest.raises(TypeError, match="takes 4 argument"):
         f(np.ones(2))
-    g = jax.grad(jax.grad(jfun(prog, "objective", call), argnums=2), argnums=2)
-    with pytest.raises(NotImplementedError, match="derivatives of derivatives"):
-        g(np.ones(2), np.ones(2), 1.0, 1)
+
+
+def test_derivatives_of_derivatives(prog, point, call):
+    """jax.hessian (forward over reverse), grad of grad, the jvp of a gradient and the
+    Jacobian of a vjp: gradus's nested derivatives against JAX's own."""
+    f = jfun(prog, "objective", call)
+    w, x, s, k = point
+    for transform in [lambda g: g, jax.jit]:
+        got = transform(jax.hessian(f, argnums=(0, 2)))(w, x, s, k)
+        want = jax.hessian(objective_jnp, argnums=(0, 2))(w, x, s, k)
+        for g_row, w_row in zip(got, want):
+            for g, v in zip(g_row, w_row):
+                np.testing.assert_allclose(g, v, **TOL)
+        gg = transform(jax.grad(jax.grad(f, argnums=2), argnums=2))(w, x, s, k)
+        np.testing.assert_allclose(
+            gg, jax.grad(jax.grad(objective_jnp, argnums=2), argnums=2)(w, x, s, k), **TOL
+        )
+    # Reverse over reverse: the gradient of a function of the gradient.
+    norm = lambda fun: lambda w: jnp.sum(jax.grad(fun)(w, x, s, k) ** 2)  # noqa: E731
+    np.testing.assert_allclose(
+        jax.jit(jax.grad(norm(f)))(w), jax.grad(norm(objective_jnp))(w), **TOL
+    )
+    # Several results: the Jacobian of a vjp with respect to the point.
+    g = jfun(prog, "pair", call)
+    yb = (np.linspace(-1, 1, 4), 0.3)
+    ws = np.linspace(0.2, 0.9, 4)
+    pull = lambda fun: lambda w: jax.vjp(fun, w, 1.1)[1](yb)[0]  # noqa: E731
+    np.testing.assert_allclose(
+        jax.jacfwd(pull(g))(ws), jax.jacfwd(pull(pair_jnp))(ws), **TOL
+    )
 
 
 def test_result_shapes_not_in_the_signature(prog, call):
