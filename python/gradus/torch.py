@@ -5,8 +5,10 @@ The function takes CPU tensors (and numbers) and returns tensors; it is a
 point (``prog.vjp`` with respect to every float parameter, compiled on first use). Tensors are
 lent to the program without a copy when they are contiguous and of the parameter's dtype (their
 memory is read where it lies), and the results are wrapped by ``torch.from_numpy``, also without
-a copy. Integer parameters get no gradient. Double backward is not supported (ask the program for
-``prog.hessian``).
+a copy. Integer parameters get no gradient. ``backward`` is itself such a function of the
+derived ``vjp`` entry point, so a gradient taken with ``create_graph=True`` can be
+differentiated again (double backward: Hessian-vector products, gradient penalties), each
+level derived by gradus (the ``vjp`` of the ``vjp``) on first use.
 """
 
 import numpy as np
@@ -54,51 +56,84 @@ def _tuple(r):
 
 def function(prog, entry):
     """The entry point ``entry`` of ``prog`` as a differentiable function on tensors."""
-    ep = prog[entry]
-    params = ep.parameters
-    floats = [k for k, (_, ty) in enumerate(params) if _elem(ty) in _FLOATS]
-    if not floats:
-        raise ValueError(f"gradus.torch: `{entry}` has no float parameter to differentiate")
-    param_dtypes = [_NUMPY[_elem(ty)] for _, ty in params]
-    result_dtypes = [_NUMPY[_elem(ty)] for ty in ep.results]
-    derived = {}
-
-    def vjp():
-        if "vjp" not in derived:
-            derived["vjp"] = prog.vjp(entry, wrt=floats)
-        return derived["vjp"]
-
-    class Call(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, *args):
-            arrays = [_to_numpy(a) for a in args]
-            out = tuple(_to_tensor(o, d) for o, d in zip(_tuple(ep(*arrays)), result_dtypes))
-            ctx.arrays = arrays
-            ctx.shapes = [tuple(o.shape) for o in out]
-            return out
-
-        @staticmethod
-        @torch.autograd.function.once_differentiable
-        def backward(ctx, *grads):
-            bars = [
-                np.zeros(s, dtype=d) if g is None else g.detach().contiguous().numpy()
-                for g, s, d in zip(grads, ctx.shapes, result_dtypes)
-            ]
-            xbar = _tuple(vjp()(*ctx.arrays, *bars)[1])
-            out = [None] * len(ctx.arrays)
-            for k, b in zip(floats, xbar):
-                out[k] = _to_tensor(b, param_dtypes[k])
-            return tuple(out)
+    made = _Made(prog, entry, skip=0)
 
     def call(*args):
-        if len(args) != len(params):
+        if len(args) != len(made.params):
             raise TypeError(
-                f"{entry}() takes {len(params)} argument(s) {ep.signature}, "
+                f"{entry}() takes {len(made.params)} argument(s) {made.ep.signature}, "
                 f"but {len(args)} were given"
             )
-        out = Call.apply(*args)
+        out = made.apply(*args)
         return out[0] if len(out) == 1 else out
 
     call.__name__ = entry
-    call.__doc__ = f"The gradus entry point {entry}{ep.signature} as a PyTorch function."
+    call.__doc__ = f"The gradus entry point {entry}{made.ep.signature} as a PyTorch function."
     return call
+
+
+class _Made:
+    """An entry point as a ``torch.autograd.Function`` (``apply``), without its first
+    ``skip`` results."""
+
+    def __init__(self, prog, entry, skip):
+        self.prog, self.entry, self.skip = prog, entry, skip
+        self.ep = ep = prog[entry]
+        self.params = ep.parameters
+        self.floats = [k for k, (_, ty) in enumerate(self.params) if _elem(ty) in _FLOATS]
+        if not self.floats:
+            raise ValueError(f"gradus.torch: `{entry}` has no float parameter to differentiate")
+        self.param_dtypes = [_NUMPY[_elem(ty)] for _, ty in self.params]
+        self.all_result_dtypes = [_NUMPY[_elem(ty)] for ty in ep.results]
+        self.result_dtypes = self.all_result_dtypes[skip:]
+        self._pullback = None
+
+    def pullback(self):
+        """The derived ``vjp`` of the entry point (every float parameter) as a function of
+        the same kind, so that its own backward is the next derivative; derived on first
+        use."""
+        if self._pullback is None:
+            d = self.prog.vjp(self.entry, wrt=self.floats).entry_point
+            self._pullback = _Made(d.program, d.name, skip=len(self.ep.results))
+        return self._pullback
+
+    def apply(self, *args):
+        return _Call.apply(self, *args)
+
+
+class _Call(torch.autograd.Function):
+    """Forward: the entry point on the tensors' memory. Backward: the pullback, itself a
+    ``_Call`` on tensors, so that ``create_graph=True`` differentiates it again."""
+
+    @staticmethod
+    def forward(ctx, made, *args):
+        arrays = [_to_numpy(a) for a in args]
+        full = _tuple(made.ep(*arrays))
+        out = tuple(_to_tensor(o, d) for o, d in zip(full, made.all_result_dtypes))
+        ctx.made = made
+        ctx.shapes = [tuple(o.shape) for o in out]
+        out = out[made.skip :]
+        tensors = [k for k, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        ctx.tensor_positions = tensors
+        ctx.others = {k: a for k, a in enumerate(args) if k not in set(tensors)}
+        ctx.save_for_backward(*[args[k] for k in tensors])
+        return out
+
+    @staticmethod
+    def backward(ctx, *grads):
+        made = ctx.made
+        args = dict(ctx.others)
+        args.update(zip(ctx.tensor_positions, ctx.saved_tensors))
+        args = [args[k] for k in range(len(made.params))]
+        # One cotangent per result of the entry point: zeros for the results left out.
+        grads = [None] * made.skip + list(grads)
+        bars = [
+            torch.from_numpy(np.zeros(s, dtype=d)) if g is None else g.contiguous()
+            for g, s, d in zip(grads, ctx.shapes, made.all_result_dtypes)
+        ]
+        xbar = made.pullback().apply(*args, *bars)
+        out = [None] * len(args)
+        for k, b in zip(made.floats, xbar):
+            if isinstance(args[k], torch.Tensor):
+                out[k] = b
+        return (None, *out)
