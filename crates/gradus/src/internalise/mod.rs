@@ -38,6 +38,7 @@ mod entry;
 mod exp;
 pub mod intrinsics;
 mod library;
+mod map_sizes;
 mod pattern;
 mod size_checks;
 pub mod sizes;

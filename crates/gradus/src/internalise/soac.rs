@@ -43,13 +43,14 @@ impl<'a> Internaliser<'a> {
         if res.has_function() {
             return Err(limitation(span, "`map` producing functions"));
         }
+        let arrays: Vec<Var> = leaves.iter().map(|l| self.em.as_var(*l, "const")).collect();
+        let (res, body) = self.outer_result_sizes(w, &arrays, &params, body, res)?;
         let ret: Vec<Type> = body.result.iter().map(|l| self.em.ty(l)).collect();
         let lam = Lambda {
             params,
             body,
             ret: ret.clone(),
         };
-        let arrays: Vec<Var> = leaves.iter().map(|l| self.em.as_var(*l, "const")).collect();
         let types = ret.iter().map(|t| t.array_of(w)).collect();
         let outs = self.em.soac(Soac::Map { w, lam, arrays }, types, "map_res");
         Ok(res.rebuild(&mut outs.into_iter()))

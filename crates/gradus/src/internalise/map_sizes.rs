@@ -1,0 +1,160 @@
+//! Maps whose function returns arrays of sizes it computes itself (`map (\xs -> filter p xs)
+//! xss`): the size of the result's rows is not known before the map runs.
+//!
+//! **Takes** a map lambda, just built, whose result types name sizes bound inside it (its
+//! parameters or its statements). **Guarantees** a lambda whose result types name only sizes
+//! bound before the map, as the IR requires: a *size map* first runs a copy of the lambda
+//! (renamed; dead-code elimination later keeps only what the sizes need) that returns those
+//! sizes, one `[w]i64` per size; the size of the result's rows is the largest of them (0 for
+//! an empty map); and the lambda coerces each result to it, with the usual check, so a row of
+//! another size stops the program with the same error the interpreter gives ("value of shape
+//! … cannot match shape of type …").
+
+use super::value::IVal;
+use super::{Internaliser, i64c};
+use crate::core::ir::{BasicOp, Body, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
+use crate::core::prim::{BinOp, PrimOp};
+use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
+use crate::core::scalar::PrimType;
+use std::collections::{HashMap, HashSet};
+
+impl Internaliser<'_> {
+    /// `body`'s results with the sizes bound inside the lambda (`params` and `body`)
+    /// replaced by sizes bound before the map of width `w` over `arrays`; `res` rebuilt over
+    /// the new results. Unchanged where no result type names such a size.
+    pub(super) fn outer_result_sizes(
+        &mut self,
+        w: SubExp,
+        arrays: &[Var],
+        params: &[Var],
+        body: Body,
+        res: IVal,
+    ) -> super::R<(IVal, Body)> {
+        let mut inside: Vec<Var> = params.to_vec();
+        body_binders(&body, &mut inside);
+        let inside: HashSet<Var> = inside.into_iter().collect();
+        let mut sizes: Vec<Var> = Vec::new();
+        for r in &body.result {
+            for d in self.em.dims(r) {
+                if let Some(k) = d.as_var().filter(|k| inside.contains(k))
+                    && !sizes.contains(&k)
+                {
+                    sizes.push(k);
+                }
+            }
+        }
+        if sizes.is_empty() {
+            return Ok((res, body));
+        }
+        let counts = self.size_map(w, arrays, params, &body, &sizes);
+        let outer: HashMap<Var, SubExp> = sizes
+            .iter()
+            .zip(counts)
+            .map(|(k, c)| (*k, self.largest(w, c)))
+            .collect();
+        let (res, coerced) = self.body_of(|s| {
+            let leaves: Vec<SubExp> = body
+                .result
+                .iter()
+                .map(|r| {
+                    let dims = s.em.dims(r);
+                    let SubExp::Var(v) = r else { return *r };
+                    if !dims
+                        .iter()
+                        .any(|d| d.as_var().is_some_and(|k| outer.contains_key(&k)))
+                    {
+                        return *r;
+                    }
+                    let shape = dims
+                        .iter()
+                        .map(|d| {
+                            d.as_var()
+                                .and_then(|k| outer.get(&k).copied())
+                                .unwrap_or(*d)
+                        })
+                        .collect();
+                    s.checked_coerce(*v, shape)
+                })
+                .collect();
+            Ok(res.rebuild(&mut leaves.into_iter()))
+        })?;
+        let mut stms = body.stms;
+        stms.extend(coerced.stms);
+        Ok((
+            res,
+            Body {
+                stms,
+                result: coerced.result,
+            },
+        ))
+    }
+
+    /// A map of a renamed copy of the lambda (`params`, `body`) that returns `sizes`: one
+    /// `[w]i64` array per size.
+    fn size_map(
+        &mut self,
+        w: SubExp,
+        arrays: &[Var],
+        params: &[Var],
+        body: &Body,
+        sizes: &[Var],
+    ) -> Vec<SubExp> {
+        let mut binders = params.to_vec();
+        body_binders(body, &mut binders);
+        let mut renaming: HashMap<Var, Var> = HashMap::new();
+        for v in binders {
+            let mut t = self.em.names.ty(v).clone();
+            map_vars_type(&mut t, &mut |x| renaming.get(&x).copied().unwrap_or(x));
+            let hint = self.em.names.hint(v).to_string();
+            let fresh = self.em.fresh(&hint, t);
+            renaming.insert(v, fresh);
+        }
+        let rename = |v: &Var| renaming.get(v).copied().unwrap_or(*v);
+        let mut copy = body.clone();
+        map_vars_body(&mut copy, &mut |x| rename(&x));
+        copy.result = sizes.iter().map(|k| SubExp::Var(rename(k))).collect();
+        let i64t = Type::Prim(PrimType::I64);
+        let lam = Lambda {
+            params: params.iter().map(rename).collect(),
+            body: copy,
+            ret: vec![i64t.clone(); sizes.len()],
+        };
+        let types = vec![i64t.array_of(w); sizes.len()];
+        let arrays = arrays.to_vec();
+        self.em.soac(Soac::Map { w, lam, arrays }, types, "sizes")
+    }
+
+    /// The largest element of the `[w]i64` array `counts`, 0 when it is empty.
+    fn largest(&mut self, w: SubExp, counts: SubExp) -> SubExp {
+        let i64t = Type::Prim(PrimType::I64);
+        let (a, b) = (
+            self.em.fresh("a", i64t.clone()),
+            self.em.fresh("b", i64t.clone()),
+        );
+        let m = self.em.fresh("max", i64t.clone());
+        let lam = Lambda {
+            params: vec![a, b],
+            body: Body {
+                stms: vec![Stm {
+                    pat: vec![m],
+                    exp: Exp::BasicOp(BasicOp::Prim(
+                        PrimOp::Bin(BinOp::Max, PrimType::I64),
+                        vec![SubExp::Var(a), SubExp::Var(b)],
+                    )),
+                    aux: Default::default(),
+                }],
+                result: vec![SubExp::Var(m)],
+            },
+            ret: vec![i64t.clone()],
+        };
+        let arrays = vec![self.em.as_var(counts, "sizes")];
+        let reduce = Soac::Reduce {
+            w,
+            lam,
+            neutral: vec![i64c(0)],
+            arrays,
+            commutative: true,
+        };
+        self.em.soac(reduce, vec![i64t], "size")[0]
+    }
+}
