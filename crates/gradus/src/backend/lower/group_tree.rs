@@ -21,6 +21,9 @@ use crate::core::scalar::PrimType;
 /// the 32 KiB an OpenCL device at least have).
 pub const MAX_COMPONENT_BYTES: usize = 64;
 
+/// The arrays of a group tree's results (name and element type) and their length.
+type GroupResults = (Vec<(String, PrimType)>, Ex);
+
 impl Lw<'_> {
     /// The group tree of the `count` partial results in `parts` with `lam`, pushed to `out`
     /// after the declarations it needs; returns the arrays of the groups' results and their
@@ -31,7 +34,7 @@ impl Lw<'_> {
         parts: &[(String, PrimType)],
         count: &Ex,
         out: &mut Vec<I>,
-    ) -> R<Option<(Vec<(String, PrimType)>, Ex)>> {
+    ) -> R<Option<GroupResults>> {
         let tys: Vec<PrimType> = parts.iter().map(|(_, t)| *t).collect();
         let bytes: usize = tys.iter().map(|t| t.bits().div_ceil(8) as usize).sum();
         if bytes > MAX_COMPONENT_BYTES {

@@ -53,16 +53,9 @@ impl Printer<'_> {
             self.line(1, &format!("__local {} gr_t{j}[{g}];", kernel_elem(*elem)));
         }
         self.out.push_str(views);
-        let each = |f: &dyn Fn(usize, &str, &str) -> String| -> Vec<String> {
-            t.parts
-                .iter()
-                .enumerate()
-                .map(|(j, (arr, elem))| f(j, arr, c_type(*elem)))
-                .collect()
-        };
         self.line(1, "if (gr_lid < gr_cnt) {");
-        for l in each(&|j, arr, _| format!("gr_t{j}[gr_lid] = {arr}[gr_base + gr_lid];")) {
-            self.line(2, &l);
+        for (j, (arr, _)) in t.parts.iter().enumerate() {
+            self.line(2, &format!("gr_t{j}[gr_lid] = {arr}[gr_base + gr_lid];"));
         }
         self.line(1, "}");
         self.line(
