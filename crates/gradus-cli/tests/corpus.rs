@@ -32,9 +32,11 @@ fn corpus_passes_on_gpu() {
 }
 
 /// C flags that make every parallel loop, reduction and scan of the `gpu` backend a kernel
-/// and split reductions into 7 chunks combined in 3 groups (see `backend::lower::Combine`).
+/// and split reductions into 7 chunks combined in 3 groups, or in work-groups of 3 (the last
+/// one partial) where the operator allows a tree in local memory (see
+/// `backend::lower::Combine`).
 const KERNELS_EVERYWHERE: &str = "-O1 -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0 \
-     -DGR_GPU_REDUCE_CHUNKS=7 -DGR_GPU_COMBINE_GROUPS=3";
+     -DGR_GPU_REDUCE_CHUNKS=7 -DGR_GPU_COMBINE_GROUPS=3 -DGR_GPU_GROUP_SIZE=3";
 
 /// The ordinary programs, reverse mode and sparse derivatives of the corpus on the `gpu`
 /// backend through Oclgrind, which checks every memory access of every work-item: the
@@ -93,6 +95,69 @@ fn corpus_derivatives_pass_on_gpu_with_inner_kernels() {
     }
     let env = [("GRADUS_GPU_MIN_OUTER", "1000000000")];
     corpus_passes_on("gpu", "tests/programs/ad", &env);
+}
+
+/// A float sum on the `gpu` backend, as kernels in 1000 chunks combined by work-groups of 13
+/// (the last one partial), gives the same bits on every run, and the interpreter's sum up to
+/// rounding (the terms' magnitudes span 17 orders, so the order of the additions shows).
+#[test]
+fn gpu_float_sum_is_the_same_on_every_run() {
+    if std::env::var_os("GRADUS_REQUIRE_GPU").is_none()
+        && let Some(why) = no_gpu()
+    {
+        eprintln!("gpu_float_sum_is_the_same_on_every_run: skipped: {why}");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gpu_sum");
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("sum.fut");
+    std::fs::write(
+        &prog,
+        "entry main (n: i64) : (f64, f64) =\n  \
+         let xs = map (\\i -> f64.sin (f64.i64 i) * f64.exp (f64.i64 (i % 40))) (iota n)\n  \
+         in (reduce (+) 0 xs, reduce (+) 0 (map f64.abs xs))\n",
+    )
+    .unwrap();
+    let flags = "-O1 -DGR_PAR_MIN_WORK=0 -DGR_PAR_CHUNK_MIN_WORK=0 \
+                 -DGR_GPU_REDUCE_CHUNKS=1000 -DGR_GPU_GROUP_SIZE=13";
+    let run = |backend: &str| -> Vec<f64> {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gradus"))
+            .args(["run", "--backend", backend])
+            .arg(&prog)
+            .env("CFLAGS", flags)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("cannot run gradus");
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"100003i64").unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .split_whitespace()
+            .map(|v| v.trim_end_matches("f64").parse().unwrap())
+            .collect()
+    };
+    let first = run("gpu");
+    let second = run("gpu");
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&first), bits(&second), "{first:?} vs {second:?}");
+    let exact = run("interp");
+    assert!(
+        (first[0] - exact[0]).abs() <= 1e-12 * exact[1],
+        "{first:?} vs {exact:?}"
+    );
+    assert!(
+        (first[1] - exact[1]).abs() <= 1e-12 * exact[1],
+        "{first:?} vs {exact:?}"
+    );
 }
 
 /// Why the `gpu` backend cannot run here, if it cannot.

@@ -6,9 +6,11 @@
 //! in that order with the reduction's operator (only assumed associative, never commutative),
 //! the split and the grouping depending on the width only, so results do not vary from run to
 //! run: in one sequential loop ([`Combine::InOrder`]), or in two levels where a GPU runs the
-//! chunks ([`Combine::TwoLevel`]): groups of consecutive partial results combined in parallel,
-//! then the groups' results in one loop; for a scan each partial result is left replaced by
-//! its exclusive prefix.
+//! chunks ([`Combine::TwoLevel`]): groups of consecutive partial results combined in parallel
+//! (by trees in work-groups' local memory where the operator allows, see
+//! [`super::group_tree`]; otherwise one work-item folding each group), then the groups'
+//! results in one loop; for a scan each partial result is left replaced by its exclusive
+//! prefix.
 
 use super::imp::{Ex, Stm as I, Ty};
 use super::soac::store_scalars;
@@ -88,6 +90,13 @@ impl Lw<'_> {
     ) -> R<Vec<(String, Type)>> {
         if self.opts.combine == Combine::InOrder {
             return self.combine_in_order(lam, neutral, parts, count, scan, out);
+        }
+        if !scan && let Some((gparts, ngroups)) = self.group_tree(lam, parts, count, out)? {
+            let total = self.combine_in_order(lam, neutral, &gparts, &ngroups, false, out)?;
+            for (g, _) in gparts {
+                out.push(I::Decref(g));
+            }
+            return Ok(total);
         }
         let groups = Ex::var(GPU_COMBINE_GROUPS);
         let tys: Vec<PrimType> = parts.iter().map(|(_, t)| *t).collect();

@@ -398,8 +398,48 @@ pub enum Stm {
         /// Values for the message.
         args: Vec<Ex>,
     },
+    /// Partial results combined by groups of consecutive ones in a fixed tree order (see
+    /// [`GroupTree`]).
+    GroupTree(Box<GroupTree>),
     /// A comment in the output.
     Comment(String),
+}
+
+/// The partial results of a parallel reduction combined in groups (a GPU's work-groups in
+/// local memory; see docs/gpu.md §Reductions and scans).
+///
+/// The `count` values of `parts` are split into groups of `size` consecutive ones (the last
+/// may be shorter), and each group's values are combined by a tree in a fixed order: at
+/// level `s = 1, 2, 4, ..`, the value at offset `i` of the group (`i` a multiple of `2s`)
+/// becomes `op(v[i], v[i + s])` where `i + s` is in the group. The operator is applied to
+/// consecutive runs in order (`v[i]` covers the run just before `v[i + s]`'s), so it needs
+/// only to be associative, and the result depends on `count` and `size` only. Group `g`'s
+/// result is left at element `g` of `out`. Printed as a kernel (one work-item per value,
+/// one work-group per group, the tree in local memory) or, anywhere else, as [`GroupTree::host`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupTree {
+    /// The number of values.
+    pub count: Ex,
+    /// The group size: on the host a variable equal to the macro
+    /// `crate::backend::lower::GPU_GROUP_SIZE`, which kernels use directly.
+    pub size: Ex,
+    /// The values, one array per component of the operator (name and element type).
+    pub parts: Vec<(String, PrimType)>,
+    /// The groups' results, one array per component.
+    pub out: Vec<(String, PrimType)>,
+    /// The operator's left operands (scalars that whoever prints `op` declares).
+    pub left: Vec<String>,
+    /// The operator's right operands.
+    pub right: Vec<String>,
+    /// The operator: statements without checks, loops or arrays of their own that declare
+    /// `res` and set it to the combination of `left` and `right`.
+    pub op: Vec<Stm>,
+    /// The combination, one scalar per component.
+    pub res: Vec<String>,
+    /// The same combinations in the same order, one after another: loops over `parts`
+    /// (which they overwrite) that store each group's result in `out`. Analyses of the
+    /// statement's uses read this.
+    pub host: Vec<Stm>,
 }
 
 /// What a run-time error site reports; the message is built from the values the failing
@@ -659,6 +699,24 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                     }
                 );
                 show_stms(out, body, depth + 1);
+                writeln!(out, "{pad}}}")
+            }
+            Stm::GroupTree(t) => {
+                let names = |v: &[(String, PrimType)]| {
+                    v.iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "{pad}group tree ({}) <- ({}) x {} in groups of {} {{",
+                    names(&t.out),
+                    names(&t.parts),
+                    show_ex(&t.count),
+                    show_ex(&t.size)
+                );
+                show_stms(out, &t.host, depth + 1);
                 writeln!(out, "{pad}}}")
             }
             Stm::While { cond, body } => {

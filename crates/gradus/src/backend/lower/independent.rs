@@ -126,6 +126,7 @@ fn straight(body: &[I], stores: bool) -> bool {
         | I::Copy { .. }
         | I::For { .. }
         | I::ParFor { .. }
+        | I::GroupTree(_)
         | I::While { .. } => false,
     })
 }

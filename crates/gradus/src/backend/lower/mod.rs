@@ -74,6 +74,7 @@ mod basic;
 mod columns;
 mod combine;
 mod control;
+mod group_tree;
 mod hist;
 pub mod imp;
 mod independent;
@@ -138,10 +139,13 @@ pub enum Combine {
     InOrder,
     /// As many chunks as elements up to [`GPU_REDUCE_CHUNKS`] (a GPU: one work-item per
     /// chunk, enough of them to fill the device), the partial results combined in two levels:
-    /// [`GPU_COMBINE_GROUPS`] parallel groups of consecutive partial results, then one
-    /// sequential loop over the groups' results (for a scan, a third parallel step adds each
-    /// group's prefix to its partial results). The partial results then never leave the
-    /// device in bulk.
+    /// for a reduction whose operator fits (see `group_tree`), work-groups of
+    /// [`GPU_GROUP_SIZE`] consecutive partial results, each combined by a tree in local
+    /// memory; otherwise, and for a scan, [`GPU_COMBINE_GROUPS`] parallel groups of
+    /// consecutive partial results, each folded by one work-item (for a scan, a third
+    /// parallel step adds each group's prefix to its partial results); then one sequential
+    /// loop over the groups' results. The partial results then never leave the device in
+    /// bulk.
     TwoLevel,
 }
 
@@ -163,6 +167,15 @@ pub const GPU_COMBINE_GROUPS: &str = "GR_GPU_COMBINE_GROUPS";
 
 /// The default of [`GPU_COMBINE_GROUPS`].
 pub const GPU_COMBINE_GROUPS_DEFAULT: i64 = 1024;
+
+/// The C macro holding the work-group size of a GPU reduction's tree in local memory
+/// ([`GPU_GROUP_SIZE_DEFAULT`] unless defined otherwise; the kernels are compiled with the
+/// host's value).
+pub const GPU_GROUP_SIZE: &str = "GR_GPU_GROUP_SIZE";
+
+/// The default of [`GPU_GROUP_SIZE`]: the block size of most GPU code, which every CUDA
+/// device and POCL accept.
+pub const GPU_GROUP_SIZE_DEFAULT: i64 = 256;
 
 type R<T> = Result<T, String>;
 

@@ -192,6 +192,7 @@ fn count_sets(body: &[I], name: &str, any_decl: bool, n: &mut usize) {
                 count_sets(body, name, any_decl, n);
             }
             I::While { body, .. } => count_sets(body, name, any_decl, n),
+            I::GroupTree(t) => count_sets(&t.host, name, any_decl, n),
             I::If { then, els, .. } => {
                 count_sets(then, name, any_decl, n);
                 count_sets(els, name, any_decl, n);

@@ -4,7 +4,8 @@
 //! (default 0) and its primary context; the kernels compiled by NVRTC from the CUDA prelude
 //! and the common kernel text for the device's architecture (a cubin, or PTX for the driver
 //! to finish when NVRTC does not know the architecture), launched on the default stream in
-//! blocks of 256 threads. Copies are synchronous with the host and ordered after the
+//! blocks of 256 threads (or of the block size a launch asks for: a reduction's work-group
+//! trees). Copies are synchronous with the host and ordered after the
 //! kernels launched before them.
 
 /// The CUDA runtime: `gr_cu_setup` fills a `gr_dev_ops` table.
@@ -71,10 +72,11 @@ static GR_UNUSED int gr_cu_arg(int k, int index, const void *value, size_t bytes
   memcpy(&gr_cu.vals[k][index], value, bytes);
   return 0;
 }
-static GR_UNUSED int gr_cu_launch(int k, int64_t n) {
-  uint64_t blocks = ((uint64_t)n + GR_CU_BLOCK - 1) / GR_CU_BLOCK;
-  if (blocks > 0x7FFFFFFFu) return -1;
-  return gr_cu.api.LaunchKernel(gr_cu.kernels[k], (unsigned)blocks, 1, 1, GR_CU_BLOCK, 1, 1, 0, NULL, gr_cu.ptrs[k], NULL);
+static GR_UNUSED int gr_cu_launch(int k, int64_t n, int64_t group) {
+  uint64_t block = group > 0 ? (uint64_t)group : GR_CU_BLOCK;
+  uint64_t blocks = ((uint64_t)n + block - 1) / block;
+  if (blocks > 0x7FFFFFFFu || block > 1024) return -1;
+  return gr_cu.api.LaunchKernel(gr_cu.kernels[k], (unsigned)blocks, 1, 1, (unsigned)block, 1, 1, 0, NULL, gr_cu.ptrs[k], NULL);
 }
 static GR_UNUSED int gr_cu_finish(void) { return gr_cu.api.CtxSynchronize(); }
 static GR_UNUSED int gr_cu_enter(void) { return gr_cu.api.CtxSetCurrent(gr_cu.ctx); }

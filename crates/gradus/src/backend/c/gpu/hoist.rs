@@ -273,6 +273,7 @@ fn pointer_flows(stms: &[Stm], out: &mut Vec<(String, String)>) {
             Stm::For { body, .. } | Stm::ParFor { body, .. } | Stm::While { body, .. } => {
                 pointer_flows(body, out)
             }
+            Stm::GroupTree(t) => pointer_flows(&t.host, out),
             Stm::If { then, els, .. } => {
                 pointer_flows(then, out);
                 pointer_flows(els, out);
@@ -294,6 +295,7 @@ fn declared_in(stms: &[Stm], out: &mut BTreeSet<String>) {
                 declared_in(body, out);
             }
             Stm::While { body, .. } => declared_in(body, out),
+            Stm::GroupTree(t) => declared_in(&t.host, out),
             Stm::If { then, els, .. } => {
                 declared_in(then, out);
                 declared_in(els, out);

@@ -43,7 +43,7 @@ typedef struct {
   int (*write)(uint64_t buf, size_t bytes, const void *src);
   int (*read)(uint64_t buf, size_t bytes, void *dst);
   int (*arg)(int kernel, int index, const void *value, size_t bytes);
-  int (*launch)(int kernel, int64_t n);
+  int (*launch)(int kernel, int64_t n, int64_t group); /* group 0: the runtime's choice */
   int (*finish)(void);
   int (*enter)(void);
 } gr_dev_ops;
@@ -314,18 +314,22 @@ static GR_UNUSED int gr_gpu_val(struct gr_ctx *ctx, int k, int arg, const void *
   return 0;
 }
 
-/* Launches kernel `k` over `n` iterations (one work-item each), after its arguments. */
-static GR_UNUSED int gr_gpu_run(struct gr_ctx *ctx, int k, int64_t n) {
+/* Launches kernel `k` over `n` iterations (one work-item each), after its arguments, in
+   work-groups of `group` work-items (0: the runtime's choice). */
+static GR_UNUSED int gr_gpu_run_in(struct gr_ctx *ctx, int k, int64_t n, int64_t group) {
   if (n <= 0) return 0;
   int64_t seq = ++gr_gpu.seq;
   int e = gr_gpu.ops.arg(k, 0, &gr_gpu.err, sizeof gr_gpu.err);
   if (e == 0) e = gr_gpu.ops.arg(k, 1, &seq, sizeof seq);
   if (e == 0) e = gr_gpu.ops.arg(k, 2, &n, sizeof n);
   if (e != 0) return gr_gpu_fail(ctx, "internal error: cannot set a kernel argument", e);
-  e = gr_gpu.ops.launch(k, n);
+  e = gr_gpu.ops.launch(k, n, group);
   if (e != 0) return gr_gpu_fail(ctx, "cannot launch a kernel on the device", e);
   return 0;
 }
+
+/* Launches kernel `k` over `n` iterations in work-groups of the runtime's choice. */
+static GR_UNUSED int gr_gpu_run(struct gr_ctx *ctx, int k, int64_t n) { return gr_gpu_run_in(ctx, k, n, 0); }
 
 /* An array argument of the call: mirrored (host copy current) until the call ends. */
 static GR_UNUSED int gr_gpu_input(struct gr_ctx *ctx, void *p, int64_t bytes) {

@@ -18,6 +18,7 @@
 //!   compiles as CUDA after the CUDA prelude.
 
 pub mod cuda;
+mod group_tree;
 mod hoist;
 pub mod host;
 pub mod opencl;
@@ -263,6 +264,7 @@ impl UseWalk<'_> {
                 self.ex(cond);
                 self.stms(body);
             }
+            Stm::GroupTree(t) => self.stms(&t.host),
             Stm::If { cond, then, els } => {
                 self.ex(cond);
                 self.stms(then);
@@ -289,6 +291,7 @@ pub(super) fn variable_types(f: &imp::Function) -> HashMap<String, Ty> {
                     walk(body, out);
                 }
                 Stm::While { body, .. } => walk(body, out),
+                Stm::GroupTree(t) => walk(&t.host, out),
                 Stm::If { then, els, .. } => {
                     walk(then, out);
                     walk(els, out);
@@ -353,6 +356,7 @@ pub(super) fn launches(stms: &[Stm], types: &HashMap<String, Ty>) -> bool {
                 || launches(body, types)
         }
         Stm::For { body, .. } | Stm::While { body, .. } => launches(body, types),
+        Stm::GroupTree(_) => true,
         Stm::If { then, els, .. } => launches(then, types) || launches(els, types),
         _ => false,
     })
@@ -412,8 +416,39 @@ impl Printer<'_> {
         let mut u = uses(body, self.gpu_types());
         u.scalars.remove(var);
         let id = self.gpu.as_ref().map_or(0, |g| g.kernels.len());
-        // Parameters: the error record, the launch's number, the iteration count, then the
-        // arrays (buffer and byte offset) and the scalars.
+        let (params, views, launch) = self.kernel_params(&u, id);
+        let text = self.kernel_text(id, var, &params, &views, body);
+        self.add_kernel(text, params.len());
+        let b = self.ex(bound);
+        self.line(d, &format!("/* kernel gr_k{id} */"));
+        self.launch_line(
+            &launch,
+            &format!("gr_gpu_run(ctx, {id}, (int64_t)({b}))"),
+            d,
+        );
+    }
+
+    /// Keeps a kernel's source (with `nparams` parameters).
+    fn add_kernel(&mut self, text: String, nparams: usize) {
+        if let Some(g) = self.gpu.as_mut() {
+            g.kernels.push(text);
+            g.max_params = g.max_params.max(nparams);
+        }
+    }
+
+    /// The host's line setting a kernel's arguments (`launch`) and then calling `run`.
+    fn launch_line(&mut self, launch: &[String], run: &str, d: usize) {
+        let mut cond = launch.join(" || ");
+        if !cond.is_empty() {
+            cond.push_str(" || ");
+        }
+        self.line(d, &format!("if ({cond}{run}) goto gr_error;"));
+    }
+
+    /// Kernel `id`'s parameters for the variables `u` it uses (the error record, the launch's
+    /// number, the iteration count, then the arrays, as buffer and byte offset, and the
+    /// scalars), the declarations of its arrays' views, and the host's calls setting them.
+    fn kernel_params(&self, u: &Uses, id: usize) -> (Vec<String>, String, Vec<String>) {
         let mut params = vec![
             "volatile __global struct gr_kerr *ctx".to_string(),
             "long gr_seq".to_string(),
@@ -448,21 +483,7 @@ impl Printer<'_> {
             launch.push(format!("gr_gpu_val(ctx, {id}, {arg}, &{s}, sizeof {s})"));
             arg += 1;
         }
-        let text = self.kernel_text(id, var, &params, &views, body);
-        if let Some(g) = self.gpu.as_mut() {
-            g.kernels.push(text);
-            g.max_params = g.max_params.max(params.len());
-        }
-        let b = self.ex(bound);
-        self.line(d, &format!("/* kernel gr_k{id} */"));
-        let mut cond = launch.join(" || ");
-        if !cond.is_empty() {
-            cond.push_str(" || ");
-        }
-        self.line(
-            d,
-            &format!("if ({cond}gr_gpu_run(ctx, {id}, (int64_t)({b}))) goto gr_error;"),
-        );
+        (params, views, launch)
     }
 
     /// The source of kernel `gr_k{id}` running `body` for iteration `var`.
@@ -638,7 +659,12 @@ impl Printer<'_> {
         let Some(g) = self.gpu.as_ref() else {
             return String::new();
         };
-        let mut src = prelude::COMMON.to_string();
+        let size = crate::backend::lower::GPU_GROUP_SIZE;
+        let mut src = format!(
+            "#ifndef {size}\n#define {size} {}\n#endif\n",
+            crate::backend::lower::GPU_GROUP_SIZE_DEFAULT
+        );
+        src.push_str(prelude::COMMON);
         for op in g.prims.values() {
             if let Some(def) = definition(*op) {
                 src.push_str(&def);
@@ -674,6 +700,10 @@ impl Printer<'_> {
     pub(super) fn gpu_host_stm(&mut self, s: &Stm, d: usize) -> bool {
         self.host_sync(s, d);
         match s {
+            Stm::GroupTree(t) => {
+                self.launch_group_tree(t, d);
+                true
+            }
             Stm::ParFor {
                 var,
                 bound,

@@ -63,8 +63,8 @@ static GR_UNUSED int gr_cl_read(uint64_t buf, size_t bytes, void *dst) {
 static GR_UNUSED int gr_cl_arg(int k, int index, const void *value, size_t bytes) {
   return gr_cl.api.SetKernelArg(gr_cl.kernels[k], (gr_cl_uint)index, bytes, value);
 }
-static GR_UNUSED int gr_cl_launch(int k, int64_t n) {
-  size_t local = gr_cl.group;
+static GR_UNUSED int gr_cl_launch(int k, int64_t n, int64_t group) {
+  size_t local = group > 0 ? (size_t)group : gr_cl.group;
   size_t global = ((size_t)n + local - 1) / local * local;
   return gr_cl.api.EnqueueNDRangeKernel(gr_cl.queue, gr_cl.kernels[k], 1, NULL, &global, &local, 0, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 //! The preludes of the kernels. The kernels are written once, in OpenCL C 1.2 (with 64-bit
 //! floats and atomics); [`OPENCL`] is the OpenCL compiler's prelude, and [`CUDA`] makes the
 //! same text CUDA C++ for NVRTC (compiled with `--device-as-default-execution-space`): it
-//! defines OpenCL's address-space qualifiers away and its built-in functions
-//! (`get_global_id`, `as_*`, the atomics) over CUDA's. [`COMMON`] follows either: the
+//! defines OpenCL's address-space qualifiers away (`__local` as `__shared__`) and its built-in
+//! functions (`get_global_id`, `get_local_id`, `get_group_id`, `barrier`, `as_*`, the
+//! atomics) over CUDA's. [`COMMON`] follows either: the
 //! fixed-width integer limits, the error record and the atomic additions by
 //! compare-and-swap.
 
@@ -92,10 +93,15 @@ typedef unsigned long ulong;
 #define __builtin_ctzll(x) (__ffsll((long long)(x)) - 1)
 #define __builtin_popcountll(x) __popcll((unsigned long long)(x))
 #define CLK_GLOBAL_MEM_FENCE 0
+#define CLK_LOCAL_MEM_FENCE 1
 #define mem_fence(flags) __threadfence()
+#define __local __shared__
+#define barrier(flags) __syncthreads()
 static inline unsigned long get_global_id(int dim) {
   return (unsigned long)blockIdx.x * blockDim.x + threadIdx.x;
 }
+static inline unsigned long get_local_id(int dim) { return threadIdx.x; }
+static inline unsigned long get_group_id(int dim) { return blockIdx.x; }
 static inline long as_long(double x) { return (long)__double_as_longlong(x); }
 static inline ulong as_ulong(double x) { return (ulong)__double_as_longlong(x); }
 static inline double as_double(ulong x) { return __longlong_as_double((long long)x); }

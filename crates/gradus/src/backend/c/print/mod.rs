@@ -117,6 +117,10 @@ pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
                 crate::backend::lower::GPU_COMBINE_GROUPS,
                 crate::backend::lower::GPU_COMBINE_GROUPS_DEFAULT,
             ),
+            (
+                crate::backend::lower::GPU_GROUP_SIZE,
+                crate::backend::lower::GPU_GROUP_SIZE_DEFAULT,
+            ),
         ] {
             let _ = writeln!(head, "#ifndef {name}\n#define {name} {value}\n#endif");
         }
@@ -132,12 +136,26 @@ pub fn print_program_for(prog: &imp::Program, gpu: bool) -> String {
         use super::gpu::{c_string, cuda, host, opencl, prelude};
         let _ = writeln!(head, "#define GR_GPU_KERNELS {}", g.kernels.len());
         let _ = writeln!(head, "#define GR_GPU_MAXARGS {}", g.max_params);
-        for (name, text) in [
-            ("gr_gpu_prelude_opencl", prelude::OPENCL.to_string()),
-            ("gr_gpu_prelude_cuda", prelude::CUDA.to_string()),
-            ("gr_gpu_kernels", p.kernel_text_common()),
+        // The kernels see the host's group size (a number, stringified).
+        let size = crate::backend::lower::GPU_GROUP_SIZE;
+        let _ = writeln!(
+            head,
+            "#define GR_GPU_STR_(x) #x\n#define GR_GPU_STR(x) GR_GPU_STR_(x)"
+        );
+        for (name, pre, text) in [
+            ("gr_gpu_prelude_opencl", "", prelude::OPENCL.to_string()),
+            ("gr_gpu_prelude_cuda", "", prelude::CUDA.to_string()),
+            (
+                "gr_gpu_kernels",
+                &*format!("\"#define {size} \" GR_GPU_STR({size}) \"\\n\" "),
+                p.kernel_text_common(),
+            ),
         ] {
-            let _ = writeln!(head, "static const char {name}[] = {};", c_string(&text));
+            let _ = writeln!(
+                head,
+                "static const char {name}[] = {pre}{};",
+                c_string(&text)
+            );
         }
         for runtime in [
             host::DEVICE_INTERFACE,
@@ -937,6 +955,12 @@ impl Printer<'_> {
             Stm::Comment(c) => {
                 let c = c.replace("*/", "* /");
                 self.line(d, &format!("/* {c} */"));
+            }
+            // A kernel on the gpu backend (`gpu_host_stm`); the same order on one thread here.
+            Stm::GroupTree(t) => {
+                self.line(d, "{");
+                self.stms(&t.host, d + 1);
+                self.line(d, "}");
             }
         }
     }

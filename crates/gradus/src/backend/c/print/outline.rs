@@ -66,6 +66,7 @@ pub fn size(stms: &[Stm]) -> usize {
 fn stm_size(s: &Stm) -> usize {
     1 + match s {
         Stm::For { body, .. } | Stm::While { body, .. } => size(body),
+        Stm::GroupTree(t) => size(&t.host),
         Stm::If { then, els, .. } => size(then) + size(els),
         Stm::ParFor {
             body, private_body, ..
@@ -78,7 +79,11 @@ fn stm_size(s: &Stm) -> usize {
 fn compound(s: &Stm) -> bool {
     matches!(
         s,
-        Stm::For { .. } | Stm::ParFor { .. } | Stm::While { .. } | Stm::If { .. }
+        Stm::For { .. }
+            | Stm::ParFor { .. }
+            | Stm::While { .. }
+            | Stm::If { .. }
+            | Stm::GroupTree(_)
     )
 }
 
@@ -86,6 +91,7 @@ fn compound(s: &Stm) -> bool {
 fn bodies(s: &Stm) -> Vec<&[Stm]> {
     match s {
         Stm::For { body, .. } | Stm::While { body, .. } => vec![body],
+        Stm::GroupTree(t) => vec![&t.host],
         Stm::If { then, els, .. } => vec![then, els],
         Stm::ParFor {
             body, private_body, ..
@@ -212,6 +218,7 @@ impl Uses {
                 self.ex(cond);
                 self.stms(body);
             }
+            Stm::GroupTree(t) => self.stms(&t.host),
             Stm::If { cond, then, els } => {
                 self.ex(cond);
                 self.stms(then);
