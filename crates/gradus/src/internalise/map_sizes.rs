@@ -1,8 +1,9 @@
 //! Maps whose function returns arrays of sizes it computes itself (`map (\xs -> filter p xs)
 //! xss`): the size of the result's rows is not known before the map runs.
 //!
-//! **Takes** a map lambda, just built, whose result types name sizes bound inside it (its
-//! parameters or its statements). **Guarantees** a lambda whose result types name only sizes
+//! **Takes** a map lambda, just built, whose result types name sizes that depend on its
+//! parameters (sizes computed inside it from outer values alone are moved in front of the map
+//! by `sizes.rs` instead). **Guarantees** a lambda whose result types name only sizes
 //! bound before the map, as the IR requires: a *size map* first runs a copy of the lambda
 //! (renamed; dead-code elimination later keeps only what the sizes need) that returns those
 //! sizes, one `[w]i64` per size; the size of the result's rows is the largest of them (0 for
@@ -30,9 +31,7 @@ impl Internaliser<'_> {
         body: Body,
         res: IVal,
     ) -> super::R<(IVal, Body)> {
-        let mut inside: Vec<Var> = params.to_vec();
-        body_binders(&body, &mut inside);
-        let inside: HashSet<Var> = inside.into_iter().collect();
+        let inside = Self::row_dependent(params, &body);
         let mut sizes: Vec<Var> = Vec::new();
         for r in &body.result {
             for d in self.em.dims(r) {
@@ -101,13 +100,19 @@ impl Internaliser<'_> {
     ) -> Vec<SubExp> {
         let mut binders = params.to_vec();
         body_binders(body, &mut binders);
+        // Fresh names first, then their types renamed: a type may name a size bound later in
+        // printed order (a `jvp`'s pattern names the existential sizes bound inside it).
         let mut renaming: HashMap<Var, Var> = HashMap::new();
-        for v in binders {
-            let mut t = self.em.names.ty(v).clone();
-            map_vars_type(&mut t, &mut |x| renaming.get(&x).copied().unwrap_or(x));
+        for &v in &binders {
+            let t = self.em.names.ty(v).clone();
             let hint = self.em.names.hint(v).to_string();
             let fresh = self.em.fresh(&hint, t);
             renaming.insert(v, fresh);
+        }
+        for &v in &binders {
+            let mut t = self.em.names.ty(v).clone();
+            map_vars_type(&mut t, &mut |x| renaming.get(&x).copied().unwrap_or(x));
+            self.em.names.set_ty(renaming[&v], t);
         }
         let rename = |v: &Var| renaming.get(v).copied().unwrap_or(*v);
         let mut copy = body.clone();
@@ -122,6 +127,24 @@ impl Internaliser<'_> {
         let types = vec![i64t.array_of(w); sizes.len()];
         let arrays = arrays.to_vec();
         self.em.soac(Soac::Map { w, lam, arrays }, types, "sizes")
+    }
+
+    /// The variables of a lambda (`params`, `body`) whose values depend on its parameters: the
+    /// parameters and the patterns of the top-level statements that read them, directly or
+    /// through one another (with every binding nested in such a statement). Sizes computed from
+    /// outer values alone are moved before the map later (`sizes.rs`) and are not among them.
+    fn row_dependent(params: &[Var], body: &Body) -> HashSet<Var> {
+        let mut dep: HashSet<Var> = params.iter().copied().collect();
+        for stm in &body.stms {
+            let reads = crate::core::visit::stm_free_vars(stm);
+            if reads.iter().any(|v| dep.contains(v)) {
+                dep.extend(stm.pat.iter().copied());
+                let mut nested = Vec::new();
+                crate::core::renumber::exp_binders(&stm.exp, &mut nested);
+                dep.extend(nested);
+            }
+        }
+        dep
     }
 
     /// The largest element of the `[w]i64` array `counts`, 0 when it is empty.
