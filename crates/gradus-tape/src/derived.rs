@@ -81,7 +81,7 @@ where
             .collect();
         let y = f(&duals);
         values.extend([y.v.value(), y.d.value()]);
-        ids.extend([y.v.id(), y.d.id()]);
+        ids.extend([y.v.output_id(), y.d.output_id()]);
     });
     let (g, hv) = rayon::join(|| rec.pullback(&[1.0, 0.0]), || rec.pullback(&[0.0, 1.0]));
     (rec.outputs()[0], g, hv)

@@ -38,41 +38,44 @@
 //!
 //! # Cost
 //!
-//! An operation is one 24-byte record (two operand slots numbered within its job, two
-//! partials); a unary operation names its own slot with partial 0 in the second, so the reverse
-//! sweep does two multiply-adds per record without branching on the arity (fused on CPUs with
-//! FMA). [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
+//! An operation with two non-constant operands is one 24-byte record (two operand slots
+//! numbered within its job, two partials), resolved by two multiply-adds (fused on CPUs with
+//! FMA), the adjoints of the two slots below the record carried in registers. An operation with
+//! one non-constant operand (`x.sin()`, `x * c`, `c - x`, …) records nothing: a [`Var`] carries
+//! a coefficient, the derivative of its value with respect to its node, which the operation
+//! multiplies by its partial and the next recorded operation folds into its own partials.
+//! [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
 //! [`matvec`], one `dot` per row) is one record with 8 bytes per operand on a side of
 //! consecutive nodes, resolved by a vectorised `axpy`, and 12 elsewhere. Operations on
-//! constants only record nothing, nor do those that pass the adjoint through unchanged
-//! (`x + c`, `x - c`, `x * 1`, `x / 1`). A value captured from another job gets one proxy per
+//! constants only record nothing. A value captured from another job gets one proxy per
 //! job, whose adjoint is added to that job once. [`grad`], [`vjp`] and a reused [`Tape`]
 //! record into buffers kept from the previous call, and a pullback leaves its adjoint buffer
 //! zeroed for the next. docs/tape.md §What a node costs has the table.
 //!
 //! `cargo bench -p gradus-bench --bench tape_compare` (15 rounds; the minimum over six runs
-//! of each build, the builds alternated, on a 2-vCPU machine under heavy load, so single
-//! figures move by up to 2×; primal in `f64`, the fastest of the rows running the same `f64`
-//! program; "+dot" rows use [`dot`] for the dot products and "+stmt" [`statement`] for the
-//! Euler step, the peers their scalar code), gradient time:
+//! of each build, the builds alternated, on a 2-vCPU machine under load, so single figures
+//! move by 10–20 %; primal in `f64`, the fastest of the rows running the same `f64` program;
+//! "+dot" rows use [`dot`] for the dot products and "+stmt" [`statement`] for the Euler step,
+//! the peers their scalar code), gradient time, before and after coefficients and the
+//! register window (benchmarks/README.md has the peers' times):
 //!
 //! | program | primal | before | after | gradient / primal | vs `reverse` | vs `ad_trait` |
 //! | --- | --- | --- | --- | --- | --- | --- |
-//! | fmult | 2.3 ns | 29.0 ns | 31.1 ns | 13× → 14× | 1.5× | 1.7× |
-//! | fdotprod/10⁵ | 48.5 µs | 874 µs | 797 µs | 18× → 16× | 8.5× | 11× |
-//! | fdotprod/10⁵ +dot | 48.5 µs | 461 µs | 181 µs | 9.5× → 3.7× | 12× | 20× |
-//! | fsummatvec/316 | 38.6 µs | 805 µs | 754 µs | 21× → 20× | 2.2× | 3.7× |
-//! | fsummatvec/316 +dot | 38.6 µs | 430 µs | 133 µs | 11× → 3.4× | 12× | 21× |
-//! | fneural | 2.90 µs | 68.5 µs | 67.8 µs | 24× → 23× | 2.5× | 4.2× |
-//! | fneural +dot | 2.90 µs | 56.4 µs | 19.1 µs | 19× → 6.6× | 8.7× | 15× |
-//! | fparticles (no fork) | 11.6 µs | 251 µs | 140 µs | 22× → 12× | 2.1× | 4.0× |
-//! | fparticles +stmt | 11.6 µs | — | 84.2 µs | 7.3× | 3.5× | 7.2× |
+//! | fmult | 1.9 ns | 29.2 ns | 32.3 ns | 15× → 17× | 1.5× | 1.6× |
+//! | fdotprod/10⁵ | 45.6 µs | 767 µs | 719 µs | 16.8× → 15.8× | 8.6× | 11× |
+//! | fdotprod/10⁵ +dot | 46.4 µs | 214 µs | 206 µs | 4.6× → 4.4× | 11× | 18× |
+//! | fsummatvec/316 | 37.1 µs | 699 µs | 641 µs | 18.8× → 17.3× | 2.5× | 4.2× |
+//! | fsummatvec/316 +dot | 36.9 µs | 166 µs | 146 µs | 4.5× → 4.0× | 11× | 18× |
+//! | fneural | 2.69 µs | 62.3 µs | 58.5 µs | 23.2× → 21.7× | 2.7× | 4.6× |
+//! | fneural +dot | 2.73 µs | 21.2 µs | 20.5 µs | 7.8× → 7.5× | 7.8× | 13× |
+//! | fparticles (no fork) | 11.0 µs | 133 µs | 78.5 µs | 12.1× → 7.1× | 3.5× | 7.4× |
+//! | fparticles +stmt | 11.1 µs | 77.3 µs | 90.2 µs | 6.9× → 8.1× | 3.1× | 6.4× |
 //!
-//! Scalar programs stay well above the ~3–5× of C++ tapes whose primal does real work per
-//! operation: these primals are one or two floating-point operations per tape record, and
-//! recording plus sweeping costs about 2 ns per record each, the sweep bound by the latency of
-//! the adjoint chains (a running sum makes each record read what the previous one stored).
-//! Vector operations remove the chains and most of the bytes.
+//! Scalar code with many operations on constants and elementary functions (fparticles) now
+//! records only its two-operand operations. Chains of `acc + u·v` (the dot products,
+//! matrix-vector products and dense layers) stay at two records per pair, about 2 ns each to
+//! record and to sweep, the sweep bound by the latency of the adjoint chain; there, the vector
+//! operations remove the chains and most of the bytes.
 //!
 //! # Example
 //!

@@ -379,7 +379,7 @@ where
 fn push_outputs(outputs: Vec<Var<'_>>, values: &mut Vec<f64>, ids: &mut Vec<NodeId>) {
     for v in outputs {
         values.push(v.value());
-        ids.push(v.id());
+        ids.push(v.output_id());
     }
 }
 
@@ -540,7 +540,7 @@ impl Tape {
             |xs, values, ids| {
                 let y = f(xs);
                 values.push(y.value());
-                ids.push(y.id());
+                ids.push(y.output_id());
             },
             |seg, values, ids| {
                 pullback_single(seg, ids, &[1.0], options, adjoints, xbar, None);

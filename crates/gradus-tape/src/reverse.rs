@@ -17,6 +17,7 @@ use crate::segment::{
 };
 use rayon::prelude::*;
 use std::fmt;
+use std::hint::select_unpredictable;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// How the reverse pass schedules independent jobs.
@@ -490,6 +491,11 @@ trait Area {
     fn madd(&mut self, slot: usize, a: f64, p: f64) {
         self.add(slot, a * p);
     }
+    /// `c + a · p`, fused where the area's sweep is compiled with FMA.
+    #[inline(always)]
+    fn fmadd(a: f64, p: f64, c: f64) -> f64 {
+        c + a * p
+    }
     /// Adds `a · p[i]` to the adjoint of slot `first + i` for every `i`.
     #[inline(always)]
     fn axpy(&mut self, first: usize, a: f64, p: &[f64]) {
@@ -528,6 +534,10 @@ unsafe fn sweep_plain_fma(seg: &Segment, adj: &mut [f64], skip: bool, count: boo
 }
 
 impl<const FMA: bool> Area for Plain<'_, FMA> {
+    #[inline(always)]
+    fn fmadd(a: f64, p: f64, c: f64) -> f64 {
+        if FMA { a.mul_add(p, c) } else { c + a * p }
+    }
     #[inline(always)]
     fn get(&mut self, slot: usize) -> f64 {
         debug_assert!(slot < self.0.len());
@@ -577,6 +587,10 @@ struct Shared<'a, const PAR: bool, const FMA: bool> {
 
 impl<const PAR: bool, const FMA: bool> Area for Shared<'_, PAR, FMA> {
     #[inline(always)]
+    fn fmadd(a: f64, p: f64, c: f64) -> f64 {
+        if FMA { a.mul_add(p, c) } else { c + a * p }
+    }
+    #[inline(always)]
     fn get(&mut self, slot: usize) -> f64 {
         f64::from_bits(self.local[slot].load(Relaxed))
     }
@@ -617,23 +631,26 @@ fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool)
     }
 }
 
-/// Resolves the records of one job from the last to the first (docs/tape.md §The sequential algorithm): two
-/// multiply-adds per record, whatever its arity; records with more operands, and proxies,
-/// branch off. Returns (nodes resolved, edges visited) when `COUNT`.
+/// Resolves the records of one job from the last to the first (docs/tape.md §The sequential
+/// algorithm): two multiply-adds per record, whatever its arity; records with more operands,
+/// and proxies, branch off. Returns (nodes resolved, edges visited) when `COUNT`.
+///
+/// The adjoints of the two slots below the record being resolved are carried in registers
+/// (see the note "The register window" below).
 #[inline(always)]
 fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut A) -> (u64, u64) {
     let (mut nodes, mut edges) = (0u64, 0u64);
-    // The slot of the record being resolved.
-    let mut slot = seg.len();
+    // The slot of the record being resolved, and the pending additions to it and to the two
+    // slots below it.
+    let mut own = seg.len();
+    let (mut c0, mut c1, mut c2) = (0.0f64, 0.0f64, 0.0f64);
     for r in seg.recs.iter().rev() {
-        let own = slot;
-        slot -= 1;
-        let a = area.get(own);
+        let a = area.get(own) + c0;
         if SKIP && a == 0.0 {
             area.set(own, 0.0);
-            continue;
-        }
-        if r.a >= DOT {
+        } else if r.a >= DOT {
+            // Wide records and proxies write to memory; their targets in the window are
+            // read back through `get` above.
             match r.a {
                 MANY => {
                     let (slots, parts) = many_parts(r);
@@ -657,16 +674,34 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
                 _ => area.export(seg.imports()[r.b as usize].1, a),
             }
             area.set(own, 0.0);
-            continue;
+        } else {
+            for (s, p) in [(r.a as usize, r.pa), (r.b as usize, r.pb)] {
+                // Without branches, whose outcome follows the program's shape: an operand in
+                // the window updates its register; one below it, its slot in memory; one in
+                // the window adds to the record's own slot instead, which is cleared below
+                // (as is the unused operand's, partial 0).
+                let d = own.wrapping_sub(s);
+                let (n1, n2) = (A::fmadd(a, p, c1), A::fmadd(a, p, c2));
+                c1 = select_unpredictable(d == 1, n1, c1);
+                c2 = select_unpredictable(d == 2, n2, c2);
+                area.madd(select_unpredictable(d > 2, s, own), a, p);
+            }
+            area.set(own, 0.0);
+            if COUNT {
+                let n = (r.a as usize != own) as u64 + (r.b as usize != own) as u64;
+                nodes += (n > 0) as u64;
+                edges += n;
+            }
         }
-        area.madd(r.a as usize, a, r.pa);
-        area.madd(r.b as usize, a, r.pb);
-        area.set(own, 0.0);
-        if COUNT {
-            let n = (r.a as usize != own) as u64 + (r.b as usize != own) as u64;
-            nodes += (n > 0) as u64;
-            edges += n;
-        }
+        (c0, c1, c2) = (c1, c2, 0.0);
+        own -= 1;
+    }
+    // The window now covers the slots `own` and `own - 1` (inputs, or the sink).
+    if c0 != 0.0 {
+        area.add(own, c0);
+    }
+    if c1 != 0.0 && own >= 1 {
+        area.add(own - 1, c1);
     }
     (nodes, edges)
 }
@@ -857,3 +892,22 @@ impl fmt::Display for JobGraphView<'_> {
 // record that uses them), so it is at most the record's own slot. Records, the side arrays of
 // many-operand records and `first` change only through `Segment`'s methods, and a `Recording`
 // exposes no way to change them; the adjoint area is sized from the same segment.
+
+// Note [The register window]
+//
+// The sweep resolves slots in decreasing order, and a record's operands are very often the
+// one or two nodes recorded just before it (the product in `acc + u·v`, the partial sum two
+// records back). Through memory, each such update is a store that the next records reload at
+// once, so a running sum costs a store-to-load forwarding plus a multiply-add per step. The
+// sweep instead keeps three registers: the pending additions to its own slot (`c0`) and to the
+// two slots below (`c1`, `c2`). An operand at distance 1 or 2 updates `c1` or `c2`; others
+// update memory; when the sweep reaches a slot, its adjoint is the stored value plus the
+// register, and the window shifts down by one. Wide records, proxies and `dot`'s sides write
+// memory only, which the "stored value plus register" read includes. After the last record
+// the window holds the slots `first` and `first - 1` (inputs, or the sink), which are flushed
+// to memory. The choice is made by selects, not branches (their outcome depends on the
+// program's shape and mispredicted on GMM); an operand in the window sends its memory update
+// to the record's own slot, already read and cleared right after. Sums are associated
+// differently than with every update in memory (the stored part first, then the window's),
+// so results can differ from the unwindowed sweep in the last bits; they are reproducible
+// as before.

@@ -108,7 +108,7 @@ where
         let structured = params.with_vars(&mut xs.iter().copied());
         let y = f(&structured, xs);
         values.push(y.value());
-        ids.push(y.id());
+        ids.push(y.output_id());
     });
     let g = rec.pullback(&[1.0]);
     (rec.outputs()[0], params.rebuild(&mut g.into_iter()))

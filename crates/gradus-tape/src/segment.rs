@@ -3,10 +3,9 @@
 //! A job's operations are fixed-size records of two operand slots, written in order:
 //! 24 bytes each (two `u32` slot numbers and two `f64` partials), with no per-node offset
 //! array. Operands are numbered *within the job*: slot `i + 1` is the job's node `i` (slot 0 is
-//! unused). The unused operand of a unary operation names the record's own slot with partial
-//! 0, which the reverse sweep has read already and clears afterwards, so the sweep does the
-//! same two multiply-adds for every record, without a branch on the arity and without a chain
-//! of dependent updates through one shared dummy slot.
+//! unused). The unused operand of a one-operand record (an output's coefficient, or one that is
+//! not finite: most one-operand operations fold into a `Var`'s coefficient instead) names the
+//! record's own slot with partial 0, which the reverse sweep skips.
 //! Operations with more than two operands (`sum`, `mul_add`) are one record that points into
 //! side arrays of slots and partials, 12 bytes per operand. A dot product is one record whose
 //! two sides are each a dense range of slots (stored as its first slot: 8 bytes per operand,
@@ -348,8 +347,8 @@ impl Segment {
         let (mut value, mut du, mut dv) = (0.0, true, true);
         for (i, ((a, b), (wv, wu))) in u.iter().zip(v).zip(pv.iter_mut().zip(pu)).enumerate() {
             value += a.value() * b.value();
-            wv.write(b.value());
-            wu.write(a.value());
+            wv.write(b.value() * a.scale());
+            wu.write(a.value() * b.scale());
             du &= a.id().bits() == fu.wrapping_add(i as u64);
             dv &= b.id().bits() == fv.wrapping_add(i as u64);
         }

@@ -46,7 +46,7 @@ pub fn statement<'r, const N: usize>(
             if inputs.iter().all(|t| t.is_constant()) {
                 return Var::constant(y.v);
             }
-            let ops = inputs.iter().zip(y.d).map(|(t, p)| (t.id(), p));
+            let ops = inputs.iter().zip(y.d).map(|(t, p)| (t.id(), p * t.scale()));
             let id = with_active!(|seg| seg.push_many(ops));
             Var::from_parts(y.v, id)
         }

@@ -10,10 +10,10 @@ use std::iter::Sum;
 use std::marker::PhantomData;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
 
-/// A scalar of a recording: its value and the ID of the node that computed it
-/// ([`NodeId::CONSTANT`] for constants).
+/// A scalar of a recording: its value, a node ([`NodeId::CONSTANT`] for constants) and a
+/// coefficient: the derivative of the value with respect to the node's value.
 ///
-/// 16 bytes, `Copy`, `Send` and `Sync`. The invariant lifetime `'r` brands the recording: the
+/// 24 bytes, `Copy`, `Send` and `Sync`. The invariant lifetime `'r` brands the recording: the
 /// closures given to [`grad`](crate::grad) and [`record`](crate::record) are generic over it, so
 /// a `Var` cannot escape its recording or be combined with another recording's `Var`s — the
 /// compiler rejects it.
@@ -21,7 +21,7 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// Every operation is recorded into the job running on the current thread.
 ///
 /// # Panics
-/// An operation on a non-constant `Var` on a thread that runs no job of a recording (for
+/// An operation that records (two or more non-constant operands) on a thread that runs no job of a recording (for
 /// example a thread the user spawned inside the closure) panics with "gradus-tape: operation on
 /// a Var outside its recording's jobs". Use [`join`](crate::join) and
 /// [`par_map`](crate::par_map) for parallelism inside a recording.
@@ -30,9 +30,12 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// fork, returned at the join). A `Var` sent to a sibling task through a channel, a lock or a
 /// global breaks the order of the reverse pass and gives wrong gradients.
 ///
-/// Constants record nothing: an operation whose operands are all constants returns a constant,
-/// and one with a constant operand and a partial of exactly 1 with respect to the other
-/// (`x + c`, `x - c`, `x * 1`, `x / 1`) returns that operand's node with the new value.
+/// Constants record nothing: an operation whose operands are all constants returns a constant.
+/// Operations with one operand that is not a constant (`x.exp()`, `x * c`, `c - x`, `x / c`, …)
+/// record nothing either: they return that operand's node with the coefficient multiplied by
+/// the operation's partial derivative, and the next operation with two operands folds the
+/// coefficients into its partials (see the note "Coefficients" in `var.rs`). A coefficient that
+/// would not be finite is recorded as a node instead.
 /// Nested recordings are independent; a `Var` of an outer recording must not be used inside an
 /// inner one (the brand catches mixing the two in one operation, not every such use).
 ///
@@ -41,6 +44,8 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 pub struct Var<'r> {
     value: f64,
     id: NodeId,
+    /// `∂ value / ∂ node`: 1 for inputs and recorded nodes; always finite.
+    scale: f64,
     brand: PhantomData<fn(&'r ()) -> &'r ()>,
 }
 
@@ -50,8 +55,24 @@ impl<'r> Var<'r> {
         Var {
             value,
             id,
+            scale: 1.0,
             brand: PhantomData,
         }
+    }
+    /// The coefficient `∂ value / ∂ node` (1 for a recorded node; irrelevant for a constant).
+    #[inline(always)]
+    pub(crate) fn scale(self) -> f64 {
+        self.scale
+    }
+    /// The ID of a node whose adjoint is this value's: its node if the coefficient is 1,
+    /// otherwise a node recorded now (for outputs).
+    #[inline]
+    pub(crate) fn output_id(self) -> NodeId {
+        if self.is_constant() || self.scale == 1.0 {
+            return self.id;
+        }
+        let (a, p) = (self.id, self.scale);
+        with_active!(|seg| seg.push1(a, p))
     }
     /// A constant (records nothing, receives no adjoint).
     #[inline]
@@ -63,7 +84,9 @@ impl<'r> Var<'r> {
     pub fn value(self) -> f64 {
         self.value
     }
-    /// The node that computed this value.
+    /// The node this value depends on: the last operation with two or more non-constant
+    /// operands that led to it (or an input), whose value it depends on through operations
+    /// with one such operand only.
     #[inline]
     pub fn id(self) -> NodeId {
         self.id
@@ -74,35 +97,40 @@ impl<'r> Var<'r> {
         self.id.is_constant()
     }
 
-    /// A node with value `v` and partial `p` with respect to `self`.
+    /// A value `v` with partial `p` with respect to `self`: `self`'s node with the coefficient
+    /// multiplied by `p`, or a recorded node where that product is not finite.
     #[inline(always)]
     pub(crate) fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
         if self.id.is_constant() {
             return Var::constant(v);
         }
+        let scale = self.scale * p;
+        if scale.is_finite() {
+            return Var {
+                value: v,
+                id: self.id,
+                scale,
+                brand: PhantomData,
+            };
+        }
         let a = self.id;
-        let id = with_active!(|seg| seg.push1(a, p));
+        let id = with_active!(|seg| seg.push1(a, scale));
         Var::from_parts(v, id)
     }
 
-    /// A node with value `v` and partials `pa`, `pb` with respect to `self` and `o`.
-    ///
-    /// With one operand a constant and a partial of exactly 1 with respect to the other (`x + c`,
-    /// `x - c`, `x * 1`, `x / 1`), the result is that operand's node with the new value:
-    /// the adjoint would pass through unchanged, so no record is made.
+    /// A value `v` with partials `pa`, `pb` with respect to `self` and `o`: one record with the
+    /// operands' coefficients folded into the partials, or, when one operand is a constant,
+    /// [`unary`](Self::unary) of the other.
     #[inline(always)]
     pub(crate) fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
         if a.is_constant() {
-            if b.is_constant() {
-                return Var::constant(v);
-            }
-            if pb == 1.0 {
-                return Var::from_parts(v, b);
-            }
-        } else if b.is_constant() && pa == 1.0 {
-            return Var::from_parts(v, a);
+            return o.unary((v, pb));
         }
+        if b.is_constant() {
+            return self.unary((v, pa));
+        }
+        let (pa, pb) = (pa * self.scale, pb * o.scale);
         let id = with_active!(|seg| seg.push2(a, pa, b, pb));
         Var::from_parts(v, id)
     }
@@ -132,7 +160,7 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     if terms.iter().all(|t| t.is_constant()) {
         return Var::constant(value);
     }
-    let id = with_active!(|seg| seg.push_many(terms.iter().map(|t| (t.id, 1.0))));
+    let id = with_active!(|seg| seg.push_many(terms.iter().map(|t| (t.id, t.scale))));
     Var::from_parts(value, id)
 }
 
@@ -217,7 +245,7 @@ pub fn matvec<'r>(m: &[Var<'r>], v: &[Var<'r>]) -> Vec<Var<'r>> {
 
 impl fmt::Debug for Var<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Var({} @ {:?})", self.value, self.id)
+        write!(f, "Var({} @ {:?} × {})", self.value, self.id, self.scale)
     }
 }
 
@@ -276,13 +304,13 @@ macro_rules! binary_op {
             }
         }
         impl<'r> $atr for Var<'r> {
-            #[inline]
+            #[inline(always)]
             fn $am(&mut self, o: Var<'r>) {
                 *self = $tr::$m(*self, o);
             }
         }
         impl<'r> $atr<f64> for Var<'r> {
-            #[inline]
+            #[inline(always)]
             fn $am(&mut self, o: f64) {
                 *self = $tr::$m(*self, o);
             }
@@ -408,7 +436,11 @@ impl<'r> Real for Var<'r> {
     fn mul_add(self, a: Self, b: Self) -> Self {
         // One node with three edges: partials a, self, 1.
         let v = self.value.mul_add(a.value, b.value);
-        let ops = [(self.id, a.value), (a.id, self.value), (b.id, 1.0)];
+        let ops = [
+            (self.id, a.value * self.scale),
+            (a.id, self.value * a.scale),
+            (b.id, b.scale),
+        ];
         if ops.iter().all(|(id, _)| id.is_constant()) {
             return Var::constant(v);
         }
@@ -468,3 +500,18 @@ impl<'r> Var<'r> {
         Real::hypot(self, o)
     }
 }
+
+// Note [Coefficients]
+//
+// A `Var` is (value v, node n, coefficient s) with s = ∂v/∂(value of n). An operation with one
+// non-constant operand x and partial p returns (f(x), n_x, s_x · p): by the chain rule every
+// later use of the result, which adds ā · q to the adjoint of the result, may add ā · q · s_x ·
+// p to n_x directly. A recorded operation with operands x, y therefore stores the partials
+// q_x · s_x and q_y · s_y (likewise `sum`, `mul_add`, `dot`'s sides and statements), and an
+// output of coefficient s ≠ 1 records one node with partial s, so that its seed reaches n with
+// the factor s. Uses are independent: a `Var` may be copied and used any number of times, in
+// any job (a captured `Var` keeps its coefficient; its node is reached through the job's proxy
+// as before). Coefficients are kept finite — a product that is not becomes a recorded node
+// with coefficient 1 — so a zero partial never meets an infinite coefficient at record time,
+// and infinities reach the adjoints where they did when every operation was a node. With
+// coefficient 1 (no folded operation) the stored partials are the operation's, bit for bit.

@@ -69,12 +69,13 @@ fn statements_match_the_operations_and_finite_differences() {
 #[test]
 fn a_statement_is_one_node() {
     let x = [0.3, -0.2, 0.5, 0.1, 0.7];
-    // 5 rounds of 4 statements, and 4 products and 3 additions (the first adds to 0).
+    // 5 rounds of 4 statements, of which the one with a single input folds into its result's
+    // coefficient, and 4 products and 3 additions (the first adds to 0).
     let rec = record(&x, |v| vec![statements(v)]);
-    assert_eq!(rec.stats().nodes - rec.stats().inputs, 5 * 4 + 4 + 3);
-    // As operations, each statement is several records.
+    assert_eq!(rec.stats().nodes - rec.stats().inputs, 5 * 3 + 4 + 3);
+    // As operations, the statements with several inputs are several records each.
     let rec = record(&x, |v| vec![scalar(v)]);
-    assert!(rec.stats().nodes - rec.stats().inputs > 5 * 4 * 4);
+    assert!(rec.stats().nodes - rec.stats().inputs > 5 * 3 * 2 + 4 + 3);
 }
 
 #[test]

@@ -1,0 +1,133 @@
+//! Operations with one non-constant operand fold into the coefficient of their result instead
+//! of recording a node: gradients through every consumer of a coefficient (two-operand
+//! operations, `dot` on both kinds of side, `sum`, `mul_add`, statements, forks, outputs)
+//! against forward mode and finite differences, and the fallback to a recorded node where a
+//! coefficient would not be finite.
+
+use gradus_check::{SplitMix64, Tolerance, compare, fd};
+use gradus_tape::{Real, Var, dot, grad, join, jvp, record, statement, sum};
+
+const N: usize = 6;
+
+/// Unary chains and constant operands feeding every kind of consumer, written over `Real`;
+/// `d`, `s` and `st` are the dot product, the sum and a three-input statement.
+fn program<S: Real>(
+    x: &[S],
+    d: impl Fn(&[S], &[S]) -> S,
+    s: impl Fn(&[S]) -> S,
+    st: impl Fn([S; 3]) -> S,
+) -> S {
+    let c = |v: f64| S::from_f64(v);
+    // Same nodes as the inputs, consecutive, with coefficients: a dense side of `dot`.
+    let scaled: Vec<S> = x.iter().map(|&t| t * c(2.0) - c(1.0)).collect();
+    // Chains of one-operand operations: a listed side.
+    let chains: Vec<S> = x
+        .iter()
+        .rev()
+        .map(|&t| (c(0.5) - t.sin()).exp() / c(3.0))
+        .collect();
+    let a = d(&scaled, &chains);
+    let b = s(&chains);
+    let m = (-x[0]).mul_add(x[1].cos(), x[2] * c(0.25));
+    let t = st([x[3].tanh(), -x[4], x[5] * c(4.0)]);
+    let prod = (a * b).cos() * c(-0.7) + m * t.square();
+    // Folded values captured by tasks, and returned from them.
+    let (p, q) = (x[1].exp() * c(1.5), x[2] * c(-2.0));
+    let (u, v) = (p.sin(), (q * p).ln());
+    (prod + u * v) / c(5.0)
+}
+
+fn scalar_dot<S: Real>(u: &[S], v: &[S]) -> S {
+    u.iter().zip(v).fold(S::zero(), |acc, (&a, &b)| acc + a * b)
+}
+
+fn scalar_sum<S: Real>(t: &[S]) -> S {
+    t.iter().fold(S::zero(), |acc, &b| acc + b)
+}
+
+fn expr<S: Real>([a, b, c]: [S; 3]) -> S {
+    (a * b + c).sin() * S::from_f64(2.0) - c / b
+}
+
+fn taped<'r>(x: &[Var<'r>]) -> Var<'r> {
+    program(x, |u, v| dot(u, v), |t| sum(t), |i| statement(i, expr))
+}
+
+/// The same program with each fork point as a `join`.
+fn forked<'r>(x: &[Var<'r>]) -> Var<'r> {
+    let (p, q) = (x[1].exp() * 1.5, x[2] * -2.0);
+    let (u, v) = join(|| p.sin(), || (q * p).ln());
+    let (head, _) = join(
+        || program(x, |a, b| dot(a, b), |t| sum(t), |i| statement(i, expr)),
+        || (),
+    );
+    // `head` includes `u * v / 5`; the tasks' values enter through another path.
+    head + (u * v - p.sin() * (q * p).ln()) * 0.25
+}
+
+fn inputs(rng: &mut SplitMix64) -> Vec<f64> {
+    // x[2] < 0 keeps the logarithm's argument positive.
+    let mut x = rng.vector(N, 0.2, 0.9);
+    x[2] = -x[2];
+    x
+}
+
+fn forward(x: &[f64], f: impl Fn(&[gradus_tape::Dual<f64>]) -> gradus_tape::Dual<f64>) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let mut e = vec![0.0; x.len()];
+            e[i] = 1.0;
+            jvp(x, &e, |d| vec![f(d)]).1[0]
+        })
+        .collect()
+}
+
+#[test]
+fn folded_coefficients_match_forward_mode_and_finite_differences() {
+    let mut rng = SplitMix64::new(47);
+    for _ in 0..8 {
+        let x = inputs(&mut rng);
+        let reference = |d: &[_]| program(d, scalar_dot, scalar_sum, expr);
+        let (y, g) = grad(&x, taped);
+        assert!((y - program(&x, scalar_dot, scalar_sum, expr)).abs() <= 1e-12 * y.abs().max(1.0));
+        compare(&g, &forward(&x, reference), Tolerance::new(1e-12, 1e-12)).unwrap();
+        let f64_program = |v: &[f64]| program(v, scalar_dot, scalar_sum, expr);
+        compare(&g, &fd::grad(&x, f64_program), Tolerance::new(1e-6, 1e-6)).unwrap();
+        // With forks: the captured and returned values keep their coefficients.
+        let (yf, gf) = grad(&x, forked);
+        assert!((yf - y).abs() <= 1e-12 * y.abs().max(1.0));
+        compare(&gf, &g, Tolerance::new(1e-12, 1e-12)).unwrap();
+    }
+}
+
+#[test]
+fn one_operand_operations_record_nothing_but_the_output() {
+    let rec = record(&[0.3, 0.4], |x| {
+        vec![((x[0].exp().sin() * 3.0 - 1.0) / 2.0).tanh()]
+    });
+    // Only the output's coefficient is recorded, as one node.
+    assert_eq!(rec.stats().nodes - rec.stats().inputs, 1);
+    let t = 0.3f64;
+    let inner = (t.exp().sin() * 3.0 - 1.0) / 2.0;
+    let expected = (1.0 - inner.tanh().powi(2)) * 1.5 * t.exp().cos() * t.exp();
+    let g = rec.pullback(&[1.0]);
+    assert!((g[0] - expected).abs() <= 1e-15 && g[1] == 0.0, "{g:?}");
+    // An output of coefficient 1 records nothing.
+    let rec = record(&[0.3], |x| vec![x[0] + 1.0]);
+    assert_eq!(rec.stats().nodes - rec.stats().inputs, 0);
+}
+
+#[test]
+fn a_coefficient_that_is_not_finite_is_recorded() {
+    // d ln(x) / dx is infinite at 0: a node, not a coefficient.
+    let (y, g) = grad(&[0.0, 2.0], |x| x[0].ln().exp() + x[1]);
+    // `exp` at -∞ has the partial 0, so the node receives the adjoint 0 and is skipped.
+    assert_eq!((y, g), (2.0, vec![0.0, 1.0]));
+    let (_, g) = grad(&[0.0, 2.0], |x| x[0].recip() * -1.0 + x[1]);
+    assert_eq!(g, vec![f64::INFINITY, 1.0]);
+    // Multiplied by 0, it receives the adjoint 0 and is skipped (the default), as before.
+    let (_, g) = grad(&[0.0, 2.0], |x| x[0].ln() * 0.0 + x[1]);
+    assert_eq!(g, vec![0.0, 1.0]);
+    let rec = record(&[0.0], |x| vec![x[0].ln() * 2.0 + x[0]]);
+    assert_eq!(rec.stats().nodes - rec.stats().inputs, 2);
+}
