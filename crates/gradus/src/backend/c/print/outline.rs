@@ -7,7 +7,10 @@
 //! where an entry point (or a function split off from it) is larger than [`CAP`] statements,
 //! each loop or `if` of its top level of at least [`MIN`] statements is printed as a
 //! `static` function of its own, called where the statement stood; such a function is split
-//! further in the same way when it is itself larger than [`CAP`].
+//! further in the same way when one thread's copy of it is larger than [`CAP`] (a parallel
+//! loop, printed twice or three times, counted once: see [`one_copy_size`]), so that the
+//! `multicore` backend on one thread runs the functions `c` runs. It then holds at most
+//! three copies of [`CAP`] statements per level of parallel loops.
 //!
 //! A split-off function takes the context, the call's team and thread count, and the
 //! position in the order of errors of the code calling it (see `gr_fail`), then the
@@ -70,6 +73,29 @@ fn stm_size(s: &Stm) -> usize {
         Stm::ParFor {
             body, private_body, ..
         } => 2 * size(body) + size(private_body),
+        _ => 0,
+    }
+}
+
+/// The number of statements of `stms` that one thread runs through: a parallel loop counted
+/// once, by the larger of its bodies, as the `c` backend prints it. Splitting the body of a
+/// loop puts a call into every iteration (results passed through memory), so a split-off
+/// function splits further only where this size, not the printed one, is larger than
+/// [`CAP`]: otherwise a parallel loop whose body fits in one function on `c` would be
+/// split on `multicore` only because it is printed twice, and its iterations would pay for
+/// calls that the sequential code does not make (BA's objective: 1.45× slower on one
+/// thread).
+fn one_copy_size(stms: &[Stm]) -> usize {
+    stms.iter().map(one_copy_stm_size).sum()
+}
+
+fn one_copy_stm_size(s: &Stm) -> usize {
+    1 + match s {
+        Stm::For { body, .. } | Stm::While { body, .. } => one_copy_size(body),
+        Stm::If { then, els, .. } => one_copy_size(then) + one_copy_size(els),
+        Stm::ParFor {
+            body, private_body, ..
+        } => one_copy_size(body).max(one_copy_size(private_body)),
         _ => 0,
     }
 }
@@ -372,7 +398,7 @@ impl Printer<'_> {
             self.outliner.level,
         );
         self.iter_key = caller_key.as_ref().map(|_| "gr_iter".to_string());
-        self.outliner.splitting = stm_size(s) > CAP;
+        self.outliner.splitting = one_copy_stm_size(s) > CAP;
         self.outliner.level = 0;
         self.slot_scopes.push(SlotScope {
             insert_at: 0,
