@@ -1,9 +1,12 @@
 //! Large entry points are printed as several C functions (`backend/c/print/outline.rs`): the
 //! reverse derivative of a few tuple scans is split, and the split program gives the
 //! interpreter's results and run-time errors on both native backends, also where the split
-//! code runs inside a parallel loop and fails there.
+//! code runs inside a parallel loop and fails there. A parallel loop whose one-thread copy
+//! fits in one function is not split inside (only its printed copies together exceed the
+//! cap), and fails on one thread with the first failing iteration's error.
 
 use crate::lower_common::{assert_close, native_backends, random_f64, runtime_error};
+use gradus::backend::c::NativeOptions;
 use gradus::pipeline::Stage;
 use gradus::program::{Backend, Program};
 use gradus::value::{Array, Buffer, Value};
@@ -66,6 +69,83 @@ fn split_entry_points_give_the_interpreters_results_and_errors() {
             runtime_error(&p, "rows", args.clone()),
             runtime_error(&interp, "rows", args),
             "{name}: the first failing row's error"
+        );
+    }
+}
+
+/// A map whose body is a chain of `n` bindings and an `if` of a dozen more: large enough that
+/// the parallel loop's copies together (one thread, threads) exceed the splitting cap, small
+/// enough that one copy does not. `is` indexes `xs`, so an index out of bounds fails inside.
+fn long_map_body(n: usize) -> String {
+    let mut src = String::from(
+        "entry f [n] (xs: [n]f64) (ys: [n]f64) (is: [n]i64) : [n]f64 =\n  map2 (\\y i ->\n    let a0 = xs[i]\n",
+    );
+    for k in 1..=n {
+        src += &format!(
+            "    let a{k} = a{} * y + f64.sin (a{} + {k}.0)\n",
+            k - 1,
+            k - 1
+        );
+    }
+    src += &format!("    let b = if a{n} > y then\n      let c0 = a{n}\n");
+    for k in 1..=10 {
+        src += &format!("      let c{k} = c{} * a{k} + f64.cos c{}\n", k - 1, k - 1);
+    }
+    src += &format!("      in c10\n      else y * a1\n    in a{n} + b) ys is\n");
+    src
+}
+
+/// The text of each split-off function of generated C `c`.
+fn split_off_functions(c: &str) -> Vec<&str> {
+    c.split("static __attribute__((noinline, noclone)) int GR_CAT(")
+        .skip(1)
+        .map(|f| f.split("\n}\n").next().unwrap_or(f))
+        .collect()
+}
+
+#[test]
+fn a_parallel_loop_whose_one_thread_copy_fits_is_not_split_inside() {
+    let src = long_map_body(30);
+    let c = gradus::pipeline::dump_stage("long.fut", &src, Stage::C).unwrap();
+    let parts = split_off_functions(&c);
+    assert!(!parts.is_empty(), "the entry point should be split");
+    for f in &parts {
+        assert_eq!(
+            f.matches("_part").count(),
+            1,
+            "a split-off function calls another:\n{f}"
+        );
+    }
+    let interp = Program::from_source("long.fut", &src)
+        .unwrap()
+        .with_backend(Backend::Interpreter)
+        .unwrap();
+    let one_thread = Program::from_source("long.fut", &src)
+        .unwrap()
+        .with_backend(Backend::Native(NativeOptions {
+            multicore: true,
+            threads: Some(1),
+            ..Default::default()
+        }))
+        .unwrap();
+    let mut backends = native_backends("long.fut", &src);
+    backends.push(("multicore on one thread", one_thread));
+    let n = 300;
+    let xs = random_f64(&[n], 5, -1.0, 1.0);
+    let ys = random_f64(&[n], 6, -1.0, 1.0);
+    let good: Vec<i64> = (0..n as i64).rev().collect();
+    let mut bad = good.clone();
+    bad[40] = n as i64;
+    bad[200] = -1;
+    for (name, p) in &backends {
+        let args = vec![xs.clone(), ys.clone(), indices(&good)];
+        let want = interp.call("f", args.clone()).unwrap();
+        assert_close(&p.call("f", args).unwrap(), &want, name);
+        let args = vec![xs.clone(), ys.clone(), indices(&bad)];
+        assert_eq!(
+            runtime_error(p, "f", args.clone()),
+            runtime_error(&interp, "f", args),
+            "{name}: the first failing iteration's error"
         );
     }
 }

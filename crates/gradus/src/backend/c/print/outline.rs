@@ -7,7 +7,11 @@
 //! where an entry point (or a function split off from it) is larger than [`CAP`] statements,
 //! each loop or `if` of its top level of at least [`MIN`] statements is printed as a
 //! `static` function of its own, called where the statement stood; such a function is split
-//! further in the same way when it is itself larger than [`CAP`].
+//! further in the same way when it is larger than [`CAP`] as the `c` backend prints it (a
+//! parallel loop, printed two or three times, counted once, and a reduction printed in chunks
+//! and left to right counted as the latter: see [`one_copy_size`], by which statements are
+//! split off too), so that the `multicore` backend on one thread runs the functions `c` runs.
+//! Such a function then holds at most a few copies of [`CAP`] statements.
 //!
 //! A split-off function takes the context, the call's team and thread count, and the
 //! position in the order of errors of the code calling it (see `gr_fail`), then the
@@ -72,6 +76,47 @@ fn stm_size(s: &Stm) -> usize {
             body, private_body, ..
         } => 2 * size(body) + size(private_body),
         _ => 0,
+    }
+}
+
+/// The number of statements of `stms` as the `c` backend prints them: a parallel loop counted
+/// once, by the larger of its bodies, and a reduction printed both in chunks and left to
+/// right as the latter. Splitting the body of a loop puts a call into every iteration
+/// (results passed through memory), so a split-off function splits further only where this
+/// size, not the printed one, is larger than [`CAP`], and splits off only statements of at
+/// least [`MIN`] by this size: otherwise a parallel loop whose body fits in one function on
+/// `c` was split on `multicore` because it is printed twice (BA's objective 1.45× slower
+/// on one thread), and the small sums of LSTM's layers became calls because they are
+/// printed in two versions (its gradient 1.16×).
+fn one_copy_size(stms: &[Stm]) -> usize {
+    stms.iter().map(one_copy_stm_size).sum()
+}
+
+fn one_copy_stm_size(s: &Stm) -> usize {
+    1 + match s {
+        Stm::For { body, .. } | Stm::While { body, .. } => one_copy_size(body),
+        // A reduction or histogram in chunks or left to right, chosen by size: `c` prints
+        // only the second.
+        Stm::If { cond, els, .. } if mentions(cond, crate::backend::lower::PAR_CHUNK_MIN_WORK) => {
+            one_copy_size(els)
+        }
+        Stm::If { then, els, .. } => one_copy_size(then) + one_copy_size(els),
+        Stm::ParFor {
+            body, private_body, ..
+        } => one_copy_size(body).max(one_copy_size(private_body)),
+        _ => 0,
+    }
+}
+
+/// Whether expression `e` reads variable `v`.
+fn mentions(e: &Ex, v: &str) -> bool {
+    match e {
+        Ex::Var(x) => x == v,
+        Ex::Const(_) => false,
+        Ex::Prim(_, args) => args.iter().any(|a| mentions(a, v)),
+        Ex::Idx(_, a, b) => mentions(a, v) || mentions(b, v),
+        Ex::Load { arr, idx, .. } => arr == v || mentions(idx, v),
+        Ex::Not(a) => mentions(a, v),
     }
 }
 
@@ -339,7 +384,7 @@ impl Printer<'_> {
             return false;
         }
         let o = &self.outliner;
-        if o.splitting && o.level == 0 && stm_size(s) >= MIN && self.split_off(s, d) {
+        if o.splitting && o.level == 0 && one_copy_stm_size(s) >= MIN && self.split_off(s, d) {
             return true;
         }
         self.outliner.level += 1;
@@ -379,7 +424,7 @@ impl Printer<'_> {
             self.outliner.level,
         );
         self.iter_key = caller_key.as_ref().map(|_| "gr_iter".to_string());
-        self.outliner.splitting = stm_size(s) > CAP;
+        self.outliner.splitting = one_copy_stm_size(s) > CAP;
         self.outliner.level = 0;
         self.slot_scopes.push(SlotScope {
             insert_at: 0,
