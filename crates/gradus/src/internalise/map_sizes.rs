@@ -13,15 +13,15 @@
 
 use super::value::IVal;
 use super::{Internaliser, i64c};
-use crate::core::ir::{BasicOp, Body, Exp, Lambda, Soac, Stm, SubExp, Type, Var};
+use crate::core::ir::{Body, Lambda, Soac, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::renumber::{body_binders, map_vars_body, map_vars_type};
 use crate::core::scalar::PrimType;
 use std::collections::{HashMap, HashSet};
 
 impl Internaliser<'_> {
-    /// `body`'s results with the sizes bound inside the lambda (`params` and `body`)
-    /// replaced by sizes bound before the map of width `w` over `arrays`; `res` rebuilt over
+    /// `body`'s results with the sizes that depend on the lambda's parameters (`params`,
+    /// `body`) replaced by sizes bound before the map of width `w` over `arrays`; `res` rebuilt over
     /// the new results. Unchanged where no result type names such a size.
     pub(super) fn outer_result_sizes(
         &mut self,
@@ -57,14 +57,7 @@ impl Internaliser<'_> {
                 .iter()
                 .map(|r| {
                     let dims = s.em.dims(r);
-                    let SubExp::Var(v) = r else { return *r };
-                    if !dims
-                        .iter()
-                        .any(|d| d.as_var().is_some_and(|k| outer.contains_key(&k)))
-                    {
-                        return *r;
-                    }
-                    let shape = dims
+                    let shape: Vec<SubExp> = dims
                         .iter()
                         .map(|d| {
                             d.as_var()
@@ -72,6 +65,10 @@ impl Internaliser<'_> {
                                 .unwrap_or(*d)
                         })
                         .collect();
+                    let SubExp::Var(v) = r else { return *r };
+                    if shape == dims {
+                        return *r;
+                    }
                     s.checked_coerce(*v, shape)
                 })
                 .collect();
@@ -150,26 +147,11 @@ impl Internaliser<'_> {
     /// The largest element of the `[w]i64` array `counts`, 0 when it is empty.
     fn largest(&mut self, w: SubExp, counts: SubExp) -> SubExp {
         let i64t = Type::Prim(PrimType::I64);
-        let (a, b) = (
-            self.em.fresh("a", i64t.clone()),
-            self.em.fresh("b", i64t.clone()),
-        );
-        let m = self.em.fresh("max", i64t.clone());
-        let lam = Lambda {
-            params: vec![a, b],
-            body: Body {
-                stms: vec![Stm {
-                    pat: vec![m],
-                    exp: Exp::BasicOp(BasicOp::Prim(
-                        PrimOp::Bin(BinOp::Max, PrimType::I64),
-                        vec![SubExp::Var(a), SubExp::Var(b)],
-                    )),
-                    aux: Default::default(),
-                }],
-                result: vec![SubExp::Var(m)],
-            },
-            ret: vec![i64t.clone()],
-        };
+        let params = [("a", i64t.clone()), ("b", i64t.clone())];
+        let lam = self.em.lambda(&params, |b, ps| {
+            let max = PrimOp::Bin(BinOp::Max, PrimType::I64);
+            vec![b.prim(max, vec![SubExp::Var(ps[0]), SubExp::Var(ps[1])])]
+        });
         let arrays = vec![self.em.as_var(counts, "sizes")];
         let reduce = Soac::Reduce {
             w,
