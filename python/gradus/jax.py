@@ -2,7 +2,8 @@
 
 The function works under ``jax.jit``, ``jax.grad``, ``jax.vjp``, ``jax.jvp`` and ``jax.vmap``,
 and its derivatives are gradus's own, compiled on demand (``prog.jvp`` and ``prog.vjp`` or
-``prog.grad`` of the entry point, with respect to the parameters JAX differentiates). It is a JAX primitive with three modes:
+``prog.grad`` of the entry point, with respect to the parameters JAX differentiates). It is a
+JAX primitive with three modes:
 
 - ``f``: the entry point, ``args -> results``;
 - ``jvp``: its forward derivative, ``(args, xdot) -> ydot``, linear in ``xdot``;
@@ -110,7 +111,8 @@ class _Fn:
         key = (mode, wrt)
         if key not in self._nested:
             ep = self.derived(mode, wrt).entry_point
-            self._nested[key] = _Fn(ep.program, ep.name, self._nested_shapes(mode, wrt), self.call_mode)
+            shapes = self._nested_shapes(mode, wrt)
+            self._nested[key] = _Fn(ep.program, ep.name, shapes, self.call_mode)
         return self._nested[key]
 
     def _nested_shapes(self, mode, wrt):
@@ -395,7 +397,10 @@ def function(prog, entry, *, result_shapes=None, call="auto"):
                 f"{entry}() takes {len(fn.params)} argument(s) {fn.call.signature}, "
                 f"but {len(args)} were given"
             )
-        xs = [jnp.asarray(a, dtype=jax.dtypes.canonicalize_dtype(dt)) for a, (_, _, dt) in zip(args, fn.params)]
+        xs = [
+            jnp.asarray(a, dtype=jax.dtypes.canonicalize_dtype(dt))
+            for a, (_, _, dt) in zip(args, fn.params)
+        ]
         out = _call_p.bind(*xs, fn=fn, mode="f", wrt=())
         return out[0] if len(out) == 1 else tuple(out)
 
