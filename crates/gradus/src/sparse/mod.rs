@@ -1,0 +1,46 @@
+//! Sparse Jacobians and Hessians on the host: the sparsity pattern by tracing the compiled
+//! program with index sets ([`trace`]), a colouring of its columns or rows, compressed
+//! products on the program's backend, and recovery of the entries.
+
+pub(crate) mod trace;
+
+use crate::backend::c::NativeOptions;
+use crate::program::Program;
+use crate::value::Value;
+use trace::{Arg, TraceError, sets::Deps};
+
+/// The index sets of every element of every result of entry point `entry` of `prog` at the
+/// arguments `args`, the inputs being the elements of parameter `point` (see [`trace`]).
+pub(crate) fn trace_entry(
+    prog: &Program,
+    entry: &str,
+    args: &[Value],
+    point: usize,
+) -> Result<Vec<Vec<Deps>>, TraceError> {
+    let unsupported = |m: String| TraceError::Unsupported(m);
+    let prepared = crate::pipeline::prepare_for_lowering(&prog.prog).map_err(unsupported)?;
+    let low = crate::backend::c::lower_prog(&prepared, &prog.sources, NativeOptions::sequential())
+        .map_err(unsupported)?;
+    let f = low
+        .functions
+        .iter()
+        .find(|f| f.entry == entry)
+        .ok_or_else(|| unsupported(format!("no entry point named `{entry}`")))?;
+    let refs: Vec<_> = args.iter().map(Value::as_value_ref).collect();
+    let sizes = crate::backend::c::size_arguments(&prepared, entry, &refs).map_err(unsupported)?;
+    let mut inputs: Vec<Arg> = sizes
+        .into_iter()
+        .map(|n| Arg::Scalar(crate::value::Scalar::I64(n)))
+        .collect();
+    for a in args {
+        inputs.push(match a {
+            Value::Scalar(s) => Arg::Scalar(*s),
+            Value::Array(arr) => {
+                let b = arr.buffer();
+                Arg::Array((0..b.len()).map(|i| b.get(i)).collect())
+            }
+        });
+    }
+    let first_param = inputs.len() - args.len();
+    trace::trace(f, inputs, first_param + point)
+}
