@@ -59,6 +59,7 @@ pub mod pipeline;
 pub mod prelude;
 pub mod program;
 pub mod shard;
+pub mod sparse;
 pub mod syntax;
 pub mod testspec;
 pub mod types;
