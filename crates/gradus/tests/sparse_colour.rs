@@ -121,15 +121,14 @@ fn random_matrix(rng: &mut Pcg64, p: &Pattern) -> (Vec<Vec<f64>>, Vec<f64>) {
 fn random_symmetric(rng: &mut Pcg64, p: &Pattern) -> Vec<Vec<f64>> {
     let s = p.symmetrised();
     let mut h = vec![vec![0.0; s.ncols]; s.nrows];
-    for i in 0..s.nrows {
-        for &j in s.row(i) {
-            let j = j as usize;
-            if j >= i {
-                let v = rng.random_range(-10.0..10.0);
-                h[i][j] = v;
-                h[j][i] = v;
-            }
-        }
+    let upper: Vec<(usize, usize)> = (0..s.nrows)
+        .flat_map(|i| s.row(i).iter().map(move |&j| (i, j as usize)))
+        .filter(|&(i, j)| j >= i)
+        .collect();
+    for (i, j) in upper {
+        let v = rng.random_range(-10.0..10.0);
+        h[i][j] = v;
+        h[j][i] = v;
     }
     h
 }
@@ -152,9 +151,7 @@ fn products_by_rows(a: &[Vec<f64>], ncols: usize, c: &Colouring) -> Vec<f64> {
     let s = seeds(c, m);
     let mut out = Vec::new();
     for k in 0..c.count {
-        for j in 0..ncols {
-            out.push((0..m).map(|i| s[k * m + i] * a[i][j]).sum());
-        }
+        out.extend((0..ncols).map(|j| (0..m).map(|i| s[k * m + i] * a[i][j]).sum::<f64>()));
     }
     out
 }
