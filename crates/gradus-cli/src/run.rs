@@ -6,6 +6,7 @@ use gradus::Derivative;
 use gradus::data::{DataError, Reader, decompress, write_binary_into, write_text};
 use gradus::diag::{Diagnostics, Kind};
 use gradus::program::{CallError, ExternalType};
+use gradus::sparse::SparseKind;
 use gradus::value::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -127,6 +128,109 @@ fn derive(
     }
 }
 
+/// A sparse derivative: its kind, the entry point, the position differentiated.
+type SparseSpec = (SparseKind, String, Option<usize>);
+
+/// A sparse derivative asked for on the command line: `sparse_jacobian(ENTRY)` or
+/// `sparse_hessian(ENTRY)`, optionally with the position of the parameter differentiated
+/// (`sparse_jacobian(ENTRY, P)`). `None` for anything else.
+fn parse_sparse(spec: &str) -> Option<Result<SparseSpec, String>> {
+    let (kind, rest) = spec.split_once('(')?;
+    let kind = SparseKind::from_name(kind.trim())?;
+    let Some(inner) = rest.trim_end().strip_suffix(')') else {
+        return Some(Err(format!("`{spec}`: a `)` is missing at the end")));
+    };
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    let entry = parts[0].to_string();
+    if entry.is_empty() {
+        return Some(Err(format!(
+            "`{spec}`: no entry point named inside the parentheses"
+        )));
+    }
+    let wrt = match parts[1..] {
+        [] => None,
+        [p] => match p.parse::<usize>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                return Some(Err(format!(
+                    "`{spec}`: `{p}` is not a parameter position (0, 1, ...)"
+                )));
+            }
+        },
+        _ => {
+            return Some(Err(format!(
+                "`{spec}`: a sparse derivative takes one parameter position"
+            )));
+        }
+    };
+    Some(Ok((kind, entry, wrt)))
+}
+
+/// Runs a sparse derivative of an entry point: reads the entry's arguments and prints the
+/// values, columns and row offsets of the matrix in compressed sparse rows.
+fn run_sparse(
+    a: &RunArgs,
+    path: &str,
+    program: &gradus::Program,
+    kind: SparseKind,
+    entry: &str,
+    wrt: Option<usize>,
+) -> u8 {
+    let sparse = match catch_panic(|| program.sparse(kind, entry, wrt)) {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            eprintln!("Error: {path}: {e}");
+            return 1;
+        }
+        Err(p) => {
+            eprintln!(
+                "internal error: gradus panicked while deriving {}: {p}",
+                kind.name()
+            );
+            return 4;
+        }
+    };
+    let ep = sparse.entry_point().clone();
+    let args = match read_args(a, &ep) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let results = match catch_panic(|| sparse.call(args)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(CallError::Runtime(e))) => {
+            eprintln!("{e}");
+            return 2;
+        }
+        Ok(Err(CallError::BadInput(m))) => return input_error(m),
+        Ok(Err(CallError::UnknownEntry(n))) => {
+            eprintln!("Error: {path} has no entry point named \"{n}\"");
+            return 1;
+        }
+        Err(p) => {
+            eprintln!("internal error: gradus panicked while running {path}: {p}");
+            return 4;
+        }
+    };
+    let ExternalType::Value { elem, .. } = &ep.params[sparse.point()] else {
+        return 4;
+    };
+    let vector = |t: &str| ExternalType::Value {
+        elem: match t {
+            "i64" => gradus::value::PrimType::I64,
+            _ => *elem,
+        },
+        rank: 1,
+        text: format!("[]{t}"),
+    };
+    let csr = gradus::program::EntryPoint {
+        name: kind.name().to_string(),
+        params: ep.params.clone(),
+        results: vec![vector(elem.name()), vector("i64"), vector("i64")],
+        result_leaves: vec![1, 1, 1],
+    };
+    print_results(&csr, &results, a.binary)
+}
+
 /// Runs `gradus run`; returns the exit code.
 pub fn run(a: RunArgs) -> u8 {
     let (path, _source, program) = match crate::common::load_program(&a.program, &a.opt.options()) {
@@ -147,6 +251,15 @@ pub fn run(a: RunArgs) -> u8 {
             };
         }
     };
+    if let Some(spec) = parse_sparse(&a.entry) {
+        return match spec {
+            Ok((kind, entry, wrt)) => run_sparse(&a, &path, &program, kind, &entry, wrt),
+            Err(m) => {
+                eprintln!("Error: {m}");
+                2
+            }
+        };
+    }
     let derived = match derive(&program, &path, &a.entry) {
         Ok(d) => d,
         Err(code) => return code,

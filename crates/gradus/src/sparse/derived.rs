@@ -26,9 +26,7 @@ use super::trace::TraceError;
 use crate::core::external::{CallError, EntryPoint, ExternalType};
 use crate::derive::{Derivative, DeriveError, compile_entries, param_type};
 use crate::program::Program;
-use crate::value::{Array, Buffer, PrimType, Scalar, Value};
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use crate::value::{Array, Buffer, PrimType, Scalar, Value, ValueRef, ViewData};
 use std::sync::{Arc, Mutex};
 
 /// Which sparse derivative.
@@ -94,7 +92,7 @@ pub struct SparseDerived {
     program: Program,
     columns_entry: String,
     rows_entry: Option<String>,
-    plans: Mutex<HashMap<u64, Arc<SparsePlan>>>,
+    plans: Mutex<Vec<(Vec<ArgKey>, Arc<SparsePlan>)>>,
 }
 
 /// The sparse derivative `kind` of `entry` with respect to parameter `wrt` (default: the only
@@ -139,7 +137,7 @@ pub(crate) fn derive_sparse(
         program,
         columns_entry,
         rows_entry,
-        plans: Mutex::new(HashMap::new()),
+        plans: Mutex::new(Vec::new()),
     })
 }
 
@@ -269,6 +267,18 @@ fn products_source(
     }
 }
 
+impl SparsePlan {
+    /// The entries, in the pattern's order, from the products (row-major, one per colour).
+    fn recover(&self, products: &[f64]) -> Vec<f64> {
+        let (p, c) = (&self.pattern, &self.colouring);
+        match self.products {
+            Products::Columns => colour::recover_by_columns(p, c, products),
+            Products::Rows => colour::recover_by_rows(p, c, products),
+            Products::Star => colour::recover_star(p, c, products),
+        }
+    }
+}
+
 impl SparseDerived {
     /// The kind of derivative.
     pub fn kind(&self) -> SparseKind {
@@ -288,40 +298,51 @@ impl SparseDerived {
     /// The derivative at `args` (the entry's arguments): `[values, columns, offsets]`.
     pub fn call(&self, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
         let plan = self.plan(&args)?;
-        let m = plan.pattern.nrows;
-        let count = plan.colouring.count;
-        let products = if count == 0 {
+        let values = if plan.colouring.count == 0 {
             Vec::new()
         } else {
             let entry = match plan.products {
                 Products::Rows => self.rows_entry.as_deref().expect("a Jacobian has rows"),
                 _ => &self.columns_entry,
             };
-            let mut with_seeds = args;
-            with_seeds.push(plan.seeds.clone());
-            let out = self.program.call(entry, with_seeds)?;
-            flat_f64(&out[0])
-        };
-        let values = match plan.products {
-            Products::Columns => {
-                colour::recover_by_columns(&plan.pattern, &plan.colouring, &products)
-            }
-            Products::Rows => colour::recover_by_rows(&plan.pattern, &plan.colouring, &products),
-            Products::Star => colour::recover_star(&plan.pattern, &plan.colouring, &products),
+            let mut refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+            refs.push(plan.seeds.as_value_ref());
+            // The entries are read from the products where the backend left them.
+            self.program
+                .call_with(entry, &refs, |out| match out.first() {
+                    Some(ValueRef::Array(view)) => match view.data() {
+                        ViewData::F64(xs) => plan.recover(xs),
+                        ViewData::F32(xs) => {
+                            plan.recover(&xs.iter().map(|&x| x as f64).collect::<Vec<_>>())
+                        }
+                        _ => Vec::new(),
+                    },
+                    Some(ValueRef::Scalar(s)) => plan.recover(&[match s {
+                        Scalar::F32(x) => *x as f64,
+                        Scalar::F64(x) => *x,
+                        _ => f64::NAN,
+                    }]),
+                    None => Vec::new(),
+                })?
         };
         let p = &plan.pattern;
         let columns: Vec<i64> = p.columns.iter().map(|&c| c as i64).collect();
         let offsets: Vec<i64> = p.offsets.iter().map(|&o| o as i64).collect();
-        debug_assert_eq!(offsets.len(), m + 1);
+        let values = match self.elem {
+            PrimType::F32 => {
+                Value::from_ndarray(ndarray::Array1::from_iter(values.iter().map(|&x| x as f32)))
+            }
+            _ => Value::from_ndarray(ndarray::Array1::from(values)),
+        };
         Ok(vec![
-            float_vector(self.elem, &values),
+            values,
             Value::from_ndarray(ndarray::Array1::from(columns)),
             Value::from_ndarray(ndarray::Array1::from(offsets)),
         ])
     }
 
     /// The pattern and colouring for `args`: found once per value of the arguments other
-    /// than the point and per length of the point.
+    /// than the point and per length of the point (the last [`KEPT_PLANS`] are kept).
     pub fn plan(&self, args: &[Value]) -> Result<Arc<SparsePlan>, CallError> {
         let refs: Vec<_> = args.iter().map(Value::as_value_ref).collect();
         crate::core::external::check_args(
@@ -329,40 +350,28 @@ impl SparseDerived {
             &self.entry.name,
             &refs,
         )?;
-        let key = self.key(args);
-        if let Some(p) = self
-            .plans
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-        {
-            return Ok(p.clone());
+        let key: Vec<ArgKey> = args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| ArgKey::of(a, k == self.point))
+            .collect();
+        let found = {
+            let plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+            plans
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, p)| p.clone())
+        };
+        if let Some(p) = found {
+            return Ok(p);
         }
         let plan = Arc::new(self.new_plan(args)?);
-        self.plans
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, plan.clone());
-        Ok(plan)
-    }
-
-    fn key(&self, args: &[Value]) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        for (k, a) in args.iter().enumerate() {
-            match a {
-                Value::Scalar(s) => hash_scalar(*s, &mut h),
-                Value::Array(arr) => {
-                    arr.shape().hash(&mut h);
-                    if k != self.point {
-                        let b = arr.buffer();
-                        for i in 0..b.len() {
-                            hash_scalar(b.get(i), &mut h);
-                        }
-                    }
-                }
-            }
+        let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+        if plans.len() == KEPT_PLANS {
+            plans.remove(0);
         }
-        h.finish()
+        plans.push((key, plan.clone()));
+        Ok(plan)
     }
 
     fn new_plan(&self, args: &[Value]) -> Result<SparsePlan, CallError> {
@@ -395,12 +404,14 @@ impl SparseDerived {
                 (Products::Star, colour::colour_star(&pattern))
             }
             SparseKind::Jacobian => {
+                // Rows need at least as many colours as the longest column has entries;
+                // they are coloured only where that could beat the columns (colouring the
+                // rows of a pattern with long columns, BA's cameras, costs their squares).
                 let by_columns = colour::colour_columns(&pattern);
-                let by_rows = colour::colour_rows(&pattern);
-                if by_rows.count < by_columns.count {
-                    (Products::Rows, by_rows)
-                } else {
-                    (Products::Columns, by_columns)
+                let longest_column = pattern.transpose().max_row_len();
+                match (longest_column < by_columns.count).then(|| colour::colour_rows(&pattern)) {
+                    Some(by_rows) if by_rows.count < by_columns.count => (Products::Rows, by_rows),
+                    _ => (Products::Columns, by_columns),
                 }
             }
         };
@@ -437,31 +448,54 @@ impl SparseDerived {
     }
 }
 
-fn hash_scalar(s: Scalar, h: &mut impl Hasher) {
-    match s {
-        Scalar::F32(x) => x.to_bits().hash(h),
-        Scalar::F64(x) => x.to_bits().hash(h),
-        other => other.as_i64().hash(h),
+/// How many patterns a [`SparseDerived`] keeps (the most recently found).
+pub const KEPT_PLANS: usize = 8;
+
+/// What of an argument decides the pattern: its shape, and its bits unless it is the point.
+#[derive(PartialEq, Eq)]
+struct ArgKey {
+    shape: Vec<usize>,
+    bits: Vec<u8>,
+}
+
+impl ArgKey {
+    fn of(v: &Value, is_point: bool) -> ArgKey {
+        match v {
+            Value::Scalar(s) => ArgKey {
+                shape: vec![],
+                bits: if is_point {
+                    vec![]
+                } else {
+                    scalar_bits(*s).to_le_bytes().to_vec()
+                },
+            },
+            Value::Array(a) => ArgKey {
+                shape: a.shape().to_vec(),
+                bits: if is_point {
+                    vec![]
+                } else {
+                    crate::with_buffer!(a.buffer(), v => bytes_of(v))
+                },
+            },
+        }
     }
 }
 
-/// The elements of a float array, as `f64`.
-fn flat_f64(v: &Value) -> Vec<f64> {
-    match v {
-        Value::Array(a) => {
-            let b = a.buffer();
-            (0..b.len())
-                .map(|i| match b.get(i) {
-                    Scalar::F32(x) => x as f64,
-                    Scalar::F64(x) => x,
-                    _ => f64::NAN,
-                })
-                .collect()
-        }
-        Value::Scalar(Scalar::F64(x)) => vec![*x],
-        Value::Scalar(Scalar::F32(x)) => vec![*x as f64],
-        Value::Scalar(_) => vec![f64::NAN],
+fn scalar_bits(s: Scalar) -> u64 {
+    match s {
+        Scalar::F32(x) => x.to_bits() as u64,
+        Scalar::F64(x) => x.to_bits(),
+        Scalar::Bool(b) => b as u64,
+        other => other.as_i64().unwrap_or(0) as u64,
     }
+}
+
+/// The bytes of a slice of plain numbers (or `bool`s).
+fn bytes_of<T: Copy>(xs: &[T]) -> Vec<u8> {
+    // SAFETY: `T` is a primitive number or `bool` (the element types of `Buffer`): every
+    // byte of it is initialised, and the slice covers exactly its elements.
+    unsafe { std::slice::from_raw_parts(xs.as_ptr() as *const u8, std::mem::size_of_val(xs)) }
+        .to_vec()
 }
 
 fn float_buffer(elem: PrimType, xs: &[f64]) -> Buffer {
@@ -474,10 +508,6 @@ fn float_buffer(elem: PrimType, xs: &[f64]) -> Buffer {
         b.push(s);
     }
     b
-}
-
-fn float_vector(elem: PrimType, xs: &[f64]) -> Value {
-    Value::Array(Array::from_buffer(float_buffer(elem, xs)))
 }
 
 fn seed_matrix(elem: PrimType, xs: &[f64], rows: usize, cols: usize) -> Value {

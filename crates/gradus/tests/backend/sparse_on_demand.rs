@@ -315,3 +315,68 @@ fn bad_uses_are_clear_errors() {
     let e = at.call(vec![f64s(&[1.0])]).unwrap_err();
     assert!(matches!(e, CallError::BadInput(_)), "{e}");
 }
+
+/// `benchmarks/sparse/ba_plain.fut`'s residual of all parameters has the Jacobian that
+/// `benchmarks/ba.fut` compresses by hand, which lists all 15 columns of an observation in both
+/// of its rows: the traced pattern leaves out only the principal point's other coordinate
+/// (`cam[8]` in the first row, `cam[7]` in the second), which is zero there.
+#[test]
+fn bundle_adjustment_from_the_plain_residual_is_the_hand_compressed_jacobian() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks");
+    let load = |p: &str| {
+        Program::from_file_with(&root.join(p), &Default::default())
+            .unwrap_or_else(|d| panic!("{}", d.render()))
+    };
+    let (hand, plain) = (load("ba.fut"), load("sparse/ba_plain.fut"));
+    let input = gradus::data::read_file(&root.join("data/ba_test.in")).unwrap();
+    let [cams, x, w, obs, feat]: [Value; 5] = input.try_into().unwrap();
+    let (n, m) = (cams.shape()[0] as i64, x.shape()[0] as i64);
+    let params = plain
+        .call("params", vec![cams.clone(), x.clone(), w.clone()])
+        .unwrap()
+        .remove(0);
+    let want = hand
+        .call("jacobian", vec![cams, x, w, obs.clone(), feat.clone()])
+        .unwrap();
+    let args = vec![
+        Value::Scalar(gradus::value::Scalar::I64(n)),
+        Value::Scalar(gradus::value::Scalar::I64(m)),
+        params,
+        obs,
+        feat,
+    ];
+    let sparse = plain
+        .sparse(SparseKind::Jacobian, "residual", Some(2))
+        .unwrap();
+    let got = sparse.call(args).unwrap();
+    let (offs, cols, vals) = (ints(&got[2]), ints(&got[1]), flat(&got[0]));
+    let (want_offs, want_cols, want_vals) = (ints(&want[0]), ints(&want[1]), flat(&want[2]));
+    assert_eq!(offs.len(), want_offs.len());
+    let reproj_rows = 2 * ints(&got[2]).len().saturating_sub(1) / 3;
+    for i in 0..want_offs.len() - 1 {
+        let range = |o: &[i64]| o[i] as usize..o[i + 1] as usize;
+        let ours: Vec<(i64, f64)> = range(&offs).map(|k| (cols[k], vals[k])).collect();
+        let theirs: Vec<(i64, f64)> = range(&want_offs)
+            .map(|k| (want_cols[k], want_vals[k]))
+            .collect();
+        let mut left_out = vec![];
+        for &(c, v) in &theirs {
+            match ours.iter().find(|(d, _)| *d == c) {
+                Some(&(_, u)) => assert!(
+                    (u - v).abs() <= 1e-9 * (1.0 + v.abs()),
+                    "({i}, {c}): {u} against {v}"
+                ),
+                None => {
+                    assert_eq!(v, 0.0, "({i}, {c}) left out but {v}");
+                    left_out.push(c);
+                }
+            }
+        }
+        assert_eq!(ours.len() + left_out.len(), theirs.len(), "row {i}");
+        if i < reproj_rows {
+            assert_eq!(left_out.len(), 1, "row {i}: {left_out:?}");
+        } else {
+            assert!(left_out.is_empty(), "row {i}");
+        }
+    }
+}

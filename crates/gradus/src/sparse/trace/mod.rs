@@ -33,8 +33,8 @@ use crate::backend::lower::imp::{self, Ex, IdxOp, Stm, Ty};
 use crate::core::prim::{PrimOp, UnOp};
 use crate::core::scalar::Scalar;
 use memory::{ArrVar, Block};
+use rustc_hash::FxHashMap as HashMap;
 use sets::Deps;
-use std::collections::HashMap;
 
 /// Why no pattern came out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,8 +188,14 @@ impl Tracer {
 
     fn declare(&mut self, name: &str, val: Scalar, deps: Deps) {
         let born = self.next_seq();
-        self.scalars
-            .insert(name.to_string(), Slot { val, deps, born });
+        match self.scalars.get_mut(name) {
+            // Declared again (a loop body's variable): no new allocation for the name.
+            Some(slot) => *slot = Slot { val, deps, born },
+            None => {
+                self.scalars
+                    .insert(name.to_string(), Slot { val, deps, born });
+            }
+        }
     }
 
     fn array(&self, name: &str) -> R<&ArrVar> {
@@ -238,14 +244,14 @@ impl Tracer {
             },
             Ex::Const(c) => Ok((*c, None)),
             Ex::Prim(op, args) => {
-                let mut vals = Vec::with_capacity(args.len());
-                let mut deps = Vec::with_capacity(args.len());
-                for a in args {
-                    let (v, d) = self.ex(a)?;
-                    vals.push(v);
-                    deps.push(d);
+                // Primitive operations take at most three operands.
+                let mut vals = [Scalar::Bool(false); 3];
+                let mut deps: [Deps; 3] = Default::default();
+                let n = args.len().min(3);
+                for (k, a) in args.iter().take(3).enumerate() {
+                    (vals[k], deps[k]) = self.ex(a)?;
                 }
-                Ok(prim(*op, &vals, &deps))
+                Ok(prim(*op, &vals[..n], &deps[..n]))
             }
             Ex::Idx(op, a, b) => {
                 let (x, dx) = self.ex(a)?;

@@ -6,9 +6,19 @@ use super::sets::{self, Deps};
 use super::{R, Region, Stop, Tracer, WriteMode, add, unions_float_operands, unsupported};
 use crate::backend::lower::imp::{Ex, Share, Stm, Ty};
 use crate::core::scalar::{PrimType, Scalar};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 impl Tracer {
+    /// Points array variable `name` at `var`'s place, reusing the name's entry.
+    fn bind_array(&mut self, name: &str, var: ArrVar) {
+        match self.arrays.get_mut(name) {
+            Some(v) => *v = var,
+            None => {
+                self.arrays.insert(name.to_string(), var);
+            }
+        }
+    }
+
     pub(super) fn decl(&mut self, ty: Ty, name: &str, init: Option<&Ex>) -> R<()> {
         match ty {
             Ty::Prim(t) => {
@@ -26,7 +36,7 @@ impl Tracer {
                     },
                     _ => ArrVar::default(),
                 };
-                self.arrays.insert(name.to_string(), var);
+                self.bind_array(name, var);
             }
         }
         Ok(())
@@ -42,7 +52,7 @@ impl Tracer {
                 owns: false,
                 ..self.array(src)?.clone()
             };
-            self.arrays.insert(name.to_string(), var);
+            self.bind_array(name, var);
             return Ok(());
         }
         let born = self.scalars[name].born;
@@ -140,7 +150,7 @@ impl Tracer {
             off: 0,
             owns: true,
         };
-        self.arrays.insert(arr.to_string(), var);
+        self.bind_array(arr, var);
         Ok(())
     }
 
@@ -158,7 +168,7 @@ impl Tracer {
                     && let Some(b) = &s.block
                     && b.borrow().refs == 1
                 {
-                    self.arrays.insert(arr.to_string(), s.clone());
+                    self.bind_array(arr, s.clone());
                     self.arrays.get_mut(src).expect("found above").owns = false;
                     return Ok(());
                 }
@@ -195,7 +205,7 @@ impl Tracer {
             off: s.off + off,
             owns,
         };
-        self.arrays.insert(dst.to_string(), var);
+        self.bind_array(dst, var);
         Ok(())
     }
 
@@ -230,8 +240,8 @@ impl Tracer {
             let mut b = block.borrow_mut();
             b.refs = b.refs.saturating_sub(1);
         }
-        self.arrays.insert(
-            arr.to_string(),
+        self.bind_array(
+            arr,
             ArrVar {
                 block: Some(copy),
                 off: 0,
