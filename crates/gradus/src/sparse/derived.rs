@@ -297,7 +297,13 @@ impl SparseDerived {
 
     /// The derivative at `args` (the entry's arguments): `[values, columns, offsets]`.
     pub fn call(&self, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
-        let plan = self.plan(&args)?;
+        let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+        self.call_ref(&refs)
+    }
+
+    /// [`SparseDerived::call`] with borrowed arguments.
+    pub fn call_ref(&self, args: &[ValueRef]) -> Result<Vec<Value>, CallError> {
+        let plan = self.plan_ref(args)?;
         let values = if plan.colouring.count == 0 {
             Vec::new()
         } else {
@@ -305,7 +311,7 @@ impl SparseDerived {
                 Products::Rows => self.rows_entry.as_deref().expect("a Jacobian has rows"),
                 _ => &self.columns_entry,
             };
-            let mut refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+            let mut refs: Vec<ValueRef> = args.to_vec();
             refs.push(plan.seeds.as_value_ref());
             // The entries are read from the products where the backend left them.
             self.program
@@ -344,11 +350,16 @@ impl SparseDerived {
     /// The pattern and colouring for `args`: found once per value of the arguments other
     /// than the point and per length of the point (the last [`KEPT_PLANS`] are kept).
     pub fn plan(&self, args: &[Value]) -> Result<Arc<SparsePlan>, CallError> {
-        let refs: Vec<_> = args.iter().map(Value::as_value_ref).collect();
+        let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+        self.plan_ref(&refs)
+    }
+
+    /// [`SparseDerived::plan`] with borrowed arguments.
+    pub fn plan_ref(&self, args: &[ValueRef]) -> Result<Arc<SparsePlan>, CallError> {
         crate::core::external::check_args(
             self.program.prog.entry(&self.entry.name),
             &self.entry.name,
-            &refs,
+            args,
         )?;
         let key: Vec<ArgKey> = args
             .iter()
@@ -374,11 +385,8 @@ impl SparseDerived {
         Ok(plan)
     }
 
-    fn new_plan(&self, args: &[Value]) -> Result<SparsePlan, CallError> {
-        let n = match &args[self.point] {
-            Value::Array(a) => a.len(),
-            Value::Scalar(_) => 1,
-        };
+    fn new_plan(&self, args: &[ValueRef]) -> Result<SparsePlan, CallError> {
+        let n = args[self.point].shape().iter().product();
         let started = std::time::Instant::now();
         let sets = match self.traced.sets(args, self.point) {
             Ok(s) => s,
@@ -436,8 +444,8 @@ impl SparseDerived {
     }
 
     /// The error of the entry point itself at `args` (the trace found that it fails).
-    fn failure(&self, args: &[Value]) -> CallError {
-        match self.program.call(&self.entry.name, args.to_vec()) {
+    fn failure(&self, args: &[ValueRef]) -> CallError {
+        match self.program.call_ref(&self.entry.name, args) {
             Err(e) => e,
             Ok(_) => CallError::BadInput(format!(
                 "internal error: tracing {} of `{}` failed where the entry point does not",
@@ -459,25 +467,31 @@ struct ArgKey {
 }
 
 impl ArgKey {
-    fn of(v: &Value, is_point: bool) -> ArgKey {
-        match v {
-            Value::Scalar(s) => ArgKey {
-                shape: vec![],
-                bits: if is_point {
-                    vec![]
-                } else {
-                    scalar_bits(*s).to_le_bytes().to_vec()
-                },
-            },
-            Value::Array(a) => ArgKey {
-                shape: a.shape().to_vec(),
-                bits: if is_point {
-                    vec![]
-                } else {
-                    crate::with_buffer!(a.buffer(), v => bytes_of(v))
-                },
-            },
+    fn of(v: &ValueRef, is_point: bool) -> ArgKey {
+        let shape = v.shape().to_vec();
+        if is_point {
+            return ArgKey {
+                shape,
+                bits: vec![],
+            };
         }
+        let bits = match v {
+            ValueRef::Scalar(s) => scalar_bits(*s).to_le_bytes().to_vec(),
+            ValueRef::Array(a) => match a.data() {
+                ViewData::Bool(xs) => bytes_of(xs),
+                ViewData::I8(xs) => bytes_of(xs),
+                ViewData::I16(xs) => bytes_of(xs),
+                ViewData::I32(xs) => bytes_of(xs),
+                ViewData::I64(xs) => bytes_of(xs),
+                ViewData::U8(xs) => bytes_of(xs),
+                ViewData::U16(xs) => bytes_of(xs),
+                ViewData::U32(xs) => bytes_of(xs),
+                ViewData::U64(xs) => bytes_of(xs),
+                ViewData::F32(xs) => bytes_of(xs),
+                ViewData::F64(xs) => bytes_of(xs),
+            },
+        };
+        ArgKey { shape, bits }
     }
 }
 

@@ -31,7 +31,9 @@ pub use derived::{Products, SparseDerived, SparseKind, SparsePlan};
 use crate::backend::c::NativeOptions;
 use crate::backend::lower::imp;
 use crate::program::Program;
+#[cfg(test)]
 use crate::value::Value;
+use crate::value::ValueRef;
 use trace::{Arg, TraceError, sets::Deps};
 
 /// An entry point lowered for tracing, with the program its sizes are bound by.
@@ -59,9 +61,12 @@ impl Traced {
 
     /// The index sets of every element of every result at the arguments `args`, the inputs
     /// being the elements of parameter `point` (see [`trace`]).
-    pub(crate) fn sets(&self, args: &[Value], point: usize) -> Result<Vec<Vec<Deps>>, TraceError> {
-        let refs: Vec<_> = args.iter().map(Value::as_value_ref).collect();
-        let sizes = crate::backend::c::size_arguments(&self.prog, &self.func.entry, &refs)
+    pub(crate) fn sets(
+        &self,
+        args: &[ValueRef],
+        point: usize,
+    ) -> Result<Vec<Vec<Deps>>, TraceError> {
+        let sizes = crate::backend::c::size_arguments(&self.prog, &self.func.entry, args)
             .map_err(TraceError::Unsupported)?;
         let mut inputs: Vec<Arg> = sizes
             .into_iter()
@@ -70,8 +75,9 @@ impl Traced {
         let first_param = inputs.len();
         for a in args {
             inputs.push(match a {
-                Value::Scalar(s) => Arg::Scalar(*s),
-                Value::Array(arr) => {
+                ValueRef::Scalar(s) => Arg::Scalar(*s),
+                ValueRef::Array(view) => {
+                    let arr = view.to_array();
                     let b = arr.buffer();
                     Arg::Array((0..b.len()).map(|i| b.get(i)).collect())
                 }
@@ -90,7 +96,8 @@ pub(crate) fn trace_entry(
     args: &[Value],
     point: usize,
 ) -> Result<Vec<Vec<Deps>>, TraceError> {
+    let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
     Traced::new(prog, entry)
         .map_err(TraceError::Unsupported)?
-        .sets(args, point)
+        .sets(&refs, point)
 }
