@@ -434,6 +434,45 @@ fn random_star_colourings_are_valid_and_recover() {
 }
 
 #[test]
+fn larger_random_colourings_pass_the_checkers() {
+    let mut rng = Pcg64::seed_from_u64(7);
+    for _ in 0..6 {
+        let n = rng.random_range(1000..3000);
+        let per_row = rng.random_range(1..8);
+        // Entries near the diagonal plus a few far ones: many degrees, many colours.
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                (0..per_row)
+                    .map(|_| {
+                        if rng.random_bool(0.8) {
+                            (i + rng.random_range(0..20)).min(n - 1) as u32
+                        } else {
+                            rng.random_range(0..n as u32)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let p = Pattern::from_rows(n, &rows);
+        for order in Order::ALL {
+            let c = colour_columns_in(&p, order);
+            check_columns(&p, &c).unwrap();
+            assert!(c.count >= p.max_row_len());
+            let s = colour_star_in(&p, order);
+            check_star(&p, &s).unwrap();
+        }
+        let r = colour_rows(&p);
+        check_columns(&p.transpose(), &r).unwrap();
+    }
+}
+
+#[test]
+#[should_panic(expected = "square")]
+fn colour_star_refuses_a_pattern_that_is_not_square() {
+    colour_star(&Pattern::from_rows(3, &[vec![0, 2], vec![1]]));
+}
+
+#[test]
 fn empty_patterns_colour_and_recover() {
     for (m, n) in [(0, 0), (0, 3), (3, 0), (4, 4)] {
         let p = Pattern::from_rows(n, &vec![vec![]; m]);
