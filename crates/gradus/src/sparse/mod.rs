@@ -15,7 +15,7 @@
 //!
 //! Everything here is plain Rust over index arrays and runs in time close to linear in the
 //! number of entries (each function states its cost); nothing depends on a backend.
-//! docs/sparse.md describes how these parts fit together.
+//! docs/sparse-colouring.md describes the algorithms, what they achieve and what they cost.
 
 pub mod colour;
 pub mod csr;
