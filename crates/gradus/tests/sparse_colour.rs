@@ -349,6 +349,40 @@ fn arrow_needs_n_colours_by_columns_and_two_by_stars() {
     }
 }
 
+/// Two dense rows and columns that do not meet (rows 0 and 1, or the last two), plus the
+/// diagonal: the complete bipartite graph K(2, n-2).
+fn two_hubs(n: usize, first: bool) -> Pattern {
+    let (h1, h2) = if first { (0, 1) } else { (n - 2, n - 1) };
+    let rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            if i == h1 || i == h2 {
+                let other = (h1 + h2 - i) as u32;
+                (0..n as u32).filter(|&j| j != other).collect()
+            } else {
+                vec![h1 as u32, h2 as u32, i as u32]
+            }
+        })
+        .collect();
+    Pattern::from_rows(n, &rows)
+}
+
+#[test]
+fn two_dense_rows_that_do_not_meet_need_three_star_colours() {
+    for first in [true, false] {
+        for n in [4, 10, 20_000] {
+            let p = two_hubs(n, first);
+            let c = colour_star(&p);
+            check_star(&p, &c).unwrap();
+            assert_eq!(c.count, 3, "n = {n}, hubs first: {first}");
+        }
+    }
+    // Colouring the two hubs first with one colour costs a colour per other vertex.
+    assert_eq!(
+        colour_star_in(&two_hubs(100, true), Order::Natural).count,
+        99
+    );
+}
+
 #[test]
 fn one_dimensional_laplacian_needs_three_star_colours() {
     for n in [4, 5, 17, 1000] {

@@ -28,7 +28,7 @@
 mod order;
 mod star;
 
-pub use star::{check_star, colour_star, colour_star_in, recover_star};
+pub use star::{check_star, colour_star, colour_star_in, recover_star, star_sources};
 
 use super::csr::Pattern;
 use order::{Incidence, vertex_order};
