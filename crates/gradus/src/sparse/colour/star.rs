@@ -45,11 +45,11 @@ fn symmetric<'a>(p: &'a Pattern, what: &str) -> Cow<'a, Pattern> {
     }
 }
 
-/// The orders [`colour_star`] tries, in turn. Smallest-last comes first: it colours the
-/// vertices of high degree first, and two non-adjacent ones of the same colour, as other
-/// orders can leave them, force a new colour on each of their common neighbours (`n`
-/// colours for two dense rows and columns that do not meet). The later orders then stop as
-/// soon as they are no better, which keeps such a bad start cheap.
+/// The orders [`colour_star`] tries, in turn. Smallest-last comes first because it copes
+/// with two non-adjacent vertices of high degree: the other orders can give them one colour
+/// before their common neighbours are coloured, which then forces a colour of its own on
+/// each common neighbour (`n` colours and quadratic time for two dense rows and columns that
+/// do not meet). The later orders stop as soon as they are no better, which keeps that cheap.
 const STAR_ORDERS: [Order; 4] = [
     Order::SmallestLast,
     Order::Natural,
