@@ -90,7 +90,7 @@ pub struct DeriveError {
 }
 
 impl DeriveError {
-    fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         DeriveError {
             message: message.into(),
         }
@@ -294,7 +294,7 @@ struct Plan {
 
 /// The type of a parameter or result as the derived entry point declares it: the element
 /// type with anonymous sizes (checked at run time against the original's).
-fn param_type(t: &ExternalType, what: &str) -> Result<String, DeriveError> {
+pub(crate) fn param_type(t: &ExternalType, what: &str) -> Result<String, DeriveError> {
     match t {
         ExternalType::Value { elem, rank, .. } => {
             Ok(format!("{}{}", "[]".repeat(*rank), elem.name()))
@@ -307,7 +307,7 @@ fn param_type(t: &ExternalType, what: &str) -> Result<String, DeriveError> {
 }
 
 /// `(a, b)` for several names, `a` for one.
-fn tuple(names: &[String]) -> String {
+pub(crate) fn tuple(names: &[String]) -> String {
     match names {
         [one] => one.clone(),
         _ => format!("({})", names.join(", ")),
@@ -326,7 +326,7 @@ fn scalar_float_result(kind: Derivative, ep: &EntryPoint) -> Result<PrimType, De
     }
 }
 
-fn results_text(ep: &EntryPoint) -> String {
+pub(crate) fn results_text(ep: &EntryPoint) -> String {
     let r: Vec<String> = ep.results.iter().map(|t| t.to_string()).collect();
     format!("({})", r.join(", "))
 }
@@ -488,26 +488,44 @@ fn compile(
     kind: Derivative,
     entry: &str,
 ) -> Result<(Program, String), DeriveError> {
+    let (name, entry_source) = unique(prog, plan);
+    let derived = compile_entries(
+        prog,
+        &entry_source,
+        &[&name],
+        &format!("the {kind} of `{entry}`"),
+    )?;
+    Ok((derived, name))
+}
+
+/// Compiles the program's source with `entry_source` (entry points written from the
+/// program's) appended, keeping the entry points named in `keep`, on the program's backend.
+/// `what` names the result in errors (`the grad of `f``).
+pub(crate) fn compile_entries(
+    prog: &Program,
+    entry_source: &str,
+    keep: &[&str],
+    what: &str,
+) -> Result<Program, DeriveError> {
     let Some((path, text)) = &prog.origin else {
         return Err(DeriveError::new(
             "this program was not compiled from source, so nothing can be derived from it",
         ));
     };
-    let (name, entry_source) = unique(prog, plan);
     let source = format!("{text}\n\n-- derived by gradus\n{entry_source}");
     let mut derived = Program::from_source_with(path, &source, &prog.opts).map_err(|d| {
         DeriveError::new(format!(
-            "the {kind} of `{entry}` does not compile:\n{}\nthe derived entry point:\n{entry_source}",
+            "{what} does not compile:\n{}\nthe derived entry point:\n{entry_source}",
             d.render()
         ))
     })?;
-    // Only the derived entry point is kept: the others need not be compiled again.
+    // Only the entry points asked for are kept: the others need not be compiled again.
+    derived.prog.funs.retain(|f| {
+        f.entry
+            .as_ref()
+            .is_none_or(|e| keep.contains(&e.name.as_str()))
+    });
     derived
-        .prog
-        .funs
-        .retain(|f| f.entry.as_ref().is_none_or(|e| e.name == name));
-    let derived = derived
         .with_backend(prog.backend)
-        .map_err(|e| DeriveError::new(format!("the {kind} of `{entry}`: {e}")))?;
-    Ok((derived, name))
+        .map_err(|e| DeriveError::new(format!("{what}: {e}")))
 }

@@ -260,6 +260,18 @@ impl Program {
         crate::derive::derive(self, kind, entry, wrt)
     }
 
+    /// The sparse Jacobian (`kind` [`crate::sparse::SparseKind::Jacobian`]) or Hessian of
+    /// `entry` with respect to its rank-1 float parameter `wrt` (default: the only float
+    /// parameter), as compressed sparse rows; see [`crate::sparse::derived`].
+    pub fn sparse(
+        &self,
+        kind: crate::sparse::SparseKind,
+        entry: &str,
+        wrt: Option<usize>,
+    ) -> Result<crate::sparse::SparseDerived, crate::derive::DeriveError> {
+        crate::sparse::derived::derive_sparse(self, kind, entry, wrt)
+    }
+
     /// The gradient of `entry` ([`Program::derive`] with [`crate::derive::Derivative::Grad`]).
     pub fn grad(
         &self,

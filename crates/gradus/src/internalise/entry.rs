@@ -9,7 +9,7 @@ use super::value::{self, IVal};
 use super::{Internaliser, R, external_type, i64c, limitation};
 use crate::core::ir::{Aux, EntryInfo, FunDef, SubExp, Type, Var};
 use crate::core::scalar::PrimType;
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::types::EntrySig;
 use crate::types::ty::{BindingId, Size, Ty};
 use std::collections::{BTreeMap, HashMap};
@@ -26,6 +26,7 @@ impl<'a> Internaliser<'a> {
             span,
             ..Aux::default()
         });
+        unknowable_size(dec, sig)?;
         let mut size_params = Vec::new();
         let mut size_env: HashMap<BindingId, SubExp> = HashMap::new();
         let mut params = Vec::new();
@@ -214,6 +215,45 @@ impl<'a> Internaliser<'a> {
 
 /// The record type that a value of sum type `t` is internalised as (see `sums.rs`): the
 /// parameters of an entry point that takes a sum (an opaque value) are its leaves.
+/// The error for a size parameter of the entry point that is no whole dimension of any of its
+/// parameters (`[k]` tells `k`, `[k * k]` does not), so no call could give it.
+fn unknowable_size(dec: &crate::syntax::ast::ValueDec, sig: &EntrySig) -> R<()> {
+    fn bare(t: &Ty, name: &str) -> bool {
+        match t {
+            Ty::Array(dims, e) => {
+                dims.iter()
+                    .any(|d| matches!(d, Size::Named(_, n) if n == name))
+                    || bare(e, name)
+            }
+            Ty::Record(fs) => fs.values().any(|f| bare(f, name)),
+            Ty::Sum(cs) => cs.values().flatten().any(|f| bare(f, name)),
+            _ => false,
+        }
+    }
+    for tp in &dec.type_params {
+        if let crate::syntax::ast::TypeParam::Size { name, span } = tp
+            && !sig.params.iter().any(|t| bare(t, name))
+        {
+            return Err(Diagnostic::error(
+                *span,
+                format!(
+                    "entry point `{}` cannot be called: its size `{name}` is not a whole \
+                     dimension of any parameter",
+                    sig.name
+                ),
+            )
+            .with_label(format!(
+                "`{name}` cannot be read from the arguments' shapes"
+            ))
+            .with_note(format!(
+                "a dimension such as `[{name} * {name}]` does not determine `{name}`: pass \
+                 `{name}` as a parameter, or give the array an unknown size (`[]`)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn sum_record_type(t: &Ty) -> Ty {
     match t {
         Ty::Sum(cs) => {

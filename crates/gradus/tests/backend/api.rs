@@ -105,6 +105,21 @@ fn type_errors_are_diagnostics_with_a_location() {
 }
 
 #[test]
+fn an_entry_size_no_argument_tells_is_an_error_not_an_internal_one() {
+    let err = Program::from_source(
+        "kk.fut",
+        "entry bratu [k] (u: [k*k]f64) : [k*k]f64 = map (\\v -> v + f64.i64 k) u\n",
+    )
+    .err()
+    .expect("an error");
+    assert_eq!(
+        err.one_line(),
+        "kk.fut:1:13: entry point `bratu` cannot be called: its size `k` is not a whole \
+         dimension of any parameter"
+    );
+}
+
+#[test]
 fn syntax_errors_are_diagnostics_with_a_location() {
     let err = Program::from_source("bad.fut", "entry f (x: f32) = (x + \n")
         .err()

@@ -16,4 +16,5 @@ mod in_place;
 mod map_takes_input;
 mod program_call_with;
 mod sanitize;
+mod sparse_on_demand;
 mod split_functions;

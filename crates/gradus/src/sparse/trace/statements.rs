@@ -1,0 +1,354 @@
+//! The tracer's statements that write variables and memory, its loops, and both branches of
+//! an `if` on a condition that depends on the point.
+
+use super::memory::{self, ArrVar, Block};
+use super::sets::{self, Deps};
+use super::{R, Region, Stop, Tracer, WriteMode, add, unions_float_operands, unsupported};
+use crate::backend::lower::imp::{Ex, Share, Stm, Ty};
+use crate::core::scalar::{PrimType, Scalar};
+use std::collections::HashMap;
+
+impl Tracer {
+    pub(super) fn decl(&mut self, ty: Ty, name: &str, init: Option<&Ex>) -> R<()> {
+        match ty {
+            Ty::Prim(t) => {
+                let (v, d) = match init {
+                    Some(e) => self.ex(e)?,
+                    None => (Scalar::zero(t), None),
+                };
+                self.declare(name, v, d);
+            }
+            Ty::Array(_) | Ty::Ptr(_) => {
+                let var = match init {
+                    Some(Ex::Var(src)) => ArrVar {
+                        owns: false,
+                        ..self.array(src)?.clone()
+                    },
+                    _ => ArrVar::default(),
+                };
+                self.arrays.insert(name.to_string(), var);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn set(&mut self, name: &str, val: &Ex) -> R<()> {
+        if !self.scalars.contains_key(name) {
+            // A pointer variable pointed elsewhere.
+            let Ex::Var(src) = val else {
+                return unsupported(format!("internal error: unknown variable `{name}`"));
+            };
+            let var = ArrVar {
+                owns: false,
+                ..self.array(src)?.clone()
+            };
+            self.arrays.insert(name.to_string(), var);
+            return Ok(());
+        }
+        let born = self.scalars[name].born;
+        let mode = self.write_mode(born);
+        // `acc = acc + e`: the accumulator's own set grows in place (a sum over many inputs
+        // would otherwise copy its set at every step).
+        if let Ex::Prim(op, args) = val
+            && mode == WriteMode::Normal
+            && unions_float_operands(*op)
+            && args.iter().any(|a| matches!(a, Ex::Var(v) if v == name))
+        {
+            let mut vals = Vec::with_capacity(args.len());
+            let mut others: Vec<Deps> = Vec::new();
+            for (a, t) in args.iter().zip(op.operand_types()) {
+                let (v, d) = self.ex(a)?;
+                vals.push(v);
+                if t.is_float() && !matches!(a, Ex::Var(x) if x == name) {
+                    others.push(d);
+                }
+            }
+            let v = op.eval(&vals).unwrap_or(Scalar::zero(op.result_type()));
+            let slot = self.scalars.get_mut(name).expect("checked above");
+            slot.val = v;
+            for d in &others {
+                sets::union_into(&mut slot.deps, d);
+            }
+            return Ok(());
+        }
+        let (v, d) = self.ex(val)?;
+        let slot = self.scalars.get_mut(name).expect("checked above");
+        slot.val = v;
+        if mode == WriteMode::Normal {
+            slot.deps = d;
+        } else {
+            sets::union_into(&mut slot.deps, &d);
+        }
+        Ok(())
+    }
+
+    /// `arr[i] = v` (or `+= v`), with `di` the index's set.
+    pub(super) fn store(
+        &mut self,
+        arr: &str,
+        i: usize,
+        di: Deps,
+        v: Scalar,
+        dv: Deps,
+        adding: bool,
+    ) -> R<()> {
+        let a = self.array(arr)?.clone();
+        let Some(block) = &a.block else {
+            return unsupported(format!(
+                "internal error: `{arr}` is written before it is set"
+            ));
+        };
+        let mode = self.write_mode(block.borrow().born);
+        let mut b = block.borrow_mut();
+        let pos = a.off + i;
+        if pos >= b.vals.len() {
+            if self.in_shadow() || di.is_some() {
+                return Ok(());
+            }
+            return unsupported(format!("internal error: `{arr}` written out of range"));
+        }
+        if di.is_some() {
+            // The element written may be any: every element may now depend on `dv`.
+            let extra = if v.prim_type().is_float() {
+                dv.clone()
+            } else {
+                sets::union(&dv, &di)
+            };
+            for d in b.deps.iter_mut() {
+                sets::union_into(d, &extra);
+            }
+        }
+        if mode != WriteMode::UnionOnly {
+            b.vals[pos] = if adding { add(b.vals[pos], v) } else { v };
+        }
+        if mode == WriteMode::Normal && !adding && di.is_none() {
+            b.deps[pos] = dv;
+        } else {
+            sets::union_into(&mut b.deps[pos], &dv);
+        }
+        Ok(())
+    }
+
+    pub(super) fn alloc(&mut self, arr: &str, elem: PrimType, count: &Ex) -> R<()> {
+        let (n, _) = self.index(count)?;
+        if n > 1 << 31 {
+            return unsupported(format!("an array of {n} elements is too large to trace"));
+        }
+        let born = self.next_seq();
+        let var = ArrVar {
+            block: Some(Block::fresh(elem, n, born)),
+            off: 0,
+            owns: true,
+        };
+        self.arrays.insert(arr.to_string(), var);
+        Ok(())
+    }
+
+    pub(super) fn alloc_or_take(
+        &mut self,
+        arr: &str,
+        elem: PrimType,
+        count: &Ex,
+        srcs: &[String],
+    ) -> R<()> {
+        if !self.in_shadow() {
+            for src in srcs {
+                let s = self.array(src)?.clone();
+                if s.owns
+                    && let Some(b) = &s.block
+                    && b.borrow().refs == 1
+                {
+                    self.arrays.insert(arr.to_string(), s.clone());
+                    self.arrays.get_mut(src).expect("found above").owns = false;
+                    return Ok(());
+                }
+            }
+        }
+        self.alloc(arr, elem, count)
+    }
+
+    pub(super) fn set_arr(&mut self, dst: &str, src: &str, offset: &Ex, share: Share) -> R<()> {
+        if share == Share::Move && dst == src {
+            return Ok(());
+        }
+        let (off, _) = self.index(offset)?;
+        let s = self.array(src)?.clone();
+        let shadow = self.in_shadow();
+        let owns = match share {
+            Share::Ref => {
+                if s.owns
+                    && !shadow
+                    && let Some(b) = &s.block
+                {
+                    b.borrow_mut().refs += 1;
+                }
+                s.owns
+            }
+            Share::Borrow => false,
+            Share::Move => {
+                self.arrays.get_mut(src).expect("found above").owns = false;
+                s.owns
+            }
+        };
+        let var = ArrVar {
+            block: s.block,
+            off: s.off + off,
+            owns,
+        };
+        self.arrays.insert(dst.to_string(), var);
+        Ok(())
+    }
+
+    /// Copies the array's elements into a block of its own when its block is shared or
+    /// borrowed. The copy keeps the original's time of making: it is the same array, so a
+    /// branch writing it adds to the sets that the other branch left there. In a shadow branch
+    /// nothing is copied: its writes to older memory only add sets anyway.
+    pub(super) fn make_unique(&mut self, arr: &str, count: &Ex) -> R<()> {
+        if self.in_shadow() {
+            return Ok(());
+        }
+        let (n, _) = self.index(count)?;
+        let a = self.array(arr)?.clone();
+        let Some(block) = &a.block else {
+            return Ok(());
+        };
+        if a.owns && block.borrow().refs == 1 {
+            return Ok(());
+        }
+        let copy = {
+            let b = block.borrow();
+            let end = (a.off + n).min(b.vals.len());
+            let c = Block::fresh(PrimType::Bool, 0, b.born);
+            {
+                let mut cm = c.borrow_mut();
+                cm.vals = b.vals[a.off.min(end)..end].to_vec();
+                cm.deps = b.deps[a.off.min(end)..end].to_vec();
+            }
+            c
+        };
+        if a.owns {
+            let mut b = block.borrow_mut();
+            b.refs = b.refs.saturating_sub(1);
+        }
+        self.arrays.insert(
+            arr.to_string(),
+            ArrVar {
+                block: Some(copy),
+                off: 0,
+                owns: true,
+            },
+        );
+        Ok(())
+    }
+
+    pub(super) fn copy(
+        &mut self,
+        dst: &str,
+        dst_off: &Ex,
+        src: &str,
+        src_off: &Ex,
+        count: &Ex,
+    ) -> R<()> {
+        let (n, _) = self.index(count)?;
+        let (a, _) = self.index(dst_off)?;
+        let (b, _) = self.index(src_off)?;
+        let d = self.array(dst)?.clone();
+        let s = self.array(src)?.clone();
+        let (Some(db), Some(sb)) = (&d.block, &s.block) else {
+            return unsupported("internal error: a copy between unset arrays");
+        };
+        let (vals, deps) = {
+            let sb = sb.borrow();
+            let from = s.off + b;
+            match (sb.vals.get(from..from + n), sb.deps.get(from..from + n)) {
+                (Some(v), Some(d)) => (v.to_vec(), d.to_vec()),
+                _ if self.in_shadow() => return Ok(()),
+                _ => return unsupported("internal error: a copy reads out of range"),
+            }
+        };
+        let mode = self.write_mode(db.borrow().born);
+        let mut dbm = db.borrow_mut();
+        let to = d.off + a;
+        if to + n > dbm.vals.len() {
+            if self.in_shadow() {
+                return Ok(());
+            }
+            return unsupported("internal error: a copy writes out of range");
+        }
+        for k in 0..n {
+            if mode != WriteMode::UnionOnly {
+                dbm.vals[to + k] = vals[k];
+            }
+            if mode == WriteMode::Normal {
+                dbm.deps[to + k] = deps[k].clone();
+            } else {
+                sets::union_into(&mut dbm.deps[to + k], &deps[k]);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn for_loop(&mut self, var: &str, bound: &Ex, down: bool, body: &[Stm]) -> R<()> {
+        let (n, dn) = self.index(bound)?;
+        if dn.is_some() {
+            return unsupported("a loop runs a number of times that depends on the point");
+        }
+        self.declare(var, Scalar::I64(0), None);
+        for k in 0..n {
+            let i = if down { n - 1 - k } else { k };
+            self.scalars.get_mut(var).expect("declared above").val = Scalar::I64(i as i64);
+            self.stms(body)?;
+        }
+        Ok(())
+    }
+
+    /// Both branches of an `if` whose condition depends on the point: `no` (not taken at
+    /// this point) in shadow, then `yes` adding to what is older than the `if`, then the
+    /// arrays that `no` left in older variables added to what `yes` left there.
+    pub(super) fn both_branches(&mut self, yes: &[Stm], no: &[Stm]) -> R<()> {
+        let start = self.next_seq();
+        let scalar_vals: Vec<(String, Scalar)> = self
+            .scalars
+            .iter()
+            .filter(|(_, s)| s.born < start)
+            .map(|(k, s)| (k.clone(), s.val))
+            .collect();
+        let arrays_before: HashMap<String, ArrVar> = self.arrays.clone();
+        self.regions.push(Region {
+            start,
+            shadow: true,
+        });
+        let shadow = self.stms(no);
+        self.regions.pop();
+        match shadow {
+            Ok(()) | Err(Stop::Abandon) => {}
+            Err(e) => return Err(e),
+        }
+        let left_by_no: Vec<(String, ArrVar)> = arrays_before
+            .iter()
+            .filter_map(|(name, before)| {
+                let now = self.arrays.get(name)?;
+                (!now.same_place(before)).then(|| (name.clone(), now.clone()))
+            })
+            .collect();
+        self.arrays = arrays_before;
+        for (name, v) in scalar_vals {
+            if let Some(s) = self.scalars.get_mut(&name) {
+                s.val = v;
+            }
+        }
+        self.regions.push(Region {
+            start,
+            shadow: false,
+        });
+        let taken = self.stms(yes);
+        self.regions.pop();
+        taken?;
+        for (name, from) in left_by_no {
+            if let Some(to) = self.arrays.get(&name) {
+                memory::union_elements(to, &from);
+            }
+        }
+        Ok(())
+    }
+}

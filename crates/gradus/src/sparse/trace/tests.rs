@@ -1,0 +1,129 @@
+use super::TraceError;
+use crate::program::Program;
+use crate::sparse::trace_entry;
+use crate::value::Value;
+use ndarray::Array1;
+
+fn vec_f64(xs: &[f64]) -> Value {
+    Value::from_ndarray(Array1::from(xs.to_vec()))
+}
+
+fn vec_i64(xs: &[i64]) -> Value {
+    Value::from_ndarray(Array1::from(xs.to_vec()))
+}
+
+/// The pattern of result 0 of `entry` as lists of inputs.
+fn pattern(src: &str, entry: &str, args: &[Value], point: usize) -> Vec<Vec<u32>> {
+    let prog = Program::from_source("t.fut", src).unwrap_or_else(|d| panic!("{}", d.render()));
+    let sets = trace_entry(&prog, entry, args, point).unwrap();
+    sets[0]
+        .iter()
+        .map(|d| d.as_ref().map(|v| v.to_vec()).unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn a_tridiagonal_residual_has_three_bands() {
+    let src = "entry r [n] (x: [n]f64) : [n]f64 =
+      tabulate n (\\i -> let l = if i > 0 then x[i-1] else 0
+                        let r = if i < n - 1 then x[i+1] else 0
+                        in l - 2 * x[i] + r * r)";
+    let p = pattern(src, "r", &[vec_f64(&[1.0, 2.0, 3.0, 4.0, 5.0])], 0);
+    assert_eq!(
+        p,
+        vec![
+            vec![0, 1],
+            vec![0, 1, 2],
+            vec![1, 2, 3],
+            vec![2, 3, 4],
+            vec![3, 4]
+        ]
+    );
+}
+
+#[test]
+fn a_branch_on_the_point_takes_both_sides() {
+    let src = "entry r [n] (x: [n]f64) : [n]f64 =
+      map (\\i -> if x[i] > 0 then x[i] * x[(i + 1) % n] else f64.exp x[0]) (iota n)";
+    // x[0] > 0 takes the first side at 0, x[1] < 0 the second at 1: both rows get both.
+    let p = pattern(src, "r", &[vec_f64(&[1.0, -2.0, 3.0])], 0);
+    assert_eq!(p, vec![vec![0, 1], vec![0, 1, 2], vec![0, 2]]);
+}
+
+#[test]
+fn an_array_built_in_a_branch_on_the_point_keeps_both_sides() {
+    let src = "entry r [n] (x: [n]f64) : [n]f64 =
+      if x[0] > 0 then map (\\v -> v * 2) x else reverse x";
+    let p = pattern(src, "r", &[vec_f64(&[1.0, 2.0, 3.0])], 0);
+    assert_eq!(p, vec![vec![0, 2], vec![1], vec![0, 2]]);
+    let q = pattern(src, "r", &[vec_f64(&[-1.0, 2.0, 3.0])], 0);
+    assert_eq!(p, q);
+}
+
+#[test]
+fn an_update_in_a_branch_on_the_point_keeps_both_sides() {
+    let src = "entry r [n] (x: [n]f64) : [n]f64 =
+      let y = map (\\v -> v + 1) x
+      in if x[1] > 0 then y with [0] = x[2] else y with [0] = x[1] * 3";
+    for s in [1.0, -1.0] {
+        let p = pattern(src, "r", &[vec_f64(&[5.0, s, 3.0])], 0);
+        assert_eq!(p, vec![vec![0, 1, 2], vec![1], vec![2]], "x[1] = {s}");
+    }
+}
+
+#[test]
+fn indices_read_from_arrays_give_the_rows_they_name() {
+    let src = "entry r [n][k] (x: [n]f64) (a: [k]i64) (b: [k]i64) : [k]f64 =
+      map2 (\\i j -> x[i] * f64.sin x[j]) a b";
+    let p = pattern(
+        src,
+        "r",
+        &[
+            vec_f64(&[1.0, 2.0, 3.0, 4.0]),
+            vec_i64(&[3, 0, 2]),
+            vec_i64(&[1, 0, 0]),
+        ],
+        0,
+    );
+    assert_eq!(p, vec![vec![1, 3], vec![0], vec![0, 2]]);
+}
+
+#[test]
+fn a_sum_depends_on_every_input_and_floor_on_none() {
+    let src = "entry r [n] (x: [n]f64) : [2]f64 = [f64.sum x, f64.floor x[0] + 1]";
+    let p = pattern(src, "r", &[vec_f64(&[1.0, 2.0, 3.0, 4.0])], 0);
+    assert_eq!(p, vec![vec![0, 1, 2, 3], vec![]]);
+}
+
+#[test]
+fn an_index_computed_from_the_point_reads_any_element() {
+    let src = "entry r [n] (x: [n]f64) : [1]f64 = [x[i64.f64 x[0] % n] * 2]";
+    let p = pattern(src, "r", &[vec_f64(&[1.0, 2.0, 3.0])], 0);
+    assert_eq!(p, vec![vec![0, 1, 2]]);
+}
+
+#[test]
+fn a_loop_count_that_depends_on_the_point_is_refused() {
+    let src = "entry r [n] (x: [n]f64) : [n]f64 =
+      loop y = x while y[0] < 100 do map (\\v -> v * 2) y";
+    let prog = Program::from_source("t.fut", src).unwrap();
+    let e = trace_entry(&prog, "r", &[vec_f64(&[1.0, 2.0])], 0).unwrap_err();
+    assert!(
+        matches!(e, TraceError::Unsupported(ref m) if m.contains("depends on the point")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_failing_program_says_so() {
+    let src = "entry r [n] (x: [n]f64) (i: i64) : [1]f64 = [x[i]]";
+    let prog = Program::from_source("t.fut", src).unwrap();
+    let e = trace_entry(
+        &prog,
+        "r",
+        &[vec_f64(&[1.0]), Value::Scalar(crate::value::Scalar::I64(5))],
+        0,
+    )
+    .unwrap_err();
+    assert_eq!(e, TraceError::Fails);
+}

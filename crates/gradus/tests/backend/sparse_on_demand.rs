@@ -1,0 +1,317 @@
+//! Sparse Jacobians and Hessians on demand (`Program::sparse`): against the dense Jacobian
+//! and Hessian derived from the same entry point, on the interpreter and the `c` backend;
+//! patterns kept per value of the other arguments; conservative over value-dependent branches;
+//! errors.
+
+use gradus::backend::c::build::find_compiler;
+use gradus::derive::Derivative;
+use gradus::program::CallError;
+use gradus::sparse::{Products, SparseKind};
+use gradus::value::Value;
+use gradus::{Backend, NativeOptions, Program};
+use ndarray::Array1;
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
+
+fn f64s(xs: &[f64]) -> Value {
+    Value::from_ndarray(Array1::from(xs.to_vec()))
+}
+
+fn i64s(xs: &[i64]) -> Value {
+    Value::from_ndarray(Array1::from(xs.to_vec()))
+}
+
+fn random(n: usize, seed: u64) -> Vec<f64> {
+    let mut r = rand_pcg::Pcg64::seed_from_u64(seed);
+    (0..n).map(|_| r.random_range(-1.5..1.5)).collect()
+}
+
+/// The program on the interpreter and, where a C compiler is installed, on `c`.
+fn programs(src: &str) -> Vec<Program> {
+    let p = Program::from_source("sparse.fut", src).unwrap_or_else(|d| panic!("{}", d.render()));
+    let mut out = vec![];
+    if find_compiler().is_some() {
+        let q = Program::from_source("sparse.fut", src).unwrap();
+        out.push(
+            q.with_backend(Backend::Native(NativeOptions::sequential()))
+                .unwrap(),
+        );
+    }
+    out.insert(0, p);
+    out
+}
+
+fn flat(v: &Value) -> Vec<f64> {
+    v.to_ndarray::<f64>().unwrap().iter().copied().collect()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.to_ndarray::<i64>().unwrap().iter().copied().collect()
+}
+
+/// Checks the CSR result against the dense matrix `dense` (`m` rows of `n`): well formed,
+/// equal at every listed entry, and every non-zero listed. Returns the number of entries.
+fn check_csr(out: &[Value], dense: &[f64], m: usize, n: usize, what: &str) -> usize {
+    let (vals, cols, offs) = (flat(&out[0]), ints(&out[1]), ints(&out[2]));
+    assert_eq!(offs.len(), m + 1, "{what}: offsets");
+    assert_eq!(offs[0], 0, "{what}");
+    assert_eq!(*offs.last().unwrap() as usize, vals.len(), "{what}");
+    assert_eq!(cols.len(), vals.len(), "{what}");
+    let mut listed = vec![false; m * n];
+    for i in 0..m {
+        let row = &cols[offs[i] as usize..offs[i + 1] as usize];
+        assert!(
+            row.windows(2).all(|w| w[0] < w[1]),
+            "{what}: row {i} {row:?}"
+        );
+        for (k, &j) in row.iter().enumerate() {
+            let j = j as usize;
+            assert!(j < n, "{what}: column {j}");
+            listed[i * n + j] = true;
+            let (got, want) = (vals[offs[i] as usize + k], dense[i * n + j]);
+            assert!(
+                (got - want).abs() <= 1e-10 * (1.0 + want.abs()),
+                "{what}: entry ({i}, {j}) is {got}, the dense matrix has {want}"
+            );
+        }
+    }
+    for (e, &v) in dense.iter().enumerate() {
+        assert!(
+            v == 0.0 || listed[e],
+            "{what}: entry ({}, {}) = {v} is missing from the pattern",
+            e / n,
+            e % n
+        );
+    }
+    vals.len()
+}
+
+/// The sparse Jacobian of `entry` at `args` against the dense one, on every backend; the
+/// plan used on the last.
+fn jacobian_agrees(
+    src: &str,
+    entry: &str,
+    args: &[Value],
+    point: usize,
+) -> Arc<gradus::sparse::SparsePlan> {
+    let mut plan = None;
+    for prog in programs(src) {
+        let sparse = prog
+            .sparse(SparseKind::Jacobian, entry, Some(point))
+            .unwrap();
+        let out = sparse.call(args.to_vec()).unwrap();
+        let dense = prog
+            .derive(Derivative::Jacobian, entry, Some(&[point]))
+            .unwrap();
+        let d = dense.call(args.to_vec()).unwrap();
+        let shape = d[0].shape().to_vec();
+        let (m, n) = if shape.len() == 2 {
+            (shape[0], shape[1])
+        } else {
+            (1, shape[0])
+        };
+        check_csr(&out, &flat(&d[0]), m, n, entry);
+        plan = Some(sparse.plan(args).unwrap());
+    }
+    plan.unwrap()
+}
+
+fn hessian_agrees(
+    src: &str,
+    entry: &str,
+    args: &[Value],
+    point: usize,
+) -> Arc<gradus::sparse::SparsePlan> {
+    let mut plan = None;
+    for prog in programs(src) {
+        let sparse = prog
+            .sparse(SparseKind::Hessian, entry, Some(point))
+            .unwrap();
+        let out = sparse.call(args.to_vec()).unwrap();
+        let dense = prog
+            .derive(Derivative::Hessian, entry, Some(&[point]))
+            .unwrap();
+        let d = dense.call(args.to_vec()).unwrap();
+        let n = d[0].shape()[0];
+        check_csr(&out, &flat(&d[0]), n, n, entry);
+        let p = sparse.plan(args).unwrap();
+        assert_eq!(p.products, Products::Star);
+        gradus::sparse::colour::check_star(&p.pattern, &p.colouring).unwrap();
+        plan = Some(p);
+    }
+    plan.unwrap()
+}
+
+const TRIDIAGONAL: &str = "
+entry residual [n] (x: [n]f64) : [n]f64 =
+  tabulate n (\\i -> let l = if i > 0 then x[i-1] else 0
+                    let r = if i < n - 1 then x[i+1] else 0
+                    in l - 2 * x[i] + r + f64.sin x[i] * r)";
+
+#[test]
+fn tridiagonal_jacobian_takes_three_colours() {
+    let plan = jacobian_agrees(TRIDIAGONAL, "residual", &[f64s(&random(12, 1))], 0);
+    assert_eq!(plan.colouring.count, 3);
+    assert_eq!(plan.pattern.nnz(), 3 * 12 - 2);
+}
+
+const STENCIL: &str = "
+entry bratu (k: i64) (u: []f64) : []f64 =
+  tabulate (length u) (\\p ->
+    let (i, j) = (p / k, p % k)
+    let at (a: i64) (b: i64) = if a >= 0 && a < k && b >= 0 && b < k then u[a*k+b] else 0
+    in 4 * u[p] - at (i-1) j - at (i+1) j - at i (j-1) - at i (j+1) - 0.5 * f64.exp u[p])";
+
+#[test]
+fn a_five_point_stencil_takes_five_colours() {
+    let plan = jacobian_agrees(
+        STENCIL,
+        "bratu",
+        &[
+            Value::Scalar(gradus::value::Scalar::I64(7)),
+            f64s(&random(49, 2)),
+        ],
+        1,
+    );
+    assert_eq!(plan.colouring.count, 5);
+    assert_eq!(plan.pattern.max_row_len(), 5);
+}
+
+#[test]
+fn a_dense_row_over_a_band_goes_by_rows() {
+    let src = "
+entry f [n] (x: [n]f64) : [n]f64 =
+  tabulate n (\\i -> if i == 0 then f64.sum (map (\\v -> v * v) x) else x[i] * x[i-1])";
+    let plan = jacobian_agrees(src, "f", &[f64s(&random(10, 3))], 0);
+    assert_eq!(plan.products, Products::Rows);
+    assert!(plan.colouring.count <= 3, "{}", plan.colouring.count);
+}
+
+#[test]
+fn a_scalar_result_has_one_row() {
+    let src = "entry e [n] (x: [n]f64) : f64 = f64.sum (map2 (*) x (rotate 1 x))";
+    let plan = jacobian_agrees(src, "e", &[f64s(&random(6, 4))], 0);
+    assert_eq!(plan.pattern.nrows, 1);
+    assert_eq!(plan.colouring.count, 1);
+}
+
+const BA_LIKE: &str = "
+entry residuals [n][k] (obs: [k]i64) (cams: [k]i64) (x: [n]f64) : [k]f64 =
+  map2 (\\p c -> x[p] * x[c] - f64.cos x[p]) obs cams";
+
+#[test]
+fn patterns_are_kept_per_value_of_the_index_arguments() {
+    let x = f64s(&random(8, 5));
+    let a = [i64s(&[0, 3, 5]), i64s(&[7, 7, 6]), x.clone()];
+    jacobian_agrees(BA_LIKE, "residuals", &a, 2);
+    let prog = Program::from_source("ba.fut", BA_LIKE).unwrap();
+    let sparse = prog
+        .sparse(SparseKind::Jacobian, "residuals", None)
+        .unwrap();
+    let first = sparse.plan(&a).unwrap();
+    let mut moved = a.clone();
+    moved[2] = f64s(&random(8, 6));
+    assert!(
+        Arc::ptr_eq(&first, &sparse.plan(&moved).unwrap()),
+        "same indices: same plan"
+    );
+    let mut other = a.clone();
+    other[0] = i64s(&[1, 2, 4]);
+    let second = sparse.plan(&other).unwrap();
+    assert!(!Arc::ptr_eq(&first, &second), "other indices: a new plan");
+    assert_eq!(second.pattern.row(0), &[1, 7]);
+    jacobian_agrees(BA_LIKE, "residuals", &other, 2);
+}
+
+#[test]
+fn a_pattern_found_at_one_point_holds_at_points_that_branch_the_other_way() {
+    let src = "
+entry f [n] (x: [n]f64) : [n]f64 =
+  tabulate n (\\i -> if x[i] > 0 then x[i] * x[(i + 1) % n] else f64.exp x[(i + 2) % n])";
+    let prog = Program::from_source("b.fut", src).unwrap();
+    let sparse = prog.sparse(SparseKind::Jacobian, "f", None).unwrap();
+    let dense = prog.derive(Derivative::Jacobian, "f", None).unwrap();
+    let mut first = None;
+    for seed in 0..6 {
+        let x = f64s(&random(7, 10 + seed));
+        let out = sparse.call(vec![x.clone()]).unwrap();
+        let d = dense.call(vec![x.clone()]).unwrap();
+        check_csr(&out, &flat(&d[0]), 7, 7, "branches");
+        let plan = sparse.plan(&[x]).unwrap();
+        let p = first.get_or_insert(plan.clone());
+        assert!(Arc::ptr_eq(p, &plan));
+        assert_eq!(plan.pattern.nnz(), 7 * 3);
+    }
+}
+
+const LAPLACIAN: &str = "
+entry energy [n][e] (src: [e]i64) (dst: [e]i64) (x: [n]f64) : f64 =
+  f64.sum (map2 (\\a b -> (x[a] - x[b]) ** 2 * (1 + x[a] * x[a])) src dst)
+  + f64.sum (map f64.exp x)";
+
+#[test]
+fn a_graph_laplacian_energy_has_a_sparse_hessian() {
+    let src_ = i64s(&[0, 1, 2, 3, 4, 0]);
+    let dst = i64s(&[1, 2, 3, 4, 5, 5]);
+    let plan = hessian_agrees(LAPLACIAN, "energy", &[src_, dst, f64s(&random(6, 7))], 2);
+    // A ring of six: three entries per row.
+    let rows: Vec<&[u32]> = (0..6).map(|i| plan.pattern.row(i)).collect();
+    assert_eq!(plan.pattern.nnz(), 18, "{rows:?}");
+    // A star colouring of a ring of six needs 3 colours; greedy orders may take one more.
+    assert!(plan.colouring.count <= 4, "{}", plan.colouring.count);
+}
+
+#[test]
+fn an_arrow_hessian_takes_two_star_colours() {
+    let src = "entry e [n] (x: [n]f64) : f64 = x[0] * f64.sum (map (\\v -> v * v) x[1:])";
+    let plan = hessian_agrees(src, "e", &[f64s(&random(9, 8))], 0);
+    assert_eq!(plan.colouring.count, 2);
+}
+
+#[test]
+fn a_hessian_with_a_branch_on_the_point_keeps_both_sides() {
+    let src = "
+entry e [n] (x: [n]f64) : f64 =
+  f64.sum (tabulate n (\\i -> if x[i] > 0 then x[i] * x[(i + 1) % n] else x[i] ** 3))";
+    for seed in 0..4 {
+        let plan = hessian_agrees(src, "e", &[f64s(&random(6, 20 + seed))], 0);
+        assert_eq!(plan.pattern.nnz(), 18, "seed {seed}");
+    }
+}
+
+#[test]
+fn bad_uses_are_clear_errors() {
+    let prog = Program::from_source(
+        "e.fut",
+        "entry two (x: []f64) (y: []f64) : f64 = f64.sum x + f64.sum y
+         entry mat (x: [][]f64) : [][]f64 = x
+         entry vec (x: []f64) : []f64 = x
+         entry grow (x: []f64) : []f64 = loop y = x while y[0] < 100 do map (* 2) y
+         entry at (x: []f64) (i: i64) : [1]f64 = [x[i]]",
+    )
+    .unwrap();
+    let err = |k, e: &str, w| prog.sparse(k, e, w).err().unwrap().to_string();
+    assert!(err(SparseKind::Jacobian, "two", None).contains("name the parameter"));
+    assert!(err(SparseKind::Jacobian, "mat", None).contains("one-dimensional"));
+    assert!(err(SparseKind::Hessian, "vec", None).contains("scalar result"));
+    assert!(err(SparseKind::Jacobian, "nope", None).contains("no entry point"));
+    let grow = prog.sparse(SparseKind::Jacobian, "grow", None).unwrap();
+    let e = grow.call(vec![f64s(&[1.0, 2.0])]).unwrap_err();
+    assert!(
+        matches!(&e, CallError::BadInput(m) if m.contains("depends on the point")),
+        "{e}"
+    );
+    let at = prog.sparse(SparseKind::Jacobian, "at", None).unwrap();
+    let e = at
+        .call(vec![
+            f64s(&[1.0]),
+            Value::Scalar(gradus::value::Scalar::I64(3)),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(&e, CallError::Runtime(r) if r.to_string().contains("e.fut:5")),
+        "{e}"
+    );
+    let e = at.call(vec![f64s(&[1.0])]).unwrap_err();
+    assert!(matches!(e, CallError::BadInput(_)), "{e}");
+}
