@@ -129,9 +129,17 @@ fn pde(n: usize, runs: usize, dense_max: usize) -> Result<(), String> {
     ] {
         let objective = median(runs, || call(&prog, entry, &x).map(|_| ()))?;
         let sparse = prog.sparse(kind, entry, None).map_err(|e| e.to_string())?;
-        let first = once(|| sparse.call(x.clone()).map(|_| ()).map_err(|e| e.to_string()))?;
+        let first = once(|| {
+            sparse
+                .call(x.clone())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })?;
         let later = median(runs, || {
-            sparse.call(x.clone()).map(|_| ()).map_err(|e| e.to_string())
+            sparse
+                .call(x.clone())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         })?;
         let plan = sparse.plan(&x).map_err(|e| e.to_string())?;
         println!(
@@ -145,9 +153,9 @@ fn pde(n: usize, runs: usize, dense_max: usize) -> Result<(), String> {
         );
         if n <= dense_max {
             let dense = match kind {
-                SparseKind::Jacobian => median(runs.min(3), || {
-                    call(&prog, "dense_forward", &x).map(|_| ())
-                })?,
+                SparseKind::Jacobian => {
+                    median(runs.min(3), || call(&prog, "dense_forward", &x).map(|_| ()))?
+                }
                 SparseKind::Hessian => {
                     let h = prog
                         .derive(Derivative::Hessian, entry, None)
