@@ -349,6 +349,40 @@ fn arrow_needs_n_colours_by_columns_and_two_by_stars() {
     }
 }
 
+/// Two dense rows and columns that do not meet (rows 0 and 1, or the last two), plus the
+/// diagonal: the complete bipartite graph K(2, n-2).
+fn two_hubs(n: usize, first: bool) -> Pattern {
+    let (h1, h2) = if first { (0, 1) } else { (n - 2, n - 1) };
+    let rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            if i == h1 || i == h2 {
+                let other = (h1 + h2 - i) as u32;
+                (0..n as u32).filter(|&j| j != other).collect()
+            } else {
+                vec![h1 as u32, h2 as u32, i as u32]
+            }
+        })
+        .collect();
+    Pattern::from_rows(n, &rows)
+}
+
+#[test]
+fn two_dense_rows_that_do_not_meet_need_three_star_colours() {
+    for first in [true, false] {
+        for n in [4, 10, 20_000] {
+            let p = two_hubs(n, first);
+            let c = colour_star(&p);
+            check_star(&p, &c).unwrap();
+            assert_eq!(c.count, 3, "n = {n}, hubs first: {first}");
+        }
+    }
+    // Colouring the two hubs first with one colour costs a colour per other vertex.
+    assert_eq!(
+        colour_star_in(&two_hubs(100, true), Order::Natural).count,
+        99
+    );
+}
+
 #[test]
 fn one_dimensional_laplacian_needs_three_star_colours() {
     for n in [4, 5, 17, 1000] {
@@ -431,6 +465,45 @@ fn random_star_colourings_are_valid_and_recover() {
                 .all(|&o| colour_star_in(&p, o).count >= best.count)
         );
     }
+}
+
+#[test]
+fn larger_random_colourings_pass_the_checkers() {
+    let mut rng = Pcg64::seed_from_u64(7);
+    for _ in 0..6 {
+        let n = rng.random_range(1000..3000);
+        let per_row = rng.random_range(1..8);
+        // Entries near the diagonal plus a few far ones: many degrees, many colours.
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                (0..per_row)
+                    .map(|_| {
+                        if rng.random_bool(0.8) {
+                            (i + rng.random_range(0..20)).min(n - 1) as u32
+                        } else {
+                            rng.random_range(0..n as u32)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let p = Pattern::from_rows(n, &rows);
+        for order in Order::ALL {
+            let c = colour_columns_in(&p, order);
+            check_columns(&p, &c).unwrap();
+            assert!(c.count >= p.max_row_len());
+            let s = colour_star_in(&p, order);
+            check_star(&p, &s).unwrap();
+        }
+        let r = colour_rows(&p);
+        check_columns(&p.transpose(), &r).unwrap();
+    }
+}
+
+#[test]
+#[should_panic(expected = "square")]
+fn colour_star_refuses_a_pattern_that_is_not_square() {
+    colour_star(&Pattern::from_rows(3, &[vec![0, 2], vec![1]]));
 }
 
 #[test]

@@ -18,7 +18,9 @@
 //!
 //! All colourings are greedy: the vertices are taken in an [`Order`] and each gets the
 //! smallest colour its already coloured neighbours allow. [`colour_columns`] and
-//! [`colour_star`] try every order and keep the fewest colours (the first order on ties).
+//! [`colour_star`] try every order and keep the fewest colours (the first order on ties),
+//! skipping what cannot win: the orders after one that reaches a lower bound, and (stars)
+//! the rest of an order that already has as many colours as the best.
 //! The forbidden colours are an array stamped with the vertex being coloured, so a greedy
 //! pass costs the neighbour visits it makes and nothing per colour: `O(Σ_i r_i²)` for columns
 //! (`r_i` the length of row `i`), about `O(nnz · min(d, colours))` for stars (`d` a vertex's
@@ -28,7 +30,7 @@
 mod order;
 mod star;
 
-pub use star::{check_star, colour_star, colour_star_in, recover_star};
+pub use star::{check_star, colour_star, colour_star_in, recover_star, star_sources};
 
 use super::csr::Pattern;
 use order::{Incidence, vertex_order};
@@ -48,7 +50,8 @@ pub enum Order {
 }
 
 impl Order {
-    /// Every order, in the sequence in which [`colour_columns`] and [`colour_star`] try them.
+    /// Every order, in the sequence in which [`colour_columns`] tries them ([`colour_star`]
+    /// starts with smallest-last).
     pub const ALL: [Order; 4] = [
         Order::Natural,
         Order::LargestFirst,

@@ -19,7 +19,8 @@
 //!   steer them.
 //!
 //! docs/sparse.md describes how these parts fit together, and how they relate to the
-//! language's own `sparse_jacobian` and `sparse_hessian`.
+//! language's own `sparse_jacobian` and `sparse_hessian`; docs/sparse-colouring.md describes
+//! the colourings: the algorithms, what they achieve and what they cost.
 
 pub mod colour;
 pub mod csr;

@@ -29,7 +29,7 @@ use std::borrow::Cow;
 
 use super::super::csr::Pattern;
 use super::order::{Incidence, vertex_order};
-use super::{Colouring, Order, UNSET, check_products, check_range, fewest};
+use super::{Colouring, Order, UNSET, check_products, check_range};
 
 /// The symmetric pattern to colour: `p` itself where it is symmetric.
 fn symmetric<'a>(p: &'a Pattern, what: &str) -> Cow<'a, Pattern> {
@@ -45,10 +45,24 @@ fn symmetric<'a>(p: &'a Pattern, what: &str) -> Cow<'a, Pattern> {
     }
 }
 
+/// The orders [`colour_star`] tries, in turn. Smallest-last comes first because it copes
+/// with two non-adjacent vertices of high degree: the other orders can give them one colour
+/// before their common neighbours are coloured, which then forces a colour of its own on
+/// each common neighbour (`n` colours and quadratic time for two dense rows and columns that
+/// do not meet). The later orders stop as soon as they are no better, which keeps that cheap.
+const STAR_ORDERS: [Order; 4] = [
+    Order::SmallestLast,
+    Order::Natural,
+    Order::LargestFirst,
+    Order::IncidenceDegree,
+];
+
 /// Star colouring of a square pattern (a Hessian's): a distance-1 colouring in which every
 /// path on 4 vertices uses at least 3 colours, so every entry can be recovered directly.
-/// Tries every order and keeps the fewest colours (ties: the first). A pattern that is not
-/// symmetric is coloured as `P or Pᵀ`, which a symmetric matrix's entries fill anyway.
+/// Tries every order (smallest-last, natural, largest-first, incidence degree) and keeps the
+/// fewest colours (ties: the first); an order is abandoned once it has as many colours as
+/// the best before it. A pattern that is not symmetric is coloured as `P or Pᵀ`, which a
+/// symmetric matrix's entries fill anyway.
 ///
 /// # Panics
 /// If the pattern is not square.
@@ -58,12 +72,20 @@ pub fn colour_star(p: &Pattern) -> Colouring {
     // One colour without edges, else at least two.
     let edges = (0..s.nrows).any(|v| s.row(v).iter().any(|&w| w as usize != v));
     let bound = usize::from(s.nrows > 0) + usize::from(edges);
-    fewest(
-        Order::ALL
-            .iter()
-            .map(|&o| star(&s, &vertex_order(&g, o), o)),
-        bound,
-    )
+    let mut best: Option<Colouring> = None;
+    for order in STAR_ORDERS {
+        // A later order counts only with fewer colours: stop it once it has as many.
+        let limit = best
+            .as_ref()
+            .map_or(usize::MAX, |b| b.count.saturating_sub(1));
+        if let Some(c) = star(&s, &vertex_order(&g, order), order, limit) {
+            best = Some(c);
+        }
+        if best.as_ref().is_some_and(|b| b.count <= bound) {
+            break;
+        }
+    }
+    best.expect("the first order has no limit")
 }
 
 /// Star colouring in one order; see [`colour_star`].
@@ -73,7 +95,7 @@ pub fn colour_star(p: &Pattern) -> Colouring {
 pub fn colour_star_in(p: &Pattern, order: Order) -> Colouring {
     let s = symmetric(p, "colour_star_in");
     let g = Incidence { a: &s, b: None };
-    star(&s, &vertex_order(&g, order), order)
+    star(&s, &vertex_order(&g, order), order, usize::MAX).expect("no limit")
 }
 
 /// The two-coloured stars of the part coloured so far.
@@ -114,8 +136,9 @@ struct Scratch {
     made: Vec<(u32, u32)>,
 }
 
-/// The greedy star colouring of the symmetric pattern `s` in the given vertex order.
-fn star(s: &Pattern, vertices: &[u32], order: Order) -> Colouring {
+/// The greedy star colouring of the symmetric pattern `s` in the given vertex order, or
+/// `None` as soon as it needs more than `limit` colours.
+fn star(s: &Pattern, vertices: &[u32], order: Order, limit: usize) -> Option<Colouring> {
     let n = s.nrows;
     let mut colour = vec![UNSET; n];
     let mut stars = Stars {
@@ -135,6 +158,9 @@ fn star(s: &Pattern, vertices: &[u32], order: Order) -> Colouring {
         let c = choose(s, &colour, &stars, &mut sc, v);
         colour[v] = c;
         if c as usize + 1 == sc.forbidden.len() {
+            if sc.forbidden.len() > limit {
+                return None;
+            }
             sc.forbidden.push(UNSET);
             sc.seen.push(UNSET);
             sc.count.push(0);
@@ -142,11 +168,11 @@ fn star(s: &Pattern, vertices: &[u32], order: Order) -> Colouring {
         }
         join_stars(s, &colour, &mut stars, &mut sc, v);
     }
-    Colouring {
+    Some(Colouring {
         colour,
         count: sc.forbidden.len() - 1,
         order,
-    }
+    })
 }
 
 /// The smallest colour that keeps the colouring a star colouring once `v` has it.
@@ -312,18 +338,36 @@ pub fn check_star(p: &Pattern, c: &Colouring) -> Result<(), String> {
 /// columns ascending) from the products `H·s_k`, row-major `[count][n]`, of a star
 /// colouring: `H[i][j]` is element `i` of the product of `j`'s colour where `j` is the only
 /// vertex of its colour among `i` and its neighbours, else element `j` of the product of
-/// `i`'s colour. A pattern that is not symmetric is read through `P or Pᵀ`.
+/// `i`'s colour. A pattern that is not symmetric is read through `P or Pᵀ`. To recover many
+/// matrices with one pattern, [`star_sources`] once and a gather per matrix do the same.
 ///
 /// # Panics
 /// If the pattern is not square, the lengths do not fit, or the colouring is not a star
 /// colouring (an entry that neither rule can read).
 pub fn recover_star(p: &Pattern, c: &Colouring, products: &[f64]) -> Vec<f64> {
-    let s = symmetric(p, "recover_star");
+    let sources = star_sources(p, c);
+    check_products(c, p.nrows, p.ncols, products, "recover_star");
+    sources.iter().map(|&k| products[k]).collect()
+}
+
+/// Where [`recover_star`] reads each entry of the pattern: `values[e] ==
+/// products[sources[e]]`, with the products row-major `[count][n]`.
+///
+/// # Panics
+/// If the pattern is not square, the colouring is not one of its `n` vertices, or it is not
+/// a star colouring (an entry that neither rule can read).
+pub fn star_sources(p: &Pattern, c: &Colouring) -> Vec<usize> {
+    let s = symmetric(p, "star_sources");
     let n = s.nrows;
-    check_products(c, n, n, products, "recover_star");
+    assert_eq!(
+        c.colour.len(),
+        n,
+        "star_sources: the colouring has {} vertices, the pattern {n}",
+        c.colour.len()
+    );
     let unique = unique_in_row(&s, c);
     let same = matches!(s, Cow::Borrowed(_));
-    let mut values = Vec::with_capacity(p.nnz());
+    let mut sources = Vec::with_capacity(p.nnz());
     for i in 0..n {
         for (e, &j) in p.row(i).iter().enumerate() {
             let e = if same {
@@ -333,13 +377,13 @@ pub fn recover_star(p: &Pattern, c: &Colouring, products: &[f64]) -> Vec<f64> {
             };
             let (ci, cj) = (c.colour[i] as usize, c.colour[j as usize] as usize);
             if unique[e] {
-                values.push(products[cj * n + i]);
+                sources.push(cj * n + i);
             } else if unique[entry(&s, j as usize, i as u32)] {
-                values.push(products[ci * n + j as usize]);
+                sources.push(ci * n + j as usize);
             } else {
                 panic!("recover_star: not a star colouring, entry ({i}, {j}) cannot be read");
             }
         }
     }
-    values
+    sources
 }
