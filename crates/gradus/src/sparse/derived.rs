@@ -79,6 +79,11 @@ pub struct SparsePlan {
     /// Seconds taken by the colouring.
     pub colour_seconds: f64,
     seeds: Value,
+    /// Where each entry lies in the products (row-major, one row per colour).
+    sources: Vec<usize>,
+    /// The pattern's columns and row offsets as the results give them.
+    columns: Value,
+    offsets: Value,
 }
 
 /// A sparse derivative of an entry point: call it with the entry's arguments.
@@ -270,13 +275,37 @@ fn products_source(
 impl SparsePlan {
     /// The entries, in the pattern's order, from the products (row-major, one per colour).
     fn recover(&self, products: &[f64]) -> Vec<f64> {
-        let (p, c) = (&self.pattern, &self.colouring);
-        match self.products {
-            Products::Columns => colour::recover_by_columns(p, c, products),
-            Products::Rows => colour::recover_by_rows(p, c, products),
-            Products::Star => colour::recover_star(p, c, products),
-        }
+        self.sources
+            .iter()
+            .map(|&k| products.get(k).copied().unwrap_or(f64::NAN))
+            .collect()
     }
+}
+
+/// Where each entry of `p` lies in the products of `c`: by columns, element `i` of the
+/// product of column `j`'s colour; by rows, element `j` of the product of row `i`'s colour;
+/// for a star colouring, as [`colour::star_sources`] says.
+fn sources(p: &Pattern, c: &Colouring, products: Products) -> Vec<usize> {
+    let mut out = Vec::with_capacity(p.nnz());
+    match products {
+        Products::Columns => {
+            for i in 0..p.nrows {
+                out.extend(
+                    p.row(i)
+                        .iter()
+                        .map(|&j| c.colour[j as usize] as usize * p.nrows + i),
+                );
+            }
+        }
+        Products::Rows => {
+            for i in 0..p.nrows {
+                let base = c.colour[i] as usize * p.ncols;
+                out.extend(p.row(i).iter().map(|&j| base + j as usize));
+            }
+        }
+        Products::Star => out = colour::star_sources(p, c),
+    }
+    out
 }
 
 impl SparseDerived {
@@ -331,20 +360,13 @@ impl SparseDerived {
                     None => Vec::new(),
                 })?
         };
-        let p = &plan.pattern;
-        let columns: Vec<i64> = p.columns.iter().map(|&c| c as i64).collect();
-        let offsets: Vec<i64> = p.offsets.iter().map(|&o| o as i64).collect();
         let values = match self.elem {
             PrimType::F32 => {
                 Value::from_ndarray(ndarray::Array1::from_iter(values.iter().map(|&x| x as f32)))
             }
             _ => Value::from_ndarray(ndarray::Array1::from(values)),
         };
-        Ok(vec![
-            values,
-            Value::from_ndarray(ndarray::Array1::from(columns)),
-            Value::from_ndarray(ndarray::Array1::from(offsets)),
-        ])
+        Ok(vec![values, plan.columns.clone(), plan.offsets.clone()])
     }
 
     /// The pattern and colouring for `args`: found once per value of the arguments other
@@ -433,7 +455,13 @@ impl SparseDerived {
             colouring.count,
             len,
         );
+        let sources = sources(&pattern, &colouring, products);
+        let columns = pattern.columns.iter().map(|&c| c as i64).collect::<Vec<_>>();
+        let offsets = pattern.offsets.iter().map(|&o| o as i64).collect::<Vec<_>>();
         Ok(SparsePlan {
+            sources,
+            columns: Value::from_ndarray(ndarray::Array1::from(columns)),
+            offsets: Value::from_ndarray(ndarray::Array1::from(offsets)),
             pattern,
             products,
             colouring,
