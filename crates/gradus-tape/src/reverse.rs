@@ -13,7 +13,7 @@
 use crate::id::{JobId, NodeId};
 use crate::record::JobRecorder;
 use crate::segment::{
-    Before, DENSE, DOT, JobRecord, MANY, NO_SIDE, Rec, Segment, dot_parts, many_parts,
+    Before, DENSE, DOT, FUSED, JobRecord, MANY, NO_SIDE, Rec, Segment, dot_parts, many_parts,
 };
 use rayon::prelude::*;
 use std::fmt;
@@ -645,6 +645,19 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
     let mut own = seg.len();
     let (mut c0, mut c1, mut c2) = (0.0f64, 0.0f64, 0.0f64);
     for r in seg.recs.iter().rev() {
+        if r.b >= FUSED {
+            // The sum node after an operation (see `Segment::push_add`): operands the two
+            // slots below it, partials 1, so both go to the window; then the operation's own
+            // node, one slot down.
+            let a = area.get(own) + c0;
+            area.set(own, 0.0);
+            (c0, c1, c2) = (c1 + a, c2 + a, 0.0);
+            own -= 1;
+            if COUNT && !(SKIP && a == 0.0) {
+                nodes += 1;
+                edges += 2;
+            }
+        }
         let a = area.get(own) + c0;
         if SKIP && a == 0.0 {
             area.set(own, 0.0);
@@ -675,7 +688,8 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
             }
             area.set(own, 0.0);
         } else {
-            for (s, p) in [(r.a as usize, r.pa), (r.b as usize, r.pb)] {
+            let b = (r.b & !FUSED) as usize;
+            for (s, p) in [(r.a as usize, r.pa), (b, r.pb)] {
                 // Without branches, whose outcome follows the program's shape: an operand in
                 // the window updates its register; one below it, its slot in memory; one in
                 // the window adds to the record's own slot instead, which is cleared below
@@ -688,7 +702,7 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
             }
             area.set(own, 0.0);
             if COUNT {
-                let n = (r.a as usize != own) as u64 + (r.b as usize != own) as u64;
+                let n = (r.a as usize != own) as u64 + (b != own) as u64;
                 nodes += (n > 0) as u64;
                 edges += n;
             }

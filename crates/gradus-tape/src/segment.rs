@@ -41,6 +41,11 @@ pub(crate) const DOT: u32 = u32::MAX - 2;
 /// the low bits; without it, the low bits are the start of the side's slots in the side array.
 pub(crate) const DENSE: u32 = 1 << 31;
 
+/// The flag on the second slot of a two-operand record that also stands for the *sum node*
+/// after it: see [`Segment::push_add`]. Slots, and the `b` fields of wide records, stay below
+/// it.
+pub(crate) const FUSED: u32 = 1 << 31;
+
 /// The ranges of a [`MANY`] record's slots and partials in the side arrays.
 #[inline(always)]
 pub(crate) fn many_parts(r: &Rec) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
@@ -105,8 +110,11 @@ pub(crate) struct Segment {
     base: u64,
     /// Nodes without a record: the inputs, in the root job; 0 elsewhere.
     pub(crate) first: u32,
-    /// The records of nodes `first ..`.
+    /// The records of nodes `first ..`: one per node, except that a record flagged
+    /// [`FUSED`] stands for two (its own node and the sum node after it).
     pub(crate) recs: Vec<Rec>,
+    /// The number of records flagged [`FUSED`].
+    fused: u32,
     /// What few jobs need, made on first use (boxed, so that a segment stays small to move).
     extra: Option<Box<Extra>>,
 }
@@ -162,7 +170,7 @@ impl Segment {
     /// sink).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.first as usize + self.recs.len()
+        self.first as usize + self.recs.len() + self.fused as usize
     }
 
     /// The number of nodes the program recorded: inputs and operations, not proxies.
@@ -202,6 +210,7 @@ impl Segment {
             x.cache = [NO_ENTRY; CACHE];
         }
         self.first = 0;
+        self.fused = 0;
     }
 
     /// The slot of operand `id` (not a constant) in this job.
@@ -261,7 +270,7 @@ impl Segment {
     #[inline(always)]
     fn push(&mut self, r: Rec) -> u32 {
         let index = self.len();
-        if index >= u32::MAX as usize - 3 {
+        if index >= MAX_NODES {
             limit_exceeded();
         }
         self.recs.push(r);
@@ -299,6 +308,42 @@ impl Segment {
         let (b, pb) = if cb { (own, 0.0) } else { (sb, pb) };
         let k = self.push(Rec { a, b, pa, pb });
         self.id(k)
+    }
+
+    /// The sum `a + b` of two non-constant operands with partials `pa`, `pb`. Where both
+    /// partials are 1, `b` (or `a`) is the last node, its record is an ordinary two-operand
+    /// record, and the other operand is the node just before it — the shape of `acc + u·v`
+    /// — the sum records nothing: the last record is flagged [`FUSED`] and stands for the sum
+    /// node too, whose operands are implied (the two nodes before it, partials 1). The
+    /// product keeps its own node, so later uses of it stay exact. Otherwise an ordinary
+    /// record.
+    #[inline(always)]
+    pub(crate) fn push_add(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
+        if pa == 1.0 && pb == 1.0 {
+            let len = self.len() as u64;
+            let last = self.base | len.wrapping_sub(1);
+            let other = if b.bits() == last {
+                a
+            } else if a.bits() == last {
+                b
+            } else {
+                NodeId::CONSTANT
+            };
+            if len >= 2
+                && other.bits() == last - 1
+                && len < MAX_NODES as u64
+                && let Some(r) = self.recs.last_mut()
+                && r.a < DOT
+                && r.b < FUSED
+            {
+                // The last record is an operation's (not a proxy's or a wide one's), and
+                // its node is the last node (it stands for no sum yet).
+                r.b |= FUSED;
+                self.fused += 1;
+                return self.id(len as u32);
+            }
+        }
+        self.push2(a, pa, b, pb)
     }
 
     /// A node with the operands and partials `ops` (constants skipped).
@@ -421,7 +466,7 @@ impl Segment {
     fn close_many(&mut self, x: Box<Extra>, (start, pstart): (usize, usize)) -> NodeId {
         let count = x.many_slots.len() - start;
         self.extra = Some(x);
-        if start > u32::MAX as usize - count || pstart > u32::MAX as usize {
+        if start >= FUSED as usize || pstart > u32::MAX as usize {
             limit_exceeded();
         }
         let k = self.push(Rec {
@@ -456,7 +501,7 @@ impl Segment {
                 all
             }
             PROXY => Vec::new(),
-            _ => vec![(r.a, r.pa), (r.b, r.pb)],
+            _ => vec![(r.a, r.pa), (r.b & !FUSED, r.pb)],
         };
         all.into_iter()
             .filter(|&(s, _)| s != own && s != 0)
@@ -487,11 +532,19 @@ impl Segment {
     pub(crate) fn edge_counts(&self) -> (usize, usize) {
         let proxies: std::collections::HashSet<u32> = self.imports().iter().map(|p| p.0).collect();
         let (mut edges, mut cross) = (0, 0);
-        for (i, r) in self.recs.iter().enumerate() {
-            for (s, _) in self.operands(r, (self.first as usize + i + 1) as u32) {
+        let mut own = self.first + 1;
+        for r in &self.recs {
+            for (s, _) in self.operands(r, own) {
                 edges += 1;
                 cross += proxies.contains(&s) as usize;
             }
+            if r.a < DOT && r.b >= FUSED {
+                // The sum node: the node before the record's and the record's.
+                edges += 2;
+                cross += proxies.contains(&(own - 1)) as usize + proxies.contains(&own) as usize;
+                own += 1;
+            }
+            own += 1;
         }
         (edges, cross)
     }
@@ -516,11 +569,14 @@ impl Segment {
     }
 }
 
+/// Nodes per job (slots stay below [`FUSED`]).
+pub(crate) const MAX_NODES: usize = FUSED as usize - 4;
+
 #[cold]
 #[inline(never)]
 fn limit_exceeded() -> ! {
     panic!(
-        "gradus-tape: a job exceeded the limit of 2^32 - 4 nodes or 2^32 operands; \
+        "gradus-tape: a job exceeded the limit of 2^31 - 4 nodes or 2^31 operands; \
          split the computation with join or par_map"
     )
 }

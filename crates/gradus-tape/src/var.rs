@@ -122,7 +122,14 @@ impl<'r> Var<'r> {
     /// operands' coefficients folded into the partials, or, when one operand is a constant,
     /// [`unary`](Self::unary) of the other.
     #[inline(always)]
-    pub(crate) fn binary(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
+    pub(crate) fn binary(self, o: Var<'r>, vp: (f64, f64, f64)) -> Var<'r> {
+        self.binary_as::<false>(o, vp)
+    }
+
+    /// [`binary`](Self::binary); an addition (`ADD`) may fold into the record before it (see
+    /// `Segment::push_add`).
+    #[inline(always)]
+    fn binary_as<const ADD: bool>(self, o: Var<'r>, (v, pa, pb): (f64, f64, f64)) -> Var<'r> {
         let (a, b) = (self.id, o.id);
         if a.is_constant() {
             return o.unary((v, pb));
@@ -131,7 +138,11 @@ impl<'r> Var<'r> {
             return self.unary((v, pa));
         }
         let (pa, pb) = (pa * self.scale, pb * o.scale);
-        let id = with_active!(|seg| seg.push2(a, pa, b, pb));
+        let id = if ADD {
+            with_active!(|seg| seg.push_add(a, pa, b, pb))
+        } else {
+            with_active!(|seg| seg.push2(a, pa, b, pb))
+        };
         Var::from_parts(v, id)
     }
 
@@ -281,12 +292,12 @@ impl PartialOrd<f64> for Var<'_> {
 }
 
 macro_rules! binary_op {
-    ($tr:ident, $m:ident, $atr:ident, $am:ident, $rule:path) => {
+    ($tr:ident, $m:ident, $atr:ident, $am:ident, $rule:path, $add:expr) => {
         impl<'r> $tr for Var<'r> {
             type Output = Var<'r>;
             #[inline(always)]
             fn $m(self, o: Var<'r>) -> Var<'r> {
-                self.binary(o, $rule(self.value, o.value))
+                self.binary_as::<{ $add }>(o, $rule(self.value, o.value))
             }
         }
         impl<'r> $tr<f64> for Var<'r> {
@@ -318,10 +329,10 @@ macro_rules! binary_op {
     };
 }
 
-binary_op!(Add, add, AddAssign, add_assign, rules::add);
-binary_op!(Sub, sub, SubAssign, sub_assign, rules::sub);
-binary_op!(Mul, mul, MulAssign, mul_assign, rules::mul);
-binary_op!(Div, div, DivAssign, div_assign, rules::div);
+binary_op!(Add, add, AddAssign, add_assign, rules::add, true);
+binary_op!(Sub, sub, SubAssign, sub_assign, rules::sub, false);
+binary_op!(Mul, mul, MulAssign, mul_assign, rules::mul, false);
+binary_op!(Div, div, DivAssign, div_assign, rules::div, false);
 
 impl<'r> Rem for Var<'r> {
     type Output = Var<'r>;

@@ -4,6 +4,7 @@
 //! structure, and the shared vocabulary.
 
 mod coefficients;
+mod fused;
 mod primitives;
 mod programs;
 mod properties;
