@@ -623,11 +623,14 @@ impl<const PAR: bool, const FMA: bool> Area for Shared<'_, PAR, FMA> {
 /// [`sweep`] with the options as constants.
 #[inline(always)]
 fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool) -> (u64, u64) {
-    match (skip, count) {
-        (true, false) => sweep::<A, true, false>(seg, area),
-        (false, false) => sweep::<A, false, false>(seg, area),
-        (true, true) => sweep::<A, true, true>(seg, area),
-        (false, true) => sweep::<A, false, true>(seg, area),
+    // Jobs without fused sums skip the test for them.
+    match (skip, count, seg.has_fused()) {
+        (true, false, false) => sweep::<A, true, false, false>(seg, area),
+        (true, false, true) => sweep::<A, true, false, true>(seg, area),
+        (false, false, false) => sweep::<A, false, false, false>(seg, area),
+        (false, false, true) => sweep::<A, false, false, true>(seg, area),
+        (true, true, _) => sweep::<A, true, true, true>(seg, area),
+        (false, true, _) => sweep::<A, false, true, true>(seg, area),
     }
 }
 
@@ -638,14 +641,17 @@ fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool)
 /// The adjoints of the two slots below the record being resolved are carried in registers
 /// (see the note "The register window" below).
 #[inline(always)]
-fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut A) -> (u64, u64) {
+fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
+    seg: &Segment,
+    area: &mut A,
+) -> (u64, u64) {
     let (mut nodes, mut edges) = (0u64, 0u64);
     // The slot of the record being resolved, and the pending additions to it and to the two
     // slots below it.
     let mut own = seg.len();
     let (mut c0, mut c1, mut c2) = (0.0f64, 0.0f64, 0.0f64);
     for r in seg.recs.iter().rev() {
-        if r.b >= FUSED {
+        if FUSE && r.b >= FUSED {
             // The sum node after an operation (see `Segment::push_add`): operands the two
             // slots below it, partials 1, so both go to the window; then the operation's own
             // node, one slot down.
@@ -688,7 +694,7 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
             }
             area.set(own, 0.0);
         } else {
-            let b = (r.b & !FUSED) as usize;
+            let b = if FUSE { r.b & !FUSED } else { r.b } as usize;
             for (s, p) in [(r.a as usize, r.pa), (b, r.pb)] {
                 // Without branches, whose outcome follows the program's shape: an operand in
                 // the window updates its register; one below it, its slot in memory; one in

@@ -113,8 +113,13 @@ pub(crate) struct Segment {
     /// The records of nodes `first ..`: one per node, except that a record flagged
     /// [`FUSED`] stands for two (its own node and the sum node after it).
     pub(crate) recs: Vec<Rec>,
-    /// The number of records flagged [`FUSED`].
-    fused: u32,
+    /// The number of nodes: `first`, one per record, and one more per record flagged
+    /// [`FUSED`].
+    nodes: u32,
+    /// The bits of the ID of the last node if a sum may fold into its record (an operation's
+    /// record that stands for no sum yet: see [`Segment::push_add`]); [`NodeId::CONSTANT`]'s
+    /// otherwise.
+    fusable: u64,
     /// What few jobs need, made on first use (boxed, so that a segment stays small to move).
     extra: Option<Box<Extra>>,
 }
@@ -164,13 +169,21 @@ impl Segment {
     pub(crate) fn start(&mut self, job: JobId, inputs: u32) {
         self.base = (job.0 as u64) << 32;
         self.first = inputs;
+        self.nodes = inputs;
+        self.fusable = NodeId::CONSTANT.bits();
     }
 
     /// The number of nodes, proxies included (the size of the job's adjoint area less the
     /// sink).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.first as usize + self.recs.len() + self.fused as usize
+        self.nodes as usize
+    }
+
+    /// Whether a record is flagged [`FUSED`].
+    #[inline]
+    pub(crate) fn has_fused(&self) -> bool {
+        self.nodes as usize != self.first as usize + self.recs.len()
     }
 
     /// The number of nodes the program recorded: inputs and operations, not proxies.
@@ -210,7 +223,8 @@ impl Segment {
             x.cache = [NO_ENTRY; CACHE];
         }
         self.first = 0;
-        self.fused = 0;
+        self.nodes = 0;
+        self.fusable = NodeId::CONSTANT.bits();
     }
 
     /// The slot of operand `id` (not a constant) in this job.
@@ -269,12 +283,24 @@ impl Segment {
     /// Appends a record; returns the new node's index.
     #[inline(always)]
     fn push(&mut self, r: Rec) -> u32 {
-        let index = self.len();
-        if index >= MAX_NODES {
+        let index = self.nodes;
+        if index as usize >= MAX_NODES {
             limit_exceeded();
         }
         self.recs.push(r);
-        index as u32
+        self.nodes = index + 1;
+        // Wide records and proxies take no sum; `push1` and `push2` set it for theirs.
+        self.fusable = NodeId::CONSTANT.bits();
+        index
+    }
+
+    /// [`push`](Self::push) of an operation's record, which a sum may fold into.
+    #[inline(always)]
+    fn push_op(&mut self, r: Rec) -> NodeId {
+        let k = self.push(r);
+        let id = self.id(k);
+        self.fusable = id.bits();
+        id
     }
 
     #[inline(always)]
@@ -287,13 +313,12 @@ impl Segment {
     pub(crate) fn push1(&mut self, a: NodeId, pa: f64) -> NodeId {
         let a = self.slot(a);
         let own = self.len() as u32 + 1;
-        let k = self.push(Rec {
+        self.push_op(Rec {
             a,
             b: own,
             pa,
             pb: 0.0,
-        });
-        self.id(k)
+        })
     }
 
     /// A node with operands `a`, `b` (at most one of them a constant) and partials `pa`, `pb`.
@@ -306,8 +331,7 @@ impl Segment {
         let own = self.len() as u32 + 1;
         let (a, pa) = if ca { (own, 0.0) } else { (sa, pa) };
         let (b, pb) = if cb { (own, 0.0) } else { (sb, pb) };
-        let k = self.push(Rec { a, b, pa, pb });
-        self.id(k)
+        self.push_op(Rec { a, b, pa, pb })
     }
 
     /// The sum `a + b` of two non-constant operands with partials `pa`, `pb`. Where both
@@ -319,29 +343,22 @@ impl Segment {
     /// record.
     #[inline(always)]
     pub(crate) fn push_add(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
-        if pa == 1.0 && pb == 1.0 {
-            let len = self.len() as u64;
-            let last = self.base | len.wrapping_sub(1);
-            let other = if b.bits() == last {
-                a
-            } else if a.bits() == last {
-                b
-            } else {
-                NodeId::CONSTANT
-            };
-            if len >= 2
-                && other.bits() == last - 1
-                && len < MAX_NODES as u64
-                && let Some(r) = self.recs.last_mut()
-                && r.a < DOT
-                && r.b < FUSED
-            {
-                // The last record is an operation's (not a proxy's or a wide one's), and
-                // its node is the last node (it stands for no sum yet).
-                r.b |= FUSED;
-                self.fused += 1;
-                return self.id(len as u32);
-            }
+        let last = self.fusable;
+        // `last` is never a constant's bits here: `a` and `b` are not constants.
+        let other = if b.bits() == last { a } else { b };
+        if (a.bits() == last || b.bits() == last)
+            && other.bits() == last.wrapping_sub(1)
+            && pa == 1.0
+            && pb == 1.0
+            && let Some(r) = self.recs.last_mut()
+        {
+            // `last` is the node of the last record, an operation's; the sum is one node more
+            // (below `MAX_NODES + 1`: `push` keeps `nodes` below `MAX_NODES`).
+            r.b |= FUSED;
+            self.fusable = NodeId::CONSTANT.bits();
+            let index = self.nodes;
+            self.nodes = index + 1;
+            return self.id(index);
         }
         self.push2(a, pa, b, pb)
     }
