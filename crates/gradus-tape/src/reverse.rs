@@ -732,12 +732,13 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
 fn sweep_dot<A: Area>(seg: &Segment, r: &Rec, area: &mut A, a: f64) -> u64 {
     let (start, n, su, sv) = dot_parts(r);
     let x = seg.extra();
-    let parts = &x.many_partials[start..start + 2 * n];
     let mut edges = 0;
-    for (side, p) in [(su, &parts[..n]), (sv, &parts[n..])] {
+    // A side of constants has no partials (`dot_const` stores only the first side's).
+    for (side, from) in [(su, start), (sv, start + n)] {
         if side == NO_SIDE {
             continue;
         }
+        let p = &x.many_partials[from..from + n];
         if side & DENSE != 0 {
             area.axpy((side & !DENSE) as usize, a, p);
             edges += n as u64;

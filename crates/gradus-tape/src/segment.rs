@@ -397,6 +397,36 @@ impl Segment {
         (value, self.id(k))
     }
 
+    /// The dot product of `u` (not all constants) with the constant weights `c` (equal
+    /// lengths) as one record of kind [`DOT`] whose second side is [`NO_SIDE`]: the `n`
+    /// partials `cᵢ` (times the coefficients) go to the side array of partials, the slots of
+    /// `u` are a dense range or listed as in [`push_dot`](Self::push_dot). Returns the value
+    /// (summed in index order from 0) and the ID.
+    pub(crate) fn push_dot_const(&mut self, u: &[Var<'_>], c: &[f64]) -> (f64, NodeId) {
+        let n = u.len();
+        let parts = &mut self.extra_mut().many_partials;
+        let start = parts.len();
+        parts.reserve(n);
+        let first = u[0].id().bits();
+        let (mut value, mut dense) = (0.0, true);
+        for (i, (a, &w)) in u.iter().zip(c).enumerate() {
+            value += a.value() * w;
+            parts.push(w * a.scale());
+            dense &= a.id().bits() == first.wrapping_add(i as u64);
+        }
+        let su = self.dot_side(u, dense);
+        if start > u32::MAX as usize || n > u32::MAX as usize {
+            limit_exceeded();
+        }
+        let k = self.push(Rec {
+            a: DOT,
+            b: 0,
+            pa: f64::from_bits(start as u64 | (n as u64) << 32),
+            pb: f64::from_bits(su as u64 | (NO_SIDE as u64) << 32),
+        });
+        (value, self.id(k))
+    }
+
     /// One pass over a dot product's operands: appends the partials, and returns the value,
     /// whether the IDs of `u` and of `v` are consecutive, and where the partials start.
     fn dot_partials(&mut self, u: &[Var<'_>], v: &[Var<'_>]) -> (f64, bool, bool, usize) {
@@ -510,10 +540,12 @@ impl Segment {
             }
             DOT => {
                 let (start, n, su, sv) = dot_parts(r);
-                let parts = &x.many_partials[start..start + 2 * n];
                 let mut all = Vec::with_capacity(2 * n);
-                for (side, p) in [(su, &parts[..n]), (sv, &parts[n..])] {
-                    all.extend(self.dot_slots(side, n).zip(p.iter().copied()));
+                for (side, from) in [(su, start), (sv, start + n)] {
+                    if side != NO_SIDE {
+                        let p = &x.many_partials[from..from + n];
+                        all.extend(self.dot_slots(side, n).zip(p.iter().copied()));
+                    }
                 }
                 all
             }

@@ -218,6 +218,38 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
     Var::from_parts(value, id)
 }
 
+/// The dot product `Σ uᵢ cᵢ` of values and constant weights (summed in index order from 0)
+/// as one node: 24 bytes, and 8 per operand where `u` is a range of consecutive nodes of the
+/// running job (12 otherwise), resolved by one `axpy`. Products of one or two pairs are
+/// recorded as the loop's operations. The value is that of the loop `acc = acc + u[i] * c[i]`
+/// from `acc = 0`.
+///
+/// # Panics
+/// If `u` and `c` differ in length.
+///
+/// ```
+/// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| gradus_tape::dot_const(x, &[4.0, 5.0, 6.0]));
+/// assert_eq!((y, g), (32.0, vec![4.0, 5.0, 6.0]));
+/// ```
+pub fn dot_const<'r>(u: &[Var<'r>], c: &[f64]) -> Var<'r> {
+    assert_eq!(
+        u.len(),
+        c.len(),
+        "gradus-tape: dot_const of slices of lengths {} and {}",
+        u.len(),
+        c.len()
+    );
+    if u.len() <= 2 || u.iter().all(|t| t.is_constant()) {
+        // The loop: cheaper than a node with side arrays, and a constant if `u` is.
+        return u
+            .iter()
+            .zip(c)
+            .fold(Var::constant(0.0), |acc, (&a, &w)| acc + a * w);
+    }
+    let (value, id) = with_active!(|seg| seg.push_dot_const(u, c));
+    Var::from_parts(value, id)
+}
+
 /// The matrix-vector product `m v` of a row-major matrix `m` with `v.len()` columns: one
 /// [`dot`] node per row, so each row costs 8 bytes per operand on a side whose operands are
 /// consecutive nodes (a row of inputs, say) and 12 otherwise, instead of two 24-byte nodes per
@@ -442,6 +474,15 @@ impl<'r> Real for Var<'r> {
     #[inline]
     fn nextafter(self, t: Self) -> Self {
         self.binary(t, rules::nextafter(self.value, t.value))
+    }
+    fn dot(u: &[Self], v: &[Self]) -> Self {
+        dot(u, v)
+    }
+    fn dot_const(u: &[Self], c: &[f64]) -> Self {
+        dot_const(u, c)
+    }
+    fn matvec(m: &[Self], v: &[Self]) -> Vec<Self> {
+        matvec(m, v)
     }
     #[inline]
     fn mul_add(self, a: Self, b: Self) -> Self {
