@@ -30,15 +30,16 @@ fn apply<S: Real>(op: u8, a: S, b: S) -> S {
         7 => (a * S::from_f64(0.3)).exp() * S::from_f64(0.5),
         8 => a.atan2(S::one() + b * b),
         9 => a.hypot(b + S::from_f64(0.5)),
-        // Sums that fuse with the product before them (`s` is the node just before `a · s`;
-        // `b` is when it was the last value recorded), the product used again after.
+        // Sums that fuse with the product before them (`s` is the node just before the
+        // product; `b` is when it was the last value recorded), the product used again after.
+        // Bounded, so that long chains of them stay well conditioned.
         10 => {
-            let s = a * b;
-            s + a * s
+            let s = a.tanh() * b.tanh();
+            s + a.sin() * s
         }
         _ => {
-            let p = a * b;
-            (p + b) * p
+            let p = a.sin() * b;
+            (p + b).tanh() * p
         }
     }
 }
