@@ -22,7 +22,9 @@
 //! * Every driver follows the vocabulary shared by the gradus engines (`docs/vocabulary.md`):
 //!   the point `x` first, then the tangent `xdot` or the cotangent `ybar`, the function last;
 //!   `_into` variants take their output buffer after the function.
-//! * [`dot`], [`matvec`] and [`sum`] record a vector operation as one node; [`statement`]
+//! * [`dot`], [`dot_const`], [`matvec`] and [`sum`] record a vector operation as one node
+//!   (`Real::dot`, `Real::dot_const` and `Real::matvec` reach them from generic code, and are
+//!   the plain loops on `f64` and duals); [`statement`]
 //!   records a whole expression over a few inputs as one node, its partials computed in
 //!   forward mode (one record per assignment rather than per operation).
 //! * [`grad_of`] takes structured parameters ([`Scalars`]: `f64`, arrays, `Vec`s, tuples) and
@@ -44,8 +46,10 @@
 //! one non-constant operand (`x.sin()`, `x * c`, `c - x`, …) records nothing: a [`Var`] carries
 //! a coefficient, the derivative of its value with respect to its node, which the operation
 //! multiplies by its partial and the next recorded operation folds into its own partials.
-//! [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
-//! [`matvec`], one `dot` per row) is one record with 8 bytes per operand on a side of
+//! An addition `acc + p` whose operands are the last two nodes, `p` an operation's, records
+//! nothing either: `p`'s record is flagged to stand for the sum too (a running `acc + u·v` is
+//! one record per pair; docs/tape.md §Fused sums). [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
+//! [`matvec`], one `dot` per row; [`dot_const`], one side) is one record with 8 bytes per operand on a side of
 //! consecutive nodes, resolved by a vectorised `axpy`, and 12 elsewhere. Operations on
 //! constants only record nothing. A value captured from another job gets one proxy per
 //! job, whose adjoint is added to that job once. [`grad`], [`vjp`] and a reused [`Tape`]

@@ -141,9 +141,9 @@ pub struct TapeStats {
     pub edges: usize,
     /// Edges whose operand lies in another job.
     pub cross_job_edges: usize,
-    /// Bytes of node storage: 24 per operation (two operand slots and their partials), 12 per
-    /// operand of an operation with more than two (8 on a dense side of a `dot`), 12 per value
-    /// imported from another job.
+    /// Bytes of node storage: 24 per record (two operand slots and their partials; a sum fused
+    /// into the record before it has none), 12 per operand of an operation with more than two
+    /// (8 on a dense side of a `dot`), 12 per value imported from another job.
     pub bytes: usize,
 }
 
@@ -518,9 +518,20 @@ fn sweep_plain(seg: &Segment, adj: &mut [f64], skip: bool, count: bool) -> (u64,
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the feature the function is compiled for.
-        return unsafe { sweep_plain_fma(seg, adj, skip, count) };
+        return unsafe {
+            if seg.has_fused() {
+                sweep_plain_fma::<true>(seg, adj, skip, count)
+            } else {
+                sweep_plain_fma::<false>(seg, adj, skip, count)
+            }
+        };
     }
-    sweep_dispatch(seg, &mut Plain::<false>(adj), skip, count)
+    let area = &mut Plain::<false>(adj);
+    if seg.has_fused() {
+        sweep_dispatch::<_, true>(seg, area, skip, count)
+    } else {
+        sweep_dispatch::<_, false>(seg, area, skip, count)
+    }
 }
 
 /// [`sweep`] compiled with FMA instructions.
@@ -529,8 +540,13 @@ fn sweep_plain(seg: &Segment, adj: &mut [f64], skip: bool, count: bool) -> (u64,
 /// Only on a CPU with FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-unsafe fn sweep_plain_fma(seg: &Segment, adj: &mut [f64], skip: bool, count: bool) -> (u64, u64) {
-    sweep_dispatch(seg, &mut Plain::<true>(adj), skip, count)
+unsafe fn sweep_plain_fma<const FUSE: bool>(
+    seg: &Segment,
+    adj: &mut [f64],
+    skip: bool,
+    count: bool,
+) -> (u64, u64) {
+    sweep_dispatch::<_, FUSE>(seg, &mut Plain::<true>(adj), skip, count)
 }
 
 impl<const FMA: bool> Area for Plain<'_, FMA> {
@@ -620,17 +636,20 @@ impl<const PAR: bool, const FMA: bool> Area for Shared<'_, PAR, FMA> {
     }
 }
 
-/// [`sweep`] with the options as constants.
+/// [`sweep`] with the options as constants. `FUSE` is whether the job has fused sums; the callers compile a sweep for each case
+/// (jobs without them skip the test), each its own function.
 #[inline(always)]
-fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool) -> (u64, u64) {
-    // Jobs without fused sums skip the test for them.
-    match (skip, count, seg.has_fused()) {
-        (true, false, false) => sweep::<A, true, false, false>(seg, area),
-        (true, false, true) => sweep::<A, true, false, true>(seg, area),
-        (false, false, false) => sweep::<A, false, false, false>(seg, area),
-        (false, false, true) => sweep::<A, false, false, true>(seg, area),
-        (true, true, _) => sweep::<A, true, true, true>(seg, area),
-        (false, true, _) => sweep::<A, false, true, true>(seg, area),
+fn sweep_dispatch<A: Area, const FUSE: bool>(
+    seg: &Segment,
+    area: &mut A,
+    skip: bool,
+    count: bool,
+) -> (u64, u64) {
+    match (skip, count) {
+        (true, false) => sweep::<A, true, false, FUSE>(seg, area),
+        (false, false) => sweep::<A, false, false, FUSE>(seg, area),
+        (true, true) => sweep::<A, true, true, FUSE>(seg, area),
+        (false, true) => sweep::<A, false, true, FUSE>(seg, area),
     }
 }
 
@@ -759,7 +778,7 @@ fn sweep_dot<A: Area>(seg: &Segment, r: &Rec, area: &mut A, a: f64) -> u64 {
 /// # Safety
 /// Only on a CPU with FMA; on others, the caller uses `Shared::<PAR, false>`.
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "fma"))]
-unsafe fn sweep_shared_fma<const PAR: bool>(
+unsafe fn sweep_shared_fma<const PAR: bool, const FUSE: bool>(
     seg: &Segment,
     local: &[AtomicU64],
     all: &[AtomicU64],
@@ -772,7 +791,7 @@ unsafe fn sweep_shared_fma<const PAR: bool>(
         all,
         offsets,
     };
-    sweep_dispatch(seg, &mut area, skip, count)
+    sweep_dispatch::<_, FUSE>(seg, &mut area, skip, count)
 }
 
 impl Pass<'_> {
@@ -820,14 +839,38 @@ impl Pass<'_> {
         let fma = false;
         let (nodes, edges) = if fma {
             // SAFETY: the CPU has FMA.
-            unsafe { sweep_shared_fma::<PAR>(seg, local, self.adj, &self.rec.offsets, skip, count) }
+            unsafe {
+                if seg.has_fused() {
+                    sweep_shared_fma::<PAR, true>(
+                        seg,
+                        local,
+                        self.adj,
+                        &self.rec.offsets,
+                        skip,
+                        count,
+                    )
+                } else {
+                    sweep_shared_fma::<PAR, false>(
+                        seg,
+                        local,
+                        self.adj,
+                        &self.rec.offsets,
+                        skip,
+                        count,
+                    )
+                }
+            }
         } else {
             let mut area = Shared::<PAR, false> {
                 local,
                 all: self.adj,
                 offsets: &self.rec.offsets,
             };
-            sweep_dispatch(seg, &mut area, skip, count)
+            if seg.has_fused() {
+                sweep_dispatch::<_, true>(seg, &mut area, skip, count)
+            } else {
+                sweep_dispatch::<_, false>(seg, &mut area, skip, count)
+            }
         };
         if let Some(c) = self.counts {
             c[0].fetch_add(nodes, Relaxed);

@@ -5,7 +5,10 @@
 //! array. Operands are numbered *within the job*: slot `i + 1` is the job's node `i` (slot 0 is
 //! unused). The unused operand of a one-operand record (an output's coefficient, or one that is
 //! not finite: most one-operand operations fold into a `Var`'s coefficient instead) names the
-//! record's own slot with partial 0, which the reverse sweep skips.
+//! record's own slot with partial 0, which the reverse sweep skips. A two-operand record
+//! whose second slot carries the flag [`FUSED`] stands for two nodes: its operation's and the
+//! sum of the node before that and the operation's ([`Segment::push_add`]); records and nodes
+//! are therefore counted apart (`nodes`).
 //! Operations with more than two operands (`sum`, `mul_add`) are one record that points into
 //! side arrays of slots and partials, 12 bytes per operand. A dot product is one record whose
 //! two sides are each a dense range of slots (stored as its first slot: 8 bytes per operand,
@@ -343,22 +346,24 @@ impl Segment {
     /// record.
     #[inline(always)]
     pub(crate) fn push_add(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
-        let last = self.fusable;
-        // `last` is never a constant's bits here: `a` and `b` are not constants.
-        let other = if b.bits() == last { a } else { b };
-        if (a.bits() == last || b.bits() == last)
-            && other.bits() == last.wrapping_sub(1)
-            && pa == 1.0
-            && pb == 1.0
-            && let Some(r) = self.recs.last_mut()
-        {
-            // `last` is the node of the last record, an operation's; the sum is one node more
-            // (below `MAX_NODES + 1`: `push` keeps `nodes` below `MAX_NODES`).
-            r.b |= FUSED;
-            self.fusable = NodeId::CONSTANT.bits();
-            let index = self.nodes;
-            self.nodes = index + 1;
-            return self.id(index);
+        let (last, ab, bb) = (self.fusable, a.bits(), b.bits());
+        // `last` is never a constant's bits here: `a` and `b` are not constants. One branch
+        // decides the common case (no fusion).
+        if (ab == last) | (bb == last) {
+            let other = if bb == last { ab } else { bb };
+            if other == last.wrapping_sub(1)
+                && pa == 1.0
+                && pb == 1.0
+                && let Some(r) = self.recs.last_mut()
+            {
+                // `last` is the node of the last record, an operation's; the sum is one node
+                // more (below `MAX_NODES + 1`: `push` keeps `nodes` below `MAX_NODES`).
+                r.b |= FUSED;
+                self.fusable = NodeId::CONSTANT.bits();
+                let index = self.nodes;
+                self.nodes = index + 1;
+                return self.id(index);
+            }
         }
         self.push2(a, pa, b, pb)
     }
@@ -608,7 +613,7 @@ impl Segment {
             })
     }
 
-    /// Bytes of storage: 24 per record, 12 per operand of a many-operand record (8 on a dense
+    /// Bytes of storage: 24 per record (none for a fused sum), 12 per operand of a many-operand record (8 on a dense
     /// side of a dot product), 12 per import.
     pub(crate) fn bytes(&self) -> usize {
         self.recs.len() * std::mem::size_of::<Rec>()
