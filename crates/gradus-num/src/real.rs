@@ -199,6 +199,65 @@ pub trait Real:
     fn trigamma(self) -> Self {
         crate::special::trigamma(self)
     }
+
+    /// The dot product `Σ uᵢ vᵢ`, summed in index order from 0 (the loop
+    /// `acc = acc + u[i] * v[i]` from `acc = 0`). The tape's `Var` records it as one node.
+    ///
+    /// # Panics
+    /// If `u` and `v` differ in length.
+    fn dot(u: &[Self], v: &[Self]) -> Self {
+        assert_eq!(
+            u.len(),
+            v.len(),
+            "dot of slices of lengths {} and {}",
+            u.len(),
+            v.len()
+        );
+        u.iter()
+            .zip(v)
+            .fold(Self::zero(), |acc, (&a, &b)| acc + a * b)
+    }
+    /// The dot product `Σ uᵢ cᵢ` with constant weights `c`, summed in index order from 0. The
+    /// tape's `Var` records it as one node.
+    ///
+    /// # Panics
+    /// If `u` and `c` differ in length.
+    fn dot_const(u: &[Self], c: &[f64]) -> Self {
+        assert_eq!(
+            u.len(),
+            c.len(),
+            "dot_const of slices of lengths {} and {}",
+            u.len(),
+            c.len()
+        );
+        u.iter()
+            .zip(c)
+            .fold(Self::zero(), |acc, (&a, &w)| acc + a * Self::from_f64(w))
+    }
+    /// The product `m v` of the row-major matrix `m`, of `v.len()` columns, and `v`: one
+    /// [`dot`](Real::dot) per row.
+    ///
+    /// # Panics
+    /// If `m.len()` is not a multiple of `v.len()` (or `v` is empty and `m` is not).
+    fn matvec(m: &[Self], v: &[Self]) -> Vec<Self> {
+        if v.is_empty() {
+            assert!(
+                m.is_empty(),
+                "matvec of a matrix of {} entries and an empty vector",
+                m.len()
+            );
+            return Vec::new();
+        }
+        assert!(
+            m.len().is_multiple_of(v.len()),
+            "matvec of a matrix of {} entries and a vector of length {} (not a multiple)",
+            m.len(),
+            v.len()
+        );
+        m.chunks_exact(v.len())
+            .map(|row| Self::dot(row, v))
+            .collect()
+    }
 }
 
 macro_rules! impl_real_for_float {

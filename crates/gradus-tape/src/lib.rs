@@ -22,7 +22,9 @@
 //! * Every driver follows the vocabulary shared by the gradus engines (`docs/vocabulary.md`):
 //!   the point `x` first, then the tangent `xdot` or the cotangent `ybar`, the function last;
 //!   `_into` variants take their output buffer after the function.
-//! * [`dot`], [`matvec`] and [`sum`] record a vector operation as one node; [`statement`]
+//! * [`dot`], [`dot_const`], [`matvec`] and [`sum`] record a vector operation as one node
+//!   (`Real::dot`, `Real::dot_const` and `Real::matvec` reach them from generic code, and are
+//!   the plain loops on `f64` and duals); [`statement`]
 //!   records a whole expression over a few inputs as one node, its partials computed in
 //!   forward mode (one record per assignment rather than per operation).
 //! * [`grad_of`] takes structured parameters ([`Scalars`]: `f64`, arrays, `Vec`s, tuples) and
@@ -44,8 +46,10 @@
 //! one non-constant operand (`x.sin()`, `x * c`, `c - x`, …) records nothing: a [`Var`] carries
 //! a coefficient, the derivative of its value with respect to its node, which the operation
 //! multiplies by its partial and the next recorded operation folds into its own partials.
-//! [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
-//! [`matvec`], one `dot` per row) is one record with 8 bytes per operand on a side of
+//! An addition `acc + p` whose operands are the last two nodes, `p` an operation's, records
+//! nothing either: `p`'s record is flagged to stand for the sum too (a running `acc + u·v` is
+//! one record per pair; docs/tape.md §Fused sums). [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
+//! [`matvec`], one `dot` per row; [`dot_const`], one side) is one record with 8 bytes per operand on a side of
 //! consecutive nodes, resolved by a vectorised `axpy`, and 12 elsewhere. Operations on
 //! constants only record nothing. A value captured from another job gets one proxy per
 //! job, whose adjoint is added to that job once. [`grad`], [`vjp`] and a reused [`Tape`]
@@ -56,26 +60,26 @@
 //! of each build, the builds alternated, on a 2-vCPU machine under load, so single figures
 //! move by 10–20 %; primal in `f64`, the fastest of the rows running the same `f64` program;
 //! "+dot" rows use [`dot`] for the dot products and "+stmt" [`statement`] for the Euler step,
-//! the peers their scalar code), gradient time, before and after coefficients and the
-//! register window (benchmarks/README.md has the peers' times):
+//! the peers their scalar code), gradient time, before and after fused sums
+//! (benchmarks/README.md has the peers' times and GMM):
 //!
 //! | program | primal | before | after | gradient / primal | vs `reverse` | vs `ad_trait` |
 //! | --- | --- | --- | --- | --- | --- | --- |
-//! | fmult | 1.9 ns | 29.2 ns | 32.3 ns | 15× → 17× | 1.5× | 1.6× |
-//! | fdotprod/10⁵ | 45.6 µs | 767 µs | 719 µs | 16.8× → 15.8× | 8.6× | 11× |
-//! | fdotprod/10⁵ +dot | 46.4 µs | 214 µs | 206 µs | 4.6× → 4.4× | 11× | 18× |
-//! | fsummatvec/316 | 37.1 µs | 699 µs | 641 µs | 18.8× → 17.3× | 2.5× | 4.2× |
-//! | fsummatvec/316 +dot | 36.9 µs | 166 µs | 146 µs | 4.5× → 4.0× | 11× | 18× |
-//! | fneural | 2.69 µs | 62.3 µs | 58.5 µs | 23.2× → 21.7× | 2.7× | 4.6× |
-//! | fneural +dot | 2.73 µs | 21.2 µs | 20.5 µs | 7.8× → 7.5× | 7.8× | 13× |
-//! | fparticles (no fork) | 11.0 µs | 133 µs | 78.5 µs | 12.1× → 7.1× | 3.5× | 7.4× |
-//! | fparticles +stmt | 11.1 µs | 77.3 µs | 90.2 µs | 6.9× → 8.1× | 3.1× | 6.4× |
+//! | fmult | 2.2 ns | 35.3 ns | 34.1 ns | 16× → 15.5× | 1.5× | 1.6× |
+//! | fdotprod/10⁵ | 51.8 µs | 811 µs | 636 µs | 15.7× → 12.3× | 11× | 14× |
+//! | fdotprod/10⁵ +dot | 51.4 µs | 207 µs | 246 µs | 4.0× → 4.8× | 9.7× | 16× |
+//! | fsummatvec/316 | 41.7 µs | 781 µs | 576 µs | 18.7× → 13.8× | 3.1× | 5.3× |
+//! | fsummatvec/316 +dot | 41.0 µs | 166 µs | 191 µs | 4.1× → 4.7× | 9.4× | 16× |
+//! | fneural | 2.97 µs | 66.3 µs | 54.8 µs | 22.3× → 18.4× | 3.2× | 5.4× |
+//! | fneural +dot | 2.94 µs | 22.6 µs | 23.8 µs | 7.7× → 8.1× | 7.4× | 13× |
+//! | fparticles (no fork) | 12.1 µs | 87.9 µs | 86.2 µs | 7.3× → 7.1× | 3.5× | 7.1× |
+//! | fparticles +stmt | 12.2 µs | 99.7 µs | 104 µs | 8.2× → 8.6× | 2.9× | 6.0× |
 //!
-//! Scalar code with many operations on constants and elementary functions (fparticles) now
-//! records only its two-operand operations. Chains of `acc + u·v` (the dot products,
-//! matrix-vector products and dense layers) stay at two records per pair, about 2 ns each to
-//! record and to sweep, the sweep bound by the latency of the adjoint chain; there, the vector
-//! operations remove the chains and most of the bytes.
+//! Fused sums take a fifth to a quarter off the chains of `acc + u·v` written with scalar
+//! operations (the dot products, matrix-vector products and dense layers), which remain
+//! 12–18× their primal: each pair still records and sweeps the product. There, the vector
+//! operations ([`dot`], [`matvec`], or `Real::dot` and `Real::matvec` in generic code) are
+//! the way under 8×.
 //!
 //! # Example
 //!
@@ -139,4 +143,4 @@ pub use reverse::{
 };
 pub use scalars::{Scalars, grad_of};
 pub use statement::statement;
-pub use var::{Var, dot, matvec, sum};
+pub use var::{Var, dot, dot_const, matvec, sum};

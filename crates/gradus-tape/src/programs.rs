@@ -25,6 +25,13 @@ pub fn fdotprod<S: Real>(x: &[S]) -> S {
     u.iter().zip(v).fold(S::zero(), |acc, (&a, &b)| acc + a * b)
 }
 
+/// [`fdotprod`] written with [`Real::dot`] (one node on the tape), as a user with a vector
+/// operation at hand would write it; the same value.
+pub fn fdotprod_vec<S: Real>(x: &[S]) -> S {
+    let (u, v) = x.split_at(x.len() / 2);
+    S::dot(u, v)
+}
+
 /// `fsummatvec`: inputs `M[r][c] = 1 + n r + c` (row-major, `n²`) then `v_c = 2c + 3`.
 pub fn summatvec_inputs(n: usize) -> Vec<f64> {
     (0..n * n)
@@ -46,6 +53,17 @@ pub fn fsummatvec<S: Real>(x: &[S]) -> S {
                 .zip(v)
                 .fold(S::zero(), |acc, (&a, &b)| acc + a * b)
     })
+}
+
+/// [`fsummatvec`] written with [`Real::matvec`] (one node per row on the tape); the same
+/// value.
+pub fn fsummatvec_vec<S: Real>(x: &[S]) -> S {
+    let n = ((4 * x.len() + 1) as f64).sqrt() as usize / 2;
+    assert_eq!(n * n + n, x.len(), "fsummatvec: input length is not n² + n");
+    let (m, v) = x.split_at(n * n);
+    S::matvec(m, v)
+        .into_iter()
+        .fold(S::zero(), |total, r| total + r)
 }
 
 /// `frotvecquat`: inputs `v = (1, 2, 3)`, `q = (4, 5, 6, 7)` (`w` last).
@@ -105,8 +123,25 @@ fn layer<S: Real>(w: &[S], b: &[S], x: &[S]) -> Vec<S> {
         .collect()
 }
 
+/// The dense layer `relu(W x + b)` with [`Real::matvec`]; the same value as [`layer`].
+fn layer_vec<S: Real>(w: &[S], b: &[S], x: &[S]) -> Vec<S> {
+    S::matvec(w, x)
+        .into_iter()
+        .zip(b)
+        .map(|(z, &bi)| relu(z + bi))
+        .collect()
+}
+
 /// The second hidden layer and the softmax shift `m` of the `fneural` network.
 pub fn neural_hidden<S: Real>(p: &[S]) -> (Vec<S>, S) {
+    neural_hidden_with(p, layer)
+}
+
+/// A dense layer: weights, biases and input to output.
+type Layer<S> = fn(&[S], &[S], &[S]) -> Vec<S>;
+
+/// [`neural_hidden`] with the layer function `layer`.
+fn neural_hidden_with<S: Real>(p: &[S], layer: Layer<S>) -> (Vec<S>, S) {
     let (n0, n1, n2) = NEURAL_SIZES;
     let (x, rest) = p.split_at(n0);
     let (w1, rest) = rest.split_at(n1 * n0);
@@ -119,7 +154,10 @@ pub fn neural_hidden<S: Real>(p: &[S]) -> (Vec<S>, S) {
 }
 
 fn softmax_weighted<S: Real>(p: &[S], weight: impl Fn(usize) -> f64) -> S {
-    let (h2, m) = neural_hidden(p);
+    softmax_of(neural_hidden(p), weight)
+}
+
+fn softmax_of<S: Real>((h2, m): (Vec<S>, S), weight: impl Fn(usize) -> f64) -> S {
     let e: Vec<S> = h2.iter().map(|&h| (h - m).exp()).collect();
     let total = e.iter().fold(S::zero(), |acc, &x| acc + x);
     e.iter().enumerate().fold(S::zero(), |acc, (i, &ei)| {
@@ -135,6 +173,17 @@ pub fn fneural<S: Real>(p: &[S]) -> S {
 /// `fneural`: `Σᵢ cos(i) eᵢ / Σⱼ eⱼ`, a variant with a non-trivial gradient for tests.
 pub fn fneural_weighted<S: Real>(p: &[S]) -> S {
     softmax_weighted(p, |i| (i as f64).cos())
+}
+
+/// [`fneural`] with the layers' products as [`Real::matvec`] (one node per row on the tape);
+/// the same value.
+pub fn fneural_vec<S: Real>(p: &[S]) -> S {
+    softmax_of(neural_hidden_with(p, layer_vec), |_| 1.0)
+}
+
+/// [`fneural_weighted`] with the layers' products as [`Real::matvec`].
+pub fn fneural_weighted_vec<S: Real>(p: &[S]) -> S {
+    softmax_of(neural_hidden_with(p, layer_vec), |i| (i as f64).cos())
 }
 
 /// Euler steps per particle in `fparticles`.

@@ -305,8 +305,8 @@ where
     values.clear();
     ids.clear();
     let mut root = JobRecorder::root(segments, shell);
-    if x.len() >= u32::MAX as usize {
-        panic!("gradus-tape: more than 2^32 - 2 inputs");
+    if x.len() >= crate::segment::MAX_NODES {
+        panic!("gradus-tape: more than 2^31 - 5 inputs");
     }
     root.segment.start(JobId(0), x.len() as u32);
     let input = |(i, &v): (usize, &f64)| Var::from_parts(v, NodeId::new(JobId(0), i as u32));

@@ -13,7 +13,7 @@
 use crate::id::{JobId, NodeId};
 use crate::record::JobRecorder;
 use crate::segment::{
-    Before, DENSE, DOT, JobRecord, MANY, NO_SIDE, Rec, Segment, dot_parts, many_parts,
+    Before, DENSE, DOT, FUSED, JobRecord, MANY, NO_SIDE, Rec, Segment, dot_parts, many_parts,
 };
 use rayon::prelude::*;
 use std::fmt;
@@ -141,9 +141,9 @@ pub struct TapeStats {
     pub edges: usize,
     /// Edges whose operand lies in another job.
     pub cross_job_edges: usize,
-    /// Bytes of node storage: 24 per operation (two operand slots and their partials), 12 per
-    /// operand of an operation with more than two (8 on a dense side of a `dot`), 12 per value
-    /// imported from another job.
+    /// Bytes of node storage: 24 per record (two operand slots and their partials; a sum fused
+    /// into the record before it has none), 12 per operand of an operation with more than two
+    /// (8 on a dense side of a `dot`), 12 per value imported from another job.
     pub bytes: usize,
 }
 
@@ -518,9 +518,20 @@ fn sweep_plain(seg: &Segment, adj: &mut [f64], skip: bool, count: bool) -> (u64,
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the feature the function is compiled for.
-        return unsafe { sweep_plain_fma(seg, adj, skip, count) };
+        return unsafe {
+            if seg.has_fused() {
+                sweep_plain_fma::<true>(seg, adj, skip, count)
+            } else {
+                sweep_plain_fma::<false>(seg, adj, skip, count)
+            }
+        };
     }
-    sweep_dispatch(seg, &mut Plain::<false>(adj), skip, count)
+    let area = &mut Plain::<false>(adj);
+    if seg.has_fused() {
+        sweep_dispatch::<_, true>(seg, area, skip, count)
+    } else {
+        sweep_dispatch::<_, false>(seg, area, skip, count)
+    }
 }
 
 /// [`sweep`] compiled with FMA instructions.
@@ -529,8 +540,13 @@ fn sweep_plain(seg: &Segment, adj: &mut [f64], skip: bool, count: bool) -> (u64,
 /// Only on a CPU with FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-unsafe fn sweep_plain_fma(seg: &Segment, adj: &mut [f64], skip: bool, count: bool) -> (u64, u64) {
-    sweep_dispatch(seg, &mut Plain::<true>(adj), skip, count)
+unsafe fn sweep_plain_fma<const FUSE: bool>(
+    seg: &Segment,
+    adj: &mut [f64],
+    skip: bool,
+    count: bool,
+) -> (u64, u64) {
+    sweep_dispatch::<_, FUSE>(seg, &mut Plain::<true>(adj), skip, count)
 }
 
 impl<const FMA: bool> Area for Plain<'_, FMA> {
@@ -620,14 +636,20 @@ impl<const PAR: bool, const FMA: bool> Area for Shared<'_, PAR, FMA> {
     }
 }
 
-/// [`sweep`] with the options as constants.
+/// [`sweep`] with the options as constants. `FUSE` is whether the job has fused sums; the callers compile a sweep for each case
+/// (jobs without them skip the test), each its own function.
 #[inline(always)]
-fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool) -> (u64, u64) {
+fn sweep_dispatch<A: Area, const FUSE: bool>(
+    seg: &Segment,
+    area: &mut A,
+    skip: bool,
+    count: bool,
+) -> (u64, u64) {
     match (skip, count) {
-        (true, false) => sweep::<A, true, false>(seg, area),
-        (false, false) => sweep::<A, false, false>(seg, area),
-        (true, true) => sweep::<A, true, true>(seg, area),
-        (false, true) => sweep::<A, false, true>(seg, area),
+        (true, false) => sweep::<A, true, false, FUSE>(seg, area),
+        (false, false) => sweep::<A, false, false, FUSE>(seg, area),
+        (true, true) => sweep::<A, true, true, FUSE>(seg, area),
+        (false, true) => sweep::<A, false, true, FUSE>(seg, area),
     }
 }
 
@@ -638,13 +660,29 @@ fn sweep_dispatch<A: Area>(seg: &Segment, area: &mut A, skip: bool, count: bool)
 /// The adjoints of the two slots below the record being resolved are carried in registers
 /// (see the note "The register window" below).
 #[inline(always)]
-fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut A) -> (u64, u64) {
+fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
+    seg: &Segment,
+    area: &mut A,
+) -> (u64, u64) {
     let (mut nodes, mut edges) = (0u64, 0u64);
     // The slot of the record being resolved, and the pending additions to it and to the two
     // slots below it.
     let mut own = seg.len();
     let (mut c0, mut c1, mut c2) = (0.0f64, 0.0f64, 0.0f64);
     for r in seg.recs.iter().rev() {
+        if FUSE && r.b >= FUSED {
+            // The sum node after an operation (see `Segment::push_add`): operands the two
+            // slots below it, partials 1, so both go to the window; then the operation's own
+            // node, one slot down.
+            let a = area.get(own) + c0;
+            area.set(own, 0.0);
+            (c0, c1, c2) = (c1 + a, c2 + a, 0.0);
+            own -= 1;
+            if COUNT && !(SKIP && a == 0.0) {
+                nodes += 1;
+                edges += 2;
+            }
+        }
         let a = area.get(own) + c0;
         if SKIP && a == 0.0 {
             area.set(own, 0.0);
@@ -675,7 +713,8 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
             }
             area.set(own, 0.0);
         } else {
-            for (s, p) in [(r.a as usize, r.pa), (r.b as usize, r.pb)] {
+            let b = if FUSE { r.b & !FUSED } else { r.b } as usize;
+            for (s, p) in [(r.a as usize, r.pa), (b, r.pb)] {
                 // Without branches, whose outcome follows the program's shape: an operand in
                 // the window updates its register; one below it, its slot in memory; one in
                 // the window adds to the record's own slot instead, which is cleared below
@@ -688,7 +727,7 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
             }
             area.set(own, 0.0);
             if COUNT {
-                let n = (r.a as usize != own) as u64 + (r.b as usize != own) as u64;
+                let n = (r.a as usize != own) as u64 + (b != own) as u64;
                 nodes += (n > 0) as u64;
                 edges += n;
             }
@@ -712,12 +751,13 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool>(seg: &Segment, area: &mut
 fn sweep_dot<A: Area>(seg: &Segment, r: &Rec, area: &mut A, a: f64) -> u64 {
     let (start, n, su, sv) = dot_parts(r);
     let x = seg.extra();
-    let parts = &x.many_partials[start..start + 2 * n];
     let mut edges = 0;
-    for (side, p) in [(su, &parts[..n]), (sv, &parts[n..])] {
+    // A side of constants has no partials (`dot_const` stores only the first side's).
+    for (side, from) in [(su, start), (sv, start + n)] {
         if side == NO_SIDE {
             continue;
         }
+        let p = &x.many_partials[from..from + n];
         if side & DENSE != 0 {
             area.axpy((side & !DENSE) as usize, a, p);
             edges += n as u64;
@@ -738,7 +778,7 @@ fn sweep_dot<A: Area>(seg: &Segment, r: &Rec, area: &mut A, a: f64) -> u64 {
 /// # Safety
 /// Only on a CPU with FMA; on others, the caller uses `Shared::<PAR, false>`.
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "fma"))]
-unsafe fn sweep_shared_fma<const PAR: bool>(
+unsafe fn sweep_shared_fma<const PAR: bool, const FUSE: bool>(
     seg: &Segment,
     local: &[AtomicU64],
     all: &[AtomicU64],
@@ -751,7 +791,7 @@ unsafe fn sweep_shared_fma<const PAR: bool>(
         all,
         offsets,
     };
-    sweep_dispatch(seg, &mut area, skip, count)
+    sweep_dispatch::<_, FUSE>(seg, &mut area, skip, count)
 }
 
 impl Pass<'_> {
@@ -799,14 +839,38 @@ impl Pass<'_> {
         let fma = false;
         let (nodes, edges) = if fma {
             // SAFETY: the CPU has FMA.
-            unsafe { sweep_shared_fma::<PAR>(seg, local, self.adj, &self.rec.offsets, skip, count) }
+            unsafe {
+                if seg.has_fused() {
+                    sweep_shared_fma::<PAR, true>(
+                        seg,
+                        local,
+                        self.adj,
+                        &self.rec.offsets,
+                        skip,
+                        count,
+                    )
+                } else {
+                    sweep_shared_fma::<PAR, false>(
+                        seg,
+                        local,
+                        self.adj,
+                        &self.rec.offsets,
+                        skip,
+                        count,
+                    )
+                }
+            }
         } else {
             let mut area = Shared::<PAR, false> {
                 local,
                 all: self.adj,
                 offsets: &self.rec.offsets,
             };
-            sweep_dispatch(seg, &mut area, skip, count)
+            if seg.has_fused() {
+                sweep_dispatch::<_, true>(seg, &mut area, skip, count)
+            } else {
+                sweep_dispatch::<_, false>(seg, &mut area, skip, count)
+            }
         };
         if let Some(c) = self.counts {
             c[0].fetch_add(nodes, Relaxed);

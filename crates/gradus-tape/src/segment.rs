@@ -5,7 +5,10 @@
 //! array. Operands are numbered *within the job*: slot `i + 1` is the job's node `i` (slot 0 is
 //! unused). The unused operand of a one-operand record (an output's coefficient, or one that is
 //! not finite: most one-operand operations fold into a `Var`'s coefficient instead) names the
-//! record's own slot with partial 0, which the reverse sweep skips.
+//! record's own slot with partial 0, which the reverse sweep skips. A two-operand record
+//! whose second slot carries the flag [`FUSED`] stands for two nodes: its operation's and the
+//! sum of the node before that and the operation's ([`Segment::push_add`]); records and nodes
+//! are therefore counted apart (`nodes`).
 //! Operations with more than two operands (`sum`, `mul_add`) are one record that points into
 //! side arrays of slots and partials, 12 bytes per operand. A dot product is one record whose
 //! two sides are each a dense range of slots (stored as its first slot: 8 bytes per operand,
@@ -40,6 +43,11 @@ pub(crate) const DOT: u32 = u32::MAX - 2;
 /// The flag of a dot product's side whose operands are the dense range of slots starting at
 /// the low bits; without it, the low bits are the start of the side's slots in the side array.
 pub(crate) const DENSE: u32 = 1 << 31;
+
+/// The flag on the second slot of a two-operand record that also stands for the *sum node*
+/// after it: see [`Segment::push_add`]. Slots, and the `b` fields of wide records, stay below
+/// it.
+pub(crate) const FUSED: u32 = 1 << 31;
 
 /// The ranges of a [`MANY`] record's slots and partials in the side arrays.
 #[inline(always)]
@@ -105,8 +113,16 @@ pub(crate) struct Segment {
     base: u64,
     /// Nodes without a record: the inputs, in the root job; 0 elsewhere.
     pub(crate) first: u32,
-    /// The records of nodes `first ..`.
+    /// The records of nodes `first ..`: one per node, except that a record flagged
+    /// [`FUSED`] stands for two (its own node and the sum node after it).
     pub(crate) recs: Vec<Rec>,
+    /// The number of nodes: `first`, one per record, and one more per record flagged
+    /// [`FUSED`].
+    nodes: u32,
+    /// The bits of the ID of the last node if a sum may fold into its record (an operation's
+    /// record that stands for no sum yet: see [`Segment::push_add`]); [`NodeId::CONSTANT`]'s
+    /// otherwise.
+    fusable: u64,
     /// What few jobs need, made on first use (boxed, so that a segment stays small to move).
     extra: Option<Box<Extra>>,
 }
@@ -156,13 +172,21 @@ impl Segment {
     pub(crate) fn start(&mut self, job: JobId, inputs: u32) {
         self.base = (job.0 as u64) << 32;
         self.first = inputs;
+        self.nodes = inputs;
+        self.fusable = NodeId::CONSTANT.bits();
     }
 
     /// The number of nodes, proxies included (the size of the job's adjoint area less the
     /// sink).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.first as usize + self.recs.len()
+        self.nodes as usize
+    }
+
+    /// Whether a record is flagged [`FUSED`].
+    #[inline]
+    pub(crate) fn has_fused(&self) -> bool {
+        self.nodes as usize != self.first as usize + self.recs.len()
     }
 
     /// The number of nodes the program recorded: inputs and operations, not proxies.
@@ -202,6 +226,8 @@ impl Segment {
             x.cache = [NO_ENTRY; CACHE];
         }
         self.first = 0;
+        self.nodes = 0;
+        self.fusable = NodeId::CONSTANT.bits();
     }
 
     /// The slot of operand `id` (not a constant) in this job.
@@ -260,12 +286,24 @@ impl Segment {
     /// Appends a record; returns the new node's index.
     #[inline(always)]
     fn push(&mut self, r: Rec) -> u32 {
-        let index = self.len();
-        if index >= u32::MAX as usize - 3 {
+        let index = self.nodes;
+        if index as usize >= MAX_NODES {
             limit_exceeded();
         }
         self.recs.push(r);
-        index as u32
+        self.nodes = index + 1;
+        // Wide records and proxies take no sum; `push1` and `push2` set it for theirs.
+        self.fusable = NodeId::CONSTANT.bits();
+        index
+    }
+
+    /// [`push`](Self::push) of an operation's record, which a sum may fold into.
+    #[inline(always)]
+    fn push_op(&mut self, r: Rec) -> NodeId {
+        let k = self.push(r);
+        let id = self.id(k);
+        self.fusable = id.bits();
+        id
     }
 
     #[inline(always)]
@@ -278,13 +316,12 @@ impl Segment {
     pub(crate) fn push1(&mut self, a: NodeId, pa: f64) -> NodeId {
         let a = self.slot(a);
         let own = self.len() as u32 + 1;
-        let k = self.push(Rec {
+        self.push_op(Rec {
             a,
             b: own,
             pa,
             pb: 0.0,
-        });
-        self.id(k)
+        })
     }
 
     /// A node with operands `a`, `b` (at most one of them a constant) and partials `pa`, `pb`.
@@ -297,8 +334,38 @@ impl Segment {
         let own = self.len() as u32 + 1;
         let (a, pa) = if ca { (own, 0.0) } else { (sa, pa) };
         let (b, pb) = if cb { (own, 0.0) } else { (sb, pb) };
-        let k = self.push(Rec { a, b, pa, pb });
-        self.id(k)
+        self.push_op(Rec { a, b, pa, pb })
+    }
+
+    /// The sum `a + b` of two non-constant operands with partials `pa`, `pb`. Where both
+    /// partials are 1, `b` (or `a`) is the last node, its record is an ordinary two-operand
+    /// record, and the other operand is the node just before it — the shape of `acc + u·v`
+    /// — the sum records nothing: the last record is flagged [`FUSED`] and stands for the sum
+    /// node too, whose operands are implied (the two nodes before it, partials 1). The
+    /// product keeps its own node, so later uses of it stay exact. Otherwise an ordinary
+    /// record.
+    #[inline(always)]
+    pub(crate) fn push_add(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
+        let (last, ab, bb) = (self.fusable, a.bits(), b.bits());
+        // `last` is never a constant's bits here: `a` and `b` are not constants. One branch
+        // decides the common case (no fusion).
+        if (ab == last) | (bb == last) {
+            let other = if bb == last { ab } else { bb };
+            if other == last.wrapping_sub(1)
+                && pa == 1.0
+                && pb == 1.0
+                && let Some(r) = self.recs.last_mut()
+            {
+                // `last` is the node of the last record, an operation's; the sum is one node
+                // more (below `MAX_NODES + 1`: `push` keeps `nodes` below `MAX_NODES`).
+                r.b |= FUSED;
+                self.fusable = NodeId::CONSTANT.bits();
+                let index = self.nodes;
+                self.nodes = index + 1;
+                return self.id(index);
+            }
+        }
+        self.push2(a, pa, b, pb)
     }
 
     /// A node with the operands and partials `ops` (constants skipped).
@@ -331,6 +398,36 @@ impl Segment {
             b: 0,
             pa: f64::from_bits(start as u64 | (n as u64) << 32),
             pb: f64::from_bits(su as u64 | (sv as u64) << 32),
+        });
+        (value, self.id(k))
+    }
+
+    /// The dot product of `u` (not all constants) with the constant weights `c` (equal
+    /// lengths) as one record of kind [`DOT`] whose second side is [`NO_SIDE`]: the `n`
+    /// partials `cᵢ` (times the coefficients) go to the side array of partials, the slots of
+    /// `u` are a dense range or listed as in [`push_dot`](Self::push_dot). Returns the value
+    /// (summed in index order from 0) and the ID.
+    pub(crate) fn push_dot_const(&mut self, u: &[Var<'_>], c: &[f64]) -> (f64, NodeId) {
+        let n = u.len();
+        let parts = &mut self.extra_mut().many_partials;
+        let start = parts.len();
+        parts.reserve(n);
+        let first = u[0].id().bits();
+        let (mut value, mut dense) = (0.0, true);
+        for (i, (a, &w)) in u.iter().zip(c).enumerate() {
+            value += a.value() * w;
+            parts.push(w * a.scale());
+            dense &= a.id().bits() == first.wrapping_add(i as u64);
+        }
+        let su = self.dot_side(u, dense);
+        if start > u32::MAX as usize || n > u32::MAX as usize {
+            limit_exceeded();
+        }
+        let k = self.push(Rec {
+            a: DOT,
+            b: 0,
+            pa: f64::from_bits(start as u64 | (n as u64) << 32),
+            pb: f64::from_bits(su as u64 | (NO_SIDE as u64) << 32),
         });
         (value, self.id(k))
     }
@@ -421,7 +518,7 @@ impl Segment {
     fn close_many(&mut self, x: Box<Extra>, (start, pstart): (usize, usize)) -> NodeId {
         let count = x.many_slots.len() - start;
         self.extra = Some(x);
-        if start > u32::MAX as usize - count || pstart > u32::MAX as usize {
+        if start >= FUSED as usize || pstart > u32::MAX as usize {
             limit_exceeded();
         }
         let k = self.push(Rec {
@@ -448,15 +545,17 @@ impl Segment {
             }
             DOT => {
                 let (start, n, su, sv) = dot_parts(r);
-                let parts = &x.many_partials[start..start + 2 * n];
                 let mut all = Vec::with_capacity(2 * n);
-                for (side, p) in [(su, &parts[..n]), (sv, &parts[n..])] {
-                    all.extend(self.dot_slots(side, n).zip(p.iter().copied()));
+                for (side, from) in [(su, start), (sv, start + n)] {
+                    if side != NO_SIDE {
+                        let p = &x.many_partials[from..from + n];
+                        all.extend(self.dot_slots(side, n).zip(p.iter().copied()));
+                    }
                 }
                 all
             }
             PROXY => Vec::new(),
-            _ => vec![(r.a, r.pa), (r.b, r.pb)],
+            _ => vec![(r.a, r.pa), (r.b & !FUSED, r.pb)],
         };
         all.into_iter()
             .filter(|&(s, _)| s != own && s != 0)
@@ -487,11 +586,19 @@ impl Segment {
     pub(crate) fn edge_counts(&self) -> (usize, usize) {
         let proxies: std::collections::HashSet<u32> = self.imports().iter().map(|p| p.0).collect();
         let (mut edges, mut cross) = (0, 0);
-        for (i, r) in self.recs.iter().enumerate() {
-            for (s, _) in self.operands(r, (self.first as usize + i + 1) as u32) {
+        let mut own = self.first + 1;
+        for r in &self.recs {
+            for (s, _) in self.operands(r, own) {
                 edges += 1;
                 cross += proxies.contains(&s) as usize;
             }
+            if r.a < DOT && r.b >= FUSED {
+                // The sum node: the node before the record's and the record's.
+                edges += 2;
+                cross += proxies.contains(&(own - 1)) as usize + proxies.contains(&own) as usize;
+                own += 1;
+            }
+            own += 1;
         }
         (edges, cross)
     }
@@ -506,7 +613,7 @@ impl Segment {
             })
     }
 
-    /// Bytes of storage: 24 per record, 12 per operand of a many-operand record (8 on a dense
+    /// Bytes of storage: 24 per record (none for a fused sum), 12 per operand of a many-operand record (8 on a dense
     /// side of a dot product), 12 per import.
     pub(crate) fn bytes(&self) -> usize {
         self.recs.len() * std::mem::size_of::<Rec>()
@@ -516,11 +623,14 @@ impl Segment {
     }
 }
 
+/// Nodes per job (slots stay below [`FUSED`]).
+pub(crate) const MAX_NODES: usize = FUSED as usize - 4;
+
 #[cold]
 #[inline(never)]
 fn limit_exceeded() -> ! {
     panic!(
-        "gradus-tape: a job exceeded the limit of 2^32 - 4 nodes or 2^32 operands; \
+        "gradus-tape: a job exceeded the limit of 2^31 - 4 nodes or 2^31 operands; \
          split the computation with join or par_map"
     )
 }

@@ -1,9 +1,10 @@
 //! The tape's tests but the allocation count (which installs a global allocator and has a
 //! binary of its own): the primitives' partials, the benchmark programs, random programs,
-//! structured parameters, second order, statements, vector operations, coefficients, complexity and job
+//! structured parameters, second order, statements, vector operations, coefficients, fused sums, complexity and job
 //! structure, and the shared vocabulary.
 
 mod coefficients;
+mod fused;
 mod primitives;
 mod programs;
 mod properties;

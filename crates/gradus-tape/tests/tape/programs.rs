@@ -239,3 +239,61 @@ fn fparticles_job_graph_and_modes() {
         compare(&par, &seq, Tolerance::new(0.0, 1e-12)).unwrap();
     }
 }
+
+/// The programs written with the vector operations of `Real` compute the same values as the
+/// scalar programs, on `f64` and on the tape, and the same gradients with fewer records.
+#[test]
+fn vector_variants_of_the_programs() {
+    type P = for<'r> fn(&[Var<'r>]) -> Var<'r>;
+    type F = fn(&[f64]) -> f64;
+    let cases: [(Vec<f64>, F, F, P, P); 4] = [
+        (
+            dotprod_inputs(300),
+            fdotprod,
+            fdotprod_vec,
+            |v| fdotprod(v),
+            |v| fdotprod_vec(v),
+        ),
+        (
+            summatvec_inputs(30),
+            fsummatvec,
+            fsummatvec_vec,
+            |v| fsummatvec(v),
+            |v| fsummatvec_vec(v),
+        ),
+        (
+            neural_inputs(),
+            fneural,
+            fneural_vec,
+            |v| fneural(v),
+            |v| fneural_vec(v),
+        ),
+        (
+            neural_inputs(),
+            fneural_weighted,
+            fneural_weighted_vec,
+            |v| fneural_weighted(v),
+            |v| fneural_weighted_vec(v),
+        ),
+    ];
+    for (x, scalar, vector, scalar_tape, vector_tape) in cases {
+        assert_eq!(vector(&x), scalar(&x));
+        let (y, g) = grad(&x, vector_tape);
+        let (ys, gs) = grad(&x, scalar_tape);
+        assert_eq!(y, ys);
+        compare(&g, &gs, Tolerance::new(1e-13, 1e-13)).unwrap();
+        let bytes = record(&x, |v| vec![vector_tape(v)]).stats().bytes;
+        let scalar_bytes = record(&x, |v| vec![scalar_tape(v)]).stats().bytes;
+        assert!(bytes < scalar_bytes, "{bytes} >= {scalar_bytes}");
+    }
+    // Forward mode through the default methods of `Real`.
+    let p = neural_inputs();
+    let (_, g) = grad(&p, |v| fneural_weighted_vec(v));
+    check_scalar_program(
+        &p,
+        fneural_weighted_vec::<f64>,
+        fneural_weighted_vec::<Dual<f64>>,
+        &g,
+        Tolerance::new(1e-6, 1e-6),
+    );
+}

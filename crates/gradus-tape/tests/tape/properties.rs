@@ -19,7 +19,7 @@ enum Step {
 }
 
 fn apply<S: Real>(op: u8, a: S, b: S) -> S {
-    match op % 10 {
+    match op % 12 {
         0 => a + b,
         1 => a - b,
         2 => a * b * S::from_f64(0.5),
@@ -29,7 +29,18 @@ fn apply<S: Real>(op: u8, a: S, b: S) -> S {
         6 => (S::one() + a * a).sqrt() - b,
         7 => (a * S::from_f64(0.3)).exp() * S::from_f64(0.5),
         8 => a.atan2(S::one() + b * b),
-        _ => a.hypot(b + S::from_f64(0.5)),
+        9 => a.hypot(b + S::from_f64(0.5)),
+        // Sums that fuse with the product before them (`s` is the node just before the
+        // product; `b` is when it was the last value recorded), the product used again after.
+        // Bounded, so that long chains of them stay well conditioned.
+        10 => {
+            let s = a.tanh() * b.tanh();
+            s + a.sin() * s
+        }
+        _ => {
+            let p = a.sin() * b;
+            (p + b).tanh() * p
+        }
     }
 }
 

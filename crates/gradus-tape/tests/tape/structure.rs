@@ -91,8 +91,10 @@ fn dot_product_records_4n_minus_2_edges() {
         // The paper's 4n - 1, less the first addition, to the constant 0, which records
         // nothing (partial 1 with respect to the product).
         assert_eq!(rec.stats().edges, 4 * n - 2);
-        // 24 bytes per operation (n products, n - 1 sums), nothing for the inputs.
-        assert_eq!(rec.stats().bytes, 24 * (2 * n - 1));
+        // n products and n - 1 sums, each sum folded into the product's record (the
+        // accumulator is the node before the product): 24 bytes per product.
+        assert_eq!(rec.stats().nodes, 2 * n + 2 * n - 1);
+        assert_eq!(rec.stats().bytes, 24 * n);
     }
 }
 

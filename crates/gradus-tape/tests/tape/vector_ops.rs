@@ -5,7 +5,7 @@
 
 use gradus_check::{SplitMix64, Tolerance, compare, fd};
 use gradus_tape::{
-    Adjoints, Real, ReverseOptions, Var, dot, grad, join, matvec, par_map, record, vjp,
+    Adjoints, Real, ReverseOptions, Var, dot, dot_const, grad, join, matvec, par_map, record, vjp,
 };
 
 const N: usize = 12;
@@ -179,4 +179,132 @@ fn short_dots_are_operations_with_the_same_value() {
         let ops = [0, 1, 3, 1, 1][n];
         assert_eq!(rec.stats().nodes - rec.stats().inputs, ops, "n = {n}");
     }
+}
+
+/// `Σ uᵢ cᵢ` as the loop that [`dot_const`] replaces.
+fn dot_const_loop<S: Real>(u: &[S], c: &[f64]) -> S {
+    u.iter()
+        .zip(c)
+        .fold(S::zero(), |acc, (&a, &w)| acc + a * S::from_f64(w))
+}
+
+/// Constant-weight dot products on every kind of side: a dense range of inputs, values with
+/// coefficients, every other input (listed), constants mixed in, values of another job.
+fn weighted<S: Real>(x: &[S], d: impl Fn(&[S], &[f64]) -> S) -> S {
+    let w: Vec<f64> = (0..N).map(|i| 0.3 * i as f64 - 1.1).collect();
+    let scaled: Vec<S> = x[..N].iter().map(|&t| t * S::from_f64(-2.5)).collect();
+    let odd: Vec<S> = x.iter().skip(1).step_by(2).take(N).copied().collect();
+    let mixed: Vec<S> = (0..N)
+        .map(|i| {
+            if i % 4 == 0 {
+                S::from_f64(0.7)
+            } else {
+                x[N + i]
+            }
+        })
+        .collect();
+    let a = d(&x[..N], &w);
+    let b = d(&scaled, &w);
+    let c = d(&odd, &w[..N]);
+    let e = d(&mixed, &w);
+    (a * b).sin() + c * e + d(&x[2 * N..], &w).exp()
+}
+
+#[test]
+fn dot_const_matches_the_loop_and_finite_differences() {
+    for seed in 0..4 {
+        let x = inputs(20 + seed);
+        let (y, g) = grad(&x, |v| weighted(v, dot_const));
+        let (ys, gs) = grad(&x, |v| weighted(v, dot_const_loop));
+        assert_eq!(y, ys);
+        assert_eq!(y, weighted(&x, dot_const_loop));
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        let fd = fd::grad(&x, |v| weighted(v, dot_const_loop));
+        compare(&g, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+        // In a task, on the parent's values (proxies), sequential and parallel.
+        let rec = record(&x, |v| {
+            let (l, r) = join(
+                || weighted(v, dot_const),
+                || dot_const(&v[N..2 * N], &[2.0; N]),
+            );
+            vec![l * r]
+        });
+        let reference = fd::grad(&x, |v| {
+            weighted(v, dot_const_loop) * dot_const_loop(&v[N..2 * N], &[2.0; N])
+        });
+        for options in [ReverseOptions::default(), ReverseOptions::sequential()] {
+            let mut g = vec![0.0; x.len()];
+            rec.pullback_into(&[1.0], &options, &mut Adjoints::new(), &mut g)
+                .unwrap();
+            compare(&g, &reference, Tolerance::new(1e-6, 1e-6)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn dot_const_is_one_node() {
+    let x = inputs(5);
+    let w = [0.5; N];
+    // A dense side: 24 bytes and 8 per operand; a listed one, 12 per operand.
+    let rec = record(&x, |v| vec![dot_const(&v[..N], &w)]);
+    assert_eq!((rec.stats().nodes, rec.stats().edges), (3 * N + 1, N));
+    assert_eq!(rec.stats().bytes, 24 + 8 * N);
+    let rec = record(&x, |v| {
+        let odd: Vec<Var<'_>> = v.iter().skip(1).step_by(2).take(N).copied().collect();
+        vec![dot_const(&odd, &w)]
+    });
+    assert_eq!(rec.stats().bytes, 24 + 12 * N);
+    let (_, counts) = rec
+        .pullback_counting(&[1.0], &ReverseOptions::default())
+        .unwrap();
+    assert_eq!((counts.nodes_resolved, counts.edges_visited), (1, N as u64));
+    // Constants only: a constant.
+    let rec = record(&x, |_| vec![dot_const(&[Var::constant(2.0); N], &w)]);
+    assert_eq!(rec.stats().nodes, rec.stats().inputs);
+    assert_eq!(rec.outputs(), &[dot_const_loop(&[2.0; N], &w)]);
+}
+
+#[test]
+#[should_panic(expected = "dot_const of slices of lengths 3 and 2")]
+fn dot_const_rejects_slices_of_different_lengths() {
+    grad(&[1.0; 5], |v| dot_const(&v[..3], &[1.0, 2.0]));
+}
+
+/// Vector operations through [`Real`], so that one function serves every number type.
+fn generic<S: Real>(x: &[S]) -> S {
+    let rows = S::matvec(&x[..2 * N], &x[2 * N..2 * N + 2]);
+    let w: Vec<f64> = (0..N).map(|i| (i as f64).sin()).collect();
+    S::dot(&x[..N], &x[N..2 * N]) * S::dot_const(&x[2 * N..], &w) + rows[3] * rows[N - 1]
+}
+
+#[test]
+fn vector_operations_through_real_on_every_number_type() {
+    let x = inputs(31);
+    let loops = |v: &[f64]| {
+        let rows = matvec_loop(&v[..2 * N], &v[2 * N..2 * N + 2]);
+        let w: Vec<f64> = (0..N).map(|i| (i as f64).sin()).collect();
+        dot_loop(&v[..N], &v[N..2 * N]) * dot_const_loop(&v[2 * N..], &w) + rows[3] * rows[N - 1]
+    };
+    assert_eq!(generic(&x), loops(&x));
+    let (y, g) = grad(&x, |v| generic(v));
+    assert_eq!(y, loops(&x));
+    // Forward mode runs the default (loop) methods of `Real`.
+    let forward: Vec<f64> = (0..x.len())
+        .map(|i| {
+            let mut e = vec![0.0; x.len()];
+            e[i] = 1.0;
+            gradus_tape::jvp(&x, &e, |d| vec![generic(d)]).1[0]
+        })
+        .collect();
+    compare(&g, &forward, Tolerance::new(1e-12, 1e-12)).unwrap();
+    // On the tape they are nodes: fewer records than the loops.
+    let vec_bytes = record(&x, |v| vec![generic(v)]).stats().bytes;
+    let loop_bytes = record(&x, |v| vec![loops_var(v)]).stats().bytes;
+    assert!(vec_bytes < loop_bytes, "{vec_bytes} >= {loop_bytes}");
+}
+
+fn loops_var<'r>(v: &[Var<'r>]) -> Var<'r> {
+    let rows = matvec_loop(&v[..2 * N], &v[2 * N..2 * N + 2]);
+    let w: Vec<f64> = (0..N).map(|i| (i as f64).sin()).collect();
+    dot_loop(&v[..N], &v[N..2 * N]) * dot_const_loop(&v[2 * N..], &w) + rows[3] * rows[N - 1]
 }
