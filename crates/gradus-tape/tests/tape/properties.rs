@@ -137,7 +137,15 @@ fn pull(rec: &gradus_tape::Recording, seed: &[f64], options: ReverseOptions) -> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    // A fixed seed: the same 48 programs on every run. Finite differences of a random
+    // program are occasionally too inaccurate for the tolerance (about one program in 1500),
+    // which must not make a test run fail by chance.
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x6772_6164_7573),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_programs_match_finite_differences_and_forward_mode(

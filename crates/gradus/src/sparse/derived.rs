@@ -456,8 +456,16 @@ impl SparseDerived {
             len,
         );
         let sources = sources(&pattern, &colouring, products);
-        let columns = pattern.columns.iter().map(|&c| c as i64).collect::<Vec<_>>();
-        let offsets = pattern.offsets.iter().map(|&o| o as i64).collect::<Vec<_>>();
+        let columns = pattern
+            .columns
+            .iter()
+            .map(|&c| c as i64)
+            .collect::<Vec<_>>();
+        let offsets = pattern
+            .offsets
+            .iter()
+            .map(|&o| o as i64)
+            .collect::<Vec<_>>();
         Ok(SparsePlan {
             sources,
             columns: Value::from_ndarray(ndarray::Array1::from(columns)),
