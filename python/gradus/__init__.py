@@ -18,8 +18,11 @@ Derivatives of any entry point are compiled on demand: ``prog.grad("f", wrt=None
 ``gradus.jax.function(prog, "f")`` and ``gradus.torch.function(prog, "f")`` make an entry point
 a function of JAX or PyTorch whose derivatives are gradus's (import those modules explicitly).
 
-``csr_matrix(result, ncols)`` turns the ``(values, columns, offsets)`` of ``sparse_jacobian``
-or ``sparse_hessian`` into a ``scipy.sparse.csr_matrix`` (scipy must be installed).
+``prog.sparse_jacobian("f")`` and ``prog.sparse_hessian("f")`` return callables giving the
+matrix as a ``scipy.sparse.csr_matrix``, its pattern found once by tracing the program
+(docs/sparse.md). ``csr_matrix(result, ncols)`` turns the ``(values, columns, offsets)`` that
+the language's own ``sparse_jacobian`` or ``sparse_hessian`` return into one (scipy must be
+installed).
 
 Errors: ``CompileError`` (the message starts with ``path:line:col``), ``ProgramError``
 (run-time errors, with ``message`` and ``locations``), ``TypeError`` and ``ValueError`` for
@@ -42,6 +45,7 @@ from ._gradus import (  # noqa: E402
     EntryPoint,
     Program,
     ProgramError,
+    SparseDerivative,
     cache_dir,
     compile,
     compile_source,
@@ -65,6 +69,7 @@ __all__ = [
     "EntryPoint",
     "Program",
     "ProgramError",
+    "SparseDerivative",
     "cache_dir",
     "compile",
     "compile_source",

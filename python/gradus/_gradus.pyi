@@ -52,6 +52,24 @@ class EntryPoint:
 
 Wrt = Union[None, int, str, Sequence[Union[int, str]]]
 
+class SparseDerivative:
+    """A sparse Jacobian or Hessian of an entry point (``prog.sparse_jacobian("f")``,
+    ``prog.sparse_hessian("f")``); call it like the entry point. Returns a
+    ``scipy.sparse.csr_matrix`` (``(values, columns, offsets)`` without scipy). The pattern is
+    found on the first call and kept for later calls whose other arguments are the same."""
+
+    @property
+    def kind(self) -> str:
+        """``"sparse_jacobian"`` or ``"sparse_hessian"``."""
+    @property
+    def wrt(self) -> int:
+        """The position of the parameter differentiated."""
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def plan(self, *args: Any, **kwargs: Any) -> Dict[str, Any]:
+        """``nnz``, ``colours``, ``products`` (``"columns"``, ``"rows"``, ``"star"``),
+        ``lower_bound``, ``trace_seconds`` and ``colour_seconds`` of the pattern for these
+        arguments."""
+
 class Derivative:
     """A derivative of an entry point (``prog.grad("f")`` and relatives), compiled on first
     use and cached by the program; call it like the entry point, then the seeds (``vjp``:
@@ -85,6 +103,11 @@ class Program:
         ``result.shape + param.shape``."""
     def hessian(self, entry: str, wrt: Wrt = None) -> Derivative:
         """The Hessian of a float scalar result with respect to one parameter of rank 0 or 1."""
+    def sparse_jacobian(self, entry: str, wrt: Union[int, str, None] = None) -> SparseDerivative:
+        """The sparse Jacobian of the one float result (rank 0 or 1) with respect to a
+        one-dimensional float parameter (None: the only float parameter)."""
+    def sparse_hessian(self, entry: str, wrt: Union[int, str, None] = None) -> SparseDerivative:
+        """The sparse Hessian of a float scalar result, as ``sparse_jacobian``."""
 
     @property
     def entry_points(self) -> Dict[str, str]:

@@ -22,6 +22,7 @@
 mod convert;
 mod derive;
 mod program;
+mod sparse;
 mod xla;
 
 use gradus::program::{Backend, Program};
@@ -245,6 +246,7 @@ fn _gradus(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyProgram>()?;
     m.add_class::<PyEntryPoint>()?;
     m.add_class::<derive::PyDerivative>()?;
+    m.add_class::<sparse::PySparse>()?;
     m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("ProgramError", py.get_type::<ProgramError>())?;
     Ok(())

@@ -11,7 +11,8 @@ use crate::convert::{Prepared, describe, prepare_array, prepare_scalar, to_pytho
 use crate::derive::PyDerivative;
 use gradus::Derivative;
 use gradus::program::{CallError, ExternalType, Program};
-use gradus::value::ValueRef;
+use gradus::sparse::SparseKind;
+use gradus::value::{Value, ValueRef};
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -223,6 +224,33 @@ impl PyProgram {
         self.derivative(py, Derivative::Hessian, entry, wrt)
     }
 
+    /// The sparse Jacobian of the entry's one float result (rank 0 or 1) with respect to the
+    /// one-dimensional float parameter `wrt` (None: the only float parameter; a position or
+    /// name): a callable taking the entry's arguments and returning a
+    /// `scipy.sparse.csr_matrix` (or `(values, columns, offsets)` without scipy).
+    #[pyo3(signature = (entry, wrt=None))]
+    fn sparse_jacobian(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::sparse::PySparse> {
+        let index = self.index_of(entry)?;
+        crate::sparse::derive(py, &self.loaded, index, SparseKind::Jacobian, wrt)
+    }
+
+    /// The sparse Hessian of the entry's float scalar result, as `sparse_jacobian`.
+    #[pyo3(signature = (entry, wrt=None))]
+    fn sparse_hessian(
+        &self,
+        py: Python<'_>,
+        entry: &str,
+        wrt: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::sparse::PySparse> {
+        let index = self.index_of(entry)?;
+        crate::sparse::derive(py, &self.loaded, index, SparseKind::Hessian, wrt)
+    }
+
     /// The per-process version of the entry point `entry` with the parameters named in
     /// `shard` split by rows (docs/mpi.md; `gradus.mpi` calls it): returns the derived entry
     /// point, which takes the entry's arguments (the sharded ones holding this process's
@@ -344,8 +372,13 @@ impl PyProgram {
         entry: &str,
         wrt: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyDerivative> {
-        let index = self
-            .loaded
+        let index = self.index_of(entry)?;
+        crate::derive::derive(py, &self.loaded, index, kind, wrt)
+    }
+
+    /// The index of the entry point `entry`, or a `KeyError` naming the known ones.
+    fn index_of(&self, entry: &str) -> PyResult<usize> {
+        self.loaded
             .entries
             .iter()
             .position(|s| s.name == entry)
@@ -355,8 +388,7 @@ impl PyProgram {
                     self.loaded.path,
                     self.known()
                 ))
-            })?;
-        crate::derive::derive(py, &self.loaded, index, kind, wrt)
+            })
     }
 
     fn entry(&self, name: &str) -> Option<PyEntryPoint> {
@@ -498,6 +530,20 @@ impl PyEntryPoint {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
+        let program = &self.loaded.program;
+        let entry = self.signature_ref().name.as_str();
+        self.call_with(py, args, kwargs, |refs| program.call_ref(entry, refs))
+    }
+
+    /// Checks and converts the arguments for this entry point's parameters and hands them to
+    /// `run` (with the GIL released); its results, one Python object each.
+    pub(crate) fn call_with<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+        run: impl FnOnce(&[ValueRef]) -> Result<Vec<Value>, CallError> + Send,
+    ) -> PyResult<Vec<Py<PyAny>>> {
         let sig = self.signature_ref();
         let objs = self.bind_arguments(args, kwargs)?;
         let numpy = py.import("numpy")?;
@@ -520,11 +566,9 @@ impl PyEntryPoint {
             });
         }
         let refs: Vec<ValueRef> = prepared.iter().map(Prepared::value_ref).collect();
-        let program = &self.loaded.program;
         let entry = sig.name.as_str();
         let outcome = py.detach(|| {
-            catch_unwind(AssertUnwindSafe(|| program.call_ref(entry, &refs)))
-                .map_err(|p| panic_message(p.as_ref()))
+            catch_unwind(AssertUnwindSafe(|| run(&refs))).map_err(|p| panic_message(p.as_ref()))
         });
         drop(refs);
         drop(prepared);
