@@ -383,22 +383,29 @@ impl SparseDerived {
             &self.entry.name,
             args,
         )?;
-        let key: Vec<ArgKey> = args
-            .iter()
-            .enumerate()
-            .map(|(k, a)| ArgKey::of(a, k == self.point))
-            .collect();
         let found = {
             let plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
             plans
                 .iter()
-                .find(|(k, _)| *k == key)
+                .find(|(key, _)| {
+                    key.len() == args.len()
+                        && key
+                            .iter()
+                            .zip(args)
+                            .enumerate()
+                            .all(|(k, (a, v))| a.matches(v, k == self.point))
+                })
                 .map(|(_, p)| p.clone())
         };
         if let Some(p) = found {
             return Ok(p);
         }
         let plan = Arc::new(self.new_plan(args)?);
+        let key: Vec<ArgKey> = args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| ArgKey::of(a, k == self.point))
+            .collect();
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         if plans.len() == KEPT_PLANS {
             plans.remove(0);
@@ -504,30 +511,40 @@ struct ArgKey {
 
 impl ArgKey {
     fn of(v: &ValueRef, is_point: bool) -> ArgKey {
-        let shape = v.shape().to_vec();
-        if is_point {
-            return ArgKey {
-                shape,
-                bits: vec![],
-            };
-        }
-        let bits = match v {
-            ValueRef::Scalar(s) => scalar_bits(*s).to_le_bytes().to_vec(),
-            ValueRef::Array(a) => match a.data() {
-                ViewData::Bool(xs) => bytes_of(xs),
-                ViewData::I8(xs) => bytes_of(xs),
-                ViewData::I16(xs) => bytes_of(xs),
-                ViewData::I32(xs) => bytes_of(xs),
-                ViewData::I64(xs) => bytes_of(xs),
-                ViewData::U8(xs) => bytes_of(xs),
-                ViewData::U16(xs) => bytes_of(xs),
-                ViewData::U32(xs) => bytes_of(xs),
-                ViewData::U64(xs) => bytes_of(xs),
-                ViewData::F32(xs) => bytes_of(xs),
-                ViewData::F64(xs) => bytes_of(xs),
+        ArgKey {
+            shape: v.shape().to_vec(),
+            bits: if is_point {
+                vec![]
+            } else {
+                bits(v).into_owned()
             },
-        };
-        ArgKey { shape, bits }
+        }
+    }
+
+    /// Whether `v` has this key (without copying it).
+    fn matches(&self, v: &ValueRef, is_point: bool) -> bool {
+        self.shape == v.shape() && (is_point || self.bits == *bits(v))
+    }
+}
+
+/// The bytes of a value's elements.
+fn bits<'a>(v: &ValueRef<'a>) -> std::borrow::Cow<'a, [u8]> {
+    use std::borrow::Cow;
+    match v {
+        ValueRef::Scalar(s) => Cow::Owned(scalar_bits(*s).to_le_bytes().to_vec()),
+        ValueRef::Array(a) => Cow::Borrowed(match a.data() {
+            ViewData::Bool(xs) => bytes_of(xs),
+            ViewData::I8(xs) => bytes_of(xs),
+            ViewData::I16(xs) => bytes_of(xs),
+            ViewData::I32(xs) => bytes_of(xs),
+            ViewData::I64(xs) => bytes_of(xs),
+            ViewData::U8(xs) => bytes_of(xs),
+            ViewData::U16(xs) => bytes_of(xs),
+            ViewData::U32(xs) => bytes_of(xs),
+            ViewData::U64(xs) => bytes_of(xs),
+            ViewData::F32(xs) => bytes_of(xs),
+            ViewData::F64(xs) => bytes_of(xs),
+        }),
     }
 }
 
@@ -541,11 +558,10 @@ fn scalar_bits(s: Scalar) -> u64 {
 }
 
 /// The bytes of a slice of plain numbers (or `bool`s).
-fn bytes_of<T: Copy>(xs: &[T]) -> Vec<u8> {
+fn bytes_of<T: Copy>(xs: &[T]) -> &[u8] {
     // SAFETY: `T` is a primitive number or `bool` (the element types of `Buffer`): every
     // byte of it is initialised, and the slice covers exactly its elements.
     unsafe { std::slice::from_raw_parts(xs.as_ptr() as *const u8, std::mem::size_of_val(xs)) }
-        .to_vec()
 }
 
 fn float_buffer(elem: PrimType, xs: &[f64]) -> Buffer {
