@@ -1,6 +1,6 @@
 -- An arrow matrix (a dense first row and column and the diagonal), as a Jacobian and as a
 -- Hessian, against the dense ones. A distance-2 column colouring needs n colours here (the
--- first row is full): correct, not compressed (docs/sparse.md §Limits).
+-- first row is full): correct, not compressed (docs/sparse.md §In the language).
 
 import "check"
 
