@@ -380,3 +380,47 @@ fn bundle_adjustment_from_the_plain_residual_is_the_hand_compressed_jacobian() {
         }
     }
 }
+
+/// The products run on the `gpu` backend (POCL in CI) and give the interpreter's matrix.
+#[test]
+fn the_gpu_backend_gives_the_same_sparse_matrices() {
+    let skip = |why: String| {
+        assert!(
+            std::env::var_os("GRADUS_REQUIRE_GPU").is_none(),
+            "no gpu backend: {why}"
+        );
+        eprintln!("skipped: {why}");
+    };
+    if find_compiler().is_none() {
+        return skip("no C compiler".into());
+    }
+    let k = Value::Scalar(gradus::value::Scalar::I64(6));
+    let args = vec![k, f64s(&random(36, 30))];
+    let oracle = Program::from_source("s.fut", STENCIL).unwrap();
+    let want = oracle
+        .sparse(SparseKind::Jacobian, "bratu", Some(1))
+        .unwrap()
+        .call(args.clone())
+        .unwrap();
+    let gpu = match Program::from_source("s.fut", STENCIL)
+        .unwrap()
+        .with_backend(Backend::Native(NativeOptions::gpu()))
+    {
+        Ok(p) => p,
+        Err(e) => return skip(e.to_string()),
+    };
+    let got = match gpu
+        .sparse(SparseKind::Jacobian, "bratu", Some(1))
+        .unwrap()
+        .call(args)
+    {
+        Ok(r) => r,
+        Err(e) if e.to_string().contains("OpenCL") => return skip(e.to_string()),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(ints(&got[1]), ints(&want[1]));
+    assert_eq!(ints(&got[2]), ints(&want[2]));
+    for (a, b) in flat(&got[0]).iter().zip(flat(&want[0])) {
+        assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{a} against {b}");
+    }
+}
