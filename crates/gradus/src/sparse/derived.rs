@@ -27,6 +27,7 @@ use crate::core::external::{CallError, EntryPoint, ExternalType};
 use crate::derive::{Derivative, DeriveError, compile_entries, param_type};
 use crate::program::Program;
 use crate::value::{Array, Buffer, PrimType, Scalar, Value, ValueRef, ViewData};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Which sparse derivative.
@@ -56,7 +57,7 @@ impl SparseKind {
 }
 
 /// How the entries are computed for one pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Products {
     /// One Jacobian–vector product per colour of the columns.
     Columns,
@@ -98,7 +99,16 @@ pub struct SparseDerived {
     columns_entry: String,
     rows_entry: Option<String>,
     plans: Mutex<Vec<(Vec<ArgKey>, Arc<SparsePlan>)>>,
+    /// The products' entry points for a known number of colours, compiled on first use
+    /// (`None` where that failed: the entry points for any number serve then).
+    with_lanes: Mutex<LanePrograms>,
 }
+
+type LanePrograms = HashMap<(Products, usize), Option<Arc<(Program, String)>>>;
+
+/// Up to how many colours the products are compiled for their number of colours (as lanes
+/// of one forward sweep); beyond, one sweep per colour.
+pub const MAX_LANES: usize = 32;
 
 /// The sparse derivative `kind` of `entry` with respect to parameter `wrt` (default: the only
 /// float parameter).
@@ -143,6 +153,7 @@ pub(crate) fn derive_sparse(
         columns_entry,
         rows_entry,
         plans: Mutex::new(Vec::new()),
+        with_lanes: Mutex::new(HashMap::new()),
     })
 }
 
@@ -215,6 +226,48 @@ fn products_source(
     ep: &EntryPoint,
     point: usize,
 ) -> Result<(String, String, Option<String>), DeriveError> {
+    let fresh = fresh_names(prog);
+    match kind {
+        SparseKind::Jacobian => {
+            let cols = fresh(format!("sparse_jvps_{}", ep.name));
+            let rows = fresh(format!("sparse_vjps_{}", ep.name));
+            let source = format!(
+                "{}\n{}",
+                product_entry(&cols, Products::Columns, ep, point, None)?,
+                product_entry(&rows, Products::Rows, ep, point, None)?
+            );
+            Ok((source, cols, Some(rows)))
+        }
+        SparseKind::Hessian => {
+            let hvps = fresh(format!("sparse_hvps_{}", ep.name));
+            let source = product_entry(&hvps, Products::Star, ep, point, None)?;
+            Ok((source, hvps, None))
+        }
+    }
+}
+
+/// A name made unique among the program's entry points (by appending `_`).
+fn fresh_names(prog: &Program) -> impl Fn(String) -> String {
+    let taken: Vec<String> = prog.entry_points().into_iter().map(|e| e.name).collect();
+    move |base: String| {
+        let mut name = base;
+        while taken.contains(&name) {
+            name.push('_');
+        }
+        name
+    }
+}
+
+/// The source of entry point `name` computing `products` of `ep` at its parameter `point`
+/// for seeds `[lanes][n]` (`[][n]` without `lanes`: any number of them; with a number known
+/// to the compiler, `jmp` carries the directions as lanes of one forward sweep).
+fn product_entry(
+    name: &str,
+    products: Products,
+    ep: &EntryPoint,
+    point: usize,
+    lanes: Option<usize>,
+) -> Result<String, DeriveError> {
     let mut params = Vec::new();
     for (k, t) in ep.params.iter().enumerate() {
         params.push(format!(
@@ -235,41 +288,22 @@ fn products_source(
     let ExternalType::Value { elem, .. } = &ep.params[point] else {
         unreachable!("checked by point_position");
     };
-    let t = elem.name();
-    let taken: Vec<String> = prog.entry_points().into_iter().map(|e| e.name).collect();
-    let fresh = |base: String| {
-        let mut name = base;
-        while taken.contains(&name) {
-            name.push('_');
-        }
-        name
-    };
-    let seeds = format!("(seeds: [][]{t})");
+    let count = lanes.map_or(String::new(), |c| c.to_string());
+    let seeds = format!("(seeds: [{count}][]{})", elem.name());
     let params = params.join(" ");
     let p = format!("x{point}");
-    match kind {
-        SparseKind::Jacobian => {
-            let cols = fresh(format!("sparse_jvps_{}", ep.name));
-            let rows = fresh(format!("sparse_vjps_{}", ep.name));
-            // A scalar result has one row: its seeds are scalars.
-            let row_seeds = match &ep.results[0] {
-                ExternalType::Value { rank: 0, .. } => "(map (\\s -> s[0]) seeds)",
-                _ => "seeds",
-            };
-            let source = format!(
-                "entry {cols} {params} {seeds} =\n  jmp {lam} {p} seeds\n\n\
-                 entry {rows} {params} {seeds} =\n  mjp {lam} {p} {row_seeds}\n"
-            );
-            Ok((source, cols, Some(rows)))
-        }
-        SparseKind::Hessian => {
-            let hvps = fresh(format!("sparse_hvps_{}", ep.name));
-            let source = format!(
-                "entry {hvps} {params} {seeds} =\n  jmp (\\v -> vjp {lam} v 1) {p} seeds\n"
-            );
-            Ok((source, hvps, None))
-        }
-    }
+    let body = match products {
+        Products::Columns => format!("jmp {lam} {p} seeds"),
+        // A scalar result has one row: its seeds are scalars.
+        Products::Rows => match &ep.results[0] {
+            ExternalType::Value { rank: 0, .. } => {
+                format!("mjp {lam} {p} (map (\\s -> s[0]) seeds)")
+            }
+            _ => format!("mjp {lam} {p} seeds"),
+        },
+        Products::Star => format!("jmp (\\v -> vjp {lam} v 1) {p} seeds"),
+    };
+    Ok(format!("entry {name} {params} {seeds} =\n  {body}\n"))
 }
 
 impl SparsePlan {
@@ -309,6 +343,26 @@ fn sources(p: &Pattern, c: &Colouring, products: Products) -> Vec<usize> {
 }
 
 impl SparseDerived {
+    /// The products' program and entry point for `count` colours, compiled on first use.
+    fn lanes_program(&self, products: Products, count: usize) -> Option<Arc<(Program, String)>> {
+        if count > MAX_LANES {
+            return None;
+        }
+        let mut cache = self.with_lanes.lock().unwrap_or_else(|p| p.into_inner());
+        cache
+            .entry((products, count))
+            .or_insert_with(|| {
+                let name =
+                    fresh_names(&self.program)(format!("sparse_{count}_{}", self.entry.name));
+                let source =
+                    product_entry(&name, products, &self.entry, self.point, Some(count)).ok()?;
+                let what = format!("the {} of `{}`", self.kind.name(), self.entry.name);
+                let program = compile_entries(&self.program, &source, &[&name], &what).ok()?;
+                Some(Arc::new((program, name)))
+            })
+            .clone()
+    }
+
     /// The kind of derivative.
     pub fn kind(&self) -> SparseKind {
         self.kind
@@ -336,29 +390,35 @@ impl SparseDerived {
         let values = if plan.colouring.count == 0 {
             Vec::new()
         } else {
-            let entry = match plan.products {
-                Products::Rows => self.rows_entry.as_deref().expect("a Jacobian has rows"),
-                _ => &self.columns_entry,
+            let lanes = self.lanes_program(plan.products, plan.colouring.count);
+            let (program, entry) = match &lanes {
+                Some(found) => (&found.0, found.1.as_str()),
+                None => (
+                    &self.program,
+                    match plan.products {
+                        Products::Rows => self.rows_entry.as_deref().expect("a Jacobian has rows"),
+                        _ => self.columns_entry.as_str(),
+                    },
+                ),
             };
             let mut refs: Vec<ValueRef> = args.to_vec();
             refs.push(plan.seeds.as_value_ref());
             // The entries are read from the products where the backend left them.
-            self.program
-                .call_with(entry, &refs, |out| match out.first() {
-                    Some(ValueRef::Array(view)) => match view.data() {
-                        ViewData::F64(xs) => plan.recover(xs),
-                        ViewData::F32(xs) => {
-                            plan.recover(&xs.iter().map(|&x| x as f64).collect::<Vec<_>>())
-                        }
-                        _ => Vec::new(),
-                    },
-                    Some(ValueRef::Scalar(s)) => plan.recover(&[match s {
-                        Scalar::F32(x) => *x as f64,
-                        Scalar::F64(x) => *x,
-                        _ => f64::NAN,
-                    }]),
-                    None => Vec::new(),
-                })?
+            program.call_with(entry, &refs, |out| match out.first() {
+                Some(ValueRef::Array(view)) => match view.data() {
+                    ViewData::F64(xs) => plan.recover(xs),
+                    ViewData::F32(xs) => {
+                        plan.recover(&xs.iter().map(|&x| x as f64).collect::<Vec<_>>())
+                    }
+                    _ => Vec::new(),
+                },
+                Some(ValueRef::Scalar(s)) => plan.recover(&[match s {
+                    Scalar::F32(x) => *x as f64,
+                    Scalar::F64(x) => *x,
+                    _ => f64::NAN,
+                }]),
+                None => Vec::new(),
+            })?
         };
         let values = match self.elem {
             PrimType::F32 => {
