@@ -3,14 +3,15 @@ Hessians): the same problems as `sparse-time`, written in jax.numpy, timed on th
 thread.
 
     python benchmarks/sparse/jax_compare.py pde [--runs R] [--dense-max N] N...
-    python benchmarks/sparse/jax_compare.py ba [--runs R] ADBENCH_BA.txt
+    python benchmarks/sparse/jax_compare.py ba [--runs R] [--observations-as-arguments] BA.txt
 
 `pde` is benchmarks/sparse/pde.fut (the 2-D Bratu residual and energy at u[q] = 0.1 sin q):
 the objective, the dense Jacobian / Hessian by `jax.jacfwd` while n <= --dense-max, and the
 sparse Jacobian of the residual and the sparse Hessian of the energy (`jacfwd` of `jax.grad`)
 by `sparsejac.jacfwd` with the 5-point pattern given. `ba` is benchmarks/sparse/ba_plain.fut
 (bundle adjustment as one residual of all parameters) on an ADBench text file, with
-`sparsejac.jacfwd` and its pattern given.
+`sparsejac.jacfwd` and its pattern given (checked against `jax.jacfwd` where the dense
+Jacobian has at most --dense-max² entries).
 
 Every time is the median of --runs calls (default 5) after one untimed call that compiles; the
 outputs are waited for (`block_until_ready`). sparsejac colours the given pattern when the
@@ -23,6 +24,7 @@ One thread: XLA_FLAGS is set here before JAX is imported, and the process should
 """
 
 import argparse
+import functools
 import math
 import os
 import statistics
@@ -106,14 +108,15 @@ if sparsejac is not None:
     sparsejac_impl._greedy_color = _counting_greedy
 
 
-def sparse_derivative(name, fn, pattern, x, runs):
-    """Builds `sparsejac.jacfwd(fn)` for `pattern`, times it and returns its values."""
+def sparse_derivative(name, fn, pattern, args, runs):
+    """Builds `sparsejac.jacfwd(fn)` for `pattern` (with respect to the first of `args`),
+    times it and returns its values."""
     if sparsejac is None:
         print(f"  {name}: sparsejac is not installed, skipped")
         return None
     setup, jac = once(lambda: jax.jit(sparsejac.jacfwd(fn, sparsity=pattern)))
-    compile_t, out = once(lambda: ready(jac(x)))
-    later = median(runs, lambda: jac(x))
+    compile_t, out = once(lambda: ready(jac(*args)))
+    later = median(runs, lambda: jac(*args))
     print(
         f"  {name} by sparsejac.jacfwd (pattern given): setup {ms(setup)} "
         f"({COLOURS[-1]} colours, largest-first) | first call with compilation "
@@ -200,7 +203,7 @@ def pde(n, runs, dense_max):
         fn_jit = jax.jit(fn)
         objective = median(runs, lambda: fn_jit(u))
         print(f"{kind} of {fn.__name__}: objective {ms(objective)} (jit)")
-        sparse = sparse_derivative(kind, deriv, pattern, u, runs)
+        sparse = sparse_derivative(kind, deriv, pattern, (u,), runs)
         if n <= dense_max:
             dense_fn = jax.jit(jax.jacfwd(deriv))
             dense = median(min(runs, 3), lambda: dense_fn(u))
@@ -244,8 +247,10 @@ def reproj_error(cam, x, w, f):
     return w * (cam[6] * a * dist + cam[7:9] - f)
 
 
-def ba_residual(n, m, obs, feat):
-    def f(params):
+def ba_residual(n, m):
+    """The residual as a function of (params, obs, feat)."""
+
+    def f(params, obs, feat):
         cams = params[: 11 * n].reshape(n, 11)
         xs = params[11 * n : 11 * n + 3 * m].reshape(m, 3)
         w = params[11 * n + 3 * m :]
@@ -256,33 +261,53 @@ def ba_residual(n, m, obs, feat):
 
 
 def ba_pattern(n, m, p, obs):
-    """Rows 2i and 2i+1 read camera obs[i,0], point obs[i,1] and weight i; row 2p+i the
-    weight alone."""
-    cols = np.concatenate(
-        [
-            11 * obs[:, :1] + np.arange(11),
-            11 * n + 3 * obs[:, 1:] + np.arange(3),
-            (11 * n + 3 * m + np.arange(p))[:, None],
-        ],
-        axis=1,
-    )
-    rows = np.concatenate([np.repeat(np.arange(2 * p), 15), 2 * p + np.arange(p)])
-    cols = np.concatenate([np.repeat(cols, 2, axis=0).reshape(-1), 11 * n + 3 * m + np.arange(p)])
+    """Row 2i + r (r = 0, 1) reads camera obs[i,0] but for the principal point's other
+    coordinate (parameter 8 - r), point obs[i,1] and weight i: 14 entries; row 2p + i reads
+    the weight alone."""
+    cam = np.array([0, 1, 2, 3, 4, 5, 6, 9, 10])
+    blocks = []
+    for r in (0, 1):
+        blocks.append(
+            np.concatenate(
+                [
+                    11 * obs[:, :1] + cam,
+                    11 * obs[:, :1] + 7 + r,
+                    11 * n + 3 * obs[:, 1:] + np.arange(3),
+                    (11 * n + 3 * m + np.arange(p))[:, None],
+                ],
+                axis=1,
+            )
+        )
+    cols = np.stack(blocks, axis=1).reshape(2 * p, 14)
+    rows = np.concatenate([np.repeat(np.arange(2 * p), 14), 2 * p + np.arange(p)])
+    cols = np.concatenate([cols.reshape(-1), 11 * n + 3 * m + np.arange(p)])
     order = np.lexsort((cols, rows))
     indices = np.stack([rows[order], cols[order]], axis=1)
     shape = (3 * p, 11 * n + 3 * m + p)
     return jsparse.BCOO((np.ones(len(indices)), indices), shape=shape)
 
 
-def ba(path, runs):
+def ba(path, runs, dense_max, as_arguments):
+    """By default the residual closes over the observations and features, which become
+    constants of the compiled functions (XLA folds the index computations on them: faster on
+    ba1); with `as_arguments` they are passed at every call."""
     n, m, p, params, obs, feat = read_ba(path)
     print(f"## ba {path}: {n} cameras, {m} points, {p} observations")
-    f = ba_residual(n, m, jnp.asarray(obs), jnp.asarray(feat))
-    x = jnp.asarray(params)
+    f = ba_residual(n, m)
+    data = (jnp.asarray(obs), jnp.asarray(feat))
+    if as_arguments:
+        args = (jnp.asarray(params),) + data
+    else:
+        f = functools.partial(f, obs=data[0], feat=data[1])
+        args = (jnp.asarray(params),)
+    print(f"observations {'as arguments' if as_arguments else 'closed over (constants)'}")
     f_jit = jax.jit(f)
-    objective = median(runs, lambda: f_jit(x))
+    objective = median(runs, lambda: f_jit(*args))
     print(f"residual: objective {ms(objective)} (jit)")
-    sparse_derivative("Jacobian", f, ba_pattern(n, m, p, obs), x, runs)
+    pattern = ba_pattern(n, m, p, obs)
+    sparse = sparse_derivative("Jacobian", f, pattern, args, runs)
+    if sparse is not None and pattern.shape[0] * pattern.shape[1] <= dense_max**2:
+        compare("Jacobian", sparse, jax.jit(jax.jacfwd(f))(*args))
 
 
 def main():
@@ -291,6 +316,11 @@ def main():
     ap.add_argument("inputs", nargs="+", help="sizes n (pde) or one ADBench BA file (ba)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--dense-max", type=int, default=10_000)
+    ap.add_argument(
+        "--observations-as-arguments",
+        action="store_true",
+        help="ba: pass obs and feat at every call instead of closing over them",
+    )
     a = ap.parse_args()
     print(
         f"jax {jax.__version__}, sparsejac "
@@ -303,7 +333,7 @@ def main():
             pde(int(s), max(a.runs, 1), a.dense_max)
             sys.stdout.flush()
     elif len(a.inputs) == 1:
-        ba(a.inputs[0], max(a.runs, 1))
+        ba(a.inputs[0], max(a.runs, 1), a.dense_max, a.observations_as_arguments)
     else:
         ap.error("ba takes one ADBench BA file")
 
