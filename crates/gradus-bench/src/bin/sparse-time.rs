@@ -9,7 +9,9 @@
 //!
 //! Every time is the median of `--runs` calls (default 5) after one untimed call, except the
 //! first call of a sparse derivative, which is timed once: it traces the pattern and colours
-//! it. Run from the repository root.
+//! it. Run from the repository root. Each sparse derivative's line ends with a checksum of its
+//! values (their sum and the sum of their magnitudes) for comparison with other tools
+//! (`benchmarks/sparse/jax_compare.py`).
 
 use gradus::derive::Derivative;
 use gradus::program::{Backend, Program};
@@ -110,6 +112,19 @@ fn plan_line(p: &SparsePlan) -> String {
     )
 }
 
+/// The number of values, their sum and the sum of their magnitudes: enough to compare the
+/// values of one sparse derivative with another tool's without writing them out.
+fn checksum(values: &Value) -> Result<String, String> {
+    let v = values
+        .to_ndarray::<f64>()
+        .ok_or("the values of a sparse derivative are not f64")?;
+    let (sum, abs) = v.iter().fold((0.0, 0.0), |(s, a), x| (s + x, a + x.abs()));
+    Ok(format!(
+        "checksum: {} values, sum {sum:.12e}, sum of magnitudes {abs:.12e}",
+        v.len()
+    ))
+}
+
 fn point(n: usize, s: f64) -> Value {
     let xs: Vec<f64> = (0..n).map(|q| 0.1 * ((q as f64) + s).sin()).collect();
     Value::from_ndarray(gradus::ndarray::Array1::from(xs))
@@ -142,14 +157,16 @@ fn pde(n: usize, runs: usize, dense_max: usize) -> Result<(), String> {
                 .map_err(|e| e.to_string())
         })?;
         let plan = sparse.plan(&x).map_err(|e| e.to_string())?;
+        let values = sparse.call(x.clone()).map_err(|e| e.to_string())?;
         println!(
-            "{} of {entry}: objective {} | first call {} | later calls {} ({:.1}x the objective) | {}",
+            "{} of {entry}: objective {} | first call {} | later calls {} ({:.1}x the objective) | {} | {}",
             kind.name(),
             ms(objective),
             ms(first),
             ms(later),
             later / objective,
-            plan_line(&plan)
+            plan_line(&plan),
+            checksum(&values[0])?
         );
         if n <= dense_max {
             let dense = match kind {
@@ -226,13 +243,14 @@ fn ba(input: &str, runs: usize) -> Result<(), String> {
         .map(|(p, q)| (p - q).abs() / (1.0 + q.abs()))
         .fold(0.0, f64::max);
     println!(
-        "residual {} | hand-compressed jacobian {} | sparse Jacobian: first call {}, later calls {} ({:.2}x the hand-compressed) | {} | same pattern as the hand-compressed: {same_pattern}, largest relative difference {diff:.1e}",
+        "residual {} | hand-compressed jacobian {} | sparse Jacobian: first call {}, later calls {} ({:.2}x the hand-compressed) | {} | same pattern as the hand-compressed: {same_pattern}, largest relative difference {diff:.1e} | {}",
         ms(objective),
         ms(hand_t),
         ms(first),
         ms(later),
         later / hand_t,
-        plan_line(&plan)
+        plan_line(&plan),
+        checksum(&ours[0])?
     );
     Ok(())
 }
