@@ -18,6 +18,8 @@
 //!   values. Then the branch taken runs, adding its sets to the older memory and variables
 //!   instead of replacing them. A check that fails in the shadow branch, on a condition that
 //!   does not depend on `x`, fails wherever that branch is taken, so the branch is left there.
+//!   An integer or `bool` that either branch leaves in older memory or variables (an index, a
+//!   loop count) depends on which branch ran: it gets the condition's set as well.
 //! - an element read or written at an index that depends on `x` may be any element: the read
 //!   gets the union of the whole buffer's sets, the write adds to every element's.
 //! - a loop count or `while` condition that depends on `x` is refused.
@@ -133,10 +135,11 @@ struct Slot {
 }
 
 /// An `if` whose condition depends on `x`, while one of its branches runs: memory and
-/// variables made before `start` are older than the branch.
+/// variables made before `start` are older than the branch; `cond` is the condition's set.
 struct Region {
     start: u64,
     shadow: bool,
+    cond: Deps,
 }
 
 /// How a write to memory or a variable made at some time behaves in the current regions.
@@ -184,6 +187,19 @@ impl Tracer {
             mode = WriteMode::Union;
         }
         mode
+    }
+
+    /// The sets of the conditions of the regions that a write to something made at `born`
+    /// crosses: an integer or `bool` written there depends on which branch ran, so on `x`.
+    fn control(&self, born: u64) -> Deps {
+        let mut out: Deps = None;
+        for r in self.regions.iter().rev() {
+            if r.start <= born {
+                break;
+            }
+            out = sets::union(&out, &r.cond);
+        }
+        out
     }
 
     fn declare(&mut self, name: &str, val: Scalar, deps: Deps) {
@@ -378,7 +394,7 @@ impl Tracer {
                 if dc.is_none() {
                     self.stms(yes)
                 } else {
-                    self.both_branches(yes, no)
+                    self.both_branches(yes, no, dc)
                 }
             }
             Stm::Check { cond, .. } => {
