@@ -60,8 +60,8 @@ pub struct Gen<'r> {
     /// after reading it ([`Gen::entry`]).
     pub consume: bool,
     /// In smooth mode, also control flow and indexing that depend on float values:
-    /// conditions that compare floats, `i64.f64` (indices and loop counts), `max`, `min` and
-    /// `abs`. Such functions are differentiable almost everywhere but not smooth: the sparse
+    /// conditions that compare floats, `i64.f64` (indices and loop counts), `max`, `min`,
+    /// `abs`, and `floor`, `ceil`, `round`, `trunc` (no derivative, a value that may steer). Such functions are differentiable almost everywhere but not smooth: the sparse
     /// checks take them ([`crate::sparse_check`]), the finite-difference checks do not.
     pub value_control: bool,
     /// What was generated.
@@ -464,6 +464,13 @@ impl<'r> Gen<'r> {
         let name = t.name();
         let a = self.prim_exp(t, d);
         let f = |s: &str| format!("{name}.{s}");
+        if self.mode == Mode::Smooth && self.value_control && self.chance(0.25) {
+            self.coverage.note("float-piecewise-constant");
+            let fun = *["floor", "ceil", "round", "trunc"]
+                .choose(self.rng)
+                .unwrap();
+            return Exp::app(&f(fun), vec![a]);
+        }
         if self.mode == Mode::Smooth {
             let one = self.literal_one(t);
             let sq = Exp::bin("+", one, Exp::bin("*", a.clone(), a.clone()));

@@ -468,3 +468,20 @@ entry f [n] (x: [n]f64) : [n]f64 =
     ];
     one_plan_holds_at(src, "f", &points, 0);
 }
+
+/// `floor` has no derivative, but its value depends on the point: a branch on it, or an index
+/// computed from it, must be taken as depending on the point. The tracer once gave `floor`
+/// an empty set, and the pattern traced at `x[0] = 0.5` missed `x[2]` and `x[1]`.
+#[test]
+fn a_branch_on_the_floor_of_the_point_takes_both_sides() {
+    let src = "
+entry f [n] (x: [n]f64) : [2]f64 =
+  [if f64.floor x[0] > 0 then x[1] else x[2],
+   x[i64.f64 (f64.floor (f64.abs x[0])) % n]]";
+    let points = [
+        vec![f64s(&[0.5, 2.0, 3.0])],
+        vec![f64s(&[1.5, 2.0, 3.0])],
+        vec![f64s(&[2.5, 2.0, 3.0])],
+    ];
+    one_plan_holds_at(src, "f", &points, 0);
+}

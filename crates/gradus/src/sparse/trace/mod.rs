@@ -9,9 +9,11 @@
 //!
 //! How: the program runs as the C code would, on the given arguments, and every value also
 //! carries the set of elements of `x` it depends on ([`sets`]). A float operation's set is
-//! the union of its float operands' (an operation whose derivative is zero everywhere, like
-//! `floor`, has none); an integer or `bool`'s set records that it depends on `x`, which
-//! matters only where it steers control or indexing:
+//! the union of its float operands', also for `floor`, `round`, `sgn` and the like: their
+//! derivative is zero, but their value depends on `x` and may steer a branch or an index
+//! later, and a set does not tell the two apart (the pattern lists such entries, as zeros).
+//! An integer or `bool`'s set records that it depends on `x`, which matters only where it
+//! steers control or indexing:
 //! - an `if` on a condition that depends on `x` takes both branches. The branch not taken at
 //!   `x` runs first in *shadow*: its scalars compute (and are restored afterwards), arrays it
 //!   allocates are its own, and what it writes to older memory only adds index sets, never
@@ -32,7 +34,7 @@ mod memory;
 pub(crate) mod sets;
 
 use crate::backend::lower::imp::{self, Ex, IdxOp, Stm, Ty};
-use crate::core::prim::{PrimOp, UnOp};
+use crate::core::prim::PrimOp;
 use crate::core::scalar::Scalar;
 use memory::{ArrVar, Block};
 use rustc_hash::FxHashMap as HashMap;
@@ -423,9 +425,6 @@ fn prim(op: PrimOp, vals: &[Scalar], deps: &[Deps]) -> (Scalar, Deps) {
     let val = op.eval(vals).unwrap_or(Scalar::zero(rt));
     let mut out: Deps = None;
     if rt.is_float() {
-        if piecewise_constant(op) {
-            return (val, None);
-        }
         for (t, d) in op.operand_types().into_iter().zip(deps) {
             if t.is_float() {
                 out = sets::union(&out, d);
@@ -439,21 +438,10 @@ fn prim(op: PrimOp, vals: &[Scalar], deps: &[Deps]) -> (Scalar, Deps) {
     (val, out)
 }
 
-/// Whether a float operation's derivative is zero wherever it exists.
-fn piecewise_constant(op: PrimOp) -> bool {
-    matches!(
-        op,
-        PrimOp::Un(
-            UnOp::Floor | UnOp::Ceil | UnOp::Trunc | UnOp::Round | UnOp::Sgn,
-            _
-        )
-    )
-}
-
 /// Whether a float operation's index set is the union of its float operands' (what lets an
 /// accumulator's set grow in place).
 fn unions_float_operands(op: PrimOp) -> bool {
-    op.result_type().is_float() && !piecewise_constant(op)
+    op.result_type().is_float()
 }
 
 /// [`Ex::Idx`] on `i64` and `bool` values.
