@@ -85,7 +85,7 @@ fn result_shape(ty: &Ty, n: usize, m: usize) -> Vec<usize> {
     }
 }
 
-fn f64s(shape: &[usize], data: &[f64]) -> Value {
+pub(crate) fn f64s(shape: &[usize], data: &[f64]) -> Value {
     if shape.is_empty() {
         return Value::Scalar(Scalar::F64(data[0]));
     }
@@ -107,7 +107,19 @@ pub fn flatten(v: &Value) -> Vec<f64> {
 impl AdFunction {
     /// A random smooth function with a random point, directions and cotangents.
     pub fn generate(rng: &mut Pcg64, depth: usize) -> (AdFunction, generate::Coverage) {
+        AdFunction::generate_with(rng, depth, false)
+    }
+
+    /// A random function as [`AdFunction::generate`] writes, with control flow and indexing
+    /// that depend on float values where `value_control` ([`Gen::value_control`]): for the
+    /// sparse checks only, since it is not smooth.
+    pub fn generate_with(
+        rng: &mut Pcg64,
+        depth: usize,
+        value_control: bool,
+    ) -> (AdFunction, generate::Coverage) {
         let mut g = Gen::new(rng, Mode::Smooth);
+        g.value_control = value_control;
         let (body, result) = g.smooth_body(depth);
         let coverage = g.coverage;
         let n = rng.random_range(1..=3);
@@ -134,17 +146,21 @@ impl AdFunction {
         )
     }
 
+    /// The function alone, `f{k}`.
+    pub fn def_source(&self, k: usize) -> String {
+        format!(
+            "def f{k} [n] [m] (c: [n][m]f64) (x: [n]f64, s: f64) : {} =\n  {}\n\n",
+            result_type_text(&self.result),
+            self.body.print()
+        )
+    }
+
     /// The function and its entry points, suffixed with `k`.
     pub fn source(&self, k: usize) -> String {
         let r = result_type_text(&self.result);
         let rs = |q: &str| format!("[{q}]{r}");
         let common = "[n] [m] (c: [n][m]f64) (x: [n]f64) (s: f64)";
-        let mut o = String::new();
-        let _ = writeln!(
-            o,
-            "def f{k} [n] [m] (c: [n][m]f64) (x: [n]f64, s: f64) : {r} =\n  {}\n",
-            self.body.print()
-        );
+        let mut o = self.def_source(k);
         let _ = writeln!(o, "entry primal{k} {common} = f{k} c (x, s)\n");
         let _ = writeln!(
             o,

@@ -3,7 +3,7 @@
 //!
 //! Seed `s` gives one general program of [`Settings::entries`] entry points (each called on
 //! [`Settings::cases`] random inputs) and one AD program of [`Settings::ad_functions`]
-//! functions. Batching several entry points into one program matters: compiling the C
+//! functions, whose sparse Jacobians and Hessians are also checked ([`sparse_check`]). Batching several entry points into one program matters: compiling the C
 //! (four times: `c` and `multicore`, optimised and not) is most of the cost of a seed.
 
 use crate::adcheck::{self, AdFunction};
@@ -11,6 +11,7 @@ use crate::ast::GenProgram;
 use crate::diff::{self, Case, Config, Failure, Kind, Subject};
 use crate::generate::{self, Coverage, Gen, Mode};
 use crate::shrink;
+use crate::sparse_check::{self, SparseStats};
 use crate::spec;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -32,6 +33,9 @@ pub struct Settings {
     pub depth: usize,
     /// Functions per AD program (0: no AD programs).
     pub ad_functions: usize,
+    /// Functions with control flow and indexing that depend on float values
+    /// ([`crate::generate::Gen::value_control`]) per seed, for the sparse checks alone.
+    pub branching_functions: usize,
     /// The configurations compared with the oracle.
     pub configs: Vec<Config>,
     /// Where shrunk failures are written, and the time allowed for each.
@@ -48,6 +52,7 @@ impl Default for Settings {
             cases: 2,
             depth: 4,
             ad_functions: 2,
+            branching_functions: 2,
             configs: Config::ALL.to_vec(),
             shrink: None,
             probes: true,
@@ -68,6 +73,8 @@ pub struct Summary {
     pub cases: u64,
     /// Calls of the general programs that ended in a run-time error on the oracle.
     pub runtime_errors: u64,
+    /// What the checks of the on-demand sparse derivatives did.
+    pub sparse: SparseStats,
     /// Constructs generated.
     pub coverage: Coverage,
     /// Failures, with their seeds.
@@ -93,6 +100,13 @@ impl Summary {
             s,
             "seeds {}, programs {}, functions {}, calls compared {} ({} ended in a run-time error)",
             self.seeds, self.programs, self.functions, self.cases, self.runtime_errors
+        );
+        let sp = &self.sparse;
+        let _ = writeln!(
+            s,
+            "sparse derivatives checked {} (at {} points, {} entries), refused by the tracer {}, \
+             functions failing at their point {}; {:.1} s",
+            sp.checked, sp.points, sp.entries, sp.refused, sp.unfit, sp.seconds
         );
         let _ = writeln!(s, "constructs generated:");
         for (k, v) in &self.coverage.0 {
@@ -169,6 +183,21 @@ pub fn ad(seed: u64, settings: &Settings) -> (Vec<AdFunction>, Subject, Coverage
     (functions, subject, coverage)
 }
 
+/// The functions of `seed` with control flow that depends on float values, for the sparse
+/// checks.
+pub fn branching(seed: u64, settings: &Settings) -> (Vec<AdFunction>, Coverage) {
+    let mut rng = Pcg64::seed_from_u64(seed ^ 0x5ba2_5e00_0000_0000);
+    let mut coverage = Coverage::default();
+    let functions = (0..settings.branching_functions)
+        .map(|_| {
+            let (f, c) = AdFunction::generate_with(&mut rng, settings.depth.min(3), true);
+            coverage.merge(&c);
+            f
+        })
+        .collect();
+    (functions, coverage)
+}
+
 /// Runs seed `seed` and adds its results to `summary`. The general and the AD program, and
 /// the semantic probes, are compiled as one, to compile C once per configuration.
 pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
@@ -202,6 +231,8 @@ pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
     summary.cases += subject.cases.len() as u64;
     let mut failures = Vec::new();
     let mut programs: Vec<Option<String>> = Vec::new();
+    // The program written for a failure no smaller program reproduces.
+    let mut whole = subject.source.clone();
     match diff::oracle(&subject) {
         Ok(outcomes) => {
             summary.runtime_errors += outcomes[..general_subject.cases.len()]
@@ -242,6 +273,16 @@ pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
     }
     if failures.is_empty() && !functions.is_empty() {
         failures = adcheck::check_all(&ad_subject, &functions);
+        if failures.is_empty() {
+            let name = format!("fuzz-sparse-{seed}.fut");
+            let (branching, coverage) = branching(seed, settings);
+            summary.coverage.merge(&coverage);
+            let all = [functions.clone(), branching].concat();
+            failures = sparse_check::check_all(&all, &name, &mut summary.sparse);
+            if !failures.is_empty() {
+                whole = sparse_check::subject(&name, &all).source;
+            }
+        }
         programs = vec![None; failures.len()];
     }
     for (f, probe_program) in failures.into_iter().zip(programs) {
@@ -271,7 +312,7 @@ pub fn run_seed(seed: u64, settings: &Settings, summary: &mut Summary) {
                 let text = format!(
                     "-- Found by gradus-fuzz (seed {seed}): {}\n{}",
                     f.to_string().replace('\n', "\n-- "),
-                    subject.source
+                    whole
                 );
                 write_failure(dir, &format!("whole-{seed}"), &text)
             });

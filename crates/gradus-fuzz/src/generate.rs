@@ -59,6 +59,11 @@ pub struct Gen<'r> {
     /// Whether entry points may declare an array parameter unique and update it in place
     /// after reading it ([`Gen::entry`]).
     pub consume: bool,
+    /// In smooth mode, also control flow and indexing that depend on float values:
+    /// conditions that compare floats, `i64.f64` (indices and loop counts), `max`, `min`,
+    /// `abs`, and `floor`, `ceil`, `round`, `trunc` (no derivative, a value that may steer). Such functions are differentiable almost everywhere but not smooth: the sparse
+    /// checks take them ([`crate::sparse_check`]), the finite-difference checks do not.
+    pub value_control: bool,
     /// What was generated.
     pub coverage: Coverage,
 }
@@ -95,6 +100,7 @@ impl<'r> Gen<'r> {
             next: 0,
             helpers: Vec::new(),
             consume: false,
+            value_control: false,
             coverage: Coverage::default(),
         }
     }
@@ -259,6 +265,10 @@ impl<'r> Gen<'r> {
                 3 if t != PrimType::Bool && self.mode == Mode::General => {
                     return self.conversion(t, d);
                 }
+                3 if t == PrimType::I64 && self.value_control => {
+                    self.coverage.note("float-to-index");
+                    return Exp::app("i64.f64", vec![self.prim_exp(PrimType::F64, d)]);
+                }
                 4 => {
                     self.coverage.note("if");
                     let c = self.condition(d);
@@ -298,8 +308,19 @@ impl<'r> Gen<'r> {
     }
 
     /// A boolean: a comparison or a logical combination. In smooth mode comparisons are of
-    /// integers only, so that control flow does not depend on the differentiated input.
+    /// integers only, so that control flow does not depend on the differentiated input, unless
+    /// [`Gen::value_control`] (then half of the conditions compare floats).
     fn condition(&mut self, depth: usize) -> Exp {
+        if self.value_control && self.chance(0.5) {
+            self.coverage.note("float-compare");
+            let op = *["<", "<=", ">", ">="].choose(self.rng).unwrap();
+            let d = depth.saturating_sub(1);
+            return Exp::bin(
+                op,
+                self.prim_exp(PrimType::F64, d),
+                self.prim_exp(PrimType::F64, d),
+            );
+        }
         self.prim_exp(PrimType::Bool, depth)
     }
 
@@ -318,12 +339,15 @@ impl<'r> Gen<'r> {
                     let u = self.prim();
                     let allowed = match self.mode {
                         Mode::General => u != PrimType::Bool,
-                        Mode::Smooth => u == PrimType::I64,
+                        Mode::Smooth => u == PrimType::I64 || self.value_control,
                     };
                     if allowed {
                         break u;
                     }
                 };
+                if self.mode == Mode::Smooth && u.is_float() {
+                    self.coverage.note("float-compare");
+                }
                 let op = *["==", "!=", "<", "<=", ">", ">="].choose(self.rng).unwrap();
                 Exp::bin(op, self.prim_exp(u, d), self.prim_exp(u, d))
             }
@@ -339,6 +363,14 @@ impl<'r> Gen<'r> {
             let smooth = self.mode == Mode::Smooth;
             if !smooth && self.chance(0.25) {
                 return self.float_identity(t, a, b);
+            }
+            if smooth && self.value_control && self.chance(0.2) {
+                self.coverage.note("float-max-min-abs");
+                return match self.below(3) {
+                    0 => Exp::app(&format!("{name}.max"), vec![a, b]),
+                    1 => Exp::app(&format!("{name}.min"), vec![a, b]),
+                    _ => Exp::app(&format!("{name}.abs"), vec![a]),
+                };
             }
             return match self.below(if smooth { 5 } else { 9 }) {
                 0 => Exp::bin("+", a, b),
@@ -432,6 +464,13 @@ impl<'r> Gen<'r> {
         let name = t.name();
         let a = self.prim_exp(t, d);
         let f = |s: &str| format!("{name}.{s}");
+        if self.mode == Mode::Smooth && self.value_control && self.chance(0.25) {
+            self.coverage.note("float-piecewise-constant");
+            let fun = *["floor", "ceil", "round", "trunc"]
+                .choose(self.rng)
+                .unwrap();
+            return Exp::app(&f(fun), vec![a]);
+        }
         if self.mode == Mode::Smooth {
             let one = self.literal_one(t);
             let sq = Exp::bin("+", one, Exp::bin("*", a.clone(), a.clone()));

@@ -6,6 +6,8 @@
 //!   configuration, optimised and not, and compares;
 //! * [`adcheck`] checks the derivatives of random smooth programs against finite differences,
 //!   each other (transposition), and their vector forms;
+//! * [`sparse_check`] checks the on-demand sparse Jacobians and Hessians (`Program::sparse`)
+//!   of the same functions against the dense ones, at several points with one pattern;
 //! * [`spec`] writes probes whose results the fuzzer knows from the language's definition
 //!   (conversions between every pair of types, IEEE float identities) and checks them;
 //! * [`shrink`] reduces a failing program and input and writes a test-block program;
@@ -23,4 +25,5 @@ pub mod diff;
 pub mod generate;
 pub mod robust;
 pub mod shrink;
+pub mod sparse_check;
 pub mod spec;

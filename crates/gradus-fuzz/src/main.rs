@@ -106,8 +106,12 @@ fn main() {
             let vals: Vec<String> = c.args.iter().map(gradus::data::write_text).collect();
             println!("-- {}: {}", c.entry, vals.join(" "));
         }
-        let (_, ad, _) = campaign::ad(args.seed, &settings);
+        let (functions, ad, _) = campaign::ad(args.seed, &settings);
         println!("{}", ad.source);
+        let (branching, _) = campaign::branching(args.seed, &settings);
+        let all = [functions, branching].concat();
+        let name = format!("fuzz-sparse-{}.fut", args.seed);
+        println!("{}", gradus_fuzz::sparse_check::subject(&name, &all).source);
         return;
     }
     let started = Instant::now();

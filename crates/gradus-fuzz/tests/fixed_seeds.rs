@@ -71,6 +71,7 @@ fn fixed_seeds_agree_everywhere() {
                     t.cases += one.cases;
                     t.runtime_errors += one.runtime_errors;
                     t.coverage.merge(&one.coverage);
+                    t.sparse.merge(&one.sparse);
                     t.failures.extend(one.failures);
                 }
             });
@@ -80,6 +81,8 @@ fn fixed_seeds_agree_everywhere() {
     eprintln!("{}", summary.report());
     assert!(summary.failures.is_empty(), "{}", summary.report());
     assert!(summary.functions >= 190, "{}", summary.report());
+    // Every seed's AD functions go through the on-demand sparse Jacobian and Hessian.
+    assert!(summary.sparse.checked >= 40, "{}", summary.report());
     // The generator must keep producing every construct it claims to cover.
     for construct in [
         "map",

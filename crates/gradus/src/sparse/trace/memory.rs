@@ -90,3 +90,16 @@ pub(super) fn union_elements(to: &ArrVar, from: &ArrVar) {
         sets::union_into(d, s);
     }
 }
+
+/// `to[k] ∪= extra` for every element from where `to` points, when they are integers or
+/// `bool`s (what a branch on the point left there depends on the branch).
+pub(super) fn add_to_integers(to: &ArrVar, extra: &Deps) {
+    let Some(b) = &to.block else { return };
+    let mut b = b.borrow_mut();
+    if b.vals.first().is_none_or(|v| v.prim_type().is_float()) {
+        return;
+    }
+    for d in b.deps.get_mut(to.off..).unwrap_or(&mut []) {
+        sets::union_into(d, extra);
+    }
+}

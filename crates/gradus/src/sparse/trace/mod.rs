@@ -9,15 +9,19 @@
 //!
 //! How: the program runs as the C code would, on the given arguments, and every value also
 //! carries the set of elements of `x` it depends on ([`sets`]). A float operation's set is
-//! the union of its float operands' (an operation whose derivative is zero everywhere, like
-//! `floor`, has none); an integer or `bool`'s set records that it depends on `x`, which
-//! matters only where it steers control or indexing:
+//! the union of its float operands', also for `floor`, `round`, `sgn` and the like: their
+//! derivative is zero, but their value depends on `x` and may steer a branch or an index
+//! later, and a set does not tell the two apart (the pattern lists such entries, as zeros).
+//! An integer or `bool`'s set records that it depends on `x`, which matters only where it
+//! steers control or indexing:
 //! - an `if` on a condition that depends on `x` takes both branches. The branch not taken at
 //!   `x` runs first in *shadow*: its scalars compute (and are restored afterwards), arrays it
 //!   allocates are its own, and what it writes to older memory only adds index sets, never
 //!   values. Then the branch taken runs, adding its sets to the older memory and variables
 //!   instead of replacing them. A check that fails in the shadow branch, on a condition that
 //!   does not depend on `x`, fails wherever that branch is taken, so the branch is left there.
+//!   An integer or `bool` that either branch leaves in older memory or variables (an index, a
+//!   loop count) depends on which branch ran: it gets the condition's set as well.
 //! - an element read or written at an index that depends on `x` may be any element: the read
 //!   gets the union of the whole buffer's sets, the write adds to every element's.
 //! - a loop count or `while` condition that depends on `x` is refused.
@@ -30,7 +34,7 @@ mod memory;
 pub(crate) mod sets;
 
 use crate::backend::lower::imp::{self, Ex, IdxOp, Stm, Ty};
-use crate::core::prim::{PrimOp, UnOp};
+use crate::core::prim::PrimOp;
 use crate::core::scalar::Scalar;
 use memory::{ArrVar, Block};
 use rustc_hash::FxHashMap as HashMap;
@@ -133,10 +137,11 @@ struct Slot {
 }
 
 /// An `if` whose condition depends on `x`, while one of its branches runs: memory and
-/// variables made before `start` are older than the branch.
+/// variables made before `start` are older than the branch; `cond` is the condition's set.
 struct Region {
     start: u64,
     shadow: bool,
+    cond: Deps,
 }
 
 /// How a write to memory or a variable made at some time behaves in the current regions.
@@ -184,6 +189,19 @@ impl Tracer {
             mode = WriteMode::Union;
         }
         mode
+    }
+
+    /// The sets of the conditions of the regions that a write to something made at `born`
+    /// crosses: an integer or `bool` written there depends on which branch ran, so on `x`.
+    fn control(&self, born: u64) -> Deps {
+        let mut out: Deps = None;
+        for r in self.regions.iter().rev() {
+            if r.start <= born {
+                break;
+            }
+            out = sets::union(&out, &r.cond);
+        }
+        out
     }
 
     fn declare(&mut self, name: &str, val: Scalar, deps: Deps) {
@@ -378,7 +396,7 @@ impl Tracer {
                 if dc.is_none() {
                     self.stms(yes)
                 } else {
-                    self.both_branches(yes, no)
+                    self.both_branches(yes, no, dc)
                 }
             }
             Stm::Check { cond, .. } => {
@@ -407,9 +425,6 @@ fn prim(op: PrimOp, vals: &[Scalar], deps: &[Deps]) -> (Scalar, Deps) {
     let val = op.eval(vals).unwrap_or(Scalar::zero(rt));
     let mut out: Deps = None;
     if rt.is_float() {
-        if piecewise_constant(op) {
-            return (val, None);
-        }
         for (t, d) in op.operand_types().into_iter().zip(deps) {
             if t.is_float() {
                 out = sets::union(&out, d);
@@ -423,21 +438,10 @@ fn prim(op: PrimOp, vals: &[Scalar], deps: &[Deps]) -> (Scalar, Deps) {
     (val, out)
 }
 
-/// Whether a float operation's derivative is zero wherever it exists.
-fn piecewise_constant(op: PrimOp) -> bool {
-    matches!(
-        op,
-        PrimOp::Un(
-            UnOp::Floor | UnOp::Ceil | UnOp::Trunc | UnOp::Round | UnOp::Sgn,
-            _
-        )
-    )
-}
-
 /// Whether a float operation's index set is the union of its float operands' (what lets an
 /// accumulator's set grow in place).
 fn unions_float_operands(op: PrimOp) -> bool {
-    op.result_type().is_float() && !piecewise_constant(op)
+    op.result_type().is_float()
 }
 
 /// [`Ex::Idx`] on `i64` and `bool` values.

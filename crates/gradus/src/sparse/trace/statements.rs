@@ -57,6 +57,11 @@ impl Tracer {
         }
         let born = self.scalars[name].born;
         let mode = self.write_mode(born);
+        let control = if mode == WriteMode::Normal {
+            None
+        } else {
+            self.control(born)
+        };
         // `acc = acc + e`: the accumulator's own set grows in place (a sum over many inputs
         // would otherwise copy its set at every step).
         if let Ex::Prim(op, args) = val
@@ -88,6 +93,9 @@ impl Tracer {
             slot.deps = d;
         } else {
             sets::union_into(&mut slot.deps, &d);
+            if !v.prim_type().is_float() {
+                sets::union_into(&mut slot.deps, &control);
+            }
         }
         Ok(())
     }
@@ -108,7 +116,14 @@ impl Tracer {
                 "internal error: `{arr}` is written before it is set"
             ));
         };
-        let mode = self.write_mode(block.borrow().born);
+        let born = block.borrow().born;
+        let mode = self.write_mode(born);
+        // An integer written to older memory in a branch on the point depends on the branch.
+        let dv = if mode != WriteMode::Normal && !v.prim_type().is_float() {
+            sets::union(&dv, &self.control(born))
+        } else {
+            dv
+        };
         let mut b = block.borrow_mut();
         let pos = a.off + i;
         if pos >= b.vals.len() {
@@ -276,7 +291,13 @@ impl Tracer {
                 _ => return unsupported("internal error: a copy reads out of range"),
             }
         };
-        let mode = self.write_mode(db.borrow().born);
+        let born = db.borrow().born;
+        let mode = self.write_mode(born);
+        let control = if mode == WriteMode::Normal {
+            None
+        } else {
+            self.control(born)
+        };
         let mut dbm = db.borrow_mut();
         let to = d.off + a;
         if to + n > dbm.vals.len() {
@@ -293,6 +314,9 @@ impl Tracer {
                 dbm.deps[to + k] = deps[k].clone();
             } else {
                 sets::union_into(&mut dbm.deps[to + k], &deps[k]);
+                if !vals[k].prim_type().is_float() {
+                    sets::union_into(&mut dbm.deps[to + k], &control);
+                }
             }
         }
         Ok(())
@@ -312,10 +336,12 @@ impl Tracer {
         Ok(())
     }
 
-    /// Both branches of an `if` whose condition depends on the point: `no` (not taken at
-    /// this point) in shadow, then `yes` adding to what is older than the `if`, then the
-    /// arrays that `no` left in older variables added to what `yes` left there.
-    pub(super) fn both_branches(&mut self, yes: &[Stm], no: &[Stm]) -> R<()> {
+    /// Both branches of an `if` whose condition (of set `cond`) depends on the point: `no`
+    /// (not taken at this point) in shadow, then `yes` adding to what is older than the `if`,
+    /// then the arrays that `no` left in older variables added to what `yes` left there. The
+    /// integers and `bool`s of the arrays that either branch left in older variables depend on
+    /// the condition.
+    pub(super) fn both_branches(&mut self, yes: &[Stm], no: &[Stm], cond: Deps) -> R<()> {
         let start = self.next_seq();
         let scalar_vals: Vec<(String, Scalar)> = self
             .scalars
@@ -327,6 +353,7 @@ impl Tracer {
         self.regions.push(Region {
             start,
             shadow: true,
+            cond: cond.clone(),
         });
         let shadow = self.stms(no);
         self.regions.pop();
@@ -341,7 +368,7 @@ impl Tracer {
                 (!now.same_place(before)).then(|| (name.clone(), now.clone()))
             })
             .collect();
-        self.arrays = arrays_before;
+        self.arrays = arrays_before.clone();
         for (name, v) in scalar_vals {
             if let Some(s) = self.scalars.get_mut(&name) {
                 s.val = v;
@@ -350,14 +377,26 @@ impl Tracer {
         self.regions.push(Region {
             start,
             shadow: false,
+            cond: cond.clone(),
         });
         let taken = self.stms(yes);
         self.regions.pop();
         taken?;
-        for (name, from) in left_by_no {
-            if let Some(to) = self.arrays.get(&name) {
-                memory::union_elements(to, &from);
+        let left_by_yes: Vec<ArrVar> = arrays_before
+            .iter()
+            .filter_map(|(name, before)| {
+                let now = self.arrays.get(name)?;
+                (!now.same_place(before)).then(|| now.clone())
+            })
+            .collect();
+        for (name, from) in &left_by_no {
+            if let Some(to) = self.arrays.get(name) {
+                memory::union_elements(to, from);
+                memory::add_to_integers(to, &cond);
             }
+        }
+        for to in &left_by_yes {
+            memory::add_to_integers(to, &cond);
         }
         Ok(())
     }
