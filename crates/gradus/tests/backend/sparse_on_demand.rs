@@ -381,7 +381,6 @@ fn bundle_adjustment_from_the_plain_residual_is_the_hand_compressed_jacobian() {
     }
 }
 
-<<<<<<< HEAD
 /// The products run on the `gpu` backend (POCL in CI) and give the interpreter's matrix.
 #[test]
 fn the_gpu_backend_gives_the_same_sparse_matrices() {
@@ -425,7 +424,7 @@ fn the_gpu_backend_gives_the_same_sparse_matrices() {
         assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{a} against {b}");
     }
 }
-=======
+
 /// The sparse Jacobian of `entry` at each point in `points` (each a full argument list) with
 /// the plan traced at the first, against the dense Jacobian there, on every backend.
 fn one_plan_holds_at(src: &str, entry: &str, points: &[Vec<Value>], point: usize) {
@@ -530,4 +529,3 @@ entry f [n] (x: [n]f64) : [2]f64 =
     ];
     one_plan_holds_at(src, "f", &points, 0);
 }
->>>>>>> wip-fuzz
