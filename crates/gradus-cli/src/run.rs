@@ -67,14 +67,13 @@ pub(crate) fn input_error(e: impl std::fmt::Display) -> u8 {
 /// (from 0). `None` when `spec` is a plain entry-point name.
 type DerivativeSpec = (Derivative, String, Option<Vec<usize>>);
 
-fn parse_derivative(spec: &str) -> Option<Result<DerivativeSpec, String>> {
+/// A call written `KIND(ENTRY, P, ...)`: the kind's name, the entry point, the positions.
+type CallSpec<'a> = (&'a str, String, Vec<usize>);
+
+/// `KIND(ENTRY, P, ...)` split into its parts; `None` when `spec` has no parenthesis (a
+/// plain entry-point name).
+fn parse_call(spec: &str) -> Option<Result<CallSpec<'_>, String>> {
     let (kind, rest) = spec.split_once('(')?;
-    let kind = kind.trim();
-    let Some(k) = Derivative::from_name(kind) else {
-        return Some(Err(format!(
-            "`{spec}`: `{kind}` is not a derivative (grad, vjp, jvp, jacobian or hessian)"
-        )));
-    };
     let Some(inner) = rest.trim_end().strip_suffix(')') else {
         return Some(Err(format!("`{spec}`: a `)` is missing at the end")));
     };
@@ -96,7 +95,19 @@ fn parse_derivative(spec: &str) -> Option<Result<DerivativeSpec, String>> {
             }
         }
     }
-    Some(Ok((k, entry, (!wrt.is_empty()).then_some(wrt))))
+    Some(Ok((kind.trim(), entry, wrt)))
+}
+
+fn parse_derivative(spec: &str) -> Option<Result<DerivativeSpec, String>> {
+    Some(parse_call(spec)?.and_then(|(kind, entry, wrt)| {
+        let k = Derivative::from_name(kind).ok_or_else(|| {
+            format!(
+                "`{spec}`: `{kind}` is not a derivative (grad, vjp, jvp, jacobian, hessian, \
+                 sparse_jacobian or sparse_hessian)"
+            )
+        })?;
+        Ok((k, entry, (!wrt.is_empty()).then_some(wrt)))
+    }))
 }
 
 /// The derivative `spec` asks for (`None` for a plain entry point's name), or the exit code
@@ -135,35 +146,14 @@ type SparseSpec = (SparseKind, String, Option<usize>);
 /// `sparse_hessian(ENTRY)`, optionally with the position of the parameter differentiated
 /// (`sparse_jacobian(ENTRY, P)`). `None` for anything else.
 fn parse_sparse(spec: &str) -> Option<Result<SparseSpec, String>> {
-    let (kind, rest) = spec.split_once('(')?;
-    let kind = SparseKind::from_name(kind.trim())?;
-    let Some(inner) = rest.trim_end().strip_suffix(')') else {
-        return Some(Err(format!("`{spec}`: a `)` is missing at the end")));
-    };
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    let entry = parts[0].to_string();
-    if entry.is_empty() {
-        return Some(Err(format!(
-            "`{spec}`: no entry point named inside the parentheses"
-        )));
-    }
-    let wrt = match parts[1..] {
-        [] => None,
-        [p] => match p.parse::<usize>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                return Some(Err(format!(
-                    "`{spec}`: `{p}` is not a parameter position (0, 1, ...)"
-                )));
-            }
-        },
-        _ => {
-            return Some(Err(format!(
-                "`{spec}`: a sparse derivative takes one parameter position"
-            )));
-        }
-    };
-    Some(Ok((kind, entry, wrt)))
+    let kind = SparseKind::from_name(spec.split_once('(')?.0.trim())?;
+    Some(parse_call(spec)?.and_then(|(_, entry, wrt)| match wrt[..] {
+        [] => Ok((kind, entry, None)),
+        [p] => Ok((kind, entry, Some(p))),
+        _ => Err(format!(
+            "`{spec}`: a sparse derivative takes one parameter position"
+        )),
+    }))
 }
 
 /// Runs a sparse derivative of an entry point: reads the entry's arguments and prints the
@@ -195,21 +185,9 @@ fn run_sparse(
         Ok(args) => args,
         Err(code) => return code,
     };
-    let results = match catch_panic(|| sparse.call(args)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(CallError::Runtime(e))) => {
-            eprintln!("{e}");
-            return 2;
-        }
-        Ok(Err(CallError::BadInput(m))) => return input_error(m),
-        Ok(Err(CallError::UnknownEntry(n))) => {
-            eprintln!("Error: {path} has no entry point named \"{n}\"");
-            return 1;
-        }
-        Err(p) => {
-            eprintln!("internal error: gradus panicked while running {path}: {p}");
-            return 4;
-        }
+    let results = match call_results(path, catch_panic(|| sparse.call(args))) {
+        Ok(r) => r,
+        Err(code) => return code,
     };
     let ExternalType::Value { elem, .. } = &ep.params[sparse.point()] else {
         return 4;
@@ -276,23 +254,35 @@ pub fn run(a: RunArgs) -> u8 {
         Ok(args) => args,
         Err(code) => return code,
     };
-    let results = match catch_panic(|| program.call(&entry, args)) {
-        Ok(Ok(r)) => r,
+    let results = match call_results(&path, catch_panic(|| program.call(&entry, args))) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    print_results(&ep, &results, a.binary)
+}
+
+/// The results of a call, or the exit code after printing why it failed (a run-time error,
+/// bad input, an unknown entry point, a panic).
+fn call_results(
+    path: &str,
+    outcome: Result<Result<Vec<Value>, CallError>, String>,
+) -> Result<Vec<Value>, u8> {
+    match outcome {
+        Ok(Ok(r)) => Ok(r),
         Ok(Err(CallError::Runtime(e))) => {
             eprintln!("{e}");
-            return 2;
+            Err(2)
         }
-        Ok(Err(CallError::BadInput(m))) => return input_error(m),
+        Ok(Err(CallError::BadInput(m))) => Err(input_error(m)),
         Ok(Err(CallError::UnknownEntry(n))) => {
             eprintln!("Error: {path} has no entry point named \"{n}\"");
-            return 1;
+            Err(1)
         }
         Err(p) => {
             eprintln!("internal error: gradus panicked while running {path}: {p}");
-            return 4;
+            Err(4)
         }
-    };
-    print_results(&ep, &results, a.binary)
+    }
 }
 
 /// The entry point `entry` of `program`, or the exit code after printing why not.
