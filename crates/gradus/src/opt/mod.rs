@@ -64,6 +64,7 @@ pub mod loop_norm;
 pub mod loopsplit;
 pub mod mapfission;
 pub mod mapshare;
+pub mod own_copy;
 pub mod reduceloop;
 pub mod scalarise;
 pub mod simplify;

@@ -352,7 +352,7 @@ impl<'n> Engine<'n> {
                 *then_body = self.body(ctx, std::mem::take(then_body), &ts);
                 *else_body = self.body(ctx, std::mem::take(else_body), &es);
             }
-            Exp::Loop { form, body, .. } => {
+            Exp::Loop { params, form, body } => {
                 let mut s = scope.clone();
                 s.row_vars.clear();
                 s.enter_level();
@@ -364,6 +364,11 @@ impl<'n> Engine<'n> {
                     s.row_vars.insert(*i);
                 }
                 *body = self.body(ctx, std::mem::take(body), &s);
+                let mut own: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+                if let LoopForm::For { i, .. } = form {
+                    own.push(*i);
+                }
+                super::own_copy::give_own_copies(self.names, body, &own);
             }
             Exp::Soac(soac) => {
                 let mut s = scope.clone();
@@ -377,6 +382,7 @@ impl<'n> Engine<'n> {
                 }
                 for lam in soac.lambdas_mut() {
                     lam.body = self.body(ctx, std::mem::take(&mut lam.body), &s);
+                    super::own_copy::give_own_copies(self.names, &mut lam.body, &lam.params);
                 }
             }
             Exp::WithAcc { lam, .. } => {
