@@ -115,38 +115,52 @@ impl Gmm {
     }
 
     /// Σ over the points `xs` (rows of `d`) of logsumexpₖ(αₖ + Σ qₖ − ½‖Qₖ (x − μₖ)‖²).
+    /// Each row of the triangular product and the squared norm is one [`Real::dot`], which
+    /// the tape records as one node.
     fn points<S: Real>(&self, p: &[S], xs: &[f64]) -> S {
-        let (d, lsz) = (self.d, self.lsz());
+        let d = self.d;
         let (alpha, mu, q, l) = self.split(p);
         let (qdiag, sum_qs) = self.diagonals(q);
+        let lsz = self.lsz();
+        let lrows = self.by_rows(l);
         let mut xc = vec![S::zero(); d];
         let mut qx = vec![S::zero(); d];
         let mut main = vec![S::zero(); self.k];
         let mut total = S::zero();
         for x in xs.chunks(d) {
             for ik in 0..self.k {
-                let (mu, qd, l) = (
-                    &mu[ik * d..][..d],
-                    &qdiag[ik * d..][..d],
-                    &l[ik * lsz..][..lsz],
-                );
+                let (mu, qd) = (&mu[ik * d..][..d], &qdiag[ik * d..][..d]);
                 for j in 0..d {
                     xc[j] = S::from_f64(x[j]) - mu[j];
-                    qx[j] = qd[j] * xc[j];
                 }
-                // The strictly lower triangle of Qₖ, column by column.
-                let mut idx = 0;
-                for (i, &xci) in xc.iter().enumerate() {
-                    for (qxj, &lij) in qx[i + 1..].iter_mut().zip(&l[idx..]) {
-                        *qxj += lij * xci;
-                    }
-                    idx += d - 1 - i;
+                for (i, qxi) in qx.iter_mut().enumerate() {
+                    let below = if i == 0 {
+                        S::zero()
+                    } else {
+                        S::dot(&lrows[ik * lsz + i * (i - 1) / 2..][..i], &xc[..i])
+                    };
+                    *qxi = qd[i] * xc[i] + below;
                 }
-                main[ik] = alpha[ik] + sum_qs[ik] - S::from_f64(0.5) * sqnorm(&qx);
+                main[ik] = alpha[ik] + sum_qs[ik] - S::from_f64(0.5) * S::dot(&qx, &qx);
             }
             total += logsumexp(&main);
         }
         total
+    }
+
+    /// The strictly lower triangles of the `Qₖ`, stored column by column in `l`, row by row
+    /// instead: row `i` of component `k` (its `i` entries left of the diagonal) starts at
+    /// `k·lsz + i(i−1)/2`.
+    fn by_rows<S: Real>(&self, l: &[S]) -> Vec<S> {
+        let (d, lsz) = (self.d, self.lsz());
+        let column_start = |j: usize| j * (2 * d - j - 1) / 2;
+        let mut out = Vec::with_capacity(l.len());
+        for lk in l.chunks_exact(lsz.max(1)) {
+            for i in 0..d {
+                out.extend((0..i).map(|j| lk[column_start(j) + i - j - 1]));
+            }
+        }
+        out
     }
 
     /// The terms without data: −n·logsumexp(α), the Wishart prior and the constants.
