@@ -728,16 +728,24 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
             area.set(own, 0.0);
         } else {
             let b = if FUSE { r.b & !FUSED } else { r.b } as usize;
-            for (s, p) in [(r.a as usize, r.pa), (b, r.pb)] {
-                // Without branches, whose outcome follows the program's shape: an operand in
-                // the window updates its register; one below it, its slot in memory; one in
-                // the window adds to the record's own slot instead, which is cleared below
-                // (as is the unused operand's, partial 0).
-                let d = own.wrapping_sub(s);
-                let (n1, n2) = (A::fmadd(a, p, c1), A::fmadd(a, p, c2));
-                c1 = select_unpredictable(d == 1, n1, c1);
-                c2 = select_unpredictable(d == 2, n2, c2);
-                area.madd(select_unpredictable(d > 2, s, own), a, p);
+            let sa = r.a as usize;
+            if (own.wrapping_sub(sa) > 2) & (own.wrapping_sub(b) > 2) {
+                // Both operands below the window (products of earlier values, the common
+                // case): two updates in memory, as the loop below would make, with one test.
+                area.madd(sa, a, r.pa);
+                area.madd(b, a, r.pb);
+            } else {
+                for (s, p) in [(sa, r.pa), (b, r.pb)] {
+                    // Without branches, whose outcome follows the program's shape: an operand
+                    // in the window updates its register; one below it, its slot in memory;
+                    // one in the window adds to the record's own slot instead, which is
+                    // cleared below (as is the unused operand's, partial 0).
+                    let d = own.wrapping_sub(s);
+                    let (n1, n2) = (A::fmadd(a, p, c1), A::fmadd(a, p, c2));
+                    c1 = select_unpredictable(d == 1, n1, c1);
+                    c2 = select_unpredictable(d == 2, n2, c2);
+                    area.madd(select_unpredictable(d > 2, s, own), a, p);
+                }
             }
             area.set(own, 0.0);
             if COUNT {
