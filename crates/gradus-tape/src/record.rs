@@ -299,6 +299,7 @@ where
         offsets,
         mut values,
         mut ids,
+        mut input_vars,
         shell,
     } = buffers;
     jobs.clear();
@@ -320,8 +321,11 @@ where
         }
         body(&inputs[..x.len()], &mut values, &mut ids);
     } else {
-        let inputs: Vec<Var<'_>> = x.iter().enumerate().map(input).collect();
-        body(&inputs, &mut values, &mut ids);
+        // Reused between recordings; `body` is generic over the brand, so `'static` inputs
+        // give it nothing it could keep.
+        input_vars.clear();
+        input_vars.extend(x.iter().enumerate().map(input));
+        body(&input_vars, &mut values, &mut ids);
     }
     let mut last = guard.finish();
     if FAST && last.shared.is_none() {
@@ -338,6 +342,7 @@ where
                 offsets,
                 values,
                 ids,
+                input_vars,
                 shell: Some(last),
             },
         );
@@ -348,7 +353,14 @@ where
         let before = std::mem::replace(&mut last.before, Before::Start);
         let spare = std::mem::take(&mut last.spare);
         jobs.push(JobRecord { segment, before });
-        let mut rec = Recording::new(jobs, offsets, JobId(0), x.len(), (values, ids), spare);
+        let mut rec = Recording::new(
+            jobs,
+            offsets,
+            JobId(0),
+            x.len(),
+            (values, ids),
+            (spare, input_vars),
+        );
         rec.shell = Some(last);
         return Recorded::Forked(rec);
     };
@@ -372,7 +384,7 @@ where
         terminal,
         x.len(),
         (values, ids),
-        spare,
+        (spare, input_vars),
     ))
 }
 

@@ -15,6 +15,7 @@ use crate::record::JobRecorder;
 use crate::segment::{
     Before, DENSE, DOT, FUSED, JobRecord, MANY, NO_SIDE, Rec, Segment, dot_parts, many_parts,
 };
+use crate::var::Var;
 use rayon::prelude::*;
 use std::fmt;
 use std::hint::select_unpredictable;
@@ -185,6 +186,8 @@ pub struct Recording {
     output_values: Vec<f64>,
     output_ids: Vec<NodeId>,
     spare: Vec<Segment>,
+    /// The buffer the inputs' `Var`s were made in, kept for the next recording.
+    input_vars: Vec<Var<'static>>,
     pub(crate) shell: Option<Box<JobRecorder>>,
 }
 
@@ -216,6 +219,9 @@ pub(crate) struct Buffers {
     pub(crate) offsets: Vec<usize>,
     pub(crate) values: Vec<f64>,
     pub(crate) ids: Vec<NodeId>,
+    /// The inputs' `Var`s of a recording with more inputs than fit on the stack (made with the
+    /// lifetime `'static`, which the closures, generic over the brand, cannot tell apart).
+    pub(crate) input_vars: Vec<Var<'static>>,
     pub(crate) shell: Option<Box<JobRecorder>>,
 }
 
@@ -234,7 +240,7 @@ impl Recording {
         terminal: JobId,
         inputs: usize,
         (output_values, output_ids): (Vec<f64>, Vec<NodeId>),
-        spare: Vec<Segment>,
+        (spare, input_vars): (Vec<Segment>, Vec<Var<'static>>),
     ) -> Recording {
         offsets.clear();
         let mut total = 0;
@@ -251,6 +257,7 @@ impl Recording {
             output_values,
             output_ids,
             spare,
+            input_vars,
             shell: None,
         }
     }
@@ -263,6 +270,7 @@ impl Recording {
             mut output_values,
             mut output_ids,
             mut spare,
+            input_vars,
             shell,
             ..
         } = self;
@@ -279,6 +287,7 @@ impl Recording {
             offsets,
             values: output_values,
             ids: output_ids,
+            input_vars,
             shell,
         }
     }
@@ -668,15 +677,20 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
     // The slot of the record being resolved, and the pending additions to it and to the two
     // slots below it.
     let mut own = seg.len();
-    let (mut c0, mut c1, mut c2) = (0.0f64, 0.0f64, 0.0f64);
+    // Empty registers hold −0, the exact identity of addition (`−0 + x = x` for every `x`,
+    // where `0 + (−0)` would be `+0`); see the note "The register window".
+    const EMPTY: f64 = -0.0;
+    let (mut c0, mut c1, mut c2) = (EMPTY, EMPTY, EMPTY);
     for r in seg.recs.iter().rev() {
         if FUSE && r.b >= FUSED {
             // The sum node after an operation (see `Segment::push_add`): operands the two
             // slots below it, partials 1, so both go to the window; then the operation's own
             // node, one slot down.
+            // `c2` is empty here (the window shifted just before), so `c2 + a` is `a`
+            // exactly: the running sum's chain takes one addition per pair, not two.
             let a = area.get(own) + c0;
             area.set(own, 0.0);
-            (c0, c1, c2) = (c1 + a, c2 + a, 0.0);
+            (c0, c1, c2) = (c1 + a, a, EMPTY);
             own -= 1;
             if COUNT && !(SKIP && a == 0.0) {
                 nodes += 1;
@@ -714,16 +728,24 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
             area.set(own, 0.0);
         } else {
             let b = if FUSE { r.b & !FUSED } else { r.b } as usize;
-            for (s, p) in [(r.a as usize, r.pa), (b, r.pb)] {
-                // Without branches, whose outcome follows the program's shape: an operand in
-                // the window updates its register; one below it, its slot in memory; one in
-                // the window adds to the record's own slot instead, which is cleared below
-                // (as is the unused operand's, partial 0).
-                let d = own.wrapping_sub(s);
-                let (n1, n2) = (A::fmadd(a, p, c1), A::fmadd(a, p, c2));
-                c1 = select_unpredictable(d == 1, n1, c1);
-                c2 = select_unpredictable(d == 2, n2, c2);
-                area.madd(select_unpredictable(d > 2, s, own), a, p);
+            let sa = r.a as usize;
+            if (own.wrapping_sub(sa) > 2) & (own.wrapping_sub(b) > 2) {
+                // Both operands below the window (products of earlier values, the common
+                // case): two updates in memory, as the loop below would make, with one test.
+                area.madd(sa, a, r.pa);
+                area.madd(b, a, r.pb);
+            } else {
+                for (s, p) in [(sa, r.pa), (b, r.pb)] {
+                    // Without branches, whose outcome follows the program's shape: an operand
+                    // in the window updates its register; one below it, its slot in memory;
+                    // one in the window adds to the record's own slot instead, which is
+                    // cleared below (as is the unused operand's, partial 0).
+                    let d = own.wrapping_sub(s);
+                    let (n1, n2) = (A::fmadd(a, p, c1), A::fmadd(a, p, c2));
+                    c1 = select_unpredictable(d == 1, n1, c1);
+                    c2 = select_unpredictable(d == 2, n2, c2);
+                    area.madd(select_unpredictable(d > 2, s, own), a, p);
+                }
             }
             area.set(own, 0.0);
             if COUNT {
@@ -732,7 +754,7 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
                 edges += n;
             }
         }
-        (c0, c1, c2) = (c1, c2, 0.0);
+        (c0, c1, c2) = (c1, c2, EMPTY);
         own -= 1;
     }
     // The window now covers the slots `own` and `own - 1` (inputs, or the sink).
@@ -971,7 +993,12 @@ impl fmt::Display for JobGraphView<'_> {
 // the window holds the slots `first` and `first - 1` (inputs, or the sink), which are flushed
 // to memory. The choice is made by selects, not branches (their outcome depends on the
 // program's shape and mispredicted on GMM); an operand in the window sends its memory update
-// to the record's own slot, already read and cleared right after. Sums are associated
+// to the record's own slot, already read and cleared right after. An empty register holds −0,
+// the exact identity of addition, so adding an empty register changes no value (not even the
+// sign of a zero). That lets the step of a fused sum (whose operands are the two slots below
+// it, partials 1) set `c1` to the sum's adjoint instead of adding it to `c2`, which is always
+// empty there (the window shifted just before): a running sum's reverse chain is one addition
+// per pair, the same bits as the record `(acc, p; 1, 1)` would give. Sums are associated
 // differently than with every update in memory (the stored part first, then the window's),
 // so results can differ from the unwindowed sweep in the last bits; they are reproducible
 // as before.

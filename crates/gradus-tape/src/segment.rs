@@ -292,7 +292,7 @@ impl Segment {
         }
         self.recs.push(r);
         self.nodes = index + 1;
-        // Wide records and proxies take no sum; `push1` and `push2` set it for theirs.
+        // Wide records and proxies take no sum; `push_op` sets it for theirs.
         self.fusable = NodeId::CONSTANT.bits();
         index
     }
@@ -324,16 +324,13 @@ impl Segment {
         })
     }
 
-    /// A node with operands `a`, `b` (at most one of them a constant) and partials `pa`, `pb`.
+    /// A node with the non-constant operands `a`, `b` and partials `pa`, `pb` (an operation
+    /// with one non-constant operand records nothing, or [`push1`](Self::push1)).
     #[inline(always)]
-    pub(crate) fn push2(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
-        let (ca, cb) = (a.is_constant(), b.is_constant());
+    pub(crate) fn push_pair(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
         // Slots first: an operand of another job pushes its proxy.
-        let sa = if ca { 0 } else { self.slot(a) };
-        let sb = if cb { 0 } else { self.slot(b) };
-        let own = self.len() as u32 + 1;
-        let (a, pa) = if ca { (own, 0.0) } else { (sa, pa) };
-        let (b, pb) = if cb { (own, 0.0) } else { (sb, pb) };
+        let a = self.slot(a);
+        let b = self.slot(b);
         self.push_op(Rec { a, b, pa, pb })
     }
 
@@ -365,7 +362,7 @@ impl Segment {
                 return self.id(index);
             }
         }
-        self.push2(a, pa, b, pb)
+        self.push_pair(a, pa, b, pb)
     }
 
     /// A node with the operands and partials `ops` (constants skipped).

@@ -141,7 +141,7 @@ impl<'r> Var<'r> {
         let id = if ADD {
             with_active!(|seg| seg.push_add(a, pa, b, pb))
         } else {
-            with_active!(|seg| seg.push2(a, pa, b, pb))
+            with_active!(|seg| seg.push_pair(a, pa, b, pb))
         };
         Var::from_parts(v, id)
     }

@@ -1,5 +1,6 @@
 //! Steady state: with a reused `Tape`, the second and later gradients of a program without
-//! forks and with at most 16 inputs allocate nothing (counted by a global allocator).
+//! forks allocate nothing, with few inputs (made on the stack) or many (made in a buffer the
+//! tape keeps), counted by a global allocator.
 //!
 //! Allocations are counted per thread, so the test harness's own threads do not interfere.
 
@@ -64,6 +65,24 @@ fn reused_tape_allocates_nothing_in_steady_state() {
     let mut fresh = Tape::new();
     fresh.grad_into(&dot_x, |v| fdotprod(v), &mut dot_g);
     assert!(allocations() > after);
+}
+
+#[test]
+fn many_inputs_reuse_the_tapes_buffer() {
+    let mut tape = Tape::new();
+    let x = gradus_tape::programs::dotprod_inputs(500);
+    let mut g = vec![0.0; x.len()];
+    for _ in 0..2 {
+        tape.grad_into(&x, |v| fdotprod(v), &mut g);
+    }
+    let before = allocations();
+    for _ in 0..3 {
+        tape.grad_into(&x, |v| fdotprod(v), &mut g);
+    }
+    assert_eq!(allocations() - before, 0, "allocations in steady state");
+    // ∂/∂u_i = v_i = 2i + 3, ∂/∂v_i = u_i = i + 1.
+    assert_eq!(g[..500].to_vec(), x[500..].to_vec());
+    assert_eq!(g[500..].to_vec(), x[..500].to_vec());
 }
 
 #[test]
