@@ -19,6 +19,10 @@ use crate::backend::lower::imp::{Ex, Stm};
 /// The lanes of a loop of sums: four `f64` fill a 256-bit vector.
 const LANES: usize = 4;
 
+/// The first line of a loop printed in lanes (after its opening brace), by which a loop of
+/// sums around it knows not to be marked for vectorisation itself.
+pub(super) const OPENING: &str = "/* sums in lanes */";
+
 impl Printer<'_> {
     /// Prints the loop `for var < bound` with body `body` in lanes when the body is marked
     /// with [`LANE_SUM`] (and this is not GPU code); returns whether it did.
@@ -47,6 +51,7 @@ impl Printer<'_> {
         );
         let b = self.ex(bound);
         self.line(d, "{");
+        self.line(d + 1, OPENING);
         self.line(d + 1, &format!("const int64_t {n} = {b};"));
         self.line(
             d + 1,

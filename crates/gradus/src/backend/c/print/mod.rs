@@ -266,9 +266,9 @@ impl Printer<'_> {
     /// (a `GR_INDEPENDENT` mark, or nothing) before the loop just printed from `head_at`
     /// when its `body` is marked as a loop of float sums (`lower::SIMD_SUM`) and its text
     /// leaves the loop only at its end (no `goto`, `return` or `break`, which a vectorised
-    /// loop may not hold) and holds no loop: the C compiler may then reassociate those sums,
-    /// and only them. (Around an inner loop, GCC would vectorise the outer one, reading the
-    /// inner loop's rows across lanes with gathers.)
+    /// loop may not hold) and holds no loop of sums in lanes (`lanes.rs`): the C compiler
+    /// may then reassociate those sums, and only them. (Around a loop in lanes, GCC would
+    /// vectorise the outer loop, reading the inner loop's rows across lanes with gathers.)
     fn mark_simd_sums(&mut self, body: &[Stm], (start, head_at): (usize, usize), d: usize) {
         let accs = body.iter().find_map(|s| match s {
             Stm::Comment(c) => c.strip_prefix(crate::backend::lower::SIMD_SUM),
@@ -276,7 +276,7 @@ impl Printer<'_> {
         });
         let Some(accs) = accs else { return };
         let text = &self.out[head_at..];
-        if ["goto ", "return", "break;", "for ("]
+        if ["goto ", "return", "break;", lanes::OPENING]
             .iter()
             .any(|w| text.contains(w))
         {
