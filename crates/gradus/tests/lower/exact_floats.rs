@@ -94,3 +94,21 @@ fn one_blended_accumulator_keeps_the_interpreters_zeros() {
         }
     }
 }
+
+#[test]
+fn a_loop_of_sums_keeps_its_order() {
+    gradus::backend::c::build::force_exact_floats();
+    let src = "entry tri [d] (m: [d][d]f64) (v: [d]f64) : [d]f64 =\n  \
+               tabulate d (\\r -> loop acc = 0 for c < r + 1 do acc + m[r, c] * v[c])\n";
+    assert_eq!(lowered_lines_with("tri.fut", src, "tri", "-- lane-sum "), 0);
+    let interp = Program::from_source("tri.fut", src).unwrap();
+    let args = vec![
+        crate::common::random_f64(&[9, 9], 3, -1.0, 1.0),
+        crate::common::random_f64(&[9], 4, -1.0, 1.0),
+    ];
+    let want = interp.call("tri", args.clone()).unwrap();
+    for (name, p) in native_backends("tri.fut", src) {
+        let got = p.call("tri", args.clone()).unwrap();
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "{name}");
+    }
+}

@@ -7,4 +7,5 @@
 mod common;
 
 mod extreme_lanes;
+mod loop_sums;
 mod shortening_order;

@@ -1,6 +1,6 @@
 //! How a parallel `reduce` or `scan` is split into chunks and how the chunks' partial results
 //! are combined ([`Combine`]), and the mark that lets the C compiler vectorise a loop of float
-//! sums ([`SIMD_SUM`]).
+//! sums ([`SIMD_SUM`]): a `reduce (+)`, or a sequential `loop` that only carries sums.
 //!
 //! Takes the partial results of a reduction's chunks, in order. Guarantees their combination
 //! in that order with the reduction's operator (only assumed associative, never commutative),
@@ -15,13 +15,18 @@
 use super::imp::{Ex, Stm as I, Ty};
 use super::soac::store_scalars;
 use super::{Combine, GPU_COMBINE_GROUPS, GPU_REDUCE_CHUNKS, Lw, R, lt};
-use crate::core::ir::{BasicOp, Exp, Lambda, SubExp, Type};
+use crate::core::ir::{BasicOp, Body, Exp, Lambda, SubExp, Type, Var};
 use crate::core::prim::{BinOp, PrimOp};
 use crate::core::scalar::PrimType;
 
 /// The prefix of the comment in the body of a loop of float sums (see `Lw::simd_sum_mark`),
 /// followed by the accumulators' names.
 pub const SIMD_SUM: &str = "simd-sum ";
+
+/// The prefix of the comment in the body of a sequential loop that carries only float sums
+/// of one type (see `Lw::loop_sum_mark`), followed by that type (`f32` or `f64`) and the
+/// accumulators' names: the C printer runs such a loop in lanes.
+pub const LANE_SUM: &str = "lane-sum ";
 
 impl Lw<'_> {
     /// The mark ([`SIMD_SUM`]) that makes the first statement of a loop body whose only
@@ -47,6 +52,39 @@ impl Lw<'_> {
                     && (args[..] == [a, b] || args[..] == [b, a])
             });
         sums.then(|| I::Comment(format!("{SIMD_SUM}{}", accs.join(" "))))
+    }
+
+    /// The mark ([`LANE_SUM`]) for a sequential `for` loop with parameters `params` and body
+    /// `body` that carries nothing but float sums of one type (`f32` or `f64`): every
+    /// parameter `p` is read once in the body, in a statement `r = p + e` (or `e + p`), and
+    /// that `r`, used nowhere else, is `p`'s next value. No iteration then sees a partial
+    /// sum, so the loop is a `reduce (+)` over the `e`s and may be reassociated as one
+    /// (GMM's triangular `loop acc = 0 for c < r + 1 do acc + q[r, c] * v[c]`). The caller
+    /// marks only independent loops (see [`super::independent`]): no inner loop, no
+    /// allocation, no memory written that another iteration reads. `None` with exact floats
+    /// or for any other loop.
+    pub(super) fn loop_sum_mark(&self, params: &[(Var, SubExp)], body: &Body) -> Option<I> {
+        let ty = match params.first().map(|(p, _)| self.ty(*p)) {
+            Some(Type::Prim(t @ (PrimType::F32 | PrimType::F64))) => *t,
+            _ => return None,
+        };
+        if !self.opts.reorder_floats || body.result.len() != params.len() {
+            return None;
+        }
+        let uses = crate::core::visit::use_counts(&self.prog.names, body);
+        let once = |v: Var| uses.get(&v) == Some(&1);
+        let sums = params.iter().zip(&body.result).all(|((p, _), r)| {
+            let SubExp::Var(r) = r else { return false };
+            let summed = body.stms.iter().any(|s| {
+                let Exp::BasicOp(BasicOp::Prim(PrimOp::Bin(BinOp::Add, t), args)) = &s.exp else {
+                    return false;
+                };
+                *t == ty && s.pat[..] == [*r] && args.contains(&SubExp::Var(*p))
+            });
+            *self.ty(*p) == Type::Prim(ty) && summed && once(*p) && once(*r)
+        });
+        let accs: Vec<String> = params.iter().map(|(p, _)| self.name(*p)).collect();
+        sums.then(|| I::Comment(format!("{LANE_SUM}{ty} {}", accs.join(" "))))
     }
 
     /// The number of chunks a parallel reduction of `w` elements is split into (see

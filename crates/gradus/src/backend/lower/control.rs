@@ -200,6 +200,9 @@ impl<'a> Lw<'a> {
             self.loop_step(params, body, &mut inner)?;
             let bound = self.ix(bound);
             let independent = self.independent_loop(*i, params, body, &inner);
+            if independent && let Some(mark) = self.loop_sum_mark(params, body) {
+                inner.insert(0, mark);
+            }
             out.push(I::For {
                 down: false,
                 independent,

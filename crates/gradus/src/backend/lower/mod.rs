@@ -83,7 +83,7 @@ mod memory;
 mod peel;
 mod place;
 mod reduce;
-pub use combine::SIMD_SUM;
+pub use combine::{LANE_SUM, SIMD_SUM};
 pub mod row_sums;
 mod runtime_checks;
 mod scatter;

@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 mod function;
+mod lanes;
 mod outline;
 
 /// Number of values an error site can record.
@@ -265,7 +266,9 @@ impl Printer<'_> {
     /// (a `GR_INDEPENDENT` mark, or nothing) before the loop just printed from `head_at`
     /// when its `body` is marked as a loop of float sums (`lower::SIMD_SUM`) and its text
     /// leaves the loop only at its end (no `goto`, `return` or `break`, which a vectorised
-    /// loop may not hold): the C compiler may then reassociate those sums, and only them.
+    /// loop may not hold) and holds no loop of sums in lanes (`lanes.rs`): the C compiler
+    /// may then reassociate those sums, and only them. (Around a loop in lanes, GCC would
+    /// vectorise the outer loop, reading the inner loop's rows across lanes with gathers.)
     fn mark_simd_sums(&mut self, body: &[Stm], (start, head_at): (usize, usize), d: usize) {
         let accs = body.iter().find_map(|s| match s {
             Stm::Comment(c) => c.strip_prefix(crate::backend::lower::SIMD_SUM),
@@ -273,7 +276,7 @@ impl Printer<'_> {
         });
         let Some(accs) = accs else { return };
         let text = &self.out[head_at..];
-        if ["goto ", "return", "break;"]
+        if ["goto ", "return", "break;", lanes::OPENING]
             .iter()
             .any(|w| text.contains(w))
         {
@@ -901,6 +904,9 @@ impl Printer<'_> {
                 body,
                 independent,
             } => {
+                if !*down && self.sums_in_lanes(var, bound, body, d) {
+                    return;
+                }
                 let b = self.ex(bound);
                 let start = self.out.len();
                 if *independent && !fails_at_once(body) && !at_most_once(bound) {
