@@ -29,7 +29,7 @@ for n in (2, 7, 40):
     xs = gradus.mpi.scatter_rows(x, comm)
     ys = gradus.mpi.scatter_rows(y, comm)
     x, y = comm.bcast((x, y), root=0)
-    for entry in ("objective", "gradient", "residuals", "summary"):
+    for entry in ("objective", "gradient", "residuals", "summary", "largest", "smallest"):
         f = gradus.mpi.function(prog, entry, shard=["x", "y"])
         got, want = f(w, xs, ys), prog[entry](w, x, y)
         got = got if isinstance(got, tuple) else (got,)
@@ -47,9 +47,16 @@ if comm.size > 1:
         raise AssertionError("mismatched shapes were accepted")
     except ValueError as e:
         assert "differ in dtype or shape between processes 0 and 1" in str(e), e
+    # The last process passes other weights of the same shape: an error everywhere.
+    g = gradus.mpi.function(prog, "gradient", shard=["x", "y"])
+    try:
+        g(w + 1.0 if comm.rank == comm.size - 1 else w, xs, ys)
+        raise AssertionError("different unsharded values were accepted")
+    except ValueError as e:
+        assert "argument 1 of `gradient` is not sharded" in str(e), e
 try:
-    gradus.mpi.function(prog, "largest", shard=["x", "y"])
-    raise AssertionError("largest was sharded")
+    gradus.mpi.function(prog, "spread", shard=["x", "y"])
+    raise AssertionError("spread was sharded")
 except ValueError as e:
     assert "mixes rows" in str(e), e
 print(f"ok {comm.rank} of {comm.size}")
