@@ -78,7 +78,11 @@ fn program() -> String {
     let dir = std::env::temp_dir().join(format!("gradus-shard-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("shard.fut");
-    std::fs::write(&p, PROGRAM).unwrap();
+    // Tests run in parallel: each writes its own copy and renames it into place, so that
+    // none reads a file another is writing.
+    let tmp = dir.join(format!("shard.fut.{:?}", std::thread::current().id()));
+    std::fs::write(&tmp, PROGRAM).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
     p.display().to_string()
 }
 
