@@ -1,4 +1,4 @@
-"""``gradus.mpi`` under ``mpirun``: sharded calls on 1 to 3 processes (more processes than rows
+"""``gradus.mpi`` under ``mpirun``: sharded calls on 1 to 4 processes (more processes than rows
 included) against the unsharded call, and the refusal of an entry point that does not
 shard. Skipped without mpi4py or mpirun."""
 
@@ -74,7 +74,7 @@ def mpirun():
     return found
 
 
-@pytest.mark.parametrize("procs", [1, 2, 3])
+@pytest.mark.parametrize("procs", [1, 2, 3, 4])
 def test_sharded_calls_match_the_unsharded_call(tmp_path, procs):
     runner = mpirun()
     script = tmp_path / "sharded.py"
