@@ -84,7 +84,18 @@ class Sharded:
         local = self._local_rows(args)
         self._check_shapes(args)
         offset = comm.exscan(local) if comm.size > 1 else 0
-        out = self._derived(*args, comm.rank, 0 if offset is None else int(offset))
+        try:
+            out = self._derived(*args, comm.rank, 0 if offset is None else int(offset))
+            failed = None
+        except Exception as e:  # every process must learn of it, or the others would wait
+            failed = e
+        first = comm.allreduce(comm.size if failed is None else comm.rank, op=self._MPI.MIN)
+        if failed is not None:
+            raise failed
+        if first < comm.size:
+            raise RuntimeError(
+                f"`{self.entry}` failed on process {first} of {comm.size} (which reports the error)"
+            )
         results = [out] if self._single else list(out)
         results = self._reduce(results)
         for i, how in enumerate(self.combine):

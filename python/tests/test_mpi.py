@@ -54,6 +54,20 @@ if comm.size > 1:
         raise AssertionError("different unsharded values were accepted")
     except ValueError as e:
         assert "argument 1 of `gradient` is not sharded" in str(e), e
+# Only the last process's rows hold a bad index: an error on every process, none left waiting.
+picky = gradus.compile_source(
+    "entry picky [n] (is: [n]i64) (t: [3]f64) : f64 = f64.sum (map (\\i -> t[i]) is)"
+)
+f = gradus.mpi.function(picky, "picky", shard=["is"])
+bad = np.array([0, 9] if comm.rank == comm.size - 1 else [1, 2], dtype=np.int64)
+try:
+    f(bad, np.array([1.0, 2.0, 3.0]))
+    raise AssertionError("a bad index was accepted")
+except AssertionError:
+    raise
+except Exception as e:
+    if comm.rank != comm.size - 1:
+        assert f"failed on process {comm.size - 1}" in str(e), e
 try:
     gradus.mpi.function(prog, "spread", shard=["x", "y"])
     raise AssertionError("spread was sharded")

@@ -138,6 +138,7 @@ fn child() {
     if size > 1 {
         different_unsharded_values(&prog, &world, rank, size);
     }
+    an_error_on_one_process_is_an_error_on_all(&world, rank, size);
     random_programs(&world, rank, size);
     let refused = Sharded::new(&prog, "spread", &["x".into(), "y".into()]).err();
     assert!(refused.is_some_and(|e| e.contains("mixes rows")));
@@ -193,6 +194,34 @@ fn different_unsharded_values(
             && err.contains(&format!("processes 0 and {}", size - 1)),
         "{err}"
     );
+}
+
+/// Only the last process's rows hold a bad index: every process gets an error (the last its
+/// own, located), and none waits forever.
+fn an_error_on_one_process_is_an_error_on_all(
+    world: &mpi::topology::SimpleCommunicator,
+    rank: usize,
+    size: usize,
+) {
+    let src = "entry picky [n] (is: [n]i64) (t: [3]f64) : f64 = f64.sum (map (\\i -> t[i]) is)";
+    let prog = Program::from_source("picky.fut", src).unwrap();
+    let sharded = Sharded::new(&prog, "picky", &["is".into()]).unwrap();
+    let is = if rank == size - 1 {
+        vec![0i64, 9]
+    } else {
+        vec![1i64, 2]
+    };
+    let is = Value::from_ndarray(ndarray::Array1::from_vec(is));
+    let t = Value::from_ndarray(ndarray::Array1::from_vec(vec![1.0f64, 2.0, 3.0]));
+    let err = sharded.call(world, vec![is, t]).unwrap_err().to_string();
+    if rank == size - 1 {
+        assert!(err.contains("picky.fut:"), "{err}");
+    } else {
+        assert!(
+            err.contains(&format!("failed on process {}", size - 1)),
+            "{err}"
+        );
+    }
 }
 
 /// Random sum-structured programs (`common/sum_programs.rs`) on the interpreter: each

@@ -8,7 +8,9 @@
 //! rows. **Guarantees** per call: one `Allgather` of a hash of the arguments' types and
 //! shapes and of each unsharded argument's value (different ones are an error on every
 //! process), one exclusive scan of the row counts (the global index of each process's first
-//! row), the per-process entry point run on the process's rows, then [`combine_results`]:
+//! row), the per-process entry point run on the process's rows, one `Allreduce` of a flag so
+//! that a run-time error on one process is an error on all (none is left waiting), then
+//! [`combine_results`]:
 //! one reduction of all float sums packed into one `f64` buffer (and one of the integer sums,
 //! only if there are any; likewise for maxima and minima), and per result made of rows one
 //! `Gatherv` (or `Allgatherv`) of its raw elements into the combined result's buffer, after
@@ -92,7 +94,11 @@ impl Sharded {
         let mut full = args;
         full.push(Value::Scalar(Scalar::I64(i64::from(comm.rank()))));
         full.push(Value::Scalar(Scalar::I64(offset)));
-        let mine = self.program.call(&self.plan.entry, full)?;
+        let mine = agree(
+            comm,
+            &self.plan.entry,
+            self.program.call(&self.plan.entry, full),
+        )?;
         let (out, _) = combine_results(comm, &self.plan, mine, to).map_err(CallError::BadInput)?;
         Ok(out)
     }
@@ -176,6 +182,32 @@ impl Sharded {
              but processes 0 and {r} pass different values",
             arg + 1
         )))
+    }
+}
+
+/// `mine`, where the call succeeded on every process; otherwise an error on every process (its
+/// own where it failed, one naming the first process that failed elsewhere), so that none is
+/// left waiting in the collectives that combine the results: one `Allreduce` of a flag.
+fn agree<C: Communicator, T>(
+    comm: &C,
+    entry: &str,
+    mine: Result<T, CallError>,
+) -> Result<T, CallError> {
+    // The lowest failed rank, or `size` where none failed.
+    let me = if mine.is_err() {
+        comm.rank()
+    } else {
+        comm.size()
+    };
+    let mut first = me;
+    comm.all_reduce_into(&me, &mut first, SystemOperation::min());
+    match mine {
+        Err(e) => Err(e),
+        Ok(_) if first < comm.size() => Err(CallError::BadInput(format!(
+            "`{entry}` failed on process {first} of {} (which reports the error)",
+            comm.size()
+        ))),
+        Ok(v) => Ok(v),
     }
 }
 
