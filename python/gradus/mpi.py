@@ -5,7 +5,7 @@ each process runs on its block of the rows of the named parameters, and returns 
 that every process of the communicator calls together with its own rows (the other arguments
 the same everywhere). Each process gets the results of the unsharded call on all the rows:
 sums over the rows added across processes (one ``Allreduce`` of all of them packed into one
-buffer per element kind), results made of rows concatenated in rank order (``Allgatherv``),
+buffer per element kind; likewise for maxima and minima over the rows), results made of rows concatenated in rank order (``Allgatherv``),
 and the rest as computed. ``scatter_rows`` splits an array held by one process into the
 near-equal contiguous blocks the command ``mpirun gradus run --shard`` uses.
 
@@ -14,6 +14,7 @@ What shards and what the compiler refuses: docs/mpi.md.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Sequence
 
 import numpy as np
@@ -83,9 +84,20 @@ class Sharded:
         local = self._local_rows(args)
         self._check_shapes(args)
         offset = comm.exscan(local) if comm.size > 1 else 0
-        out = self._derived(*args, comm.rank, 0 if offset is None else int(offset))
+        try:
+            out = self._derived(*args, comm.rank, 0 if offset is None else int(offset))
+            failed = None
+        except Exception as e:  # every process must learn of it, or the others would wait
+            failed = e
+        first = comm.allreduce(comm.size if failed is None else comm.rank, op=self._MPI.MIN)
+        if failed is not None:
+            raise failed
+        if first < comm.size:
+            raise RuntimeError(
+                f"`{self.entry}` failed on process {first} of {comm.size} (which reports the error)"
+            )
         results = [out] if self._single else list(out)
-        results = self._sum(results)
+        results = self._reduce(results)
         for i, how in enumerate(self.combine):
             if how == "rows":
                 results[i] = self._gather_rows(results[i])
@@ -110,35 +122,51 @@ class Sharded:
 
     def _check_shapes(self, args: Sequence[Any]) -> None:
         """Raises on every process alike where the processes' arguments differ in dtype or
-        shape (the sharded ones: in all but the row count)."""
-        mine = []
+        shape (the sharded ones: in all but the row count), or where an argument that is not
+        sharded differs in value (which would make the sums wrong): one allgather of the
+        dtypes and shapes and of a hash of each unsharded argument's bytes."""
+        mine, hashes = [], []
         for i, a in enumerate(args):
             a = np.asarray(a)
             shape = ("rows",) + a.shape[1:] if i in self.sharded else a.shape
             mine.append((a.dtype.str, shape))
-        every = self.comm.allgather(mine)
-        for r, theirs in enumerate(every):
-            if theirs != every[0]:
+            if i not in self.sharded:
+                data = np.ascontiguousarray(a).tobytes()
+                hashes.append((i, hashlib.blake2b(data, digest_size=16).digest()))
+        every = self.comm.allgather((mine, hashes))
+        for r, (theirs, their_hashes) in enumerate(every):
+            if theirs != every[0][0]:
                 raise ValueError(
                     f"the arguments of `{self.entry}` differ in dtype or shape between "
-                    f"processes 0 and {r}: {every[0]} and {theirs}"
+                    f"processes 0 and {r}: {every[0][0]} and {theirs}"
                 )
+            for (i, h), (_, h0) in zip(their_hashes, every[0][1]):
+                if h != h0:
+                    raise ValueError(
+                        f"argument {i + 1} of `{self.entry}` is not sharded, so it must be "
+                        f"the same on every process, but processes 0 and {r} pass "
+                        "different values"
+                    )
 
-    def _sum(self, results: list) -> list:
-        """Adds the `sum` results across processes: one Allreduce per element kind (floats in
-        float64, integers in int64), each over all those results packed together."""
+    def _reduce(self, results: list) -> list:
+        """Reduces the `sum`, `max` and `min` results across processes: one Allreduce per
+        reduction and element kind (floats in float64, integers in int64), each over all
+        those results packed together."""
         MPI = self._MPI
-        for kind, wide in (("f", np.float64), ("iu", np.int64)):
+        ops = (("sum", MPI.SUM), ("max", MPI.MAX), ("min", MPI.MIN))
+        for (name, op), (kind, wide) in (
+            (o, k) for o in ops for k in (("f", np.float64), ("iu", np.int64))
+        ):
             picks = [
                 i
                 for i, how in enumerate(self.combine)
-                if how == "sum" and np.asarray(results[i]).dtype.kind in kind
+                if how == name and np.asarray(results[i]).dtype.kind in kind
             ]
             if not picks:
                 continue
             parts = [np.asarray(results[i]) for i in picks]
             buf = np.concatenate([p.astype(wide).ravel() for p in parts])
-            self.comm.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
+            self.comm.Allreduce(MPI.IN_PLACE, buf, op=op)
             at = 0
             for i, p in zip(picks, parts):
                 v = buf[at : at + p.size].reshape(p.shape).astype(p.dtype)

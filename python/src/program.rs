@@ -307,6 +307,8 @@ impl PyProgram {
                 gradus::shard::Combine::Sum => "sum",
                 gradus::shard::Combine::Concat => "rows",
                 gradus::shard::Combine::Replicated => "same",
+                gradus::shard::Combine::Max => "max",
+                gradus::shard::Combine::Min => "min",
             })
             .collect();
         Ok((PyEntryPoint::new(loaded, index), combine, plan.sharded))

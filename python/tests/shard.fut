@@ -1,6 +1,6 @@
 -- Entry points for gradus.mpi's tests: a least-squares loss with a prior that must be counted
--- once, its gradient, the residuals (rows), a mix of kinds, and a maximum, which does not
--- shard.
+-- once, its gradient, the residuals (rows), a mix of kinds, a maximum and a minimum over the
+-- rows, and the difference of the two, which does not shard.
 
 def loss [n][d] (w: [d]f64) (x: [n][d]f64) (y: [n]f64) : f64 =
   let fit = f64.sum (map2 (\xi yi -> let r = f64.sum (map2 (*) w xi) - yi in r * r) x y)
@@ -18,3 +18,9 @@ entry summary [n][d] (w: [d]f64) (x: [n][d]f64) (y: [n]f64) : (f64, []f64, i64, 
 
 entry largest [n][d] (w: [d]f64) (x: [n][d]f64) (y: [n]f64) : f64 =
   f64.maximum (residuals w x y)
+
+entry smallest [n][d] (w: [d]f64) (x: [n][d]f64) (y: [n]f64) : (f64, f64) =
+  (f64.minimum (residuals w x y), loss w x y)
+
+entry spread [n][d] (w: [d]f64) (x: [n][d]f64) (y: [n]f64) : f64 =
+  let r = residuals w x y in f64.maximum r - f64.minimum r

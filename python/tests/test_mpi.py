@@ -1,4 +1,4 @@
-"""``gradus.mpi`` under ``mpirun``: sharded calls on 1 to 3 processes (more processes than rows
+"""``gradus.mpi`` under ``mpirun``: sharded calls on 1 to 4 processes (more processes than rows
 included) against the unsharded call, and the refusal of an entry point that does not
 shard. Skipped without mpi4py or mpirun."""
 
@@ -29,7 +29,7 @@ for n in (2, 7, 40):
     xs = gradus.mpi.scatter_rows(x, comm)
     ys = gradus.mpi.scatter_rows(y, comm)
     x, y = comm.bcast((x, y), root=0)
-    for entry in ("objective", "gradient", "residuals", "summary"):
+    for entry in ("objective", "gradient", "residuals", "summary", "largest", "smallest"):
         f = gradus.mpi.function(prog, entry, shard=["x", "y"])
         got, want = f(w, xs, ys), prog[entry](w, x, y)
         got = got if isinstance(got, tuple) else (got,)
@@ -47,9 +47,30 @@ if comm.size > 1:
         raise AssertionError("mismatched shapes were accepted")
     except ValueError as e:
         assert "differ in dtype or shape between processes 0 and 1" in str(e), e
+    # The last process passes other weights of the same shape: an error everywhere.
+    g = gradus.mpi.function(prog, "gradient", shard=["x", "y"])
+    try:
+        g(w + 1.0 if comm.rank == comm.size - 1 else w, xs, ys)
+        raise AssertionError("different unsharded values were accepted")
+    except ValueError as e:
+        assert "argument 1 of `gradient` is not sharded" in str(e), e
+# Only the last process's rows hold a bad index: an error on every process, none left waiting.
+picky = gradus.compile_source(
+    "entry picky [n] (is: [n]i64) (t: [3]f64) : f64 = f64.sum (map (\\i -> t[i]) is)"
+)
+f = gradus.mpi.function(picky, "picky", shard=["is"])
+bad = np.array([0, 9] if comm.rank == comm.size - 1 else [1, 2], dtype=np.int64)
 try:
-    gradus.mpi.function(prog, "largest", shard=["x", "y"])
-    raise AssertionError("largest was sharded")
+    f(bad, np.array([1.0, 2.0, 3.0]))
+    raise AssertionError("a bad index was accepted")
+except AssertionError:
+    raise
+except Exception as e:
+    if comm.rank != comm.size - 1:
+        assert f"failed on process {comm.size - 1}" in str(e), e
+try:
+    gradus.mpi.function(prog, "spread", shard=["x", "y"])
+    raise AssertionError("spread was sharded")
 except ValueError as e:
     assert "mixes rows" in str(e), e
 print(f"ok {comm.rank} of {comm.size}")
@@ -67,7 +88,7 @@ def mpirun():
     return found
 
 
-@pytest.mark.parametrize("procs", [1, 2, 3])
+@pytest.mark.parametrize("procs", [1, 2, 3, 4])
 def test_sharded_calls_match_the_unsharded_call(tmp_path, procs):
     runner = mpirun()
     script = tmp_path / "sharded.py"

@@ -16,7 +16,8 @@ use crate::common::catch_panic;
 use crate::run::{RunArgs, find_entry, input_error, print_results, read_args};
 use gradus::data::{Reader, write_binary_into};
 use gradus::program::{CallError, Program};
-use gradus::shard::{Combine, ShardPlan, combine};
+use gradus::shard::ShardPlan;
+use gradus::shard::combine::{self, Traffic};
 use gradus::value::{Scalar, Value};
 use std::time::Instant;
 
@@ -30,10 +31,14 @@ pub trait Comm {
     fn broadcast(&self, bytes: &mut Vec<u8>);
     /// Rank 0 hands out `parts` (one per rank; `None` elsewhere); every rank gets its part.
     fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Vec<u8>;
-    /// Elementwise sums of every rank's vectors, on rank 0 (`None` elsewhere).
-    fn sum_f64(&self, v: Vec<f64>) -> Option<Vec<f64>>;
-    /// As [`Comm::sum_f64`], for integers (wrapping).
-    fn sum_i64(&self, v: Vec<i64>) -> Option<Vec<i64>>;
+    /// Every rank's results of the per-process entry point of `plan` combined into those of
+    /// the unsharded call, on rank 0 (`None` elsewhere), and what this rank communicated
+    /// (`gradus::shard::mpi::combine_results`).
+    fn combine(
+        &self,
+        plan: &ShardPlan,
+        mine: Vec<Value>,
+    ) -> Result<(Option<Vec<Value>>, Traffic), String>;
     /// Every rank's bytes on rank 0, in rank order (`None` elsewhere).
     fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>>;
     /// Waits for every process.
@@ -55,11 +60,16 @@ impl Comm for Solo {
     fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Vec<u8> {
         parts.and_then(|p| p.into_iter().next()).unwrap_or_default()
     }
-    fn sum_f64(&self, v: Vec<f64>) -> Option<Vec<f64>> {
-        Some(v)
-    }
-    fn sum_i64(&self, v: Vec<i64>) -> Option<Vec<i64>> {
-        Some(v)
+    fn combine(
+        &self,
+        plan: &ShardPlan,
+        mine: Vec<Value>,
+    ) -> Result<(Option<Vec<Value>>, Traffic), String> {
+        let traffic = Traffic {
+            reduced: combine::reduced_bytes(&plan.combine, &mine),
+            gathered: 0,
+        };
+        Ok((Some(mine), traffic))
     }
     fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
         Some(vec![mine])
@@ -131,25 +141,48 @@ fn run_on(comm: &dyn Comm, a: &RunArgs, path: &str, program: Program) -> u8 {
     };
     let mut results = None;
     for _ in 0..a.shard_runs.max(1) {
+        // The previous call's results are freed before the next is timed.
+        drop(results.take());
         comm.barrier();
         let t0 = Instant::now();
-        let mine = match agree(comm, call(&program, &plan, &args, path)) {
+        let mine = call(&program, &plan, &args, path);
+        stats.compute.push(t0.elapsed().as_secs_f64());
+        let mine = match agree(comm, mine) {
             Ok(mine) => mine,
             Err(code) => return code,
         };
-        stats.compute.push(t0.elapsed().as_secs_f64());
+        let t1 = Instant::now();
         results = match gather_results(comm, &plan, mine, &mut stats) {
             Ok(r) => r,
             Err(code) => return code,
         };
+        stats.combine.push(t1.elapsed().as_secs_f64());
         stats.call.push(t0.elapsed().as_secs_f64());
     }
+    // Every rank's median computing time, for the statistics (after the timed calls).
+    let slowest = if a.shard_stats {
+        let mine = median_ms(&stats.compute).to_le_bytes().to_vec();
+        comm.gather(mine).map(|all| {
+            all.iter()
+                .filter_map(|b| Some(f64::from_le_bytes(b.get(..8)?.try_into().ok()?)))
+                .fold(0.0, f64::max)
+        })
+    } else {
+        None
+    };
     let Some(results) = results else { return 0 };
     let code = print_results(&ep, &results, a.binary);
     if a.shard_stats {
-        stats.print(comm.size());
+        stats.print(comm.size(), slowest.unwrap_or(0.0));
     }
     code
+}
+
+/// The median of `v` (seconds), in milliseconds.
+fn median_ms(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s.get(s.len() / 2).copied().unwrap_or(0.0) * 1e3
 }
 
 fn find_entry_quiet(
@@ -289,21 +322,18 @@ struct Stats {
     summed: usize,
     gathered: usize,
     compute: Vec<f64>,
+    combine: Vec<f64>,
     call: Vec<f64>,
 }
 
 impl Stats {
-    fn print(&self, size: usize) {
-        let median = |v: &[f64]| {
-            let mut s = v.to_vec();
-            s.sort_by(f64::total_cmp);
-            s.get(s.len() / 2).copied().unwrap_or(0.0) * 1e3
-        };
+    fn print(&self, size: usize, slowest: f64) {
         eprintln!(
-            "gradus shard: {size} process(es), {} run(s): call {:.3} ms median (rank 0 computing {:.3} ms); per call and process: {} bytes summed in one reduction, {} bytes of rows gathered on rank 0 in all; {} bytes scattered once",
+            "gradus shard: {size} process(es), {} run(s): call {:.3} ms median (rank 0 computing {:.3} ms, the slowest process {slowest:.3} ms; rank 0 combining {:.3} ms); per call and process: {} bytes reduced, {} bytes of rows gathered on rank 0 in all; {} bytes scattered once",
             self.call.len(),
-            median(&self.call),
-            median(&self.compute),
+            median_ms(&self.call),
+            median_ms(&self.compute),
+            median_ms(&self.combine),
             self.summed,
             self.gathered,
             self.scattered
@@ -312,70 +342,20 @@ impl Stats {
 }
 
 /// Combines the ranks' results on rank 0 (`None` elsewhere): one reduction for the sums of
-/// floats, one for those of integers (if any), one gather for the rows.
+/// floats, one for those of integers (if any), one gather per rows result.
 fn gather_results(
     comm: &dyn Comm,
     plan: &ShardPlan,
     mine: Vec<Value>,
     stats: &mut Stats,
 ) -> Step<Option<Vec<Value>>> {
-    let mut floats = Vec::new();
-    let mut ints = Vec::new();
-    let mut rows = Vec::new();
-    for (v, how) in mine.iter().zip(&plan.combine) {
-        match how {
-            Combine::Sum => combine::pack_sum(v, &mut floats, &mut ints),
-            // Rank 0 keeps its own rows where they are.
-            Combine::Concat if comm.rank() != 0 => write_binary_into(v, &mut rows),
-            Combine::Concat => {}
-            Combine::Replicated => {}
+    let (out, traffic) = comm.combine(plan, mine).map_err(|e| {
+        if comm.rank() == 0 {
+            eprintln!("Error: {e}");
         }
-    }
-    stats.summed = floats.len() * 8 + ints.len() * 8;
-    let floats = if floats.is_empty() {
-        Some(floats)
-    } else {
-        comm.sum_f64(floats)
-    };
-    let ints = if ints.is_empty() {
-        Some(ints)
-    } else {
-        comm.sum_i64(ints)
-    };
-    let needs_gather = plan.combine.contains(&Combine::Concat);
-    let gathered = if needs_gather {
-        comm.gather(rows)
-    } else {
-        Some(Vec::new())
-    };
-    let (Some(floats), Some(ints), Some(gathered)) = (floats, ints, gathered) else {
-        return Ok(None);
-    };
-    stats.gathered = gathered.iter().map(Vec::len).sum();
-    let per_rank: Vec<Vec<Value>> = gathered
-        .iter()
-        .map(|b| {
-            let mut r = Reader::new(b);
-            std::iter::from_fn(|| r.next_value().ok().flatten()).collect()
-        })
-        .collect();
-    let (mut fi, mut ii, mut ci) = (0, 0, 0);
-    let mut out = Vec::with_capacity(mine.len());
-    for (v, how) in mine.into_iter().zip(&plan.combine) {
-        out.push(match how {
-            Combine::Replicated => v,
-            Combine::Sum => combine::unpack_sum(&v, &floats, &ints, &mut fi, &mut ii),
-            Combine::Concat if per_rank.len() <= 1 => v,
-            Combine::Concat => {
-                let mut parts = vec![v];
-                parts.extend(per_rank[1..].iter().map(|r| r[ci].clone()));
-                ci += 1;
-                combine::combine(Combine::Concat, &parts).map_err(|e| {
-                    eprintln!("Error: {e}");
-                    3u8
-                })?
-            }
-        });
-    }
-    Ok(Some(out))
+        3u8
+    })?;
+    stats.summed = traffic.reduced;
+    stats.gathered = traffic.gathered;
+    Ok(out)
 }

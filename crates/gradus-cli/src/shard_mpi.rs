@@ -2,8 +2,10 @@
 //! through the `mpi` crate (rsmpi). Built with the cargo feature `mpi` only.
 
 use crate::shard::Comm;
+use gradus::shard::ShardPlan;
+use gradus::shard::mpi::{Results, Traffic, combine_results};
+use gradus::value::Value;
 use mpi::Count;
-use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -72,27 +74,12 @@ impl Comm for World {
             }
         }
     }
-    fn sum_f64(&self, v: Vec<f64>) -> Option<Vec<f64>> {
-        let root = self.0.process_at_rank(0);
-        if self.rank() == 0 {
-            let mut out = vec![0.0; v.len()];
-            root.reduce_into_root(&v[..], &mut out[..], SystemOperation::sum());
-            Some(out)
-        } else {
-            root.reduce_into(&v[..], SystemOperation::sum());
-            None
-        }
-    }
-    fn sum_i64(&self, v: Vec<i64>) -> Option<Vec<i64>> {
-        let root = self.0.process_at_rank(0);
-        if self.rank() == 0 {
-            let mut out = vec![0; v.len()];
-            root.reduce_into_root(&v[..], &mut out[..], SystemOperation::sum());
-            Some(out)
-        } else {
-            root.reduce_into(&v[..], SystemOperation::sum());
-            None
-        }
+    fn combine(
+        &self,
+        plan: &ShardPlan,
+        mine: Vec<Value>,
+    ) -> Result<(Option<Vec<Value>>, Traffic), String> {
+        combine_results(&self.0, plan, mine, Results::Root)
     }
     fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
         let root = self.0.process_at_rank(0);

@@ -68,14 +68,21 @@ entry stats [n] (xs: [n]f64) (c: f64) : (f64, [n]f64, i64) =
 entry picky [n] (xs: [n]i64) (t: [3]f64) : f64 =
   f64.sum (map (\i -> t[i]) xs)
 
-entry biggest [n] (xs: [n]f64) : f64 = f64.maximum xs
+entry biggest [n] (xs: [n]f64) : f64 = 2 * f64.maximum xs
+
+entry extremes [n] (xs: [n]f64) (is: [n]i64) : (f64, i64, f64, [n]bool) =
+  (f64.maximum xs, i64.minimum is, f64.sum xs, map (> 0) is)
 "#;
 
 fn program() -> String {
     let dir = std::env::temp_dir().join(format!("gradus-shard-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("shard.fut");
-    std::fs::write(&p, PROGRAM).unwrap();
+    // Tests run in parallel: each writes its own copy and renames it into place, so that
+    // none reads a file another is writing.
+    let tmp = dir.join(format!("shard.fut.{:?}", std::thread::current().id()));
+    std::fs::write(&tmp, PROGRAM).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
     p.display().to_string()
 }
 
@@ -207,6 +214,23 @@ mod mpi {
         same_values(&got, &want, "3 rows on 4 processes");
         let got = mpirun(2, &args, b"empty([0]f64) 0.5");
         same_values(&got, &gradus(&args, b"empty([0]f64) 0.5"), "no rows");
+    }
+
+    #[test]
+    fn maxima_minima_and_rows_of_bools_on_one_to_four_processes() {
+        let p = program();
+        let mut args = vec!["run", &p, "-e", "extremes", "--backend", "c"];
+        let input = b"[0.5, -2.0, 3.25, 1.0, -0.5] [4i64, -3i64, 7i64, 0i64, 2i64]";
+        let want = gradus(&args, input);
+        args.extend(["--shard", "xs", "--shard", "is"]);
+        for np in 1..=4 {
+            let got = mpirun(np, &args, input);
+            same_values(&got, &want, &format!("extremes on {np} processes"));
+        }
+        let empty = b"empty([0]f64) empty([0]i64)";
+        let got = mpirun(3, &args, empty);
+        let plain: Vec<&str> = args[..6].to_vec();
+        same_values(&got, &gradus(&plain, empty), "extremes of no rows");
     }
 
     #[test]

@@ -253,8 +253,47 @@ fn hand_written_sums_shard() {
     );
 }
 
+const EXTREMA: &str = r#"
+entry largest [n] (xs: [n]f64) : f64 = f64.maximum xs
+
+entry smallest_fit [n] (xs: [n][3]f64) (w: [3]f64) : f64 =
+  f64.minimum (map (\x -> f64.sum (map2 (*) x w)) xs)
+
+entry several [n] (xs: [n]f64) (is: [n]i32) : (f64, i32, f64, [n]f64, i64) =
+  (f64.maximum xs, i32.minimum is, f64.sum xs, map (* 2) xs, i64.maximum (map i64.i32 is))
+
+entry capped [n] (xs: [n]f64) (c: f64) : f64 = reduce f64.max c xs
+"#;
+
+#[test]
+fn maxima_and_minima_over_rows_shard() {
+    use Combine::*;
+    let p = || {
+        Program::from_source("extrema.fut", EXTREMA).unwrap_or_else(|d| panic!("{}", d.render()))
+    };
+    check(p(), "largest", &["xs"], &[rand(&[13], 1)], &[Max]);
+    let w = rand(&[3], 2);
+    check(p(), "smallest_fit", &["xs"], &[rand(&[9, 3], 3), w], &[Min]);
+    let is = Value::Array(gradus::value::Array::from_buffer(
+        gradus::value::Buffer::I32((0..11).map(|i| (i * 7) % 13 - 6).collect()),
+    ));
+    check(
+        p(),
+        "several",
+        &["xs", "is"],
+        &[rand(&[11], 4), is],
+        &[Max, Min, Sum, Concat, Max],
+    );
+    let c = Value::Scalar(Scalar::F64(0.25));
+    check(p(), "capped", &["xs"], &[rand(&[7], 5), c], &[Max]);
+}
+
 const REFUSED: &str = r#"
-entry maximum [n] (xs: [n]f64) : f64 = f64.maximum xs
+entry maximum [n] (xs: [n]f64) : f64 = f64.maximum xs + 1
+
+entry spread [n] (xs: [n]f64) : f64 = f64.maximum xs - f64.minimum xs
+
+entry unsigned [n] (xs: [n]u64) : u64 = u64.maximum xs
 
 entry prefix [n] (xs: [n]f64) : [n]f64 = scan (+) 0 xs
 
@@ -283,7 +322,15 @@ fn refusal(entry: &str, shard: &[&str]) -> String {
 #[test]
 fn refusals_name_the_statement_that_mixes_rows() {
     let cases = [
-        ("maximum", "`max_f64` of a sum over rows"),
+        (
+            "maximum",
+            "a maximum over the rows combines across processes only as a result",
+        ),
+        (
+            "spread",
+            "over the rows combines across processes only as a result",
+        ),
+        ("unsigned", "`max_u64` of a sum over rows"),
         ("prefix", "scan or scatter over the rows"),
         ("mean", "`div_f64` of a sum over rows"),
         ("neighbours", "reads other rows"),

@@ -1,8 +1,10 @@
 //! `gradus::shard::mpi::Sharded` under `mpirun` (the cargo feature `mpi`): this test binary
-//! starts itself under `mpirun -np N` (N = 1, 2, 3), and each process calls the sharded entry
-//! points of `python/tests/shard.fut` on its own block of rows (one process without rows when
-//! there are fewer rows than processes) and compares every result with the unsharded call;
-//! likewise random sum-structured programs.
+//! starts itself under `mpirun -np N` (N = 1 to 4), and each process calls the sharded entry
+//! points of `python/tests/shard.fut` on its own block of rows (near-equal blocks, blocks
+//! with none where there are fewer rows than processes, unequal blocks with none on rank 0,
+//! no rows at all), with the results everywhere and on rank 0 only, and compares every
+//! result with the unsharded call; likewise random sum-structured programs. Unsharded
+//! arguments that differ between processes are an error on all of them.
 #![cfg(feature = "mpi")]
 
 use gradus::backend::c::NativeOptions;
@@ -57,7 +59,7 @@ fn close(a: &Value, b: &Value) -> bool {
         && p.len() == q.len()
         && p.iter()
             .zip(&q)
-            .all(|(p, q)| (p - q).abs() <= 1e-10 * (1.0 + q.abs()))
+            .all(|(p, q)| p == q || (p - q).abs() <= 1e-10 * (1.0 + q.abs()))
 }
 
 /// What each process runs.
@@ -67,25 +69,46 @@ fn child() {
     use mpi::traits::Communicator;
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let prog = program();
-    for n in [2usize, 7, 40] {
+    let entries = [
+        "objective",
+        "gradient",
+        "residuals",
+        "summary",
+        "largest",
+        "smallest",
+    ];
+    for (n, even) in [(2usize, true), (7, true), (40, true), (9, false), (0, true)] {
         let (w, x, y) = data(n);
-        let (start, len) = combine::blocks(n, size)[rank];
+        let (start, len) = if even {
+            combine::blocks(n, size)[rank]
+        } else {
+            uneven(n, size)[rank]
+        };
         let xs = combine::rows(&x, start, len).unwrap();
         let ys = combine::rows(&y, start, len).unwrap();
-        for entry in ["objective", "gradient", "residuals", "summary"] {
+        for entry in entries {
             let sharded = Sharded::new(&prog, entry, &["x".into(), "y".into()]).unwrap();
-            let got = sharded
-                .call(&world, vec![w.clone(), xs.clone(), ys.clone()])
-                .unwrap();
+            let args = vec![w.clone(), xs.clone(), ys.clone()];
+            let got = sharded.call(&world, args.clone()).unwrap();
+            let on_root = sharded.call_on_root(&world, args).unwrap();
             let want = prog
                 .call(entry, vec![w.clone(), x.clone(), y.clone()])
                 .unwrap();
             assert_eq!(got.len(), want.len(), "{entry}");
-            for (g, v) in got.iter().zip(&want) {
+            assert_eq!(
+                on_root.is_some(),
+                rank == 0,
+                "{entry}: results on rank 0 only"
+            );
+            for (i, v) in want.iter().enumerate() {
+                let g = &got[i];
                 assert!(
                     close(g, v),
                     "{entry}, {n} rows, rank {rank}: {g:?} against {v:?}"
                 );
+                if let Some(r) = &on_root {
+                    assert!(close(&r[i], v), "{entry} on rank 0, {n} rows");
+                }
             }
         }
     }
@@ -112,10 +135,93 @@ fn child() {
             "{err}"
         );
     }
+    if size > 1 {
+        different_unsharded_values(&prog, &world, rank, size);
+    }
+    an_error_on_one_process_is_an_error_on_all(&world, rank, size);
     random_programs(&world, rank, size);
-    let refused = Sharded::new(&prog, "largest", &["x".into(), "y".into()]).err();
+    let refused = Sharded::new(&prog, "spread", &["x".into(), "y".into()]).err();
     assert!(refused.is_some_and(|e| e.contains("mixes rows")));
     println!("ok {rank} of {size}");
+}
+
+/// Blocks of `n` rows over `size` processes where rank 0 has none and the last rank twice
+/// its share (all of them where there is one process).
+fn uneven(n: usize, size: usize) -> Vec<(usize, usize)> {
+    if size == 1 {
+        return vec![(0, n)];
+    }
+    let mut lens = vec![0; size];
+    let share = n / size;
+    for l in lens.iter_mut().skip(1).take(size - 2) {
+        *l = share;
+    }
+    lens[size - 1] = n - share * (size - 2);
+    let mut start = 0;
+    lens.into_iter()
+        .map(|l| {
+            start += l;
+            (start - l, l)
+        })
+        .collect()
+}
+
+/// The last process passes other weights (of the same shape): every process gets the error
+/// naming the argument, where the sums would otherwise be wrong.
+fn different_unsharded_values(
+    prog: &Program,
+    world: &mpi::topology::SimpleCommunicator,
+    rank: usize,
+    size: usize,
+) {
+    let (w, x, y) = data(6);
+    let w = if rank == size - 1 {
+        let (_, _, other) = data(3);
+        other
+    } else {
+        w
+    };
+    let (start, len) = combine::blocks(6, size)[rank];
+    let args = vec![
+        w,
+        combine::rows(&x, start, len).unwrap(),
+        combine::rows(&y, start, len).unwrap(),
+    ];
+    let sharded = Sharded::new(prog, "gradient", &["x".into(), "y".into()]).unwrap();
+    let err = sharded.call(world, args).unwrap_err().to_string();
+    assert!(
+        err.contains("argument 1 of `gradient` is not sharded")
+            && err.contains(&format!("processes 0 and {}", size - 1)),
+        "{err}"
+    );
+}
+
+/// Only the last process's rows hold a bad index: every process gets an error (the last its
+/// own, located), and none waits forever.
+fn an_error_on_one_process_is_an_error_on_all(
+    world: &mpi::topology::SimpleCommunicator,
+    rank: usize,
+    size: usize,
+) {
+    let src = "entry picky [n] (is: [n]i64) (t: [3]f64) : f64 = f64.sum (map (\\i -> t[i]) is)";
+    let prog = Program::from_source("picky.fut", src).unwrap();
+    let sharded = Sharded::new(&prog, "picky", &["is".into()]).unwrap();
+    let is = if rank == size - 1 {
+        vec![0i64, 9]
+    } else {
+        vec![1i64, 2]
+    };
+    let is = Value::from_ndarray(ndarray::Array1::from_vec(is));
+    let t = Value::from_ndarray(ndarray::Array1::from_vec(vec![1.0f64, 2.0, 3.0]));
+    let err = sharded.call(world, vec![is, t]).unwrap_err().to_string();
+    if rank == size - 1 {
+        assert!(err.contains("picky.fut:"), "{err}");
+    } else {
+        assert!(
+            err.contains(&format!("failed on process {}", size - 1)),
+            "{err}"
+        );
+    }
 }
 
 /// Random sum-structured programs (`common/sum_programs.rs`) on the interpreter: each
@@ -147,7 +253,7 @@ fn sharded_calls_match_the_unsharded_call() {
         return child();
     }
     let exe = std::env::current_exe().unwrap();
-    for procs in 1..=3 {
+    for procs in 1..=4 {
         let out = Command::new("mpirun")
             .args(["--oversubscribe", "-np", &procs.to_string()])
             .arg(&exe)

@@ -34,6 +34,9 @@ pub(crate) struct Analysis<'a> {
     pub(crate) why: Vec<(Aux, String)>,
     /// Where the statement being analysed came from (span and call sites).
     pub(crate) here: Aux,
+    /// Results of reductions over the rows by `max` or `min` ([`super::extrema`]), which
+    /// combine across processes only as results of the entry point.
+    pub(crate) extrema: HashMap<Var, super::Combine>,
     /// The first statement that cannot run sharded at all (an assertion on a partial sum).
     pub(crate) hard: Option<(Aux, String)>,
     /// The local number of rows (a partial sum of the global one).
@@ -52,6 +55,10 @@ const MAX_ROUNDS: usize = 4;
 impl Analysis<'_> {
     pub(crate) fn kind_of(&self, v: Var) -> Kind {
         self.kind(&SubExp::Var(v))
+    }
+
+    pub(crate) fn kind_of_subexp(&self, se: &SubExp) -> Kind {
+        self.kind(se)
     }
 
     fn kind(&self, se: &SubExp) -> Kind {
@@ -213,11 +220,13 @@ impl Analysis<'_> {
             }
         };
         self.here = outer;
-        if ks.len() == n {
+        let mut ks = if ks.len() == n {
             ks
         } else {
             vec![ks.first().copied().unwrap_or(Kind::Rep); n]
-        }
+        };
+        super::extrema::refine(self, stm, &mut ks);
+        ks
     }
 
     /// An [`ATTR_FALLBACK`] `if` whose condition is not replicated: the condition becomes
@@ -692,7 +701,7 @@ impl Analysis<'_> {
             .collect()
     }
 
-    fn is_row_soac(&self, w: &SubExp, arrays: &[Var]) -> bool {
+    pub(crate) fn is_row_soac(&self, w: &SubExp, arrays: &[Var]) -> bool {
         *w == SubExp::Var(self.count)
             || arrays
                 .iter()

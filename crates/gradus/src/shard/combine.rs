@@ -5,6 +5,35 @@
 use super::Combine;
 use crate::value::{Array, Buffer, Scalar, Value};
 
+/// Where a call's combined results are wanted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Results {
+    /// On every process: `Allreduce` for the sums, `Allgatherv` for the rows.
+    Everywhere,
+    /// On rank 0 only: `Reduce` and `Gatherv` to rank 0.
+    Root,
+}
+
+/// What one process communicated to combine one call's results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bytes of partial sums this process contributed to the reductions.
+    pub reduced: usize,
+    /// Bytes of rows this process received from the others (none where it gets no results).
+    pub gathered: usize,
+}
+
+/// Bytes of the results among `mine` that are reduced across processes (sums, maxima and
+/// minima; `combine` says which), as packed for their reductions ([`pack_sum`]: 8 per
+/// element).
+pub fn reduced_bytes(combine: &[Combine], mine: &[Value]) -> usize {
+    mine.iter()
+        .zip(combine)
+        .filter(|(_, how)| matches!(how, Combine::Sum | Combine::Max | Combine::Min))
+        .map(|(v, _)| 8 * v.shape().iter().product::<usize>())
+        .sum()
+}
+
 /// Near-equal contiguous blocks of `n` rows for `parts` processes: `(first row, length)`,
 /// the first `n % parts` blocks one row longer.
 pub fn blocks(n: usize, parts: usize) -> Vec<(usize, usize)> {
@@ -57,7 +86,49 @@ pub fn combine(how: Combine, parts: &[Value]) -> Result<Value, String> {
             Ok(acc)
         }
         Combine::Concat => concat(parts),
+        Combine::Max | Combine::Min => {
+            let mut acc = first.clone();
+            for p in &parts[1..] {
+                extremum_into(&mut acc, p, how == Combine::Max)?;
+            }
+            Ok(acc)
+        }
     }
+}
+
+/// `acc = max(acc, v)` (or `min`), elementwise; both must have the same type and shape.
+pub fn extremum_into(acc: &mut Value, v: &Value, max: bool) -> Result<(), String> {
+    if acc.shape() != v.shape() || acc.elem_type() != v.elem_type() {
+        return Err(format!(
+            "the processes' extrema differ in type: {} and {}",
+            acc.type_name(),
+            v.type_name()
+        ));
+    }
+    let pick = |a: Scalar, b: Scalar| {
+        let order = if a.prim_type().is_float() {
+            b.to_f64().partial_cmp(&a.to_f64())
+        } else {
+            b.as_i64().partial_cmp(&a.as_i64())
+        };
+        let wanted = if max {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Less
+        };
+        if order == Some(wanted) { b } else { a }
+    };
+    match (acc, v) {
+        (Value::Scalar(a), Value::Scalar(b)) => *a = pick(*a, *b),
+        (Value::Array(a), Value::Array(b)) => {
+            for i in 0..b.len() {
+                let x = pick(a.buffer().get(i), b.buffer().get(i));
+                a.buffer_mut().set(i, x);
+            }
+        }
+        _ => return Err("the processes' extrema differ in rank".into()),
+    }
+    Ok(())
 }
 
 /// `acc += v`, elementwise; both must have the same type and shape.

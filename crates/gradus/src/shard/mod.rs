@@ -3,16 +3,17 @@
 //!
 //! [`derive`] takes an optimised program, an entry point and the names of parameters split
 //! along their outer dimension. It proves, from the core IR, how each result of the entry
-//! point combines across processes — a sum, a concatenation in rank order, or the same value
-//! everywhere ([`Combine`]) — and gives the per-process entry point: the same function with
+//! point combines across processes — a sum, a maximum or minimum, a concatenation in rank
+//! order, or the same value everywhere ([`Combine`]) — and gives the per-process entry point: the same function with
 //! two more parameters, the process's rank and the global index of its first row, in which
 //! every replicated term of a sum is counted on rank 0 only. It refuses, with the span of the
-//! statement, an entry point with a result that is none of the three. [`combine`] splits and
+//! statement, an entry point with a result that is none of these. [`combine`] splits and
 //! combines values, with no transport: the MPI runtime of `gradus run --shard` and the
 //! in-process tests use it alike.
 
 mod analyse;
 pub mod combine;
+mod extrema;
 mod kind;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -35,6 +36,10 @@ pub enum Combine {
     Concat,
     /// Every process has the unsharded value.
     Replicated,
+    /// Their maximum (a reduction over the rows by `max`).
+    Max,
+    /// Their minimum (a reduction over the rows by `min`).
+    Min,
 }
 
 /// A sharded entry point.
@@ -74,6 +79,7 @@ pub fn derive(prog: &Prog, entry: &str, shard: &[String]) -> Result<ShardPlan, D
         kinds,
         why: Vec::new(),
         hard: None,
+        extrema: HashMap::new(),
         here: Aux::default(),
         count,
         rank0,
@@ -83,47 +89,7 @@ pub fn derive(prog: &Prog, entry: &str, shard: &[String]) -> Result<ShardPlan, D
     if let Some((aux, msg)) = a.hard.take() {
         return Err(refusal(&aux, entry, &msg));
     }
-    let mut combine = Vec::new();
-    let mut next = 0;
-    for (ext, leaves) in &info.results {
-        let ks = &result_kinds[next..next + leaves];
-        next += leaves;
-        let mut c = None;
-        for k in ks {
-            let this = match k {
-                Kind::Zero | Kind::Rep => Combine::Replicated,
-                Kind::Part => Combine::Sum,
-                Kind::Rows => Combine::Concat,
-                Kind::InnerRows(_) => {
-                    return Err(Diagnostic::error(
-                        fun.span,
-                        format!(
-                            "cannot shard `{entry}`: result {} (of type {ext}) holds rows of the sharded data in an inner dimension",
-                            combine.len() + 1
-                        ),
-                    ));
-                }
-                Kind::Mixed(i) => {
-                    let (aux, msg) = a.why[*i as usize].clone();
-                    return Err(refusal(&aux, entry, &msg).with_note(format!(
-                        "result {} (of type {ext}) is neither a sum over the rows, nor a map over them, nor independent of them",
-                        combine.len() + 1
-                    )));
-                }
-            };
-            if c.is_some_and(|c| c != this) {
-                return Err(Diagnostic::error(
-                    fun.span,
-                    format!(
-                        "cannot shard `{entry}`: result {} (of type {ext}) combines its parts differently",
-                        combine.len() + 1
-                    ),
-                ));
-            }
-            c = Some(this);
-        }
-        combine.push(c.unwrap_or(Combine::Replicated));
-    }
+    let combine = result_combines(&a, fun, &new_fun.body.result, &result_kinds, entry)?;
     let is0 = Stm {
         pat: vec![rank0],
         exp: Exp::BasicOp(BasicOp::Prim(
@@ -157,6 +123,63 @@ pub fn derive(prog: &Prog, entry: &str, shard: &[String]) -> Result<ShardPlan, D
         combine,
         prog: out,
     })
+}
+
+/// How each result of `fun` combines, from the kinds of its leaves (`results`, the rewritten
+/// body's results, with kinds `kinds`); the refusal of the first that combines in no way.
+fn result_combines(
+    a: &analyse::Analysis,
+    fun: &FunDef,
+    results: &[SubExp],
+    kinds: &[Kind],
+    entry: &str,
+) -> Result<Vec<Combine>, Diagnostic> {
+    let info = fun.entry.as_ref().expect("an entry point");
+    let mut combine = Vec::new();
+    let mut next = 0;
+    for (ext, leaves) in &info.results {
+        let ks = &kinds[next..next + leaves];
+        let leaf_vars = &results[next..next + leaves];
+        next += leaves;
+        let mut c = None;
+        for (k, r) in ks.iter().zip(leaf_vars) {
+            let extremum = r.as_var().and_then(|v| a.extrema.get(&v));
+            let this = match k {
+                Kind::Mixed(_) if extremum.is_some() => *extremum.expect("an extremum"),
+                Kind::Zero | Kind::Rep => Combine::Replicated,
+                Kind::Part => Combine::Sum,
+                Kind::Rows => Combine::Concat,
+                Kind::InnerRows(_) => {
+                    return Err(Diagnostic::error(
+                        fun.span,
+                        format!(
+                            "cannot shard `{entry}`: result {} (of type {ext}) holds rows of the sharded data in an inner dimension",
+                            combine.len() + 1
+                        ),
+                    ));
+                }
+                Kind::Mixed(i) => {
+                    let (aux, msg) = a.why[*i as usize].clone();
+                    return Err(refusal(&aux, entry, &msg).with_note(format!(
+                        "result {} (of type {ext}) is neither a sum, maximum or minimum over the rows, nor a map over them, nor independent of them",
+                        combine.len() + 1
+                    )));
+                }
+            };
+            if c.is_some_and(|c| c != this) {
+                return Err(Diagnostic::error(
+                    fun.span,
+                    format!(
+                        "cannot shard `{entry}`: result {} (of type {ext}) combines its parts differently",
+                        combine.len() + 1
+                    ),
+                ));
+            }
+            c = Some(this);
+        }
+        combine.push(c.unwrap_or(Combine::Replicated));
+    }
+    Ok(combine)
 }
 
 /// The refusal naming the statement at `aux` (and the calls it was inlined through).

@@ -1,26 +1,33 @@
 //! Sharded calls from Rust over an MPI communicator (the cargo feature `mpi`; docs/mpi.md
-//! §From Rust): every process of the communicator calls [`Sharded::call`] together, each
-//! with its own rows of the sharded parameters and the same values of the others, and every
-//! process gets the results of the unsharded call on all the rows.
+//! §From Rust): every process of the communicator calls [`Sharded::call`] (results on every
+//! process) or [`Sharded::call_on_root`] (results on rank 0 only) together, each with its own
+//! rows of the sharded parameters and the same values of the others, and gets the results of
+//! the unsharded call on all the rows.
 //!
 //! **Takes** a compiled program, an entry point and the names of the parameters split by
-//! rows. **Guarantees** per call: one exclusive scan of the row counts (the global index of
-//! each process's first row), the per-process entry point run on the process's rows, one
-//! `Allreduce` of all float sums packed into one `f64` buffer (and one of the integer sums,
-//! only if there are any), one `Allgatherv` per call for all the results made of rows (in the
-//! binary data format, after an `Allgather` of their sizes); replicated results are returned
-//! as computed. Row counts that differ between the sharded arguments of one process are an
+//! rows. **Guarantees** per call: one `Allgather` of a hash of the arguments' types and
+//! shapes and of each unsharded argument's value (different ones are an error on every
+//! process), one exclusive scan of the row counts (the global index of each process's first
+//! row), the per-process entry point run on the process's rows, one `Allreduce` of a flag so
+//! that a run-time error on one process is an error on all (none is left waiting), then
+//! [`combine_results`]:
+//! one reduction of all float sums packed into one `f64` buffer (and one of the integer sums,
+//! only if there are any; likewise for maxima and minima), and per result made of rows one
+//! `Gatherv` (or `Allgatherv`) of its raw elements into the combined result's buffer, after
+//! one `Allgather` of the row and element counts; replicated results are returned as
+//! computed. Row counts that differ between the sharded arguments of one process are an
 //! error before any communication; every process must make the same calls.
 
+pub use super::combine::{Results, Traffic};
 use super::{Combine, ShardPlan, combine};
-use crate::data::{Reader, write_binary_into};
+use crate::data::write_binary_into;
 use crate::diag::Diagnostics;
 use crate::program::{CallError, Program};
-use crate::value::{Scalar, Value};
+use crate::value::{Array, Scalar, Value};
 use mpi::Count;
 use mpi::collective::SystemOperation;
-use mpi::datatype::PartitionMut;
-use mpi::traits::{Communicator, CommunicatorCollectives};
+use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::traits::{Communicator, CommunicatorCollectives, Root};
 
 /// An entry point split by rows over the processes of an MPI communicator.
 pub struct Sharded {
@@ -55,6 +62,27 @@ impl Sharded {
         comm: &C,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, CallError> {
+        let out = self.call_to(comm, args, Results::Everywhere)?;
+        Ok(out.expect("results everywhere"))
+    }
+
+    /// As [`Sharded::call`], but only rank 0 gets the results (`None` elsewhere): the sums
+    /// are reduced and the rows gathered to rank 0 only, which saves every other process
+    /// the receiving of all the rows.
+    pub fn call_on_root<C: Communicator>(
+        &self,
+        comm: &C,
+        args: Vec<Value>,
+    ) -> Result<Option<Vec<Value>>, CallError> {
+        self.call_to(comm, args, Results::Root)
+    }
+
+    fn call_to<C: Communicator>(
+        &self,
+        comm: &C,
+        args: Vec<Value>,
+        to: Results,
+    ) -> Result<Option<Vec<Value>>, CallError> {
         let local = self.local_rows(&args)?;
         self.check_shapes(comm, &args)?;
         let mut offset = 0i64;
@@ -66,8 +94,13 @@ impl Sharded {
         let mut full = args;
         full.push(Value::Scalar(Scalar::I64(i64::from(comm.rank()))));
         full.push(Value::Scalar(Scalar::I64(offset)));
-        let mine = self.program.call(&self.plan.entry, full)?;
-        self.combine(comm, mine).map_err(CallError::BadInput)
+        let mine = agree(
+            comm,
+            &self.plan.entry,
+            self.program.call(&self.plan.entry, full),
+        )?;
+        let (out, _) = combine_results(comm, &self.plan, mine, to).map_err(CallError::BadInput)?;
+        Ok(out)
     }
 
     /// The number of rows of this process's sharded arguments, which must agree.
@@ -76,7 +109,8 @@ impl Sharded {
         for &p in &self.plan.sharded {
             let Some(Value::Array(a)) = args.get(p) else {
                 return Err(CallError::BadInput(format!(
-                    "argument {p} of `{}` is sharded by rows: it must be an array",
+                    "argument {} of `{}` is sharded by rows: it must be an array",
+                    p + 1,
                     self.plan.entry
                 )));
             };
@@ -94,8 +128,9 @@ impl Sharded {
     }
 
     /// Fails on every process alike where the processes' arguments differ in element type
-    /// or shape (the sharded ones: in all but the row count): one `Allgather` of a
-    /// description of them.
+    /// or shape (the sharded ones: in all but the row count), or where the arguments that
+    /// are not sharded differ in value, which would make the sums wrong: one `Allgather` of
+    /// a hash of the types and shapes and one hash per unsharded argument.
     fn check_shapes<C: Communicator>(&self, comm: &C, args: &[Value]) -> Result<(), CallError> {
         let describe = |(i, v): (usize, &Value)| {
             let shape = v.shape();
@@ -106,99 +141,318 @@ impl Sharded {
             };
             format!("{}{shape}", v.elem_type())
         };
-        let mine: Vec<String> = args.iter().enumerate().map(describe).collect();
-        let text = mine.join(" ");
-        let mut hasher = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(&text, &mut hasher);
-        let hash = std::hash::Hasher::finish(&hasher);
-        let mut all = vec![0u64; comm.size() as usize];
-        comm.all_gather_into(&hash, &mut all[..]);
-        match all.iter().position(|&h| h != all[0]) {
-            None => Ok(()),
-            Some(r) => Err(CallError::BadInput(format!(
-                "the arguments of `{}` differ in type or shape between processes 0 and {r} \
-                 (this is process {}, with {text})",
-                self.plan.entry,
-                comm.rank()
-            ))),
-        }
-    }
-
-    /// Every process's results combined: the sums added, the rows concatenated in rank order.
-    fn combine<C: Communicator>(&self, comm: &C, mine: Vec<Value>) -> Result<Vec<Value>, String> {
-        let (mut floats, mut ints, mut rows) = (Vec::new(), Vec::new(), Vec::new());
-        for (v, how) in mine.iter().zip(&self.plan.combine) {
-            match how {
-                Combine::Sum => combine::pack_sum(v, &mut floats, &mut ints),
-                Combine::Concat => write_binary_into(v, &mut rows),
-                Combine::Replicated => {}
+        let text = args
+            .iter()
+            .enumerate()
+            .map(describe)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut mine = vec![hash_bytes(text.as_bytes())];
+        let mut bytes = Vec::new();
+        for (i, v) in args.iter().enumerate() {
+            if !self.plan.sharded.contains(&i) {
+                bytes.clear();
+                write_binary_into(v, &mut bytes);
+                mine.push(hash_bytes(&bytes));
             }
         }
-        for_nonempty(&mut floats, |b| {
-            let send = b.clone();
-            comm.all_reduce_into(&send[..], &mut b[..], SystemOperation::sum());
-        });
-        for_nonempty(&mut ints, |b| {
-            let send = b.clone();
-            comm.all_reduce_into(&send[..], &mut b[..], SystemOperation::sum());
-        });
-        let per_rank = if self.plan.combine.contains(&Combine::Concat) {
-            all_gather_bytes(comm, &rows)?
-        } else {
-            Vec::new()
+        let mut all = vec![0u64; mine.len() * comm.size() as usize];
+        comm.all_gather_into(&mine[..], &mut all[..]);
+        let theirs = |r: usize| &all[r * mine.len()..(r + 1) * mine.len()];
+        let Some(r) = (1..comm.size() as usize).find(|&r| theirs(r) != theirs(0)) else {
+            return Ok(());
         };
-        let (mut fi, mut ii, mut ci) = (0, 0, 0);
-        let mut out = Vec::with_capacity(mine.len());
-        for (v, how) in mine.into_iter().zip(&self.plan.combine) {
-            out.push(match how {
-                Combine::Replicated => v,
-                Combine::Sum => combine::unpack_sum(&v, &floats, &ints, &mut fi, &mut ii),
-                Combine::Concat => {
-                    let parts: Vec<Value> = per_rank.iter().map(|r| r[ci].clone()).collect();
-                    ci += 1;
-                    combine::combine(Combine::Concat, &parts)?
-                }
-            });
+        let entry = &self.plan.entry;
+        if theirs(r)[0] != theirs(0)[0] {
+            return Err(CallError::BadInput(format!(
+                "the arguments of `{entry}` differ in type or shape between processes 0 and {r} \
+                 (this is process {}, with {text})",
+                comm.rank()
+            )));
         }
-        Ok(out)
+        let k = (1..mine.len())
+            .find(|&k| theirs(r)[k] != theirs(0)[k])
+            .unwrap_or(1);
+        let arg = (0..args.len())
+            .filter(|i| !self.plan.sharded.contains(i))
+            .nth(k - 1)
+            .unwrap_or(0);
+        Err(CallError::BadInput(format!(
+            "argument {} of `{entry}` is not sharded, so it must be the same on every process, \
+             but processes 0 and {r} pass different values",
+            arg + 1
+        )))
     }
 }
 
-/// Runs `f` on `buf` unless it is empty (an empty reduction is skipped on every process
-/// alike, since all have the same results).
-fn for_nonempty<T>(buf: &mut Vec<T>, f: impl FnOnce(&mut Vec<T>)) {
-    if !buf.is_empty() {
-        f(buf);
+/// `mine`, where the call succeeded on every process; otherwise an error on every process (its
+/// own where it failed, one naming the first process that failed elsewhere), so that none is
+/// left waiting in the collectives that combine the results: one `Allreduce` of a flag.
+fn agree<C: Communicator, T>(
+    comm: &C,
+    entry: &str,
+    mine: Result<T, CallError>,
+) -> Result<T, CallError> {
+    // The lowest failed rank, or `size` where none failed.
+    let me = if mine.is_err() {
+        comm.rank()
+    } else {
+        comm.size()
+    };
+    let mut first = me;
+    comm.all_reduce_into(&me, &mut first, SystemOperation::min());
+    match mine {
+        Err(e) => Err(e),
+        Ok(_) if first < comm.size() => Err(CallError::BadInput(format!(
+            "`{entry}` failed on process {first} of {} (which reports the error)",
+            comm.size()
+        ))),
+        Ok(v) => Ok(v),
     }
 }
 
-/// Every process's `mine` (values in the binary data format), decoded, in rank order.
-fn all_gather_bytes<C: Communicator>(comm: &C, mine: &[u8]) -> Result<Vec<Vec<Value>>, String> {
-    let size = comm.size() as usize;
-    let mut lens: Vec<Count> = vec![0; size];
-    comm.all_gather_into(&(mine.len() as Count), &mut lens[..]);
-    let displs: Vec<Count> = lens
+/// A hash of `bytes` that is the same in every process (SipHash with fixed keys).
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hasher::write(&mut hasher, bytes);
+    std::hash::Hasher::finish(&hasher)
+}
+
+/// Combines every process's results `mine` of the per-process entry point of `plan` into
+/// those of the unsharded call, on the processes `to` names (`None` on the others): the
+/// partial sums packed into one reduction per element kind, each result made of rows
+/// gathered, as raw elements, straight into the buffer of the combined result (rank 0's own
+/// rows stay where they are when only rank 0 gets results). Every process must call it
+/// together; an error (rows results of different types or inner shapes) is the same on all.
+pub fn combine_results<C: Communicator>(
+    comm: &C,
+    plan: &ShardPlan,
+    mine: Vec<Value>,
+    to: Results,
+) -> Result<(Option<Vec<Value>>, Traffic), String> {
+    let mut traffic = Traffic {
+        reduced: combine::reduced_bytes(&plan.combine, &mine),
+        gathered: 0,
+    };
+    let receives = to == Results::Everywhere || comm.rank() == 0;
+    let mut packed: Vec<Packed> = Vec::new();
+    for how in [Combine::Sum, Combine::Max, Combine::Min] {
+        let (mut floats, mut ints) = (Vec::new(), Vec::new());
+        for (v, h) in mine.iter().zip(&plan.combine) {
+            if *h == how {
+                combine::pack_sum(v, &mut floats, &mut ints);
+            }
+        }
+        reduce(comm, &mut floats, how, to);
+        reduce(comm, &mut ints, how, to);
+        packed.push((how, floats, ints, 0, 0));
+    }
+    let layout = RowsLayout::exchange(comm, plan, &mine)?;
+    let mut ci = 0;
+    let mut out = Vec::with_capacity(mine.len());
+    for (v, how) in mine.into_iter().zip(&plan.combine) {
+        out.push(match how {
+            Combine::Replicated => v,
+            Combine::Concat => {
+                ci += 1;
+                let width = v.elem_type().byte_width();
+                traffic.gathered += width * layout.received(comm.rank() as usize, ci - 1, to);
+                gather_rows(comm, v, &layout.counts(ci - 1), to)
+            }
+            _ if !receives => v,
+            reduced => {
+                let (_, floats, ints, fi, ii) = packed
+                    .iter_mut()
+                    .find(|p| p.0 == *reduced)
+                    .expect("a reduction");
+                combine::unpack_sum(&v, floats, ints, fi, ii)
+            }
+        });
+    }
+    Ok((receives.then_some(out), traffic))
+}
+
+/// One kind of reduction (sum, maximum or minimum) of a call: its floats and its integers,
+/// packed, and the positions up to which they have been unpacked.
+type Packed = (Combine, Vec<f64>, Vec<i64>, usize, usize);
+
+/// Reduces `buf` elementwise over the processes (`how`: a sum, maximum or minimum), in place
+/// on those `to` names; nothing where it is empty (on every process alike, since all have
+/// the same results).
+fn reduce<C: Communicator, T: Equivalence + Clone>(
+    comm: &C,
+    buf: &mut [T],
+    how: Combine,
+    to: Results,
+) {
+    if buf.is_empty() {
+        return;
+    }
+    let op = match how {
+        Combine::Max => SystemOperation::max(),
+        Combine::Min => SystemOperation::min(),
+        _ => SystemOperation::sum(),
+    };
+    let send = buf.to_vec();
+    let root = comm.process_at_rank(0);
+    match to {
+        Results::Everywhere => comm.all_reduce_into(&send[..], buf, op),
+        Results::Root if comm.rank() == 0 => root.reduce_into_root(&send[..], buf, op),
+        Results::Root => root.reduce_into(&send[..], op),
+    }
+}
+
+/// The row and element counts of every process's rows results, known to every process (one
+/// `Allgather`): three numbers per process and result (rows, elements, and a hash of the
+/// element type and inner shape, which must agree).
+struct RowsLayout {
+    /// Per process, per rows result: `[rows, elements, hash]`.
+    all: Vec<u64>,
+    results: usize,
+    size: usize,
+}
+
+impl RowsLayout {
+    fn exchange<C: Communicator>(
+        comm: &C,
+        plan: &ShardPlan,
+        mine: &[Value],
+    ) -> Result<RowsLayout, String> {
+        let mut local = Vec::new();
+        for (v, how) in mine.iter().zip(&plan.combine) {
+            if *how != Combine::Concat {
+                continue;
+            }
+            let shape = v.shape();
+            let mut hasher = std::hash::DefaultHasher::new();
+            std::hash::Hash::hash(
+                &(v.elem_type().to_string(), v.rank(), &shape.get(1..)),
+                &mut hasher,
+            );
+            let rows = shape.first().copied().unwrap_or(0);
+            let elems: usize = shape.iter().product();
+            local.extend([
+                rows as u64,
+                elems as u64,
+                std::hash::Hasher::finish(&hasher),
+            ]);
+        }
+        let size = comm.size() as usize;
+        let results = local.len() / 3;
+        let mut all = vec![0u64; local.len() * size];
+        if results > 0 {
+            comm.all_gather_into(&local[..], &mut all[..]);
+        }
+        let layout = RowsLayout { all, results, size };
+        layout.check(plan)?;
+        Ok(layout)
+    }
+
+    fn at(&self, rank: usize, result: usize) -> [u64; 3] {
+        let i = 3 * (rank * self.results + result);
+        [self.all[i], self.all[i + 1], self.all[i + 2]]
+    }
+
+    /// Fails where a rows result is a scalar, or differs in type or inner shape between
+    /// processes, or has more elements than one MPI count holds.
+    fn check(&self, plan: &ShardPlan) -> Result<(), String> {
+        for i in 0..self.results {
+            let [_, _, first] = self.at(0, i);
+            let mut total = 0u64;
+            for r in 0..self.size {
+                let [rows, elems, hash] = self.at(r, i);
+                if hash != first || (rows == 0 && elems != 0) {
+                    return Err(format!(
+                        "the rows results {} of `{}` differ in type or inner shape between processes 0 and {r}",
+                        i + 1,
+                        plan.entry
+                    ));
+                }
+                total += elems;
+            }
+            if total > Count::MAX as u64 {
+                return Err(format!(
+                    "a rows result of `{}` has {total} elements, more than one MPI message holds",
+                    plan.entry
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Element counts per process of rows result `result`.
+    fn counts(&self, result: usize) -> Vec<Count> {
+        (0..self.size)
+            .map(|r| self.at(r, result)[1] as Count)
+            .collect()
+    }
+
+    /// Elements of rows result `result` that process `rank` receives.
+    fn received(&self, rank: usize, result: usize, to: Results) -> usize {
+        if to == Results::Root && rank != 0 {
+            return 0;
+        }
+        let others: u64 = (0..self.size)
+            .filter(|&r| r != rank)
+            .map(|r| self.at(r, result)[1])
+            .sum();
+        others as usize
+    }
+}
+
+/// The concatenation of every process's `mine` (an array of its rows) in rank order, on the
+/// processes `to` names; `mine` itself elsewhere (which the caller drops).
+fn gather_rows<C: Communicator>(comm: &C, mine: Value, counts: &[Count], to: Results) -> Value {
+    let Value::Array(a) = mine else {
+        return mine;
+    };
+    let mut shape = a.shape().to_vec();
+    let row: usize = shape[1..].iter().product();
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    let mut buf = a.into_buffer();
+    if total > 0 {
+        crate::with_buffer!(&mut buf, v => gather_vec(comm, v, counts, to));
+    }
+    if to == Results::Everywhere || comm.rank() == 0 {
+        shape[0] = total.checked_div(row).unwrap_or(0);
+    }
+    Value::Array(Array::new(shape, buf).expect("the shape of the gathered rows"))
+}
+
+/// `Gatherv`/`Allgatherv` of every process's `v` into one vector, in rank order, left in `v`
+/// where it is wanted. On rank 0, when only it gets the rows, its own stay in place at the
+/// front of the grown vector and the others land after them.
+fn gather_vec<C: Communicator, T: Equivalence + Default + Clone>(
+    comm: &C,
+    v: &mut Vec<T>,
+    counts: &[Count],
+    to: Results,
+) {
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    let displs: Vec<Count> = counts
         .iter()
-        .scan(0, |acc, &l| {
+        .scan(0, |acc, &c| {
             let d = *acc;
-            *acc += l;
+            *acc += c;
             Some(d)
         })
         .collect();
-    let total: usize = lens.iter().map(|&l| l as usize).sum();
-    // Every process sends at least one value's encoding, so no buffer is empty.
-    let mut flat = vec![0u8; total];
-    let mut recv = PartitionMut::new(&mut flat[..], &lens[..], &displs[..]);
-    comm.all_gather_varcount_into(mine, &mut recv);
-    let mut out = Vec::with_capacity(size);
-    for (d, l) in displs.iter().zip(&lens) {
-        let bytes = &flat[*d as usize..(*d + *l) as usize];
-        let mut r = Reader::new(bytes);
-        let mut values = Vec::new();
-        while let Some(v) = r.next_value().map_err(|e| e.to_string())? {
-            values.push(v);
+    let root = comm.process_at_rank(0);
+    match to {
+        Results::Everywhere => {
+            let mut whole = vec![T::default(); total];
+            let mut recv = PartitionMut::new(&mut whole[..], counts, &displs[..]);
+            comm.all_gather_varcount_into(&v[..], &mut recv);
+            *v = whole;
         }
-        out.push(values);
+        Results::Root if comm.rank() == 0 => {
+            v.resize(total, T::default());
+            let mut counts = counts.to_vec();
+            counts[0] = 0;
+            let none: [T; 0] = [];
+            let mut recv = PartitionMut::new(&mut v[..], counts, &displs[..]);
+            root.gather_varcount_into_root(&none[..], &mut recv);
+        }
+        Results::Root => root.gather_varcount_into(&v[..]),
     }
-    Ok(out)
 }
