@@ -251,6 +251,15 @@ impl Segment {
     #[cold]
     #[inline(never)]
     fn import(&mut self, id: NodeId) -> u32 {
+        let mut x = self.extra.take().unwrap_or_default();
+        let slot = self.import_into(&mut x, id);
+        self.extra = Some(x);
+        slot
+    }
+
+    /// [`import`](Self::import) with the side arrays `x` taken out of the segment: finds the
+    /// proxy of `id` in the cache or the map, or pushes a new one.
+    fn import_into(&mut self, x: &mut Extra, id: NodeId) -> u32 {
         if id.bits() >> 32 == self.base >> 32 {
             // The current job, but past its end: a node of another recording.
             panic!(
@@ -259,24 +268,21 @@ impl Segment {
             );
         }
         let h = cache_index(id);
-        if let Some(x) = &mut self.extra {
-            let (bits, slot) = x.cache[h];
-            if bits == id.bits() {
-                return slot;
-            }
-            if let Some(&slot) = x.proxies.get(&id) {
-                x.cache[h] = (id.bits(), slot);
-                return slot;
-            }
+        let (bits, slot) = x.cache[h];
+        if bits == id.bits() {
+            return slot;
         }
-        let b = self.imports().len() as u32;
+        if let Some(&slot) = x.proxies.get(&id) {
+            x.cache[h] = (id.bits(), slot);
+            return slot;
+        }
+        let b = x.imports.len() as u32;
         let slot = self.push(Rec {
             a: PROXY,
             b,
             pa: 0.0,
             pb: 0.0,
         }) + 1;
-        let x = self.extra_mut();
         x.imports.push((slot, id));
         x.proxies.insert(id, slot);
         x.cache[h] = (id.bits(), slot);
@@ -483,23 +489,22 @@ impl Segment {
     }
 
     /// The slot of operand `id` (not a constant), with the side arrays `x` taken out of the
-    /// segment (put back only for an import, which uses them too).
+    /// segment. An operand of another job is looked up in `x`'s proxies in place: moving the
+    /// side arrays back into the segment for it would allocate a fresh `Extra` per operand,
+    /// which made `dot_const` of a parent's values in `par_map` several times slower than the
+    /// scalar loop.
     #[inline(always)]
-    fn operand_slot(&mut self, x: &mut Box<Extra>, id: NodeId) -> u32 {
+    fn operand_slot(&mut self, x: &mut Extra, id: NodeId) -> u32 {
         let rel = id.bits() ^ self.base;
         if rel < self.len() as u64 {
             rel as u32 + 1
         } else {
-            self.extra = Some(std::mem::take(x));
-            let s = self.import(id);
-            *x = self.extra.take().expect("put back above");
-            s
+            self.import_into(x, id)
         }
     }
 
     /// Appends operand `id` (skipped if a constant) with partial `p` to the side arrays `x`,
-    /// taken out of the segment while they grow (and put back only for an import, which uses
-    /// them too).
+    /// taken out of the segment while they grow.
     #[inline(always)]
     fn many_operand(&mut self, x: &mut Box<Extra>, id: NodeId, p: f64) {
         if id.is_constant() {
