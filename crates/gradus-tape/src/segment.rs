@@ -205,8 +205,13 @@ impl Segment {
         self.first = inputs;
         self.nodes = inputs;
         self.fusable = NodeId::CONSTANT.bits();
-        // `grow` sets the room for `first`.
-        self.limit = self.cursor;
+        // The room for `first` (see `grow`), so that a recording into a buffer kept from an
+        // earlier one does not start with a call of `grow`.
+        let n = self.rec_count();
+        let safe = (MAX_NODES.saturating_sub(inputs as usize)) / 2;
+        let end = self.buf.capacity().min(safe).max(n);
+        // SAFETY: `n <= end <= capacity` (`n` records lie in the buffer).
+        self.limit = unsafe { self.buf.as_mut_ptr().add(end) };
     }
 
     /// The number of records.
@@ -760,7 +765,7 @@ pub(crate) struct JobRecord {
 // 1. `buf`'s length is 0 outside `grow`; the records are the first `rec_count()` elements of
 //    its allocation, all written by `push` (`Rec` is `Copy`, so nothing needs dropping).
 // 2. `buf.as_ptr() <= cursor <= limit <= buf.as_ptr() + buf.capacity()`, all in (or one past)
-//    the allocation; `clear`, `start` and `grow` set both pointers, and only `grow`
+//    the allocation; `clear` and `grow` set both pointers, `start` the limit, and only `grow`
 //    reallocates, setting the length to the record count first so that the records move.
 // 3. While `cursor < limit`, a push keeps the node count below `MAX_NODES` (`grow` sizes
 //    `limit` for it, and checks the count itself once past that size).
