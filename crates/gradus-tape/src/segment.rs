@@ -317,6 +317,7 @@ impl Segment {
 
     /// [`import`](Self::import) with the side arrays `x` taken out of the segment: finds the
     /// proxy of `id` in the cache or the map, or pushes a new one.
+    #[inline(never)]
     fn import_into(&mut self, x: &mut Extra, id: NodeId) -> u32 {
         if id.bits() >> 32 == self.base >> 32 {
             // The current job, but past its end: a node of another recording.
@@ -595,6 +596,12 @@ impl Segment {
         if rel < self.len() as u64 {
             rel as u32 + 1
         } else {
+            // The cache inline, as in `slot`: a side of a parent's values hits it for every
+            // operand after the first dot product.
+            let (bits, slot) = x.cache[cache_index(id)];
+            if bits == id.bits() {
+                return slot;
+            }
             self.import_into(x, id)
         }
     }
