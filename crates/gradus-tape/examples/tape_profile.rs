@@ -35,6 +35,9 @@ fn main() {
         "shared" => ((0..32).map(|j| 0.1 * j as f64).collect(), |v| {
             shared_reads(v)
         }),
+        "shareddot" => ((0..32).map(|j| 0.1 * j as f64).collect(), |v| {
+            shared_dots(v)
+        }),
         _ => panic!("unknown program"),
     };
     if args.get(3).is_some() {
@@ -62,6 +65,30 @@ fn shared_reads<'r>(x: &[gradus_tape::Var<'r>]) -> gradus_tape::Var<'r> {
                 inner -= xj * power;
                 power *= t;
             }
+            sum += inner * inner;
+        }
+        sum
+    });
+    parts
+        .into_iter()
+        .fold(gradus_tape::Var::constant(0.0), |a, b| a + b)
+}
+
+/// [`shared_reads`] with each point's polynomial as one `dot_const` of the parent's inputs
+/// and the powers of `t` (a listed side whose operands are all imports).
+fn shared_dots<'r>(x: &[gradus_tape::Var<'r>]) -> gradus_tape::Var<'r> {
+    let blocks: Vec<usize> = (0..64).collect();
+    let parts = gradus_tape::par_map(&blocks, |&b| {
+        let mut sum = gradus_tape::Var::constant(0.0);
+        let mut powers = vec![0.0; x.len()];
+        for i in 0..256 {
+            let t = -1.0 + (b * 256 + i) as f64 / 8192.0;
+            let mut power = 1.0;
+            for p in powers.iter_mut() {
+                *p = power;
+                power *= t;
+            }
+            let inner = t.signum() - gradus_tape::dot_const(x, &powers);
             sum += inner * inner;
         }
         sum

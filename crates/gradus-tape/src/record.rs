@@ -75,7 +75,7 @@ impl JobRecorder {
                 b.shared = None;
                 b.job = JobId(0);
                 b.before = Before::Start;
-                if b.segment.recs.capacity() == 0
+                if b.segment.rec_capacity() == 0
                     && let Some(s) = spare.pop()
                 {
                     b.segment = s;

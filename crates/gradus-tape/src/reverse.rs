@@ -681,7 +681,7 @@ fn sweep<A: Area, const SKIP: bool, const COUNT: bool, const FUSE: bool>(
     // where `0 + (−0)` would be `+0`); see the note "The register window".
     const EMPTY: f64 = -0.0;
     let (mut c0, mut c1, mut c2) = (EMPTY, EMPTY, EMPTY);
-    for r in seg.recs.iter().rev() {
+    for r in seg.recs().iter().rev() {
         if FUSE && r.b >= FUSED {
             // The sum node after an operation (see `Segment::push_add`): operands the two
             // slots below it, partials 1, so both go to the window; then the operation's own

@@ -97,3 +97,54 @@ fn grad_reuses_the_threads_buffers() {
     assert_eq!(allocations() - before, 1);
     assert_eq!((y, g), Tape::new().grad(&x, |v| fdotprod(v)));
 }
+
+/// `dot_const` of values captured from the parent job, many times in one task (a least-squares
+/// fit with one `dot_const` per point): the operands are imports, found in the task's proxies
+/// without allocating per operand. Counted inside each task, which runs on one thread.
+#[test]
+fn dot_const_of_a_parents_values_allocates_per_task_not_per_operand() {
+    const N: usize = 32;
+    const POINTS: usize = 200;
+    let x: Vec<f64> = (0..N).map(|j| 0.05 * j as f64 - 0.7).collect();
+    let weights = |t: f64| -> Vec<f64> { (0..N as i32).map(|k| t.powi(k)).collect() };
+    let (y, g) = gradus_tape::grad(&x, |v| {
+        let parts = gradus_tape::par_map(&[0usize, 1, 2, 3], |&b| {
+            let before = allocations();
+            let mut sum = gradus_tape::Var::constant(0.0);
+            for i in 0..POINTS {
+                let c = weights(-1.0 + (b * POINTS + i) as f64 / 400.0);
+                let r = gradus_tape::dot_const(v, &c) - 0.5;
+                sum += r * r;
+            }
+            // The weight vectors: one allocation per point.
+            let made = allocations() - before - POINTS;
+            assert!(
+                made < 64,
+                "{made} allocations recording {POINTS} dot products"
+            );
+            sum
+        });
+        parts
+            .into_iter()
+            .fold(gradus_tape::Var::constant(0.0), |a, b| a + b)
+    });
+    // The same program written as scalar loops.
+    let (ys, gs) = gradus_tape::grad(&x, |v| {
+        let mut sum = gradus_tape::Var::constant(0.0);
+        for p in 0..4 * POINTS {
+            let c = weights(-1.0 + p as f64 / 400.0);
+            let r = v
+                .iter()
+                .zip(&c)
+                .fold(gradus_tape::Var::constant(0.0), |a, (&u, &w)| a + u * w)
+                - 0.5;
+            sum += r * r;
+        }
+        sum
+    });
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
+    assert!(close(y, ys), "{y} against {ys}");
+    for (a, b) in g.iter().zip(&gs) {
+        assert!(close(*a, *b), "{a} against {b}");
+    }
+}
