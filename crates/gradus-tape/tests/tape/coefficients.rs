@@ -4,8 +4,9 @@
 //! against forward mode and finite differences, and the fallback to a recorded node where a
 //! coefficient would not be finite.
 
+use super::forward_gradient;
 use gradus_check::{SplitMix64, Tolerance, compare, fd};
-use gradus_tape::{Real, Var, dot, grad, join, jvp, record, statement, sum};
+use gradus_tape::{Real, Var, dot, grad, join, record, statement, sum};
 
 const N: usize = 6;
 
@@ -72,16 +73,6 @@ fn inputs(rng: &mut SplitMix64) -> Vec<f64> {
     x
 }
 
-fn forward(x: &[f64], f: impl Fn(&[gradus_tape::Dual<f64>]) -> gradus_tape::Dual<f64>) -> Vec<f64> {
-    (0..x.len())
-        .map(|i| {
-            let mut e = vec![0.0; x.len()];
-            e[i] = 1.0;
-            jvp(x, &e, |d| vec![f(d)]).1[0]
-        })
-        .collect()
-}
-
 #[test]
 fn folded_coefficients_match_forward_mode_and_finite_differences() {
     let mut rng = SplitMix64::new(47);
@@ -90,7 +81,12 @@ fn folded_coefficients_match_forward_mode_and_finite_differences() {
         let reference = |d: &[_]| program(d, scalar_dot, scalar_sum, expr);
         let (y, g) = grad(&x, taped);
         assert!((y - program(&x, scalar_dot, scalar_sum, expr)).abs() <= 1e-12 * y.abs().max(1.0));
-        compare(&g, &forward(&x, reference), Tolerance::new(1e-12, 1e-12)).unwrap();
+        compare(
+            &g,
+            &forward_gradient(&x, reference),
+            Tolerance::new(1e-12, 1e-12),
+        )
+        .unwrap();
         let f64_program = |v: &[f64]| program(v, scalar_dot, scalar_sum, expr);
         compare(&g, &fd::grad(&x, f64_program), Tolerance::new(1e-6, 1e-6)).unwrap();
         // With forks: the captured and returned values keep their coefficients.

@@ -5,8 +5,9 @@
 //! fused sums — against forward mode and finite differences, with and without forks, in both
 //! reverse modes; and the record counts that show the fusion happened.
 
+use super::forward_gradient;
 use gradus_check::{SplitMix64, Tolerance, compare, fd};
-use gradus_tape::{Adjoints, Real, ReverseOptions, Var, grad, join, jvp, par_map, record};
+use gradus_tape::{Adjoints, Real, ReverseOptions, Var, grad, join, par_map, record};
 
 const N: usize = 9;
 
@@ -62,19 +63,6 @@ fn forked_f64(x: &[f64]) -> f64 {
 fn inputs(seed: u64) -> Vec<f64> {
     let mut rng = SplitMix64::new(seed);
     (0..2 * N).map(|_| rng.uniform(-1.2, 1.2)).collect()
-}
-
-fn forward_gradient(
-    x: &[f64],
-    f: impl Fn(&[gradus_tape::Dual<f64>]) -> gradus_tape::Dual<f64>,
-) -> Vec<f64> {
-    (0..x.len())
-        .map(|i| {
-            let mut e = vec![0.0; x.len()];
-            e[i] = 1.0;
-            jvp(x, &e, |d| vec![f(d)]).1[0]
-        })
-        .collect()
 }
 
 #[test]

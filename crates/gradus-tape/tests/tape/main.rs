@@ -14,3 +14,18 @@ mod statements;
 mod structure;
 mod vector_ops;
 mod vocabulary;
+
+/// The gradient of `f` at `x` by forward mode, one `jvp` per input: the reference the
+/// reverse sweeps are compared with.
+fn forward_gradient(
+    x: &[f64],
+    f: impl Fn(&[gradus_tape::Dual<f64>]) -> gradus_tape::Dual<f64>,
+) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let mut e = vec![0.0; x.len()];
+            e[i] = 1.0;
+            gradus_tape::jvp(x, &e, |d| vec![f(d)]).1[0]
+        })
+        .collect()
+}
