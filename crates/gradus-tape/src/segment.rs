@@ -490,16 +490,7 @@ impl Segment {
         // Sides next: an operand of another job pushes its proxy.
         let su = self.dot_side(u, dense_u);
         let sv = self.dot_side(v, dense_v);
-        if start > u32::MAX as usize || n > u32::MAX as usize {
-            limit_exceeded();
-        }
-        let k = self.push(Rec {
-            a: DOT,
-            b: 0,
-            pa: f64::from_bits(start as u64 | (n as u64) << 32),
-            pb: f64::from_bits(su as u64 | (sv as u64) << 32),
-        });
-        (value, self.id(k))
+        (value, self.push_dot_record(start, n, su, sv))
     }
 
     /// The dot product of `u` (not all constants) with the constant weights `c` (equal
@@ -520,6 +511,12 @@ impl Segment {
             dense &= a.id().bits() == first.wrapping_add(i as u64);
         }
         let su = self.dot_side(u, dense);
+        (value, self.push_dot_record(start, n, su, NO_SIDE))
+    }
+
+    /// The record of kind [`DOT`] of `n` pairs whose partials start at `start` in the side
+    /// array, with the sides `su` and `sv` (as [`push_dot`](Self::push_dot) describes them).
+    fn push_dot_record(&mut self, start: usize, n: usize, su: u32, sv: u32) -> NodeId {
         if start > u32::MAX as usize || n > u32::MAX as usize {
             limit_exceeded();
         }
@@ -527,9 +524,9 @@ impl Segment {
             a: DOT,
             b: 0,
             pa: f64::from_bits(start as u64 | (n as u64) << 32),
-            pb: f64::from_bits(su as u64 | (NO_SIDE as u64) << 32),
+            pb: f64::from_bits(su as u64 | (sv as u64) << 32),
         });
-        (value, self.id(k))
+        self.id(k)
     }
 
     /// One pass over a dot product's operands: appends the partials, and returns the value,
