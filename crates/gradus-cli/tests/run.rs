@@ -278,37 +278,19 @@ fn run_derives_sparse_jacobians_and_hessians_on_demand() {
     let p = program("sparse.fut", SPARSE);
     for backend in ["interp", "c"] {
         // The language's own operator lists the same pattern in the same order.
-        let input = b"[0.3, -1.2, 2.5, 0.5, 1.5] 2i64";
-        let want = gradus(&["run", &p, "--backend", backend, "-e", "csr"], input);
-        assert_eq!(want.status.code(), Some(0), "{}", text(&want.stderr));
-        let got = gradus(
-            &[
-                "run",
-                &p,
-                "--backend",
-                backend,
-                "-e",
-                "sparse_jacobian(residual, 0)",
-            ],
-            input,
+        let same = |entry: &str, spec: &str, input: &[u8]| {
+            let want = gradus(&["run", &p, "--backend", backend, "-e", entry], input);
+            assert_eq!(want.status.code(), Some(0), "{}", text(&want.stderr));
+            let got = gradus(&["run", &p, "--backend", backend, "-e", spec], input);
+            assert_eq!(got.status.code(), Some(0), "{}", text(&got.stderr));
+            assert_eq!(text(&got.stdout), text(&want.stdout));
+        };
+        same(
+            "csr",
+            "sparse_jacobian(residual, 0)",
+            b"[0.3, -1.2, 2.5, 0.5, 1.5] 2i64",
         );
-        assert_eq!(got.status.code(), Some(0), "{}", text(&got.stderr));
-        assert_eq!(text(&got.stdout), text(&want.stdout));
-        let input = b"[0.3, -1.2, 2.5, 0.5]";
-        let want = gradus(&["run", &p, "--backend", backend, "-e", "hcsr"], input);
-        let got = gradus(
-            &[
-                "run",
-                &p,
-                "--backend",
-                backend,
-                "-e",
-                "sparse_hessian(energy)",
-            ],
-            input,
-        );
-        assert_eq!(got.status.code(), Some(0), "{}", text(&got.stderr));
-        assert_eq!(text(&got.stdout), text(&want.stdout));
+        same("hcsr", "sparse_hessian(energy)", b"[0.3, -1.2, 2.5, 0.5]");
     }
     let o = gradus(&["run", &p, "-e", "sparse_hessian(residual)"], b"");
     assert_eq!(o.status.code(), Some(1));
