@@ -18,6 +18,8 @@ use crate::backend::lower::imp::{Ex, Stm};
 
 /// The lanes of a loop of sums: four `f64` fill a 256-bit vector.
 const LANES: usize = 4;
+// The lanes' final combination below adds exactly four lanes, pairwise.
+const _: () = assert!(LANES == 4);
 
 /// The first line of a loop printed in lanes (after its opening brace), by which a loop of
 /// sums around it knows not to be marked for vectorisation itself.
