@@ -74,11 +74,13 @@ fn allocations_in_loops_use_slots() {
     }
     // The one-thread branch of the map with per-chunk copies uses slots too.
     let added = c.split("/* entry point added").nth(1).unwrap_or_default();
+    // It runs to the failure check after the loop, or to the end of its own function.
     let one_thread = added
-        .split("if (!gr_big) {")
+        .split("/* one thread */")
         .nth(1)
-        .and_then(|rest| rest.split("} else {").next())
-        .unwrap_or_else(|| panic!("no one-thread branch: {added}"));
+        .and_then(|rest| rest.split("gr_stop(").next())
+        .and_then(|rest| rest.split("\n}\n").next())
+        .unwrap_or_else(|| panic!("no one-thread version: {added}"));
     assert!(
         one_thread.contains("gr_alloc_slot(") && !one_thread.contains("gr_alloc("),
         "{one_thread}"

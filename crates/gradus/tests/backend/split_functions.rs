@@ -149,3 +149,25 @@ fn a_parallel_loop_whose_one_thread_copy_fits_is_not_split_inside() {
         );
     }
 }
+
+/// Split off, a parallel loop's two versions are two functions: the threads' version with the
+/// OpenMP region, and the one-thread version alone, without atomics, as the `c` backend's
+/// function is (its results and errors are checked above).
+#[test]
+fn a_split_off_parallel_loop_prints_each_version_as_a_function() {
+    let src = long_map_body(30);
+    let c = gradus::pipeline::dump_stage("long.fut", &src, Stage::C).unwrap();
+    let parts = split_off_functions(&c);
+    let one_thread: Vec<&&str> = parts
+        .iter()
+        .filter(|f| f.contains("/* one thread */"))
+        .collect();
+    assert_eq!(one_thread.len(), 1, "one one-thread version:\n{c}");
+    assert!(
+        !one_thread[0].contains("omp") && !one_thread[0].contains("atomic"),
+        "the one-thread version holds threads' code:\n{}",
+        one_thread[0]
+    );
+    let threads = parts.iter().filter(|f| f.contains("omp parallel")).count();
+    assert_eq!(threads, 1, "one threads' version:\n{c}");
+}

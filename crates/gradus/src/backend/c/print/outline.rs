@@ -11,7 +11,9 @@
 //! parallel loop, printed two or three times, counted once, and a reduction printed in chunks
 //! and left to right counted as the latter: see [`one_copy_size`], by which statements are
 //! split off too), so that the `multicore` backend on one thread runs the functions `c` runs.
-//! Such a function then holds at most a few copies of [`CAP`] statements.
+//! Such a function then holds at most a few copies of [`CAP`] statements. A parallel loop split
+//! off this way becomes two functions, one per version (`par_for.rs`), called from the branch
+//! that chooses the version: its one-thread version is then compiled alone, as `c`'s loop is.
 //!
 //! A split-off function takes the context, the call's team and thread count, and the
 //! position in the order of errors of the code calling it (see `gr_fail`), then the
@@ -27,6 +29,7 @@
 //! The functions are marked `noinline`: inlined back into their single caller, they would
 //! give the compiler the one large function again.
 
+use super::par_for::Version;
 use super::{Printer, SlotScope};
 use crate::backend::lower::imp::{Ex, Stm, Ty};
 use crate::core::scalar::PrimType;
@@ -384,8 +387,11 @@ impl Printer<'_> {
             return false;
         }
         let o = &self.outliner;
-        if o.splitting && o.level == 0 && one_copy_stm_size(s) >= MIN && self.split_off(s, d) {
-            return true;
+        if o.splitting && o.level == 0 && one_copy_stm_size(s) >= MIN {
+            let versions = matches!(s, Stm::ParFor { .. }) && self.gpu.is_none();
+            if versions && self.split_versions(s, d) || !versions && self.split_off(s, d) {
+                return true;
+            }
         }
         self.outliner.level += 1;
         self.outliner.in_place = true;
@@ -394,22 +400,53 @@ impl Printer<'_> {
         true
     }
 
+    /// Prints the parallel loop `s` with each of its two versions (`par_for.rs`) as a
+    /// function of its own, called from the branch that chooses it; `false` (nothing
+    /// printed) when a variable it uses is of unknown type.
+    fn split_versions(&mut self, s: &Stm, d: usize) -> bool {
+        let Stm::ParFor { work, .. } = s else {
+            return false;
+        };
+        if self.split_params(s).is_none() {
+            return false;
+        }
+        let w = self.ex(work);
+        let outer = self.fail_label();
+        self.line(d, "{");
+        self.par_for_choice(s, &w, d + 1);
+        for (version, branch) in [(Version::Threads, "} else {"), (Version::OneThread, "}")] {
+            self.par_for_version = Some(version);
+            self.split_off(s, d + 2);
+            self.par_for_version = None;
+            self.line(d + 1, branch);
+        }
+        let key = self.iter_key();
+        self.line(d + 1, &format!("if (gr_stop(ctx, {key})) goto {outer};"));
+        self.line(d, "}");
+        true
+    }
+
+    /// The parameters of a function whose body is `s`: the variables `s` uses and does not
+    /// declare; `None` when one of them is of unknown type.
+    fn split_params(&self, s: &Stm) -> Option<Vec<Param>> {
+        let mut uses = Uses::default();
+        uses.stm(s);
+        let globals = [crate::backend::lower::PAR_CHUNK_MIN_WORK];
+        let free = uses.used.difference(&uses.declared);
+        free.filter(|v| !globals.contains(&v.as_str()))
+            .map(|v| match self.outliner.types.get(v) {
+                Some(Some(ty)) => Some(param(v, *ty, uses.changed.contains(v))),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Prints `s` as a function of its own and a call of it; `false` (nothing printed) when
     /// a variable it uses is of unknown type.
     fn split_off(&mut self, s: &Stm, d: usize) -> bool {
-        let mut uses = Uses::default();
-        uses.stm(s);
-        let mut params = Vec::new();
-        let globals = [crate::backend::lower::PAR_CHUNK_MIN_WORK];
-        for v in uses.used.difference(&uses.declared) {
-            if globals.contains(&v.as_str()) {
-                continue;
-            }
-            let Some(Some(ty)) = self.outliner.types.get(v) else {
-                return false;
-            };
-            params.push(param(v, *ty, uses.changed.contains(v)));
-        }
+        let Some(mut params) = self.split_params(s) else {
+            return false;
+        };
         let k = self.outliner.next;
         self.outliner.next += 1;
         let name = format!("GR_CAT({}, _part{k})", self.outliner.entry);
