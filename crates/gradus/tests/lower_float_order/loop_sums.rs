@@ -3,8 +3,10 @@
 //! is, so the C compiler may vectorise it; a loop that reads a partial sum, scales it, or
 //! carries anything else is not. The results are the interpreter's up to the order of the
 //! additions on both native backends, and the float operations around the sums keep their
-//! IEEE results (infinities and NaNs included). (`lower/exact_floats.rs`: with exact floats
-//! nothing is marked.)
+//! IEEE results (infinities and NaNs included). A sum over rows whose rows are summed in lanes
+//! is printed both ways, vectorised across short rows and in lanes along long ones, chosen by
+//! the rows' length at run time. (`lower/exact_floats.rs`: with exact floats nothing is
+//! marked.)
 
 use crate::common::{assert_close, lowered_lines_with, native_backends, random_f64};
 use gradus::program::Program;
@@ -14,6 +16,11 @@ pub const SRC: &str = r#"
 -- GMM's triangular product: row r sums r + 1 products.
 entry lower_matvec [d] (m: [d][d]f64) (v: [d]f64) : [d]f64 =
   tabulate d (\r -> loop acc = 0 for c < r + 1 do acc + m[r, c] * v[c])
+
+-- GMM's squared norm of the triangular product: a sum over rows of each row's sum.
+entry sq_lower_matvec [d] (m: [d][d]f64) (v: [d]f64) : f64 =
+  f64.sum (map (\r -> let s = loop acc = 0 for c < r + 1 do acc + m[r, c] * v[c]
+                      in s * s) (iota d))
 
 -- Two sums at once, the element first in one of them.
 entry two_sums [n] (xs: [n]f64) : (f64, f64) =
@@ -106,6 +113,39 @@ fn the_code_around_the_sums_keeps_ieee_results() {
             };
             let s = format!("{s:?}");
             assert_eq!(s, format!("{:?}", Scalar::F64(*want)), "{name}");
+        }
+    }
+}
+
+/// The text of entry point `entry` in generated C `c`.
+fn entry_text<'c>(c: &'c str, entry: &str) -> &'c str {
+    c.split("/* entry point ")
+        .find(|e| e.starts_with(entry))
+        .unwrap_or_else(|| panic!("no entry point {entry}"))
+}
+
+#[test]
+fn sums_over_short_and_long_rows_give_the_interpreters_results() {
+    let c = gradus::pipeline::dump_stage("sums.fut", SRC, gradus::pipeline::Stage::C)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let both = entry_text(&c, "sq_lower_matvec");
+    for part in ["<= 16", "GR_SIMD_SUM(", "sums in lanes"] {
+        assert!(both.contains(part), "no {part} in:\n{both}");
+    }
+    let one = entry_text(&c, "lower_matvec");
+    assert!(
+        !one.contains("<= 16"),
+        "a map of sums has no choice:\n{one}"
+    );
+    let interp = Program::from_source("sums.fut", SRC).unwrap();
+    for (name, p) in native_backends("sums.fut", SRC) {
+        for d in [1usize, 2, 5, 15, 16, 17, 33] {
+            let m = random_f64(&[d, d], d as u64 + 7, -1.0, 1.0);
+            let v = random_f64(&[d], d as u64 + 90, -1.0, 1.0);
+            let want = interp.call("sq_lower_matvec", vec![m.clone(), v.clone()]);
+            let got = p.call("sq_lower_matvec", vec![m, v]);
+            let what = format!("{name} sq_lower_matvec d = {d}");
+            assert_close(&got.unwrap(), &want.unwrap(), &what);
         }
     }
 }

@@ -75,6 +75,8 @@ pub(super) struct Printer<'a> {
     /// Set to print only one version of the next parallel loop (its function, see
     /// `par_for.rs`).
     par_for_version: Option<par_for::Version>,
+    /// Set while printing loops of sums without lanes (see `lanes.rs`).
+    lanes_off: bool,
     /// What splits large entry points into several functions.
     outliner: outline::Outliner,
 }
@@ -189,6 +191,7 @@ impl<'a> Printer<'a> {
             gpu: gpu.then(Default::default),
             outliner: Default::default(),
             par_for_version: None,
+            lanes_off: false,
         }
     }
 }
@@ -293,6 +296,36 @@ impl Printer<'_> {
             accs.replace(' ', ", ")
         );
         self.out.replace_range(start..head_at, &mark);
+    }
+
+    /// The sequential loop `s` (a [`Stm::For`]) as a C `for`, marked for vectorisation where
+    /// its iterations are independent or it is a loop of float sums.
+    pub(super) fn plain_for(&mut self, s: &Stm, d: usize) {
+        let Stm::For {
+            var,
+            bound,
+            down,
+            body,
+            independent,
+        } = s
+        else {
+            return;
+        };
+        let b = self.ex(bound);
+        let start = self.out.len();
+        if *independent && !fails_at_once(body) && !at_most_once(bound) {
+            self.line(d, "GR_INDEPENDENT");
+        }
+        let head_at = self.out.len();
+        let head = if *down {
+            format!("for (int64_t {var} = ({b}) - 1; {var} >= 0; {var}--) {{")
+        } else {
+            format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{")
+        };
+        self.line(d, &head);
+        self.in_loop(|p| p.stms(body, d + 1));
+        self.line(d, "}");
+        self.mark_simd_sums(body, (start, head_at), d);
     }
 
     pub(super) fn line(&mut self, depth: usize, s: &str) {
@@ -635,26 +668,15 @@ impl Printer<'_> {
                 bound,
                 down,
                 body,
-                independent,
+                ..
             } => {
                 if !*down && self.sums_in_lanes(var, bound, body, d) {
                     return;
                 }
-                let b = self.ex(bound);
-                let start = self.out.len();
-                if *independent && !fails_at_once(body) && !at_most_once(bound) {
-                    self.line(d, "GR_INDEPENDENT");
+                if !*down && self.short_rows_choice(s, d) {
+                    return;
                 }
-                let head_at = self.out.len();
-                let head = if *down {
-                    format!("for (int64_t {var} = ({b}) - 1; {var} >= 0; {var}--) {{")
-                } else {
-                    format!("for (int64_t {var} = 0; {var} < {b}; {var}++) {{")
-                };
-                self.line(d, &head);
-                self.in_loop(|p| p.stms(body, d + 1));
-                self.line(d, "}");
-                self.mark_simd_sums(body, (start, head_at), d);
+                self.plain_for(s, d);
             }
             Stm::ParFor { .. } => self.par_for(s, d),
             Stm::While { cond, body } => {
