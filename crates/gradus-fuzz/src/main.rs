@@ -88,8 +88,10 @@ fn main() {
         }
     }
     // Panics are caught and reported as findings; the default hook's messages would bury
-    // the summary.
-    std::panic::set_hook(Box::new(|_| {}));
+    // the summary (`GRADUS_FUZZ_PANICS` keeps them, with where each panic happened).
+    if std::env::var_os("GRADUS_FUZZ_PANICS").is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
     let settings = Settings {
         entries: args.entries,
         depth: args.depth,

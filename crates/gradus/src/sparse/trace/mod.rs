@@ -35,7 +35,7 @@ pub(crate) mod sets;
 
 use crate::backend::lower::imp::{self, Ex, IdxOp, Stm, Ty};
 use crate::core::prim::PrimOp;
-use crate::core::scalar::Scalar;
+use crate::core::scalar::{PrimType, Scalar};
 use memory::{ArrVar, Block};
 use rustc_hash::FxHashMap as HashMap;
 use sets::Deps;
@@ -276,7 +276,7 @@ impl Tracer {
                 let (y, dy) = self.ex(b)?;
                 Ok((idx_op(*op, x, y), sets::union(&dx, &dy)))
             }
-            Ex::Load { arr, idx, .. } => self.load(arr, idx),
+            Ex::Load { arr, idx, elem } => self.load(arr, idx, *elem),
             Ex::Not(a) => {
                 let (v, d) = self.ex(a)?;
                 Ok((Scalar::Bool(!matches!(v, Scalar::Bool(true))), d))
@@ -284,7 +284,11 @@ impl Tracer {
         }
     }
 
-    fn load(&self, arr: &str, idx: &Ex) -> R<(Scalar, Deps)> {
+    /// Element `idx` of `arr` (of type `elem`) and what it depends on. Out of range (in a
+    /// shadow region, or at an index that depends on the inputs, where the run does not
+    /// fail at this point), the element is a zero that may depend on any element of the
+    /// array.
+    fn load(&self, arr: &str, idx: &Ex, elem: PrimType) -> R<(Scalar, Deps)> {
         let (i, di) = self.index(idx)?;
         let a = self.array(arr)?;
         let Some(b) = &a.block else {
@@ -292,9 +296,9 @@ impl Tracer {
         };
         let b = b.borrow();
         let pos = a.off + i;
-        let val = match b.vals.get(pos) {
-            Some(v) => *v,
-            None if self.in_shadow() || di.is_some() => Scalar::zero(b.vals[0].prim_type()),
+        let (val, in_range) = match b.vals.get(pos) {
+            Some(v) => (*v, true),
+            None if self.in_shadow() || di.is_some() => (Scalar::zero(elem), false),
             None => return unsupported(format!("internal error: `{arr}` read out of range")),
         };
         let deps = if di.is_some() {
@@ -304,8 +308,10 @@ impl Tracer {
             } else {
                 sets::union(&all, &di)
             }
-        } else {
+        } else if in_range {
             b.deps[pos].clone()
+        } else {
+            b.all_deps()
         };
         Ok((val, deps))
     }

@@ -1,6 +1,6 @@
 use super::TraceError;
 use crate::program::Program;
-use crate::sparse::trace_entry;
+use crate::sparse::{SparseKind, trace_entry};
 use crate::value::Value;
 use ndarray::Array1;
 
@@ -128,4 +128,27 @@ fn a_failing_program_says_so() {
     )
     .unwrap_err();
     assert_eq!(e, TraceError::Fails);
+}
+
+#[test]
+fn a_branch_not_taken_may_read_out_of_range() {
+    // At s = 5 the row index is n = m, out of range: the guarded read is in the branch not
+    // taken, which is still traced for what it depends on (here in the Hessian's program).
+    let src = "def f [n] [m] (c: [n][m]f64) (x: [n]f64, s: f64) : [n][m]f64 =
+      let a = transpose (replicate n (replicate m (replicate m s)))
+      let k = if 2.0 < s then n else m
+      in if k >= 0 && k < m then a[k] else replicate n (replicate m s)
+    entry j [n] [m] (c: [n][m]f64) (v: []f64) : []f64 = flatten (f c (take n v, v[n]))
+    entry h [n] [m] (c: [n][m]f64) (w: []f64) (v: []f64) : f64 =
+      let fy = flatten (f c (take n v, v[n]))
+      in f64.sum (map (\\i -> w[i] * fy[i]) (iota (length fy)))";
+    let prog = Program::from_source("t.fut", src).unwrap_or_else(|d| panic!("{}", d.render()));
+    let c = Value::from_ndarray(ndarray::Array2::<f64>::zeros((3, 3)));
+    let v = vec_f64(&[0.5, 1.0, 1.5, 5.0]);
+    let w = vec_f64(&[1.0; 9]);
+    let jac = prog.sparse(SparseKind::Jacobian, "j", Some(1)).unwrap();
+    let plan = jac.plan(&[c.clone(), v.clone()]).unwrap();
+    assert_eq!(plan.pattern.nrows, 9);
+    let hess = prog.sparse(SparseKind::Hessian, "h", Some(2)).unwrap();
+    hess.plan(&[c, w, v]).unwrap();
 }
