@@ -19,14 +19,13 @@
 //! error before any communication; every process must make the same calls.
 
 pub use super::combine::{Results, Traffic};
-use super::{Combine, ShardPlan, combine};
-use crate::data::write_binary_into;
+use super::{Combine, ShardPlan, combine, gather};
 use crate::diag::Diagnostics;
 use crate::program::{CallError, Program};
 use crate::value::{Array, Scalar, Value};
 use mpi::Count;
 use mpi::collective::SystemOperation;
-use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::traits::{Communicator, CommunicatorCollectives, Root};
 
 /// An entry point split by rows over the processes of an MPI communicator.
@@ -148,12 +147,9 @@ impl Sharded {
             .collect::<Vec<_>>()
             .join(" ");
         let mut mine = vec![hash_bytes(text.as_bytes())];
-        let mut bytes = Vec::new();
         for (i, v) in args.iter().enumerate() {
             if !self.plan.sharded.contains(&i) {
-                bytes.clear();
-                write_binary_into(v, &mut bytes);
-                mine.push(hash_bytes(&bytes));
+                mine.push(hash_value(v));
             }
         }
         let mut all = vec![0u64; mine.len() * comm.size() as usize];
@@ -218,6 +214,23 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     std::hash::Hasher::finish(&hasher)
 }
 
+/// A hash of the elements of `v`, read in place as the bytes that hold them (no copy; its
+/// type and shape are hashed apart).
+fn hash_value(v: &Value) -> u64 {
+    match v {
+        Value::Scalar(s) => hash_bytes(format!("{s:?}").as_bytes()),
+        Value::Array(a) => crate::with_buffer!(a.buffer(), v => hash_bytes(element_bytes(v))),
+    }
+}
+
+/// The bytes that hold `v`'s elements.
+fn element_bytes<T: Equivalence>(v: &[T]) -> &[u8] {
+    // SAFETY: the elements of a `Buffer` are primitives (`bool`, integers, floats), which
+    // have no padding and no uninitialised bytes, so their memory may be read as
+    // `size_of_val(v)` bytes for as long as `v` is borrowed.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
 /// Combines every process's results `mine` of the per-process entry point of `plan` into
 /// those of the unsharded call, on the processes `to` names (`None` on the others): the
 /// partial sums packed into one reduction per element kind, each result made of rows
@@ -243,7 +256,11 @@ pub fn combine_results<C: Communicator>(
                 combine::pack_sum(v, &mut floats, &mut ints);
             }
         }
-        reduce(comm, &mut floats, how, to);
+        if how == Combine::Sum {
+            reduce(comm, &mut floats, how, to);
+        } else {
+            reduce_extrema(comm, &mut floats, how, to);
+        }
         reduce(comm, &mut ints, how, to);
         packed.push((how, floats, ints, 0, 0));
     }
@@ -299,6 +316,22 @@ fn reduce<C: Communicator, T: Equivalence + Clone>(
         Results::Everywhere => comm.all_reduce_into(&send[..], buf, op),
         Results::Root if comm.rank() == 0 => root.reduce_into_root(&send[..], buf, op),
         Results::Root => root.reduce_into(&send[..], op),
+    }
+}
+
+/// Reduces the floats of maxima or minima (`how`) as their [`combine::extremum_key`]s, in
+/// `i64`, so that NaNs and the sign of zero combine in one order whatever the order in
+/// which MPI meets the processes' values (a plain `MPI_MAX` of floats keeps or drops a NaN
+/// depending on which operand it is).
+fn reduce_extrema<C: Communicator>(comm: &C, floats: &mut [f64], how: Combine, to: Results) {
+    let max = how == Combine::Max;
+    let mut keys: Vec<i64> = floats
+        .iter()
+        .map(|&x| combine::extremum_key(x, max))
+        .collect();
+    reduce(comm, &mut keys, how, to);
+    for (x, k) in floats.iter_mut().zip(keys) {
+        *x = combine::from_extremum_key(k, max);
     }
 }
 
@@ -420,39 +453,15 @@ fn gather_rows<C: Communicator>(comm: &C, mine: Value, counts: &[Count], to: Res
 }
 
 /// `Gatherv`/`Allgatherv` of every process's `v` into one vector, in rank order, left in `v`
-/// where it is wanted. On rank 0, when only it gets the rows, its own stay in place at the
-/// front of the grown vector and the others land after them.
-fn gather_vec<C: Communicator, T: Equivalence + Default + Clone>(
+/// where it is wanted (`super::gather`: received straight into uninitialised capacity).
+fn gather_vec<C: Communicator, T: Equivalence>(
     comm: &C,
     v: &mut Vec<T>,
     counts: &[Count],
     to: Results,
 ) {
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let displs: Vec<Count> = counts
-        .iter()
-        .scan(0, |acc, &c| {
-            let d = *acc;
-            *acc += c;
-            Some(d)
-        })
-        .collect();
-    let root = comm.process_at_rank(0);
     match to {
-        Results::Everywhere => {
-            let mut whole = vec![T::default(); total];
-            let mut recv = PartitionMut::new(&mut whole[..], counts, &displs[..]);
-            comm.all_gather_varcount_into(&v[..], &mut recv);
-            *v = whole;
-        }
-        Results::Root if comm.rank() == 0 => {
-            v.resize(total, T::default());
-            let mut counts = counts.to_vec();
-            counts[0] = 0;
-            let none: [T; 0] = [];
-            let mut recv = PartitionMut::new(&mut v[..], counts, &displs[..]);
-            root.gather_varcount_into_root(&none[..], &mut recv);
-        }
-        Results::Root => root.gather_varcount_into(&v[..]),
+        Results::Everywhere => gather::all_gather_vec(comm, v, counts),
+        Results::Root => gather::gather_vec_to_root(comm, v, counts),
     }
 }
