@@ -9,8 +9,8 @@
 
 use gradus::backend::c::NativeOptions;
 use gradus::program::{Backend, Program};
-use gradus::shard::combine;
 use gradus::shard::mpi::Sharded;
+use gradus::shard::{Combine, combine};
 use gradus::value::Value;
 use std::path::Path;
 use std::process::Command;
@@ -90,6 +90,7 @@ fn child() {
             let sharded = Sharded::new(&prog, entry, &["x".into(), "y".into()]).unwrap();
             let args = vec![w.clone(), xs.clone(), ys.clone()];
             let got = sharded.call(&world, args.clone()).unwrap();
+            let local = sharded.call_local(&world, args.clone()).unwrap();
             let on_root = sharded.call_on_root(&world, args).unwrap();
             let want = prog
                 .call(entry, vec![w.clone(), x.clone(), y.clone()])
@@ -109,6 +110,16 @@ fn child() {
                 if let Some(r) = &on_root {
                     assert!(close(&r[i], v), "{entry} on rank 0, {n} rows");
                 }
+                // Rows stay in this process's block; the rest is whole.
+                let v = if sharded.plan().combine[i] == Combine::Concat {
+                    &combine::rows(v, start, len).unwrap()
+                } else {
+                    v
+                };
+                assert!(
+                    close(&local[i], v),
+                    "{entry} with local rows, {n} rows, rank {rank}"
+                );
             }
         }
     }

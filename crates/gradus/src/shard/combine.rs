@@ -12,6 +12,10 @@ pub enum Results {
     Everywhere,
     /// On rank 0 only: `Reduce` and `Gatherv` to rank 0.
     Root,
+    /// On every process, with the rows results left where they were computed: each process
+    /// gets its own block of their rows, in place of their concatenation (`Allreduce` for the
+    /// sums, nothing for the rows).
+    Local,
 }
 
 /// What one process communicated to combine one call's results.

@@ -1,8 +1,9 @@
 //! Sharded calls from Rust over an MPI communicator (the cargo feature `mpi`; docs/mpi.md
 //! §From Rust): every process of the communicator calls [`Sharded::call`] (results on every
-//! process) or [`Sharded::call_on_root`] (results on rank 0 only) together, each with its own
-//! rows of the sharded parameters and the same values of the others, and gets the results of
-//! the unsharded call on all the rows.
+//! process), [`Sharded::call_on_root`] (results on rank 0 only) or [`Sharded::call_local`]
+//! (rows results left in blocks where they were computed) together, each with its own rows of
+//! the sharded parameters and the same values of the others, and gets the results of the
+//! unsharded call on all the rows.
 //!
 //! **Takes** a compiled program, an entry point and the names of the parameters split by
 //! rows. **Guarantees** per call: one `Allgather` of a hash of the arguments' types and
@@ -13,8 +14,8 @@
 //! [`combine_results`]:
 //! one reduction of all float sums packed into one `f64` buffer (and one of the integer sums,
 //! only if there are any; likewise for maxima and minima), and per result made of rows one
-//! `Gatherv` (or `Allgatherv`) of its raw elements into the combined result's buffer, after
-//! one `Allgather` of the row and element counts; replicated results are returned as
+//! `Gatherv` (or `Allgatherv`; none for `call_local`) of its raw elements into the combined
+//! result's buffer, after one `Allgather` of the row and element counts; replicated results are returned as
 //! computed. Row counts that differ between the sharded arguments of one process are an
 //! error before any communication; every process must make the same calls.
 
@@ -63,6 +64,19 @@ impl Sharded {
     ) -> Result<Vec<Value>, CallError> {
         let out = self.call_to(comm, args, Results::Everywhere)?;
         Ok(out.expect("results everywhere"))
+    }
+
+    /// As [`Sharded::call`], but each process keeps its own rows of the results made of rows
+    /// (its block of the unsharded result's rows, in rank order; nothing is gathered), and
+    /// gets the other results (sums, extrema, replicated) whole: for a caller that uses the
+    /// rows where they were computed, such as the blocks of a Jacobian.
+    pub fn call_local<C: Communicator>(
+        &self,
+        comm: &C,
+        args: Vec<Value>,
+    ) -> Result<Vec<Value>, CallError> {
+        let out = self.call_to(comm, args, Results::Local)?;
+        Ok(out.expect("results on every process"))
     }
 
     /// As [`Sharded::call`], but only rank 0 gets the results (`None` elsewhere): the sums
@@ -247,7 +261,7 @@ pub fn combine_results<C: Communicator>(
         reduced: combine::reduced_bytes(&plan.combine, &mine),
         gathered: 0,
     };
-    let receives = to == Results::Everywhere || comm.rank() == 0;
+    let receives = to != Results::Root || comm.rank() == 0;
     let mut packed: Vec<Packed> = Vec::new();
     for how in [Combine::Sum, Combine::Max, Combine::Min] {
         let (mut floats, mut ints) = (Vec::new(), Vec::new());
@@ -270,6 +284,7 @@ pub fn combine_results<C: Communicator>(
     for (v, how) in mine.into_iter().zip(&plan.combine) {
         out.push(match how {
             Combine::Replicated => v,
+            Combine::Concat if to == Results::Local => v,
             Combine::Concat => {
                 ci += 1;
                 let width = v.elem_type().byte_width();
@@ -313,7 +328,7 @@ fn reduce<C: Communicator, T: Equivalence + Clone>(
     let send = buf.to_vec();
     let root = comm.process_at_rank(0);
     match to {
-        Results::Everywhere => comm.all_reduce_into(&send[..], buf, op),
+        Results::Everywhere | Results::Local => comm.all_reduce_into(&send[..], buf, op),
         Results::Root if comm.rank() == 0 => root.reduce_into_root(&send[..], buf, op),
         Results::Root => root.reduce_into(&send[..], op),
     }
@@ -422,7 +437,7 @@ impl RowsLayout {
 
     /// Elements of rows result `result` that process `rank` receives.
     fn received(&self, rank: usize, result: usize, to: Results) -> usize {
-        if to == Results::Root && rank != 0 {
+        if to == Results::Local || (to == Results::Root && rank != 0) {
             return 0;
         }
         let others: u64 = (0..self.size)
@@ -446,7 +461,7 @@ fn gather_rows<C: Communicator>(comm: &C, mine: Value, counts: &[Count], to: Res
     if total > 0 {
         crate::with_buffer!(&mut buf, v => gather_vec(comm, v, counts, to));
     }
-    if to == Results::Everywhere || comm.rank() == 0 {
+    if to != Results::Root || comm.rank() == 0 {
         shape[0] = total.checked_div(row).unwrap_or(0);
     }
     Value::Array(Array::new(shape, buf).expect("the shape of the gathered rows"))
@@ -461,7 +476,7 @@ fn gather_vec<C: Communicator, T: Equivalence>(
     to: Results,
 ) {
     match to {
-        Results::Everywhere => gather::all_gather_vec(comm, v, counts),
+        Results::Everywhere | Results::Local => gather::all_gather_vec(comm, v, counts),
         Results::Root => gather::gather_vec_to_root(comm, v, counts),
     }
 }
