@@ -166,7 +166,12 @@ class Sharded:
                 continue
             parts = [np.asarray(results[i]) for i in picks]
             buf = np.concatenate([p.astype(wide).ravel() for p in parts])
-            self.comm.Allreduce(MPI.IN_PLACE, buf, op=op)
+            if name == "sum" or kind != "f":
+                self.comm.Allreduce(MPI.IN_PLACE, buf, op=op)
+            else:
+                keys = extremum_keys(buf, name == "max")
+                self.comm.Allreduce(MPI.IN_PLACE, keys, op=op)
+                buf = from_extremum_keys(keys, name == "max")
             at = 0
             for i, p in zip(picks, parts):
                 v = buf[at : at + p.size].reshape(p.shape).astype(p.dtype)
@@ -185,6 +190,32 @@ class Sharded:
         mpi_type = MPI._typedict[mine.dtype.char]
         self.comm.Allgatherv([mine, mpi_type], [whole, counts, displs, mpi_type])
         return whole
+
+
+_FLIP = np.int64(0x7FFF_FFFF_FFFF_FFFF)
+
+
+def _nan_key(largest: bool) -> np.int64:
+    return np.iinfo(np.int64).min if largest else np.iinfo(np.int64).max
+
+
+def extremum_keys(x: np.ndarray, largest: bool) -> np.ndarray:
+    """The ``int64`` keys by which float maxima (``largest``) or minima are combined, as in
+    ``gradus::shard::combine::extremum_key`` (docs/mpi.md): ordered as the numbers, a NaN
+    below every number for a maximum and above for a minimum, so that ``MPI.MAX`` and
+    ``MPI.MIN`` on the keys give a NaN only where every process has one, as ``max`` and
+    ``min`` do on one process."""
+    bits = np.ascontiguousarray(x, dtype=np.float64).view(np.int64)
+    keys = np.where(bits < 0, bits ^ _FLIP, bits)
+    return np.where(np.isnan(x), _nan_key(largest), keys).astype(np.int64)
+
+
+def from_extremum_keys(keys: np.ndarray, largest: bool) -> np.ndarray:
+    """The floats whose keys are ``keys``: the inverse of :func:`extremum_keys`."""
+    bits = np.where(keys < 0, keys ^ _FLIP, keys).astype(np.int64)
+    x = bits.view(np.float64).copy()
+    x[keys == _nan_key(largest)] = np.nan
+    return x
 
 
 def function(prog: Any, entry: str, shard: Sequence[str], comm: Any = None) -> Sharded:

@@ -1,6 +1,6 @@
 """``gradus.mpi`` under ``mpirun``: sharded calls on 1 to 4 processes (more processes than rows
-included) against the unsharded call, and the refusal of an entry point that does not
-shard. Skipped without mpi4py or mpirun."""
+included) against the unsharded call, NaNs among the rows of maxima and minima, and the
+refusal of an entry point that does not shard. Skipped without mpi4py or mpirun."""
 
 import os
 import pathlib
@@ -39,6 +39,23 @@ for n in (2, 7, 40):
             assert np.shape(g) == np.shape(v), (entry, n, g, v)
             assert np.asarray(g).dtype == np.asarray(v).dtype, (entry, n, g, v)
             assert np.allclose(g, v, rtol=1e-10, atol=1e-12), (entry, n, g, v)
+# NaNs in the rows of a maximum and a minimum with a NaN neutral element (a process whose
+# rows are all NaN has a NaN extremum): the first process's rows, then every row. The
+# results are those of one process (NaN only where every row is).
+extrema = gradus.compile_source(
+    "entry extrema [n] (xs: [n]f64) (c: f64) : (f64, f64) = "
+    "(reduce f64.max c xs, reduce f64.min c xs)"
+)
+n = 11
+first = gradus.mpi.block(n, comm.size, 0)
+f = gradus.mpi.function(extrema, "extrema", shard=["xs"])
+for nan_rows in (slice(first[0], first[0] + first[1]), slice(0, n)):
+    xs = np.arange(n, dtype=np.float64) - 5.0
+    xs[nan_rows] = np.nan
+    start, length = gradus.mpi.block(n, comm.size, comm.rank)
+    got, want = f(xs[start : start + length], np.nan), extrema["extrema"](xs, np.nan)
+    for g, v in zip(got, want):
+        assert np.allclose(g, v, equal_nan=True), (nan_rows, g, v)
 if comm.size > 1:
     # Process 1 passes a weight vector of another length: every process gets the error.
     f = gradus.mpi.function(prog, "objective", shard=["x", "y"])

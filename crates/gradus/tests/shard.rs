@@ -263,6 +263,10 @@ entry several [n] (xs: [n]f64) (is: [n]i32) : (f64, i32, f64, [n]f64, i64) =
   (f64.maximum xs, i32.minimum is, f64.sum xs, map (* 2) xs, i64.maximum (map i64.i32 is))
 
 entry capped [n] (xs: [n]f64) (c: f64) : f64 = reduce f64.max c xs
+
+entry least [n] (xs: [n]f32) : f32 = f32.minimum xs
+
+entry floored [n] (xs: [n]f64) (c: f64) : f64 = reduce f64.min c xs
 "#;
 
 #[test]
@@ -286,6 +290,95 @@ fn maxima_and_minima_over_rows_shard() {
     );
     let c = Value::Scalar(Scalar::F64(0.25));
     check(p(), "capped", &["xs"], &[rand(&[7], 5), c], &[Max]);
+}
+
+/// `n` values from `rand` with NaNs at the rows `nan` picks.
+fn with_nans(n: usize, seed: u64, nan: impl Fn(usize) -> bool) -> Value {
+    let Value::Array(a) = rand(&[n], seed) else {
+        unreachable!()
+    };
+    let xs: Vec<f64> = (0..n)
+        .map(|i| {
+            if nan(i) {
+                f64::NAN
+            } else {
+                a.buffer().get(i).to_f64()
+            }
+        })
+        .collect();
+    Value::Array(gradus::value::Array::from_buffer(
+        gradus::value::Buffer::F64(xs),
+    ))
+}
+
+/// A NaN among the rows combines as on one process: `max` and `min` return the other
+/// operand, so a process whose value is NaN loses against any number, whichever process
+/// the NaNs are on.
+#[test]
+fn nans_in_the_rows_combine_as_on_one_process() {
+    use Combine::*;
+    let p = || {
+        Program::from_source("extrema.fut", EXTREMA).unwrap_or_else(|d| panic!("{}", d.render()))
+    };
+    // NaNs in the first half of the rows, the last half, the first row, every other row and
+    // every row.
+    let cases: [fn(usize) -> bool; 5] =
+        [|i| i < 6, |i| i >= 6, |i| i == 0, |i| i % 2 == 1, |_| true];
+    for nan in cases {
+        let xs = with_nans(12, 8, nan);
+        check(p(), "largest", &["xs"], std::slice::from_ref(&xs), &[Max]);
+        // A NaN neutral element: a process whose rows are all NaN has a NaN maximum.
+        let c = Value::Scalar(Scalar::F64(f64::NAN));
+        check(p(), "capped", &["xs"], &[xs.clone(), c.clone()], &[Max]);
+        check(p(), "floored", &["xs"], &[xs.clone(), c], &[Min]);
+        let Value::Array(a) = &xs else { unreachable!() };
+        let singles: Vec<f32> = (0..a.len())
+            .map(|i| a.buffer().get(i).to_f64() as f32)
+            .collect();
+        let xs32 = Value::Array(gradus::value::Array::from_buffer(
+            gradus::value::Buffer::F32(singles),
+        ));
+        check(p(), "least", &["xs"], &[xs32], &[Min]);
+    }
+}
+
+/// The keys by which extrema of floats travel through MPI order them as the language's
+/// `max` and `min` do: for every pair of special and ordinary values, the extremum of the
+/// keys is the key of the extremum (a NaN only where both are; zeros compare equal).
+#[test]
+fn extremum_keys_order_floats_as_max_and_min_do() {
+    let xs = [
+        f64::NAN,
+        -f64::NAN,
+        f64::NEG_INFINITY,
+        -1e300,
+        -2.5,
+        -f64::MIN_POSITIVE,
+        -0.0,
+        0.0,
+        5e-324,
+        1.0,
+        2.5,
+        f64::MAX,
+        f64::INFINITY,
+    ];
+    for max in [true, false] {
+        for &a in &xs {
+            let back = combine::from_extremum_key(combine::extremum_key(a, max), max);
+            assert!(back == a || (a.is_nan() && back.is_nan()), "{a}");
+            for &b in &xs {
+                let (ka, kb) = (combine::extremum_key(a, max), combine::extremum_key(b, max));
+                let got =
+                    combine::from_extremum_key(if max { ka.max(kb) } else { ka.min(kb) }, max);
+                // The language's `max`/`min`: the other operand where one is NaN.
+                let want = if max { a.max(b) } else { a.min(b) };
+                assert!(
+                    got == want || (got.is_nan() && want.is_nan()),
+                    "max {max}: {a} and {b} gave {got}, not {want}"
+                );
+            }
+        }
+    }
 }
 
 const REFUSED: &str = r#"

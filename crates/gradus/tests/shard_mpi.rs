@@ -9,8 +9,8 @@
 
 use gradus::backend::c::NativeOptions;
 use gradus::program::{Backend, Program};
-use gradus::shard::combine;
 use gradus::shard::mpi::Sharded;
+use gradus::shard::{Combine, combine};
 use gradus::value::Value;
 use std::path::Path;
 use std::process::Command;
@@ -90,6 +90,7 @@ fn child() {
             let sharded = Sharded::new(&prog, entry, &["x".into(), "y".into()]).unwrap();
             let args = vec![w.clone(), xs.clone(), ys.clone()];
             let got = sharded.call(&world, args.clone()).unwrap();
+            let local = sharded.call_local(&world, args.clone()).unwrap();
             let on_root = sharded.call_on_root(&world, args).unwrap();
             let want = prog
                 .call(entry, vec![w.clone(), x.clone(), y.clone()])
@@ -109,6 +110,16 @@ fn child() {
                 if let Some(r) = &on_root {
                     assert!(close(&r[i], v), "{entry} on rank 0, {n} rows");
                 }
+                // Rows stay in this process's block; the rest is whole.
+                let v = if sharded.plan().combine[i] == Combine::Concat {
+                    &combine::rows(v, start, len).unwrap()
+                } else {
+                    v
+                };
+                assert!(
+                    close(&local[i], v),
+                    "{entry} with local rows, {n} rows, rank {rank}"
+                );
             }
         }
     }
@@ -138,6 +149,8 @@ fn child() {
     if size > 1 {
         different_unsharded_values(&prog, &world, rank, size);
     }
+    nans_combine_as_on_one_process(&world, rank, size);
+    large_rows_results(&world, rank, size);
     an_error_on_one_process_is_an_error_on_all(&world, rank, size);
     random_programs(&world, rank, size);
     let refused = Sharded::new(&prog, "spread", &["x".into(), "y".into()]).err();
@@ -194,6 +207,94 @@ fn different_unsharded_values(
             && err.contains(&format!("processes 0 and {}", size - 1)),
         "{err}"
     );
+}
+
+/// NaNs in the rows of a maximum and a minimum whose neutral element is NaN, so that a
+/// process whose rows are all NaN has a NaN extremum: where the NaNs are all of one
+/// process's rows (the first's or the last's), some rows or every row, the combined results
+/// are those of the unsharded call (NaN only where every row is).
+fn nans_combine_as_on_one_process(
+    world: &mpi::topology::SimpleCommunicator,
+    rank: usize,
+    size: usize,
+) {
+    let src = "entry extrema [n] (xs: [n]f64) (c: f64) : (f64, f64) = (reduce f64.max c xs, reduce f64.min c xs)";
+    let prog = Program::from_source("extrema.fut", src).unwrap();
+    let sharded = Sharded::new(&prog, "extrema", &["xs".into()]).unwrap();
+    let n = 11;
+    let blocks = combine::blocks(n, size);
+    let (first, last) = (blocks[0], blocks[size - 1]);
+    let cases = [
+        (
+            "the first process's rows",
+            (0..n).map(|i| i < first.0 + first.1).collect(),
+        ),
+        (
+            "the last process's rows",
+            (0..n).map(|i| i >= last.0).collect(),
+        ),
+        ("every third row", (0..n).map(|i| i % 3 == 0).collect()),
+        ("every row", vec![true; n]),
+    ];
+    let c = Value::Scalar(gradus::value::Scalar::F64(f64::NAN));
+    for (what, nan) in cases {
+        let nan: Vec<bool> = nan;
+        let xs: Vec<f64> = (0..n)
+            .map(|i| {
+                if nan[i] {
+                    f64::NAN
+                } else {
+                    (i * 37 % 11) as f64 - 5.0
+                }
+            })
+            .collect();
+        let xs = Value::from_ndarray(ndarray::Array1::from_vec(xs));
+        let (start, len) = blocks[rank];
+        let mine = combine::rows(&xs, start, len).unwrap();
+        let want = prog.call("extrema", vec![xs, c.clone()]).unwrap();
+        let got = sharded.call(world, vec![mine.clone(), c.clone()]).unwrap();
+        let on_root = sharded.call_on_root(world, vec![mine, c.clone()]).unwrap();
+        for (i, v) in want.iter().enumerate() {
+            let v = floats(v)[0];
+            let mut gs = vec![floats(&got[i])[0]];
+            gs.extend(on_root.as_ref().map(|r| floats(&r[i])[0]));
+            for g in gs {
+                assert!(
+                    g == v || (g.is_nan() && v.is_nan()),
+                    "result {i}, NaN in {what}, rank {rank}: {g} against {v}"
+                );
+            }
+        }
+    }
+}
+
+/// A rows result of 16 MB, large enough that the buffer it is gathered into is fresh memory
+/// advised to huge pages: every element, on rank 0 and everywhere, is the unsharded one.
+fn large_rows_results(world: &mpi::topology::SimpleCommunicator, rank: usize, size: usize) {
+    let src =
+        "entry scaled [n] (xs: [n][8]f64) (c: f64) : [n][8]f64 = map (map (\\v -> v * c + 1)) xs";
+    let prog = Program::from_source("scaled.fut", src).unwrap();
+    let n = 250_000;
+    let vals: Vec<f64> = (0..n * 8).map(|i| (i % 9973) as f64 * 0.5 - 7.0).collect();
+    let xs = Value::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![n, 8], vals).unwrap());
+    let c = Value::Scalar(gradus::value::Scalar::F64(1.5));
+    let sharded = Sharded::new(&prog, "scaled", &["xs".into()]).unwrap();
+    let want = prog.call("scaled", vec![xs.clone(), c.clone()]).unwrap();
+    // Near-equal blocks (rank 0's own rows at the front of the buffer that grows) and
+    // uneven ones (rank 0 with none where there are several processes).
+    for blocks in [combine::blocks(n, size), uneven(n, size)] {
+        let (start, len) = blocks[rank];
+        let mine = combine::rows(&xs, start, len).unwrap();
+        let got = sharded.call(world, vec![mine.clone(), c.clone()]).unwrap();
+        assert!(
+            got[0] == want[0],
+            "rank {rank}: the gathered rows everywhere"
+        );
+        let on_root = sharded.call_on_root(world, vec![mine, c.clone()]).unwrap();
+        if let Some(r) = on_root {
+            assert!(r[0] == want[0], "the gathered rows on rank 0, {blocks:?}");
+        }
+    }
 }
 
 /// Only the last process's rows hold a bad index: every process gets an error (the last its

@@ -12,6 +12,10 @@ pub enum Results {
     Everywhere,
     /// On rank 0 only: `Reduce` and `Gatherv` to rank 0.
     Root,
+    /// On every process, with the rows results left where they were computed: each process
+    /// gets its own block of their rows, in place of their concatenation (`Allreduce` for the
+    /// sums, nothing for the rows).
+    Local,
 }
 
 /// What one process communicated to combine one call's results.
@@ -96,7 +100,34 @@ pub fn combine(how: Combine, parts: &[Value]) -> Result<Value, String> {
     }
 }
 
-/// `acc = max(acc, v)` (or `min`), elementwise; both must have the same type and shape.
+/// The key by which the processes' maxima (`max`) or minima of floats are compared when they
+/// are combined, in an order that agrees with the language's `max` and `min` on one process
+/// (docs/mpi.md §Maxima, minima and NaN): numbers in their order, `-0` just below `0`, and a
+/// NaN below every number for a maximum and above every number for a minimum, so that it
+/// loses against any number and is the extremum only where every process has a NaN. The
+/// order of the keys as `i64` is that of the floats, so MPI's `MAX` and `MIN` on `i64`
+/// combine them; [`from_extremum_key`] is the inverse.
+pub fn extremum_key(x: f64, max: bool) -> i64 {
+    if x.is_nan() {
+        return if max { i64::MIN } else { i64::MAX };
+    }
+    let bits = x.to_bits() as i64;
+    // Negative floats order the other way round as integers: flip all but the sign bit.
+    if bits < 0 { bits ^ i64::MAX } else { bits }
+}
+
+/// The float whose key (for a maximum if `max`, else a minimum) is `key`: the inverse of
+/// [`extremum_key`] (every NaN comes back as the same NaN).
+pub fn from_extremum_key(key: i64, max: bool) -> f64 {
+    if key == if max { i64::MIN } else { i64::MAX } {
+        return f64::NAN;
+    }
+    let bits = if key < 0 { key ^ i64::MAX } else { key };
+    f64::from_bits(bits as u64)
+}
+
+/// `acc = max(acc, v)` (or `min`), elementwise, by [`extremum_key`] for floats; both must
+/// have the same type and shape.
 pub fn extremum_into(acc: &mut Value, v: &Value, max: bool) -> Result<(), String> {
     if acc.shape() != v.shape() || acc.elem_type() != v.elem_type() {
         return Err(format!(
@@ -106,17 +137,13 @@ pub fn extremum_into(acc: &mut Value, v: &Value, max: bool) -> Result<(), String
         ));
     }
     let pick = |a: Scalar, b: Scalar| {
-        let order = if a.prim_type().is_float() {
-            b.to_f64().partial_cmp(&a.to_f64())
+        let (ka, kb) = if a.prim_type().is_float() {
+            (extremum_key(a.to_f64(), max), extremum_key(b.to_f64(), max))
         } else {
-            b.as_i64().partial_cmp(&a.as_i64())
+            (a.as_i64().unwrap_or(0), b.as_i64().unwrap_or(0))
         };
-        let wanted = if max {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Less
-        };
-        if order == Some(wanted) { b } else { a }
+        let better = if max { kb > ka } else { kb < ka };
+        if better { b } else { a }
     };
     match (acc, v) {
         (Value::Scalar(a), Value::Scalar(b)) => *a = pick(*a, *b),

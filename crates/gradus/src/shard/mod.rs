@@ -14,6 +14,8 @@
 mod analyse;
 pub mod combine;
 mod extrema;
+#[cfg(feature = "mpi")]
+mod gather;
 mod kind;
 #[cfg(feature = "mpi")]
 pub mod mpi;

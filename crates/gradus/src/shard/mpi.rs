@@ -1,8 +1,9 @@
 //! Sharded calls from Rust over an MPI communicator (the cargo feature `mpi`; docs/mpi.md
 //! §From Rust): every process of the communicator calls [`Sharded::call`] (results on every
-//! process) or [`Sharded::call_on_root`] (results on rank 0 only) together, each with its own
-//! rows of the sharded parameters and the same values of the others, and gets the results of
-//! the unsharded call on all the rows.
+//! process), [`Sharded::call_on_root`] (results on rank 0 only) or [`Sharded::call_local`]
+//! (rows results left in blocks where they were computed) together, each with its own rows of
+//! the sharded parameters and the same values of the others, and gets the results of the
+//! unsharded call on all the rows.
 //!
 //! **Takes** a compiled program, an entry point and the names of the parameters split by
 //! rows. **Guarantees** per call: one `Allgather` of a hash of the arguments' types and
@@ -13,20 +14,19 @@
 //! [`combine_results`]:
 //! one reduction of all float sums packed into one `f64` buffer (and one of the integer sums,
 //! only if there are any; likewise for maxima and minima), and per result made of rows one
-//! `Gatherv` (or `Allgatherv`) of its raw elements into the combined result's buffer, after
-//! one `Allgather` of the row and element counts; replicated results are returned as
+//! `Gatherv` (or `Allgatherv`; none for `call_local`) of its raw elements into the combined
+//! result's buffer, after one `Allgather` of the row and element counts; replicated results are returned as
 //! computed. Row counts that differ between the sharded arguments of one process are an
 //! error before any communication; every process must make the same calls.
 
 pub use super::combine::{Results, Traffic};
-use super::{Combine, ShardPlan, combine};
-use crate::data::write_binary_into;
+use super::{Combine, ShardPlan, combine, gather};
 use crate::diag::Diagnostics;
 use crate::program::{CallError, Program};
 use crate::value::{Array, Scalar, Value};
 use mpi::Count;
 use mpi::collective::SystemOperation;
-use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::traits::{Communicator, CommunicatorCollectives, Root};
 
 /// An entry point split by rows over the processes of an MPI communicator.
@@ -64,6 +64,19 @@ impl Sharded {
     ) -> Result<Vec<Value>, CallError> {
         let out = self.call_to(comm, args, Results::Everywhere)?;
         Ok(out.expect("results everywhere"))
+    }
+
+    /// As [`Sharded::call`], but each process keeps its own rows of the results made of rows
+    /// (its block of the unsharded result's rows, in rank order; nothing is gathered), and
+    /// gets the other results (sums, extrema, replicated) whole: for a caller that uses the
+    /// rows where they were computed, such as the blocks of a Jacobian.
+    pub fn call_local<C: Communicator>(
+        &self,
+        comm: &C,
+        args: Vec<Value>,
+    ) -> Result<Vec<Value>, CallError> {
+        let out = self.call_to(comm, args, Results::Local)?;
+        Ok(out.expect("results on every process"))
     }
 
     /// As [`Sharded::call`], but only rank 0 gets the results (`None` elsewhere): the sums
@@ -148,12 +161,9 @@ impl Sharded {
             .collect::<Vec<_>>()
             .join(" ");
         let mut mine = vec![hash_bytes(text.as_bytes())];
-        let mut bytes = Vec::new();
         for (i, v) in args.iter().enumerate() {
             if !self.plan.sharded.contains(&i) {
-                bytes.clear();
-                write_binary_into(v, &mut bytes);
-                mine.push(hash_bytes(&bytes));
+                mine.push(hash_value(v));
             }
         }
         let mut all = vec![0u64; mine.len() * comm.size() as usize];
@@ -218,6 +228,23 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     std::hash::Hasher::finish(&hasher)
 }
 
+/// A hash of the elements of `v`, read in place as the bytes that hold them (no copy; its
+/// type and shape are hashed apart).
+fn hash_value(v: &Value) -> u64 {
+    match v {
+        Value::Scalar(s) => hash_bytes(format!("{s:?}").as_bytes()),
+        Value::Array(a) => crate::with_buffer!(a.buffer(), v => hash_bytes(element_bytes(v))),
+    }
+}
+
+/// The bytes that hold `v`'s elements.
+fn element_bytes<T: Equivalence>(v: &[T]) -> &[u8] {
+    // SAFETY: the elements of a `Buffer` are primitives (`bool`, integers, floats), which
+    // have no padding and no uninitialised bytes, so their memory may be read as
+    // `size_of_val(v)` bytes for as long as `v` is borrowed.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
 /// Combines every process's results `mine` of the per-process entry point of `plan` into
 /// those of the unsharded call, on the processes `to` names (`None` on the others): the
 /// partial sums packed into one reduction per element kind, each result made of rows
@@ -234,7 +261,7 @@ pub fn combine_results<C: Communicator>(
         reduced: combine::reduced_bytes(&plan.combine, &mine),
         gathered: 0,
     };
-    let receives = to == Results::Everywhere || comm.rank() == 0;
+    let receives = to != Results::Root || comm.rank() == 0;
     let mut packed: Vec<Packed> = Vec::new();
     for how in [Combine::Sum, Combine::Max, Combine::Min] {
         let (mut floats, mut ints) = (Vec::new(), Vec::new());
@@ -243,7 +270,11 @@ pub fn combine_results<C: Communicator>(
                 combine::pack_sum(v, &mut floats, &mut ints);
             }
         }
-        reduce(comm, &mut floats, how, to);
+        if how == Combine::Sum {
+            reduce(comm, &mut floats, how, to);
+        } else {
+            reduce_extrema(comm, &mut floats, how, to);
+        }
         reduce(comm, &mut ints, how, to);
         packed.push((how, floats, ints, 0, 0));
     }
@@ -253,6 +284,7 @@ pub fn combine_results<C: Communicator>(
     for (v, how) in mine.into_iter().zip(&plan.combine) {
         out.push(match how {
             Combine::Replicated => v,
+            Combine::Concat if to == Results::Local => v,
             Combine::Concat => {
                 ci += 1;
                 let width = v.elem_type().byte_width();
@@ -296,9 +328,25 @@ fn reduce<C: Communicator, T: Equivalence + Clone>(
     let send = buf.to_vec();
     let root = comm.process_at_rank(0);
     match to {
-        Results::Everywhere => comm.all_reduce_into(&send[..], buf, op),
+        Results::Everywhere | Results::Local => comm.all_reduce_into(&send[..], buf, op),
         Results::Root if comm.rank() == 0 => root.reduce_into_root(&send[..], buf, op),
         Results::Root => root.reduce_into(&send[..], op),
+    }
+}
+
+/// Reduces the floats of maxima or minima (`how`) as their [`combine::extremum_key`]s, in
+/// `i64`, so that NaNs and the sign of zero combine in one order whatever the order in
+/// which MPI meets the processes' values (a plain `MPI_MAX` of floats keeps or drops a NaN
+/// depending on which operand it is).
+fn reduce_extrema<C: Communicator>(comm: &C, floats: &mut [f64], how: Combine, to: Results) {
+    let max = how == Combine::Max;
+    let mut keys: Vec<i64> = floats
+        .iter()
+        .map(|&x| combine::extremum_key(x, max))
+        .collect();
+    reduce(comm, &mut keys, how, to);
+    for (x, k) in floats.iter_mut().zip(keys) {
+        *x = combine::from_extremum_key(k, max);
     }
 }
 
@@ -389,7 +437,7 @@ impl RowsLayout {
 
     /// Elements of rows result `result` that process `rank` receives.
     fn received(&self, rank: usize, result: usize, to: Results) -> usize {
-        if to == Results::Root && rank != 0 {
+        if to == Results::Local || (to == Results::Root && rank != 0) {
             return 0;
         }
         let others: u64 = (0..self.size)
@@ -413,46 +461,22 @@ fn gather_rows<C: Communicator>(comm: &C, mine: Value, counts: &[Count], to: Res
     if total > 0 {
         crate::with_buffer!(&mut buf, v => gather_vec(comm, v, counts, to));
     }
-    if to == Results::Everywhere || comm.rank() == 0 {
+    if to != Results::Root || comm.rank() == 0 {
         shape[0] = total.checked_div(row).unwrap_or(0);
     }
     Value::Array(Array::new(shape, buf).expect("the shape of the gathered rows"))
 }
 
 /// `Gatherv`/`Allgatherv` of every process's `v` into one vector, in rank order, left in `v`
-/// where it is wanted. On rank 0, when only it gets the rows, its own stay in place at the
-/// front of the grown vector and the others land after them.
-fn gather_vec<C: Communicator, T: Equivalence + Default + Clone>(
+/// where it is wanted (`super::gather`: received straight into uninitialised capacity).
+fn gather_vec<C: Communicator, T: Equivalence>(
     comm: &C,
     v: &mut Vec<T>,
     counts: &[Count],
     to: Results,
 ) {
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let displs: Vec<Count> = counts
-        .iter()
-        .scan(0, |acc, &c| {
-            let d = *acc;
-            *acc += c;
-            Some(d)
-        })
-        .collect();
-    let root = comm.process_at_rank(0);
     match to {
-        Results::Everywhere => {
-            let mut whole = vec![T::default(); total];
-            let mut recv = PartitionMut::new(&mut whole[..], counts, &displs[..]);
-            comm.all_gather_varcount_into(&v[..], &mut recv);
-            *v = whole;
-        }
-        Results::Root if comm.rank() == 0 => {
-            v.resize(total, T::default());
-            let mut counts = counts.to_vec();
-            counts[0] = 0;
-            let none: [T; 0] = [];
-            let mut recv = PartitionMut::new(&mut v[..], counts, &displs[..]);
-            root.gather_varcount_into_root(&none[..], &mut recv);
-        }
-        Results::Root => root.gather_varcount_into(&v[..]),
+        Results::Everywhere | Results::Local => gather::all_gather_vec(comm, v, counts),
+        Results::Root => gather::gather_vec_to_root(comm, v, counts),
     }
 }
