@@ -98,13 +98,14 @@ impl<'r> Var<'r> {
     }
 
     /// A value `v` with partial `p` with respect to `self`: `self`'s node with the coefficient
-    /// multiplied by `p`, or a recorded node where that product is not finite.
+    /// multiplied by `p`, a constant where that product is 0 (a passive value: `w * 0.0`, or a
+    /// weight times a `relu` that cut), or a recorded node where it is not finite.
     #[inline(always)]
     pub(crate) fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
-        if self.id.is_constant() {
+        let scale = self.scale * p;
+        if self.id.is_constant() || scale == 0.0 {
             return Var::constant(v);
         }
-        let scale = self.scale * p;
         if scale.is_finite() {
             return Var {
                 value: v,
@@ -567,3 +568,8 @@ impl<'r> Var<'r> {
 // with coefficient 1 — so a zero partial never meets an infinite coefficient at record time,
 // and infinities reach the adjoints where they did when every operation was a node. With
 // coefficient 1 (no folded operation) the stored partials are the operation's, bit for bit.
+// A coefficient that becomes exactly 0 makes the value a constant: its derivative is 0, so
+// nothing it would record could change a finite gradient (an infinite or NaN adjoint no
+// longer reaches the node through it; this is CoDiPack's default of not storing zero
+// Jacobians). In a dense layer after a `relu`, the weights that meet a cut unit then record
+// nothing, and the running sum skips them instead of recording an addition with partial 0.

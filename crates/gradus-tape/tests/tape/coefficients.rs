@@ -127,3 +127,62 @@ fn a_coefficient_that_is_not_finite_is_recorded() {
     let rec = record(&[0.0], |x| vec![x[0].ln() * 2.0 + x[0]]);
     assert_eq!(rec.stats().nodes - rec.stats().inputs, 2);
 }
+
+/// A small dense network whose first layer's `relu` cuts about half its units, the second layer
+/// using them through products with the constant 0 (`fneural`'s shape), and factors 0 applied
+/// to values with and without coefficients.
+fn cut_network<S: Real>(x: &[S]) -> S {
+    let relu = |z: S| if z.to_f64() >= 0.0 { z } else { S::zero() };
+    let (w1, w2) = x.split_at(24);
+    let (w2, input) = w2.split_at(12);
+    let hidden: Vec<S> = w1
+        .chunks_exact(4)
+        .map(|row| {
+            relu(
+                row.iter()
+                    .zip(input)
+                    .fold(S::zero(), |a, (&w, &v)| a + w * v),
+            )
+        })
+        .collect();
+    let out = w2
+        .chunks_exact(6)
+        .map(|row| {
+            row.iter()
+                .zip(&hidden)
+                .fold(S::zero(), |a, (&w, &h)| a + w * h)
+        })
+        .fold(S::zero(), |a, o| a + o.tanh());
+    let z = S::from_f64(0.0);
+    out + x[0].sin() * z + (x[1] * z).exp() * x[2] + (z * x[3] - x[4]) * x[5]
+}
+
+#[test]
+fn a_zero_coefficient_makes_a_constant() {
+    let mut rng = SplitMix64::new(4747);
+    for _ in 0..8 {
+        let x = rng.vector(40, -1.0, 1.0);
+        let (y, g) = grad(&x, |v| cut_network(v));
+        assert_eq!(y, cut_network(&x));
+        compare(
+            &g,
+            &forward_gradient(&x, |d| cut_network(d)),
+            Tolerance::new(1e-13, 1e-13),
+        )
+        .unwrap();
+        compare(
+            &g,
+            &fd::grad(&x, cut_network::<f64>),
+            Tolerance::new(1e-6, 1e-6),
+        )
+        .unwrap();
+    }
+    // `x * 0` and what is built from it only are constants, recording nothing.
+    let rec = record(&[0.5, 2.0], |x| {
+        let z = x[0].sin() * 0.0;
+        assert!(z.is_constant() && (z.exp() * 3.0).is_constant());
+        vec![z * x[1] + x[1], -(x[0] * 0.0)]
+    });
+    assert_eq!(rec.stats().nodes - rec.stats().inputs, 0);
+    assert_eq!(rec.pullback(&[1.0, 1.0]), vec![0.0, 1.0]);
+}
