@@ -453,13 +453,13 @@ impl Segment {
     #[inline(always)]
     pub(crate) fn push_add(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
         let (last, ab, bb) = (self.fusable, a.bits(), b.bits());
-        let prev = last.wrapping_sub(1);
-        // `last` is never a constant's bits here: `a` and `b` are not constants. The running
-        // sum first (`acc + u·v`) is tested first; the partials are compared as bits (1 has
-        // one representation), which costs no more than the float comparisons' parity tests.
-        let one = 1f64.to_bits();
-        if (ab == prev && bb == last) || (bb == prev && ab == last) {
-            if pa.to_bits() == one && pb.to_bits() == one {
+        // `last` is never a constant's bits here: `a` and `b` are not constants. One branch
+        // decides the common case (no fusion); the partials are compared as bits (1 has one
+        // representation), without the float comparisons' parity tests.
+        if (ab == last) | (bb == last) {
+            let other = if bb == last { ab } else { bb };
+            let one = 1f64.to_bits();
+            if other == last.wrapping_sub(1) && pa.to_bits() == one && pb.to_bits() == one {
                 // `last` is the node of the last record, an operation's; the sum is one node
                 // more (below `MAX_NODES + 1`: `push` keeps `nodes` below `MAX_NODES`).
                 // SAFETY: `fusable` (`last`) is not a constant's bits only from `push_op`,

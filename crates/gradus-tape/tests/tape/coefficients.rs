@@ -186,3 +186,34 @@ fn a_zero_coefficient_makes_a_constant() {
     assert_eq!(rec.stats().nodes - rec.stats().inputs, 0);
     assert_eq!(rec.pullback(&[1.0, 1.0]), vec![0.0, 1.0]);
 }
+
+/// The test that keeps a coefficient (finite and not zero) at its limits: the smallest
+/// subnormal and the largest finite coefficients stay coefficients, ±0 makes a constant, and
+/// infinite or NaN ones are recorded as nodes.
+#[test]
+fn coefficient_limits() {
+    let x = [2.0, 3.0];
+    let case = |c: f64| {
+        let rec = record(&x, |v| vec![v[0] * c + v[1]]);
+        let records = rec.stats().nodes - rec.stats().inputs;
+        (records, rec.pullback(&[1.0]))
+    };
+    let tiny = f64::from_bits(1);
+    assert_eq!(case(tiny), (1, vec![tiny, 1.0]));
+    assert_eq!(case(-tiny), (1, vec![-tiny, 1.0]));
+    assert_eq!(case(f64::MAX), (1, vec![f64::MAX, 1.0]));
+    assert_eq!(case(-f64::MAX), (1, vec![-f64::MAX, 1.0]));
+    assert_eq!(case(0.0), (0, vec![0.0, 1.0]));
+    assert_eq!(case(-0.0), (0, vec![0.0, 1.0]));
+    // Not finite: the operation is a node of its own, then the sum.
+    assert_eq!(case(f64::INFINITY), (2, vec![f64::INFINITY, 1.0]));
+    assert_eq!(case(f64::NEG_INFINITY), (2, vec![f64::NEG_INFINITY, 1.0]));
+    let (records, g) = case(f64::NAN);
+    assert!(
+        records == 2 && g[0].is_nan() && g[1] == 1.0,
+        "{records} {g:?}"
+    );
+    // A product of finite coefficients that overflows is recorded too.
+    let (_, g) = grad(&x, |v| v[0] * f64::MAX * 4.0);
+    assert_eq!(g, vec![f64::INFINITY, 0.0]);
+}
