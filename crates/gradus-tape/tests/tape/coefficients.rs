@@ -166,7 +166,7 @@ fn a_zero_coefficient_makes_a_constant() {
         assert_eq!(y, cut_network(&x));
         compare(
             &g,
-            &forward_gradient(&x, |d| cut_network(d)),
+            &forward_gradient(&x, cut_network),
             Tolerance::new(1e-13, 1e-13),
         )
         .unwrap();
