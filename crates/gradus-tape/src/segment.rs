@@ -352,12 +352,10 @@ impl Segment {
     /// the node limit (see [`grow`](Self::grow)).
     #[inline(always)]
     fn push(&mut self, r: Rec) -> u32 {
-        // Read before the test: `grow` changes neither, and the compiler would otherwise load
-        // the count again after it.
-        let index = self.nodes;
         if self.cursor >= self.limit {
             self.grow();
         }
+        let index = self.nodes;
         // SAFETY: `cursor < limit`, and `limit` lies within `buf`'s capacity (`grow`), so the
         // slot at `cursor` is allocated; records are `Copy`, so nothing is overwritten that
         // needs dropping.
@@ -374,11 +372,8 @@ impl Segment {
     /// [`push`](Self::push) of an operation's record, which a sum may fold into.
     #[inline(always)]
     fn push_op(&mut self, r: Rec) -> NodeId {
-        // The base is read before the record is written, which the compiler cannot tell
-        // apart from a write to it.
-        let base = self.base;
         let k = self.push(r);
-        let id = NodeId::from_bits(base | k as u64);
+        let id = self.id(k);
         self.fusable = id.bits();
         id
     }
@@ -454,12 +449,10 @@ impl Segment {
     pub(crate) fn push_add(&mut self, a: NodeId, pa: f64, b: NodeId, pb: f64) -> NodeId {
         let (last, ab, bb) = (self.fusable, a.bits(), b.bits());
         // `last` is never a constant's bits here: `a` and `b` are not constants. One branch
-        // decides the common case (no fusion); the partials are compared as bits (1 has one
-        // representation), without the float comparisons' parity tests.
+        // decides the common case (no fusion).
         if (ab == last) | (bb == last) {
             let other = if bb == last { ab } else { bb };
-            let one = 1f64.to_bits();
-            if other == last.wrapping_sub(1) && pa.to_bits() == one && pb.to_bits() == one {
+            if other == last.wrapping_sub(1) && pa == 1.0 && pb == 1.0 {
                 // `last` is the node of the last record, an operation's; the sum is one node
                 // more (below `MAX_NODES + 1`: `push` keeps `nodes` below `MAX_NODES`).
                 // SAFETY: `fusable` (`last`) is not a constant's bits only from `push_op`,
@@ -467,11 +460,9 @@ impl Segment {
                 // `clear` or `start`; so `cursor - 1` is that record, within `buf`.
                 unsafe { (*self.cursor.sub(1)).b |= FUSED };
                 self.fusable = NodeId::CONSTANT.bits();
-                // `last` is the job's last node, so the sum is `last + 1` and the count
-                // becomes its index plus one (no load of the count or the base).
-                let sum = last + 1;
-                self.nodes = sum as u32 + 1;
-                return NodeId::from_bits(sum);
+                let index = self.nodes;
+                self.nodes = index + 1;
+                return self.id(index);
             }
         }
         self.push_pair(a, pa, b, pb)

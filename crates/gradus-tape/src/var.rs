@@ -102,23 +102,17 @@ impl<'r> Var<'r> {
     /// weight times a `relu` that cut), or a recorded node where it is not finite.
     #[inline(always)]
     pub(crate) fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
-        if self.id.is_constant() {
+        let scale = self.scale * p;
+        if self.id.is_constant() || scale == 0.0 {
             return Var::constant(v);
         }
-        let scale = self.scale * p;
-        // One test for "finite and not zero": the magnitude's bits less 1 lie below those of
-        // the infinity less 1 exactly then (0 wraps around to the top).
-        const INF: u64 = 0x7ff0_0000_0000_0000;
-        if (scale.to_bits() & !(1 << 63)).wrapping_sub(1) < INF - 1 {
+        if scale.is_finite() {
             return Var {
                 value: v,
                 id: self.id,
                 scale,
                 brand: PhantomData,
             };
-        }
-        if scale == 0.0 {
-            return Var::constant(v);
         }
         let a = self.id;
         let id = with_active!(|seg| seg.push1(a, scale));
