@@ -59,6 +59,12 @@ impl<'r> Var<'r> {
             brand: PhantomData,
         }
     }
+    /// Replaces the value, keeping the node and the coefficient (for the inputs of a reused
+    /// tape).
+    #[inline(always)]
+    pub(crate) fn set_value(&mut self, value: f64) {
+        self.value = value;
+    }
     /// The coefficient `∂ value / ∂ node` (1 for a recorded node; irrelevant for a constant).
     #[inline(always)]
     pub(crate) fn scale(self) -> f64 {
