@@ -35,7 +35,8 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// record nothing either: they return that operand's node with the coefficient multiplied by
 /// the operation's partial derivative, and the next operation with two operands folds the
 /// coefficients into its partials (see the note "Coefficients" in `var.rs`). A coefficient that
-/// would not be finite is recorded as a node instead.
+/// would not be finite is recorded as a node instead; one that is exactly 0 (`x * 0.0`) gives
+/// a constant.
 /// Nested recordings are independent; a `Var` of an outer recording must not be used inside an
 /// inner one (the brand catches mixing the two in one operation, not every such use).
 ///
