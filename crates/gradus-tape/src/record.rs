@@ -322,9 +322,23 @@ where
         body(&inputs[..x.len()], &mut values, &mut ids);
     } else {
         // Reused between recordings; `body` is generic over the brand, so `'static` inputs
-        // give it nothing it could keep.
-        input_vars.clear();
-        input_vars.extend(x.iter().enumerate().map(input));
+        // give it nothing it could keep. A buffer kept from a recording of as many inputs
+        // already holds their IDs (job 0, index i) and coefficients (1): only the values are
+        // written.
+        if input_vars.len() == x.len() {
+            for (v, &value) in input_vars.iter_mut().zip(x) {
+                v.set_value(value);
+            }
+        } else {
+            input_vars.clear();
+            input_vars.extend(x.iter().enumerate().map(input));
+        }
+        debug_assert!(
+            input_vars
+                .iter()
+                .enumerate()
+                .all(|(i, v)| { v.id() == NodeId::new(JobId(0), i as u32) && v.scale() == 1.0 })
+        );
         body(&input_vars, &mut values, &mut ids);
     }
     let mut last = guard.finish();

@@ -35,7 +35,8 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// record nothing either: they return that operand's node with the coefficient multiplied by
 /// the operation's partial derivative, and the next operation with two operands folds the
 /// coefficients into its partials (see the note "Coefficients" in `var.rs`). A coefficient that
-/// would not be finite is recorded as a node instead.
+/// would not be finite is recorded as a node instead; one that is exactly 0 (`x * 0.0`) gives
+/// a constant.
 /// Nested recordings are independent; a `Var` of an outer recording must not be used inside an
 /// inner one (the brand catches mixing the two in one operation, not every such use).
 ///
@@ -58,6 +59,12 @@ impl<'r> Var<'r> {
             scale: 1.0,
             brand: PhantomData,
         }
+    }
+    /// Replaces the value, keeping the node and the coefficient (for the inputs of a reused
+    /// tape).
+    #[inline(always)]
+    pub(crate) fn set_value(&mut self, value: f64) {
+        self.value = value;
     }
     /// The coefficient `∂ value / ∂ node` (1 for a recorded node; irrelevant for a constant).
     #[inline(always)]
@@ -98,13 +105,14 @@ impl<'r> Var<'r> {
     }
 
     /// A value `v` with partial `p` with respect to `self`: `self`'s node with the coefficient
-    /// multiplied by `p`, or a recorded node where that product is not finite.
+    /// multiplied by `p`, a constant where that product is 0 (a passive value: `w * 0.0`, or a
+    /// weight times a `relu` that cut), or a recorded node where it is not finite.
     #[inline(always)]
     pub(crate) fn unary(self, (v, p): (f64, f64)) -> Var<'r> {
-        if self.id.is_constant() {
+        let scale = self.scale * p;
+        if self.id.is_constant() || scale == 0.0 {
             return Var::constant(v);
         }
-        let scale = self.scale * p;
         if scale.is_finite() {
             return Var {
                 value: v,
@@ -567,3 +575,8 @@ impl<'r> Var<'r> {
 // with coefficient 1 — so a zero partial never meets an infinite coefficient at record time,
 // and infinities reach the adjoints where they did when every operation was a node. With
 // coefficient 1 (no folded operation) the stored partials are the operation's, bit for bit.
+// A coefficient that becomes exactly 0 makes the value a constant: its derivative is 0, so
+// nothing it would record could change a finite gradient (an infinite or NaN adjoint no
+// longer reaches the node through it; this is CoDiPack's default of not storing zero
+// Jacobians). In a dense layer after a `relu`, the weights that meet a cut unit then record
+// nothing, and the running sum skips them instead of recording an addition with partial 0.

@@ -127,3 +127,93 @@ fn a_coefficient_that_is_not_finite_is_recorded() {
     let rec = record(&[0.0], |x| vec![x[0].ln() * 2.0 + x[0]]);
     assert_eq!(rec.stats().nodes - rec.stats().inputs, 2);
 }
+
+/// A small dense network whose first layer's `relu` cuts about half its units, the second layer
+/// using them through products with the constant 0 (`fneural`'s shape), and factors 0 applied
+/// to values with and without coefficients.
+fn cut_network<S: Real>(x: &[S]) -> S {
+    let relu = |z: S| if z.to_f64() >= 0.0 { z } else { S::zero() };
+    let (w1, w2) = x.split_at(24);
+    let (w2, input) = w2.split_at(12);
+    let hidden: Vec<S> = w1
+        .chunks_exact(4)
+        .map(|row| {
+            relu(
+                row.iter()
+                    .zip(input)
+                    .fold(S::zero(), |a, (&w, &v)| a + w * v),
+            )
+        })
+        .collect();
+    let out = w2
+        .chunks_exact(6)
+        .map(|row| {
+            row.iter()
+                .zip(&hidden)
+                .fold(S::zero(), |a, (&w, &h)| a + w * h)
+        })
+        .fold(S::zero(), |a, o| a + o.tanh());
+    let z = S::from_f64(0.0);
+    out + x[0].sin() * z + (x[1] * z).exp() * x[2] + (z * x[3] - x[4]) * x[5]
+}
+
+#[test]
+fn a_zero_coefficient_makes_a_constant() {
+    let mut rng = SplitMix64::new(4747);
+    for _ in 0..8 {
+        let x = rng.vector(40, -1.0, 1.0);
+        let (y, g) = grad(&x, |v| cut_network(v));
+        assert_eq!(y, cut_network(&x));
+        compare(
+            &g,
+            &forward_gradient(&x, cut_network),
+            Tolerance::new(1e-13, 1e-13),
+        )
+        .unwrap();
+        compare(
+            &g,
+            &fd::grad(&x, cut_network::<f64>),
+            Tolerance::new(1e-6, 1e-6),
+        )
+        .unwrap();
+    }
+    // `x * 0` and what is built from it only are constants, recording nothing.
+    let rec = record(&[0.5, 2.0], |x| {
+        let z = x[0].sin() * 0.0;
+        assert!(z.is_constant() && (z.exp() * 3.0).is_constant());
+        vec![z * x[1] + x[1], -(x[0] * 0.0)]
+    });
+    assert_eq!(rec.stats().nodes - rec.stats().inputs, 0);
+    assert_eq!(rec.pullback(&[1.0, 1.0]), vec![0.0, 1.0]);
+}
+
+/// The test that keeps a coefficient (finite and not zero) at its limits: the smallest
+/// subnormal and the largest finite coefficients stay coefficients, ±0 makes a constant, and
+/// infinite or NaN ones are recorded as nodes.
+#[test]
+fn coefficient_limits() {
+    let x = [2.0, 3.0];
+    let case = |c: f64| {
+        let rec = record(&x, |v| vec![v[0] * c + v[1]]);
+        let records = rec.stats().nodes - rec.stats().inputs;
+        (records, rec.pullback(&[1.0]))
+    };
+    let tiny = f64::from_bits(1);
+    assert_eq!(case(tiny), (1, vec![tiny, 1.0]));
+    assert_eq!(case(-tiny), (1, vec![-tiny, 1.0]));
+    assert_eq!(case(f64::MAX), (1, vec![f64::MAX, 1.0]));
+    assert_eq!(case(-f64::MAX), (1, vec![-f64::MAX, 1.0]));
+    assert_eq!(case(0.0), (0, vec![0.0, 1.0]));
+    assert_eq!(case(-0.0), (0, vec![0.0, 1.0]));
+    // Not finite: the operation is a node of its own, then the sum.
+    assert_eq!(case(f64::INFINITY), (2, vec![f64::INFINITY, 1.0]));
+    assert_eq!(case(f64::NEG_INFINITY), (2, vec![f64::NEG_INFINITY, 1.0]));
+    let (records, g) = case(f64::NAN);
+    assert!(
+        records == 2 && g[0].is_nan() && g[1] == 1.0,
+        "{records} {g:?}"
+    );
+    // A product of finite coefficients that overflows is recorded too.
+    let (_, g) = grad(&x, |v| v[0] * f64::MAX * 4.0);
+    assert_eq!(g, vec![f64::INFINITY, 0.0]);
+}

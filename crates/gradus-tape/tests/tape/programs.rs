@@ -241,7 +241,10 @@ fn fparticles_job_graph_and_modes() {
 }
 
 /// The programs written with the vector operations of `Real` compute the same values as the
-/// scalar programs, on `f64` and on the tape, and the same gradients with fewer records.
+/// scalar programs, on `f64` and on the tape, and the same gradients with fewer records (and
+/// fewer bytes where both sides of every dot product are dense; in `fneural`'s second layer the
+/// scalar program records nothing for the weights that meet a unit the `relu` cut, while the
+/// dot product lists a slot per operand).
 #[test]
 fn vector_variants_of_the_programs() {
     type P = for<'r> fn(&[Var<'r>]) -> Var<'r>;
@@ -276,15 +279,24 @@ fn vector_variants_of_the_programs() {
             |v| fneural_weighted_vec(v),
         ),
     ];
-    for (x, scalar, vector, scalar_tape, vector_tape) in cases {
+    for (k, (x, scalar, vector, scalar_tape, vector_tape)) in cases.into_iter().enumerate() {
         assert_eq!(vector(&x), scalar(&x));
         let (y, g) = grad(&x, vector_tape);
         let (ys, gs) = grad(&x, scalar_tape);
         assert_eq!(y, ys);
         compare(&g, &gs, Tolerance::new(1e-13, 1e-13)).unwrap();
-        let bytes = record(&x, |v| vec![vector_tape(v)]).stats().bytes;
-        let scalar_bytes = record(&x, |v| vec![scalar_tape(v)]).stats().bytes;
-        assert!(bytes < scalar_bytes, "{bytes} >= {scalar_bytes}");
+        let stats = record(&x, |v| vec![vector_tape(v)]).stats();
+        let scalar_stats = record(&x, |v| vec![scalar_tape(v)]).stats();
+        assert!(
+            stats.nodes < scalar_stats.nodes,
+            "{stats} against {scalar_stats}"
+        );
+        if k < 2 {
+            assert!(
+                stats.bytes < scalar_stats.bytes,
+                "{stats} against {scalar_stats}"
+            );
+        }
     }
     // Forward mode through the default methods of `Real`.
     let p = neural_inputs();

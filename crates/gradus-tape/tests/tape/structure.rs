@@ -211,6 +211,36 @@ fn tape_reuse_gives_the_same_results() {
     }
 }
 
+/// A tape reused with other inputs of the same length (whose input `Var`s it keeps, writing
+/// only their values), of other lengths, and through forks, `record` and `vjp`, gives what a
+/// fresh tape gives.
+#[test]
+fn tape_reuse_with_other_inputs() {
+    fn forked<'r>(x: &[Var<'r>]) -> Var<'r> {
+        let (a, b) = join(|| fdotprod(x), || x[0] * x[x.len() - 1]);
+        a + b.sin()
+    }
+    let mut rng = gradus_check::SplitMix64::new(4711);
+    let mut tape = Tape::new();
+    for n in [40usize, 40, 17, 40, 40, 3, 17, 17] {
+        let x = rng.vector(2 * n, -2.0, 2.0);
+        let mut g = vec![0.0; x.len()];
+        let y = tape.grad_into(&x, |v| fdotprod(v), &mut g);
+        assert_eq!((y, g), Tape::new().grad(&x, |v| fdotprod(v)));
+        assert_eq!(tape.grad(&x, forked), Tape::new().grad(&x, forked));
+        let rec = tape.record(&x, |v| vec![fdotprod(v), v[1] * v[0]]);
+        let fresh = record(&x, |v| vec![fdotprod(v), v[1] * v[0]]);
+        assert_eq!(rec.outputs(), fresh.outputs());
+        assert_eq!(rec.pullback(&[1.0, 2.0]), fresh.pullback(&[1.0, 2.0]));
+        tape.recycle(rec);
+        let ybar = [0.5];
+        assert_eq!(
+            tape.vjp(&x, &ybar, |v| vec![forked(v)]),
+            Tape::new().vjp(&x, &ybar, |v| vec![forked(v)])
+        );
+    }
+}
+
 #[test]
 fn constants_record_nothing() {
     let rec = record(&[1.0], |x| {
