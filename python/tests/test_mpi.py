@@ -46,14 +46,14 @@ extrema = gradus.compile_source(
     "entry extrema [n] (xs: [n]f64) (c: f64) : (f64, f64) = "
     "(reduce f64.max c xs, reduce f64.min c xs)"
 )
-n = 11
-first = gradus.mpi.block(n, comm.size, 0)
+count = 11
+first = gradus.mpi.block(count, comm.size, 0)
 f = gradus.mpi.function(extrema, "extrema", shard=["xs"])
-for nan_rows in (slice(first[0], first[0] + first[1]), slice(0, n)):
-    xs = np.arange(n, dtype=np.float64) - 5.0
-    xs[nan_rows] = np.nan
-    start, length = gradus.mpi.block(n, comm.size, comm.rank)
-    got, want = f(xs[start : start + length], np.nan), extrema["extrema"](xs, np.nan)
+for nan_rows in (slice(first[0], first[0] + first[1]), slice(0, count)):
+    vals = np.arange(count, dtype=np.float64) - 5.0
+    vals[nan_rows] = np.nan
+    start, length = gradus.mpi.block(count, comm.size, comm.rank)
+    got, want = f(vals[start : start + length], np.nan), extrema["extrema"](vals, np.nan)
     for g, v in zip(got, want):
         assert np.allclose(g, v, equal_nan=True), (nan_rows, g, v)
 if comm.size > 1:
