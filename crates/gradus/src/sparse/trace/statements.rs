@@ -126,14 +126,13 @@ impl Tracer {
         };
         let mut b = block.borrow_mut();
         let pos = a.off + i;
-        if pos >= b.vals.len() {
-            if self.in_shadow() || di.is_some() {
-                return Ok(());
-            }
+        let in_range = pos < b.vals.len();
+        if !in_range && !self.in_shadow() && di.is_none() {
             return unsupported(format!("internal error: `{arr}` written out of range"));
         }
         if di.is_some() {
-            // The element written may be any: every element may now depend on `dv`.
+            // The element written may be any, at another point even where the index is out
+            // of range at this one: every element may now depend on `dv`.
             let extra = if v.prim_type().is_float() {
                 dv.clone()
             } else {
@@ -142,6 +141,9 @@ impl Tracer {
             for d in b.deps.iter_mut() {
                 sets::union_into(d, &extra);
             }
+        }
+        if !in_range {
+            return Ok(());
         }
         if mode != WriteMode::UnionOnly {
             b.vals[pos] = if adding { add(b.vals[pos], v) } else { v };

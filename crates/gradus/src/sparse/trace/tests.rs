@@ -152,3 +152,18 @@ fn a_branch_not_taken_may_read_out_of_range() {
     let hess = prog.sparse(SparseKind::Hessian, "h", Some(2)).unwrap();
     hess.plan(&[c, w, v]).unwrap();
 }
+
+#[test]
+fn a_write_out_of_range_at_an_index_from_the_point_may_write_anywhere() {
+    // Fuzz seed 45200036: the index set to m is `floor s % m`. At s = 0.3 both of the
+    // scatter's indices are out of range for the one-row result, at s = -1.3 the first is 0:
+    // so the row may be s.
+    let src = "entry r [n] [m] (c: [n][m]f64) (v: []f64) : [n]f64 =
+      let s = v[n]
+      let is = tabulate m (\\i -> i)
+      let is[i64.f64 s % m] = m
+      in scatter (copy (take n v)) is (replicate m s)";
+    let c = Value::from_ndarray(ndarray::Array2::<f64>::zeros((1, 2)));
+    let p = pattern(src, "r", &[c, vec_f64(&[0.25, 0.3])], 1);
+    assert_eq!(p, vec![vec![0, 1]]);
+}
