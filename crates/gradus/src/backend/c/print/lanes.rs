@@ -13,6 +13,7 @@
 //! result.
 
 use super::Printer;
+use super::outline::bodies;
 use crate::backend::lower::imp::{Ex, IdxOp, Stm};
 use crate::backend::lower::{LANE_SUM, SIMD_SUM};
 use crate::core::scalar::Scalar;
@@ -173,7 +174,7 @@ fn row_lengths(body: &[Stm]) -> Option<Vec<Ex>> {
                 down: false,
                 ..
             } if marked_in_lanes(inner) => rows.push(resolve(bound, &body[..k], 0)?),
-            _ if nested(st).iter().any(|b| holds_lanes(b)) => return None,
+            _ if bodies(st).iter().any(|b| holds_lanes(b)) => return None,
             _ => {}
         }
     }
@@ -189,28 +190,15 @@ fn marked_in_lanes(body: &[Stm]) -> bool {
 fn holds_lanes(stms: &[Stm]) -> bool {
     stms.iter().any(|s| match s {
         Stm::For { body, .. } if marked_in_lanes(body) => true,
-        _ => nested(s).iter().any(|b| holds_lanes(b)),
+        _ => bodies(s).iter().any(|b| holds_lanes(b)),
     })
-}
-
-/// The statement lists directly inside `s`.
-fn nested(s: &Stm) -> Vec<&[Stm]> {
-    match s {
-        Stm::For { body, .. } | Stm::While { body, .. } => vec![body],
-        Stm::GroupTree(t) => vec![&t.host],
-        Stm::If { then, els, .. } => vec![then, els],
-        Stm::ParFor {
-            body, private_body, ..
-        } => vec![body, private_body],
-        _ => Vec::new(),
-    }
 }
 
 /// Whether a statement of `stms`, at any depth, assigns `v`.
 fn assigns(stms: &[Stm], v: &str) -> bool {
     stms.iter().any(|s| match s {
         Stm::Decl { name, .. } | Stm::Set { name, .. } => name == v,
-        _ => nested(s).iter().any(|b| assigns(b, v)),
+        _ => bodies(s).iter().any(|b| assigns(b, v)),
     })
 }
 
@@ -226,10 +214,9 @@ fn resolve(e: &Ex, before: &[Stm], depth: usize) -> Option<Ex> {
     let again = |x: &Ex| resolve(x, before, depth);
     Some(match e {
         Ex::Var(v) => {
-            let compound = before.iter().filter(|s| !nested(s).is_empty());
-            if compound
-                .into_iter()
-                .any(|s| assigns(std::slice::from_ref(s), v))
+            if before
+                .iter()
+                .any(|s| bodies(s).iter().any(|b| assigns(b, v)))
             {
                 return None;
             }

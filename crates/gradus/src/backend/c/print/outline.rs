@@ -136,7 +136,7 @@ fn compound(s: &Stm) -> bool {
 }
 
 /// The statement lists directly inside `s`.
-fn bodies(s: &Stm) -> Vec<&[Stm]> {
+pub(super) fn bodies(s: &Stm) -> Vec<&[Stm]> {
     match s {
         Stm::For { body, .. } | Stm::While { body, .. } => vec![body],
         Stm::GroupTree(t) => vec![&t.host],
