@@ -11,6 +11,11 @@
 //! copies in memory cost more than a short loop): the grouping is fixed here, the same
 //! whatever the compiler or the vector width. Every other float operation keeps its IEEE
 //! result.
+//!
+//! Also takes a loop of sums over rows (marked `SIMD_SUM`) whose body sums each row in lanes:
+//! where the rows' lengths can be computed before it, guarantees the loop printed twice behind
+//! a run-time test on those lengths, vectorised across short rows and in lanes along long
+//! ones ([`Printer::short_rows_choice`]); both give the same sums up to their grouping.
 
 use super::Printer;
 use super::outline::bodies;
