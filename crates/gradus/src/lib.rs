@@ -52,6 +52,7 @@ pub mod derive;
 /// The former name of [`derivative_check`], kept for existing callers.
 pub use derivative_check as check;
 pub mod diag;
+mod huge_pages;
 pub mod internalise;
 pub mod modules;
 pub mod opt;

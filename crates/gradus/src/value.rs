@@ -390,7 +390,7 @@ impl<'a> ArrayView<'a> {
     pub fn to_array(&self) -> Array {
         macro_rules! owned {
             ($($v:ident),*) => {
-                match self.data { $(ViewData::$v(s) => Buffer::$v(s.to_vec())),* }
+                match self.data { $(ViewData::$v(s) => Buffer::$v(crate::huge_pages::copy_of(s))),* }
             };
         }
         let buf = owned!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64);

@@ -11,6 +11,7 @@
 //! it (Linux `MADV_HUGEPAGE`), so that faulting in a result of many megabytes takes a few
 //! faults per 2 MiB rather than one per 4 KiB.
 
+use crate::huge_pages::advise as advise_huge_pages;
 use mpi::Count;
 use mpi::datatype::{AsDatatype, BufferMut, Collection, Equivalence, PartitionMut, PointerMut};
 use mpi::traits::{Communicator, CommunicatorCollectives, Root};
@@ -71,7 +72,7 @@ pub(crate) fn all_gather_vec<C: Communicator, T: Equivalence>(
     let total: usize = counts.iter().map(|&c| c as usize).sum();
     let displs = displacements(counts);
     let mut whole: Vec<T> = Vec::with_capacity(total);
-    advise_huge(whole.spare_capacity_mut());
+    advise_huge_pages(whole.spare_capacity_mut());
     let mut spare = Spare(&mut whole.spare_capacity_mut()[..total]);
     let mut recv = PartitionMut::new(&mut spare, counts, &displs[..]);
     comm.all_gather_varcount_into(&v[..], &mut recv);
@@ -100,7 +101,7 @@ pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence>(
     debug_assert_eq!(own, counts[0] as usize);
     let others: usize = counts[1..].iter().map(|&c| c as usize).sum();
     v.reserve_exact(others);
-    advise_huge(v.spare_capacity_mut());
+    advise_huge_pages(v.spare_capacity_mut());
     // Rank 0 receives nothing from itself: its block is empty, and the others' blocks are
     // placed from the start of the spare capacity.
     let mut counts = counts.to_vec();
@@ -118,29 +119,4 @@ pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence>(
     // process of the same program (the callers check that the element types agree), so it is
     // a valid `T`.
     unsafe { v.set_len(own + others) };
-}
-
-/// Advises the kernel to back `spare` (memory not yet touched) with huge pages, where it is
-/// large enough to hold one; a hint only: nothing changes where the system declines.
-fn advise_huge<T>(spare: &mut [MaybeUninit<T>]) {
-    const HUGE: usize = 2 << 20;
-    const PAGE: usize = 4096;
-    let bytes = std::mem::size_of_val(spare);
-    if bytes < 2 * HUGE {
-        return;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        let start = spare.as_mut_ptr() as usize;
-        let first = start.next_multiple_of(PAGE);
-        let last = (start + bytes) / PAGE * PAGE;
-        if last > first {
-            // SAFETY: `[first, last)` is page-aligned and lies inside `spare`, memory this
-            // process owns; `MADV_HUGEPAGE` changes how untouched pages are backed, not their
-            // contents, and its failure (a kernel without transparent huge pages) is harmless.
-            unsafe {
-                libc::madvise(first as *mut c_void, last - first, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
 }
