@@ -45,6 +45,9 @@ use crate::diag::SourceMap;
 use crate::value::{ArrayView, PrimType, Scalar, Value, ValueRef};
 use std::ffi::c_void;
 
+/// A call's per-argument and per-result buffers: on the stack up to eight entries.
+type Small<T> = smallvec::SmallVec<[T; 8]>;
+
 /// Options of the native backend.
 ///
 /// The default is what the `gradus` command uses when a C compiler is found: multicore on
@@ -304,42 +307,38 @@ impl Native {
             message,
             locations: vec![sources.location(f.span)],
         };
+        // The buffers of a call live on the stack up to a few parameters and results (heap
+        // allocations were most of the cost of calling a small entry point).
         let sizes = bind_sizes(prog, f, args).map_err(here)?;
         // Inputs: sizes, then scalars by address and arrays by data pointer.
-        let mut scalars: Vec<u64> = Vec::with_capacity(sizes.len() + args.len());
-        for s in &sizes {
-            scalars.push(*s as u64);
-        }
-        for a in args {
-            if let ValueRef::Scalar(s) = a {
-                scalars.push(scalar_bits(*s));
-            }
-        }
-        let mut ins: Vec<*const c_void> = Vec::with_capacity(scalars.len());
-        let mut next_scalar = 0;
+        let mut scalars: Small<u64> = sizes.iter().map(|s| *s as u64).collect();
+        scalars.extend(args.iter().filter_map(|a| match a {
+            ValueRef::Scalar(s) => Some(scalar_bits(*s)),
+            ValueRef::Array(_) => None,
+        }));
+        let mut next_scalar = scalars.iter();
+        let mut ins: Small<*const c_void> = Small::with_capacity(scalars.len() + args.len());
         for _ in &sizes {
-            ins.push(&scalars[next_scalar] as *const u64 as *const c_void);
-            next_scalar += 1;
+            ins.push(next_scalar.next().expect("one per size") as *const u64 as *const c_void);
         }
         for a in args {
-            match a {
+            ins.push(match a {
                 ValueRef::Scalar(_) => {
-                    ins.push(&scalars[next_scalar] as *const u64 as *const c_void);
-                    next_scalar += 1;
+                    next_scalar.next().expect("one per scalar") as *const u64 as *const c_void
                 }
-                ValueRef::Array(arr) => ins.push(arr.as_ptr()),
-            }
+                ValueRef::Array(arr) => arr.as_ptr(),
+            });
         }
         let nres = e.results.len();
-        let mut slots = vec![0u64; nres];
-        let mut outs: Vec<*mut c_void> = vec![std::ptr::null_mut(); 2 * nres];
+        let mut slots: Small<u64> = smallvec::smallvec![0; nres];
+        let mut outs: Small<*mut c_void> = smallvec::smallvec![std::ptr::null_mut(); 2 * nres];
         for (k, (_, rank)) in e.results.iter().enumerate() {
             if *rank == 0 {
                 outs[2 * k] = &mut slots[k] as *mut u64 as *mut c_void;
             }
         }
         let total_rank: usize = e.results.iter().map(|r| r.1).sum();
-        let mut shapes = vec![0i64; total_rank.max(1)];
+        let mut shapes: Small<i64> = smallvec::smallvec![0; total_rank.max(1)];
         let mut ctx = Ctx {
             failed: 0,
             site: 0,
@@ -368,7 +367,7 @@ impl Native {
         // function is left (also when `with_results` panics).
         struct Release<'n> {
             native: &'n Native,
-            refs: Vec<*mut c_void>,
+            refs: Small<*mut c_void>,
         }
         impl Drop for Release<'_> {
             fn drop(&mut self) {
@@ -385,44 +384,35 @@ impl Native {
                 .map(|k| outs[2 * k + 1])
                 .collect(),
         };
-        let mut dims_of: Vec<Vec<usize>> = Vec::with_capacity(nres);
-        let mut shape_off = 0;
-        for (_, rank) in &e.results {
-            dims_of.push(
-                shapes[shape_off..shape_off + rank]
-                    .iter()
-                    .map(|&d| d.max(0) as usize)
-                    .collect(),
-            );
-            shape_off += rank;
-        }
+        // Every array result's dimensions, one result after another.
+        let dims: Small<usize> = shapes.iter().map(|&d| d.max(0) as usize).collect();
+        let mut dims_left = &dims[..];
         // Booleans are bytes in C: read into owned vectors rather than reinterpreted.
-        let bools: Vec<Option<Vec<bool>>> = e
-            .results
-            .iter()
-            .enumerate()
-            .map(|(k, (elem, rank))| {
-                (*elem == PrimType::Bool && *rank > 0).then(|| {
-                    let n: usize = dims_of[k].iter().product();
-                    // SAFETY: the generated code returned a buffer of `n` booleans.
-                    unsafe { read_bools(outs[2 * k], n) }
-                })
-            })
-            .collect();
-        let mut results: Vec<ValueRef> = Vec::with_capacity(nres);
+        let mut bools: Vec<Vec<bool>> = Vec::new();
+        for (k, (elem, rank)) in e.results.iter().enumerate() {
+            let (own, rest) = dims_left.split_at(*rank);
+            dims_left = rest;
+            if *elem == PrimType::Bool && *rank > 0 {
+                // SAFETY: the generated code returned a buffer of this many booleans.
+                bools.push(unsafe { read_bools(outs[2 * k], own.iter().product()) });
+            }
+        }
+        let mut bools = bools.iter();
+        let mut dims_left = &dims[..];
+        let mut results: Small<ValueRef> = Small::with_capacity(nres);
         for (k, (elem, rank)) in e.results.iter().enumerate() {
             if *rank == 0 {
                 results.push(ValueRef::Scalar(scalar_from_bits(*elem, slots[k])));
                 continue;
             }
-            let n: usize = dims_of[k].iter().product();
-            let view = match &bools[k] {
-                Some(v) => ArrayView::new(&dims_of[k], v.as_slice()),
-                None => {
-                    // SAFETY: the generated code returned a buffer of `n` elements of
-                    // `elem`, which stays alive until `_release` drops.
-                    unsafe { view_buffer(*elem, outs[2 * k], n, &dims_of[k]) }
-                }
+            let (own, rest) = dims_left.split_at(*rank);
+            dims_left = rest;
+            let view = if *elem == PrimType::Bool {
+                bools.next().and_then(|v| ArrayView::new(own, v.as_slice()))
+            } else {
+                // SAFETY: the generated code returned a buffer of as many elements of `elem`
+                // as the shape holds, which stays alive until `_release` drops.
+                unsafe { view_buffer(*elem, outs[2 * k], own.iter().product(), own) }
             };
             results.push(ValueRef::Array(view.ok_or_else(|| {
                 internal("a result does not fill its shape".into())
@@ -578,13 +568,13 @@ pub fn size_arguments(prog: &Prog, entry: &str, args: &[ValueRef]) -> Result<Vec
     let f = prog
         .entry(entry)
         .ok_or_else(|| format!("no entry point named \"{entry}\""))?;
-    bind_sizes(prog, f, args)
+    bind_sizes(prog, f, args).map(|s| s.to_vec())
 }
 
 /// Binds the size parameters of `f` from the shapes of `args` (first occurrence binds, later
 /// ones are checked), as the interpreter does; the message of a mismatch.
-fn bind_sizes(prog: &Prog, f: &FunDef, args: &[ValueRef]) -> Result<Vec<i64>, String> {
-    let mut sizes: Vec<Option<i64>> = vec![None; f.size_params.len()];
+fn bind_sizes(prog: &Prog, f: &FunDef, args: &[ValueRef]) -> Result<Small<i64>, String> {
+    let mut sizes: Small<Option<i64>> = smallvec::smallvec![None; f.size_params.len()];
     let scalar_of = |v: crate::core::ir::Var| -> Option<i64> {
         let k = f.params.iter().position(|p| *p == v)?;
         match args.get(k)? {
