@@ -311,38 +311,38 @@ impl Printer<'_> {
     /// and the loop is the one the `c` backend prints (the check made BA's objective, about
     /// 20 ns an iteration, 2 % slower on one thread).
     fn one_thread_loop(&mut self, var: &str, body: &[Stm], d: usize) {
-        self.labels += 1;
-        let label = format!("gr_loop_end_{}", self.labels);
-        self.line(
-            d,
-            &format!("for (int64_t {var} = 0; {var} < gr_n; {var}++) {{"),
-        );
-        // Errors are still ordered by the outermost parallel loop's counter (see
-        // `par_for_range`): this loop may run inside an iteration of one.
-        let outermost = self.iter_key.is_none();
-        if outermost {
-            self.iter_key = Some(var.to_string());
-        }
-        self.fail_labels.push((label.clone(), false));
-        self.stms(body, d + 1);
-        self.fail_labels.pop();
-        if outermost {
-            self.iter_key = None;
-        }
-        self.line(d, "}");
-        self.line(d, &format!("{label}: GR_UNUSED;"));
+        self.counted_loop(var, "0", "gr_n", body, d, OnError::LeaveLoop);
     }
 
-    /// The loop of a [`Stm::ParFor`] over the iterations `from..to`.
+    /// The loop of a [`Stm::ParFor`] over the iterations `from..to`, run by one thread of a
+    /// team: an error ends the iteration, and the iterations after it skip their work.
     fn par_for_range(&mut self, var: &str, from: &str, to: &str, body: &[Stm], d: usize) {
+        self.counted_loop(var, from, to, body, d, OnError::NextIteration);
+    }
+
+    /// `for (var = from; var < to; var++) body`, where a failing statement of `body` jumps
+    /// to a label placed as `on_error` says.
+    fn counted_loop(
+        &mut self,
+        var: &str,
+        from: &str,
+        to: &str,
+        body: &[Stm],
+        d: usize,
+        on_error: OnError,
+    ) {
         self.labels += 1;
-        let label = format!("gr_iter_end_{}", self.labels);
+        let label = match on_error {
+            OnError::LeaveLoop => format!("gr_loop_end_{}", self.labels),
+            OnError::NextIteration => format!("gr_iter_end_{}", self.labels),
+        };
         self.line(
             d,
             &format!("for (int64_t {var} = {from}; {var} < {to}; {var}++) {{"),
         );
-        // The outermost parallel loop orders errors by its own counter; a nested one by the
-        // enclosing iteration of the outermost (only that loop's iterations run concurrently).
+        // The outermost parallel loop orders errors by its own counter; a nested one (or a
+        // loop run on one thread inside an iteration of one) by the enclosing iteration of
+        // the outermost, since only that loop's iterations run concurrently.
         let outermost = self.iter_key.is_none();
         if outermost {
             self.iter_key = Some(var.to_string());
@@ -352,18 +352,36 @@ impl Printer<'_> {
         self.fail_labels.push((label.clone(), false));
         self.stms(body, d + 1);
         let can_fail = self.fail_labels.pop().is_some_and(|(_, used)| used);
-        // An iteration skips its work once another has failed (its error would be reported
-        // instead). A body with no way to fail (nothing in it jumps to `label`) needs no such
-        // check, and without it a loop of arithmetic stays vectorisable: GCC does not
-        // vectorise a loop with the check's branch in it.
-        if can_fail {
-            let check = format!("{}if (gr_stop(ctx, {key})) continue;\n", "  ".repeat(d + 1));
-            self.out.insert_str(stop_at, &check);
-        }
         if outermost {
             self.iter_key = None;
         }
-        self.line(d + 1, &format!("{label}: GR_UNUSED;"));
-        self.line(d, "}");
+        match on_error {
+            OnError::LeaveLoop => {
+                self.line(d, "}");
+                self.line(d, &format!("{label}: GR_UNUSED;"));
+            }
+            OnError::NextIteration => {
+                // An iteration skips its work once another has failed (its error would be
+                // reported instead). A body with no way to fail (nothing in it jumps to
+                // `label`) needs no such check, and without it a loop of arithmetic stays
+                // vectorisable: GCC does not vectorise a loop with the check's branch in it.
+                if can_fail {
+                    let check =
+                        format!("{}if (gr_stop(ctx, {key})) continue;\n", "  ".repeat(d + 1));
+                    self.out.insert_str(stop_at, &check);
+                }
+                self.line(d + 1, &format!("{label}: GR_UNUSED;"));
+                self.line(d, "}");
+            }
+        }
     }
+}
+
+/// Where a failing statement in a loop's body goes.
+#[derive(Clone, Copy)]
+enum OnError {
+    /// Out of the loop: the iterations after it would be skipped anyway (one thread).
+    LeaveLoop,
+    /// To the end of the iteration; the next ones check `gr_stop` (a team of threads).
+    NextIteration,
 }
