@@ -480,11 +480,13 @@ impl SparseDerived {
         let sets = match self.traced.sets(args, self.point) {
             Ok(s) => s,
             Err(TraceError::Fails) => return Err(self.failure(args)),
-            Err(TraceError::Unsupported(m)) => {
+            Err(e) => {
+                let sources = &self.program.sources;
                 return Err(CallError::BadInput(format!(
-                    "{} of `{}`: no sparsity pattern: {m}",
+                    "{} of `{}`: no sparsity pattern: {}",
                     self.kind.name(),
-                    self.entry.name
+                    self.entry.name,
+                    e.reason(|span| sources.short_location(span))
                 )));
             }
         };

@@ -298,7 +298,8 @@ fn bad_uses_are_clear_errors() {
     let grow = prog.sparse(SparseKind::Jacobian, "grow", None).unwrap();
     let e = grow.call(vec![f64s(&[1.0, 2.0])]).unwrap_err();
     assert!(
-        matches!(&e, CallError::BadInput(m) if m.contains("depends on the point")),
+        matches!(&e, CallError::BadInput(m)
+            if m.contains("depends on the point (at e.fut:4:42)")),
         "{e}"
     );
     let at = prog.sparse(SparseKind::Jacobian, "at", None).unwrap();

@@ -341,6 +341,7 @@ impl<'a> Lw<'a> {
                         var: c,
                         bound: out_dims[j].clone(),
                         body,
+                        at: None,
                     }];
                 }
                 out.extend(body);

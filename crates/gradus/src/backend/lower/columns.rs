@@ -159,6 +159,7 @@ impl<'a> Lw<'a> {
                 var: i,
                 bound: m.clone(),
                 body: row,
+                at: None,
             });
             Ok(b)
         };

@@ -196,6 +196,7 @@ impl Lw<'_> {
             var: c,
             bound: count.clone(),
             body,
+            at: None,
         });
         Ok(accs)
     }

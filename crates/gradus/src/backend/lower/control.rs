@@ -12,6 +12,7 @@ use super::soac::virtual_iotas;
 use super::{Lw, R, convert};
 use crate::core::ir::{Body, Exp, FunDef, Lambda, LoopForm, Stm, SubExp, Type, Var};
 use crate::core::scalar::PrimType;
+use crate::diag::Span;
 
 impl<'a> Lw<'a> {
     pub(super) fn function(&mut self, f: &FunDef, entry: &str, k: usize) -> R<imp::Function> {
@@ -132,7 +133,9 @@ impl<'a> Lw<'a> {
                 });
                 Ok(())
             }
-            Exp::Loop { params, form, body } => self.lower_loop(&stm.pat, params, form, body, out),
+            Exp::Loop { params, form, body } => {
+                self.lower_loop(&stm.pat, params, form, body, stm.aux.span, out)
+            }
             Exp::Apply { fun, .. } => Err(format!(
                 "the C backend cannot call functions (a call of {fun} was not inlined)"
             )),
@@ -165,6 +168,7 @@ impl<'a> Lw<'a> {
         params: &[(Var, SubExp)],
         form: &LoopForm,
         body: &Body,
+        at: Span,
         out: &mut Vec<I>,
     ) -> R<()> {
         let last_used_once = std::mem::take(&mut self.last_used_once);
@@ -209,6 +213,7 @@ impl<'a> Lw<'a> {
                 var: c,
                 bound,
                 body: inner,
+                at: Some(at),
             });
         } else if let LoopForm::While { cond } = form {
             self.owned_params = owned;
@@ -217,6 +222,7 @@ impl<'a> Lw<'a> {
             out.push(I::While {
                 cond: Ex::Var(self.name(*cond)),
                 body: inner,
+                at: Some(at),
             });
         }
         for (v, (p, _)) in pat.iter().zip(params) {

@@ -150,6 +150,7 @@ impl Lw<'_> {
                 var: k,
                 bound: pairs,
                 body: pair,
+                at: None,
             },
             I::Set {
                 name: s.clone(),
@@ -170,6 +171,7 @@ impl Lw<'_> {
             I::While {
                 cond: lt(sv, Ex::var(&cnt)),
                 body: level,
+                at: None,
             },
         ];
         for (o, p) in t.out.iter().zip(&t.parts) {
@@ -186,6 +188,7 @@ impl Lw<'_> {
             var: g,
             bound: ngroups.clone(),
             body: group,
+            at: None,
         }]
     }
 }

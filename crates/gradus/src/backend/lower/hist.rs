@@ -55,6 +55,7 @@ impl<'a> Lw<'a> {
             var: i,
             bound: w.clone(),
             body,
+            at: None,
         }];
         let scalar_bins = dests.iter().all(|d| self.ty(*d).dims().len() == 1);
         // The merge applies the operator to pairs the sequential order never forms (a bin's
@@ -271,6 +272,7 @@ impl<'a> Lw<'a> {
                     var: k,
                     bound: Ex::int(s.opts.chunks),
                     body: fold,
+                    at: None,
                 });
                 store_scalars(&dest_arrays, bin, &accs, per_bin);
                 Ok(())

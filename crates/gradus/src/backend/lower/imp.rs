@@ -16,6 +16,7 @@
 
 use crate::core::prim::PrimOp;
 use crate::core::scalar::{PrimType, Scalar};
+use crate::diag::Span;
 use std::fmt::Write;
 
 /// An expression without side effects.
@@ -206,16 +207,19 @@ impl Stm {
                 down,
                 body,
                 independent,
+                at,
             } => Stm::For {
                 var: var.clone(),
                 bound: bound.clone(),
                 down: *down,
                 body: f(body),
                 independent: *independent,
+                at: *at,
             },
-            Stm::While { cond, body } => Stm::While {
+            Stm::While { cond, body, at } => Stm::While {
                 cond: cond.clone(),
                 body: f(body),
+                at: *at,
             },
             Stm::If { cond, then, els } => Stm::If {
                 cond: cond.clone(),
@@ -350,6 +354,8 @@ pub enum Stm {
         /// `independent.rs` proves it): the C compiler may vectorise the loop without first
         /// checking at run time whether its arrays overlap.
         independent: bool,
+        /// The source loop it was lowered from, if any (for messages about the loop).
+        at: Option<Span>,
     },
     /// A parallel loop: iterations are independent. Runs on one thread, without atomic
     /// additions, when `work` (an estimate of the total work) is small or the call runs on
@@ -379,6 +385,8 @@ pub enum Stm {
         cond: Ex,
         /// The body.
         body: Vec<Stm>,
+        /// The source loop it was lowered from, if any (for messages about the loop).
+        at: Option<Span>,
     },
     /// `if (cond) then else els`.
     If {
@@ -662,6 +670,7 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                 down,
                 body,
                 independent,
+                ..
             } => {
                 let kind = if *independent { "independent " } else { "" };
                 let dir = if *down { " downwards" } else { "" };
@@ -719,7 +728,7 @@ fn show_stms(out: &mut String, stms: &[Stm], depth: usize) {
                 show_stms(out, &t.host, depth + 1);
                 writeln!(out, "{pad}}}")
             }
-            Stm::While { cond, body } => {
+            Stm::While { cond, body, .. } => {
                 let _ = writeln!(out, "{pad}while {} {{", show_ex(cond));
                 show_stms(out, body, depth + 1);
                 writeln!(out, "{pad}}}")

@@ -184,6 +184,7 @@ impl<'a> Lw<'a> {
                 var: peel.rest_var.clone(),
                 bound: peel.rest_bound(&w),
                 body: peel.rest_body(&body),
+                at: None,
             });
         } else if self.opts.reorder_floats && self.shortening_order(pat, lam, arrays) {
             out.push(I::For {
@@ -192,6 +193,7 @@ impl<'a> Lw<'a> {
                 var: i,
                 bound: w,
                 body,
+                at: None,
             });
         } else {
             out.push(I::For {
@@ -200,6 +202,7 @@ impl<'a> Lw<'a> {
                 var: i,
                 bound: w,
                 body,
+                at: None,
             });
         }
         Ok(())

@@ -163,6 +163,7 @@ impl<'a> Lw<'a> {
             var: i,
             bound: w,
             body: b,
+            at: None,
         });
         let rn = self.name(*r);
         self.move_into(&rn, &acc, t, out);
@@ -338,6 +339,7 @@ impl<'a> Lw<'a> {
             var: i,
             bound: r.w.clone(),
             body,
+            at: None,
         });
         if r.scan {
             for (a, t) in &accs {
@@ -476,6 +478,7 @@ impl<'a> Lw<'a> {
                 var: k,
                 bound: count.clone(),
                 body,
+                at: None,
             });
             return Ok(());
         }
@@ -524,6 +527,7 @@ impl<'a> Lw<'a> {
                 vec![count.clone(), Ex::int(width)],
             ),
             body,
+            at: None,
         });
         // The rest into lane 0.
         let k = self.fresh("i");
@@ -539,6 +543,7 @@ impl<'a> Lw<'a> {
             var: k,
             bound: rest,
             body,
+            at: None,
         });
         for lane in &lanes[1..] {
             for ((e, a), b) in ext.ops.iter().zip(&lanes[0]).zip(lane) {
@@ -597,6 +602,7 @@ impl<'a> Lw<'a> {
             var: l,
             bound: len,
             body: lanes,
+            at: None,
         });
         out.push(I::For {
             down: false,
@@ -604,6 +610,7 @@ impl<'a> Lw<'a> {
             var: i,
             bound: r.w.clone(),
             body,
+            at: None,
         });
         for (p, (a, t)) in r.pat.iter().zip(&accs) {
             let pn = self.name(*p);

@@ -78,6 +78,7 @@ impl<'a> Lw<'a> {
                         els: vec![],
                     },
                 ],
+                at: None,
             });
             out.push(I::SetArr {
                 dst: self.name(*p),
@@ -132,6 +133,7 @@ impl<'a> Lw<'a> {
             var: i,
             bound: w,
             body,
+            at: None,
         });
         self.move_results(pat, &dn, out);
         Ok(())

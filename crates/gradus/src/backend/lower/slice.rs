@@ -132,6 +132,7 @@ impl<'a> Lw<'a> {
                 var: c,
                 bound: n,
                 body,
+                at: None,
             }];
         }
         out.extend(body);

@@ -409,6 +409,7 @@ impl<'a> Lw<'a> {
             var: k,
             bound,
             body,
+            at: None,
         }
     }
 
@@ -432,6 +433,7 @@ impl<'a> Lw<'a> {
             var: n,
             bound: Ex::idx(IdxOp::Sub, Ex::var(hi), Ex::var(lo)),
             body,
+            at: None,
         })
     }
 

@@ -46,8 +46,33 @@ pub(crate) enum TraceError {
     /// The program fails at this point (a check failed): the caller reports the program's
     /// own error by running it.
     Fails,
-    /// Something the tracer cannot bound (a loop count that depends on `x`) or does not know.
+    /// Something the tracer does not know.
     Unsupported(String),
+    /// A loop whose number of iterations depends on the point: the pattern could differ from
+    /// one point to the next. `at` is the source loop, where the lowering kept it.
+    LoopCount {
+        /// What kind of loop (`for` or `loop ... while`).
+        what: &'static str,
+        /// Where it is in the source.
+        at: Option<crate::diag::Span>,
+    },
+}
+
+impl TraceError {
+    /// The reason, with the loop's location (rendered by `location`) where there is one.
+    pub(crate) fn reason(&self, location: impl Fn(crate::diag::Span) -> String) -> String {
+        match self {
+            TraceError::Fails => "the program fails at this point".into(),
+            TraceError::Unsupported(m) => m.clone(),
+            TraceError::LoopCount { what, at } => {
+                let m = format!("{what} runs a number of times that depends on the point");
+                match at {
+                    Some(span) => format!("{m} (at {})", location(*span)),
+                    None => m,
+                }
+            }
+        }
+    }
 }
 
 /// What stopped a statement list: an error, or a check failing in a shadow branch.
@@ -378,17 +403,19 @@ impl Tracer {
                 bound,
                 down,
                 body,
+                at,
                 ..
-            } => self.for_loop(var, bound, *down, body),
+            } => self.for_loop(var, bound, *down, body, *at),
             Stm::ParFor {
                 var, bound, body, ..
-            } => self.for_loop(var, bound, false, body),
-            Stm::While { cond, body } => loop {
+            } => self.for_loop(var, bound, false, body, None),
+            Stm::While { cond, body, at } => loop {
                 let (c, dc) = self.ex(cond)?;
                 if dc.is_some() {
-                    return unsupported(
-                        "a `loop ... while` runs a number of times that depends on the point",
-                    );
+                    return Err(Stop::Error(TraceError::LoopCount {
+                        what: "a `loop ... while`",
+                        at: *at,
+                    }));
                 }
                 if !matches!(c, Scalar::Bool(true)) {
                     return Ok(());

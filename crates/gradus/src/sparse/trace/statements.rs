@@ -3,9 +3,12 @@
 
 use super::memory::{self, ArrVar, Block};
 use super::sets::{self, Deps};
-use super::{R, Region, Stop, Tracer, WriteMode, add, unions_float_operands, unsupported};
+use super::{
+    R, Region, Stop, TraceError, Tracer, WriteMode, add, unions_float_operands, unsupported,
+};
 use crate::backend::lower::imp::{Ex, Share, Stm, Ty};
 use crate::core::scalar::{PrimType, Scalar};
+use crate::diag::Span;
 use rustc_hash::FxHashMap as HashMap;
 
 impl Tracer {
@@ -324,10 +327,17 @@ impl Tracer {
         Ok(())
     }
 
-    pub(super) fn for_loop(&mut self, var: &str, bound: &Ex, down: bool, body: &[Stm]) -> R<()> {
+    pub(super) fn for_loop(
+        &mut self,
+        var: &str,
+        bound: &Ex,
+        down: bool,
+        body: &[Stm],
+        at: Option<Span>,
+    ) -> R<()> {
         let (n, dn) = self.index(bound)?;
         if dn.is_some() {
-            return unsupported("a loop runs a number of times that depends on the point");
+            return Err(Stop::Error(TraceError::LoopCount { what: "a loop", at }));
         }
         self.declare(var, Scalar::I64(0), None);
         for k in 0..n {

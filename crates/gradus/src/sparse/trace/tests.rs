@@ -110,9 +110,24 @@ fn a_loop_count_that_depends_on_the_point_is_refused() {
       loop y = x while y[0] < 100 do map (\\v -> v * 2) y";
     let prog = Program::from_source("t.fut", src).unwrap();
     let e = trace_entry(&prog, "r", &[vec_f64(&[1.0, 2.0])], 0).unwrap_err();
-    assert!(
-        matches!(e, TraceError::Unsupported(ref m) if m.contains("depends on the point")),
-        "{e:?}"
+    let reason = e.reason(|span| prog.sources.short_location(span));
+    assert_eq!(
+        reason,
+        "a `loop ... while` runs a number of times that depends on the point (at t.fut:2:7)"
+    );
+}
+
+#[test]
+fn a_for_loop_whose_count_depends_on_the_point_is_refused_with_its_location() {
+    let src = "entry r [n] (x: [n]f64) : f64 =
+      let m = i64.f64 x[0]
+      in loop s = 0 for i < m do s + x[i % n]";
+    let prog = Program::from_source("t.fut", src).unwrap();
+    let e = trace_entry(&prog, "r", &[vec_f64(&[3.0, 2.0])], 0).unwrap_err();
+    let reason = e.reason(|span| prog.sources.short_location(span));
+    assert_eq!(
+        reason,
+        "a loop runs a number of times that depends on the point (at t.fut:3:10)"
     );
 }
 

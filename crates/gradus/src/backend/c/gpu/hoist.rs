@@ -137,16 +137,19 @@ impl Walk<'_, '_> {
                 down,
                 body,
                 independent,
+                at,
             } => Stm::For {
                 var: var.clone(),
                 bound: bound.clone(),
                 down: *down,
                 body: self.loop_body(body)?,
                 independent: *independent,
+                at: *at,
             },
-            Stm::While { cond, body } => Stm::While {
+            Stm::While { cond, body, at } => Stm::While {
                 cond: cond.clone(),
                 body: self.loop_body(body)?,
+                at: *at,
             },
             other => other.clone(),
         }))

@@ -260,7 +260,7 @@ impl UseWalk<'_> {
                 self.declared.insert(var.clone());
                 self.stms(body);
             }
-            Stm::While { cond, body } => {
+            Stm::While { cond, body, .. } => {
                 self.ex(cond);
                 self.stms(body);
             }
@@ -329,6 +329,7 @@ pub(super) fn inner_kernels(stms: &[Stm], types: &HashMap<String, Ty>) -> Vec<St
                 down: false,
                 body,
                 independent: true,
+                ..
             } if kernel_blocker(body, types).is_none() => Stm::ParFor {
                 var: var.clone(),
                 bound: bound.clone(),
@@ -621,7 +622,7 @@ impl Printer<'_> {
                 self.kernel_stms(body, d + 1);
                 self.line(d, "}");
             }
-            Stm::While { cond, body } => {
+            Stm::While { cond, body, .. } => {
                 let c = self.ex(cond);
                 self.line(d, &format!("while ({c}) {{"));
                 self.kernel_stms(body, d + 1);
@@ -751,7 +752,7 @@ impl Printer<'_> {
                 }
                 true
             }
-            Stm::While { cond, body } if launches(body, self.gpu_types()) => {
+            Stm::While { cond, body, .. } if launches(body, self.gpu_types()) => {
                 let reads = uses(
                     &[Stm::Check {
                         cond: cond.clone(),

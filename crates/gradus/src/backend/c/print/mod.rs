@@ -307,6 +307,7 @@ impl Printer<'_> {
             down,
             body,
             independent,
+            ..
         } = s
         else {
             return;
@@ -679,7 +680,7 @@ impl Printer<'_> {
                 self.plain_for(s, d);
             }
             Stm::ParFor { .. } => self.par_for(s, d),
-            Stm::While { cond, body } => {
+            Stm::While { cond, body, .. } => {
                 let c = self.ex(cond);
                 self.line(d, &format!("while ({c}) {{"));
                 self.in_loop(|p| p.stms(body, d + 1));

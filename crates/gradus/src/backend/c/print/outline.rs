@@ -262,7 +262,7 @@ impl Uses {
                 self.stms(body);
                 self.stms(private_body);
             }
-            Stm::While { cond, body } => {
+            Stm::While { cond, body, .. } => {
                 self.ex(cond);
                 self.stms(body);
             }
