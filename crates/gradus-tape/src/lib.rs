@@ -143,4 +143,4 @@ pub use reverse::{
 };
 pub use scalars::{Scalars, grad_of};
 pub use statement::statement;
-pub use var::{Var, dot, dot_const, matvec, sum};
+pub use var::{Var, dot, dot_const, matvec, sum, sum_iter};

@@ -158,6 +158,34 @@ impl Default for Segment {
     }
 }
 
+/// An operand of [`Segment::push_sum`]: a node and its coefficient.
+pub(crate) trait Term {
+    fn id(&self) -> NodeId;
+    fn scale(&self) -> f64;
+}
+
+impl Term for Var<'_> {
+    #[inline(always)]
+    fn id(&self) -> NodeId {
+        Var::id(*self)
+    }
+    #[inline(always)]
+    fn scale(&self) -> f64 {
+        Var::scale(*self)
+    }
+}
+
+impl Term for (NodeId, f64) {
+    #[inline(always)]
+    fn id(&self) -> NodeId {
+        self.0
+    }
+    #[inline(always)]
+    fn scale(&self) -> f64 {
+        self.1
+    }
+}
+
 /// Entries of the cache in front of a segment's map of proxies.
 const CACHE: usize = 64;
 
@@ -477,6 +505,33 @@ impl Segment {
             self.many_operand(&mut x, id, p);
         }
         self.close_many(x, start)
+    }
+
+    /// The sum of `terms` (not all constants) as one record. Where the terms are consecutive
+    /// nodes of this job (an elementwise function of a slice of inputs, say, whose
+    /// coefficients folded), it is a [`DOT`] record with one dense side and the coefficients
+    /// as partials: 8 bytes per term, resolved by one `axpy`. Otherwise a [`MANY`] record of
+    /// the non-constant terms (12 bytes each).
+    pub(crate) fn push_sum<T: Term>(&mut self, terms: &[T]) -> NodeId {
+        let n = terms.len();
+        let first = terms[0].id().bits();
+        let rel = first ^ self.base;
+        let len = self.len() as u64;
+        if n > 2
+            && rel < len
+            && n as u64 <= len - rel
+            && rel + (n as u64) < DENSE as u64
+            && terms
+                .iter()
+                .enumerate()
+                .all(|(i, t)| t.id().bits() == first.wrapping_add(i as u64))
+        {
+            let parts = &mut self.extra_mut().many_partials;
+            let start = parts.len();
+            parts.extend(terms.iter().map(|t| t.scale()));
+            return self.push_dot_record(start, n, DENSE | (rel as u32 + 1), NO_SIDE);
+        }
+        self.push_many(terms.iter().map(|t| (t.id(), t.scale())))
     }
 
     /// The dot product of `u` and `v` (equal lengths, not all constants) as one record of

@@ -167,8 +167,10 @@ impl<'r> Var<'r> {
     }
 }
 
-/// The sum of `terms` as one n-ary node (24 bytes, and 12 per operand) rather than a chain of
-/// additions.
+/// The sum of `terms` as one n-ary node rather than a chain of additions: 24 bytes, and 12
+/// per non-constant operand, or 8 per operand where the terms are consecutive nodes of the
+/// running job (`xᵢ.exp()` over a slice of inputs, say: the coefficients folded from the
+/// elementwise functions become the partials, resolved by one `axpy`).
 ///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| gradus_tape::sum(x));
@@ -179,8 +181,56 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     if terms.iter().all(|t| t.is_constant()) {
         return Var::constant(value);
     }
-    let id = with_active!(|seg| seg.push_many(terms.iter().map(|t| (t.id, t.scale))));
+    let id = with_active!(|seg| seg.push_sum(terms));
     Var::from_parts(value, id)
+}
+
+std::thread_local! {
+    /// The terms of a [`sum_iter`] in progress, kept between calls (taken out while in use, so
+    /// a nested `sum_iter` gets a fresh one).
+    static SUM_TERMS: std::cell::Cell<Vec<(NodeId, f64)>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// [`sum`] of the terms an iterator yields, without collecting them into a slice of `Var`s
+/// first: `sum_iter(x.iter().map(|&v| (v - m).exp()))` records one node, 8 bytes per term
+/// where the terms are consecutive nodes of the running job (as [`sum`]). The terms are
+/// buffered as (node, coefficient) pairs in a buffer the thread keeps, so a large sum
+/// allocates nothing after the first. The value is summed in order from 0, as `Iterator::sum`
+/// does; a single non-constant term records nothing, two record one addition.
+///
+/// ```
+/// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| {
+///     gradus_tape::sum_iter(x.iter().map(|&v| v * v))
+/// });
+/// assert_eq!((y, g), (14.0, vec![2.0, 4.0, 6.0]));
+/// ```
+pub fn sum_iter<'r, I: IntoIterator<Item = Var<'r>>>(terms: I) -> Var<'r> {
+    let mut buf = SUM_TERMS.take();
+    buf.clear();
+    let (mut value, mut last) = (0.0, Var::constant(0.0));
+    for t in terms {
+        value += t.value;
+        if !t.is_constant() {
+            buf.push((t.id, t.scale));
+            last = t;
+        }
+    }
+    let out = match buf.len() {
+        0 => Var::constant(value),
+        // One operand: its node and coefficient, with the constants added to the value.
+        1 => Var { value, ..last },
+        2 => {
+            let [(a, pa), (b, pb)] = [buf[0], buf[1]];
+            let id = with_active!(|seg| seg.push_pair(a, pa, b, pb));
+            Var::from_parts(value, id)
+        }
+        _ => {
+            let id = with_active!(|seg| seg.push_sum(&buf));
+            Var::from_parts(value, id)
+        }
+    };
+    SUM_TERMS.set(buf);
+    out
 }
 
 /// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node, rather than `2n`
