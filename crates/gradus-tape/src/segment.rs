@@ -548,6 +548,26 @@ impl Segment {
         (value, self.push_dot_record(start, n, su, sv))
     }
 
+    /// The dot product of `u` (not all constants) with itself, `Σ uᵢ uᵢ`, as one record of kind
+    /// [`DOT`] with one side: the partials `2 uᵢ` (times the coefficients), the slots of `u` a
+    /// dense range or listed as in [`push_dot`](Self::push_dot). Returns the value (summed in
+    /// index order from 0) and the ID.
+    pub(crate) fn push_dot_self(&mut self, u: &[Var<'_>]) -> (f64, NodeId) {
+        let n = u.len();
+        let parts = &mut self.extra_mut().many_partials;
+        let start = parts.len();
+        parts.reserve(n);
+        let first = u[0].id().bits();
+        let (mut value, mut dense) = (0.0, true);
+        for (i, a) in u.iter().enumerate() {
+            value += a.value() * a.value();
+            parts.push(2.0 * a.value() * a.scale());
+            dense &= a.id().bits() == first.wrapping_add(i as u64);
+        }
+        let su = self.dot_side(u, dense);
+        (value, self.push_dot_record(start, n, su, NO_SIDE))
+    }
+
     /// The dot product of `u` (not all constants) with the constant weights `c` (equal
     /// lengths) as one record of kind [`DOT`] whose second side is [`NO_SIDE`]: the `n`
     /// partials `cᵢ` (times the coefficients) go to the side array of partials, the slots of

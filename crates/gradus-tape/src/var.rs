@@ -239,7 +239,8 @@ pub fn sum_iter<'r, I: IntoIterator<Item = Var<'r>>>(terms: I) -> Var<'r> {
 /// resolved by one vectorised `axpy`; another side takes 12 bytes per operand. The reverse
 /// pass makes `2n` independent updates instead of following a chain of additions. Dot products
 /// of one or two pairs are recorded as the operations of the loop, which cost less. The value is that of the loop
-/// `acc = acc + u[i] * v[i]` from `acc = 0`.
+/// `acc = acc + u[i] * v[i]` from `acc = 0`. `dot(u, u)` (the same slice on both sides) is a
+/// squared norm: one side, whose partials are `2 uᵢ`.
 ///
 /// # Panics
 /// If `u` and `v` differ in length.
@@ -272,7 +273,12 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
             .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
         return Var::constant(value);
     }
-    let (value, id) = with_active!(|seg| seg.push_dot(u, v));
+    let (value, id) = if std::ptr::eq(u, v) {
+        // A squared norm: one side whose partials are 2 uᵢ.
+        with_active!(|seg| seg.push_dot_self(u))
+    } else {
+        with_active!(|seg| seg.push_dot(u, v))
+    };
     Var::from_parts(value, id)
 }
 

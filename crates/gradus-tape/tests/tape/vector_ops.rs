@@ -423,3 +423,47 @@ fn sum_iter_of_few_terms() {
     assert_eq!(y, 6.0 * s);
     assert_eq!(g, vec![6.0; 3]);
 }
+
+#[test]
+fn a_dot_of_a_slice_with_itself_is_one_side() {
+    for seed in 0..3 {
+        let x = inputs(seed);
+        // Dense (inputs with folded coefficients), listed (every other product), constants
+        // mixed in, and values of another job.
+        fn norms<'r>(
+            v: &[Var<'r>],
+            d: impl Fn(&[Var<'r>], &[Var<'r>]) -> Var<'r> + Sync,
+        ) -> Var<'r> {
+            let scaled: Vec<Var<'r>> = v[..N].iter().map(|&t| t * 1.5).collect();
+            let products: Vec<Var<'r>> = (0..N).map(|i| v[i] * v[N + i]).collect();
+            let listed: Vec<Var<'r>> = products.iter().step_by(2).copied().collect();
+            let mut mixed = v[2 * N..].to_vec();
+            mixed[3] = Var::constant(0.25);
+            let (a, b) = join(|| d(&scaled, &scaled), || d(&v[N..2 * N], &v[N..2 * N]));
+            a * d(&listed, &listed) + d(&mixed, &mixed).sin() + b
+        }
+        let (y, g) = grad(&x, |v| norms(v, dot));
+        let (ys, gs) = grad(&x, |v| norms(v, dot_loop));
+        assert_eq!(y, ys);
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        let fd = fd::grad(&x, |x| {
+            let s: Vec<f64> = x[..N].iter().map(|t| t * 1.5).collect();
+            let p: Vec<f64> = (0..N).step_by(2).map(|i| x[i] * x[N + i]).collect();
+            let mut m = x[2 * N..].to_vec();
+            m[3] = 0.25;
+            dot_loop(&s, &s) * dot_loop(&p, &p)
+                + dot_loop(&m, &m).sin()
+                + dot_loop(&x[N..2 * N], &x[N..2 * N])
+        });
+        compare(&g, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+    }
+    // One side: 24 bytes and 8 per operand (dense), 12 (listed).
+    let x = inputs(9);
+    let rec = record(&x, |v| vec![dot(&v[..N], &v[..N])]);
+    assert_eq!(rec.stats().bytes, 24 + 8 * N);
+    let rec = record(&x, |v| {
+        let odd: Vec<Var<'_>> = v.iter().skip(1).step_by(2).take(N).copied().collect();
+        vec![dot(&odd, &odd)]
+    });
+    assert_eq!(rec.stats().bytes, 24 + 12 * N);
+}
