@@ -144,6 +144,7 @@ impl Gmm {
         let mut xc = vec![S::zero(); d];
         let mut qx = vec![S::zero(); d];
         let mut main = vec![S::zero(); self.k];
+        let base: Vec<S> = alpha.iter().zip(&sum_qs).map(|(&a, &s)| a + s).collect();
         let mut total = S::zero();
         for x in xs.chunks(d) {
             for ik in 0..self.k {
@@ -160,7 +161,7 @@ impl Gmm {
                     // The product last, so that the tape folds the sum into its record.
                     *qxi = below + qd[i] * xc[i];
                 }
-                main[ik] = alpha[ik] + sum_qs[ik] - S::from_f64(0.5) * S::dot(&qx, &qx);
+                main[ik] = base[ik] - S::from_f64(0.5) * S::dot(&qx, &qx);
             }
             total += logsumexp(&main);
         }
@@ -283,8 +284,11 @@ fn sqnorm<S: Real>(v: &[S]) -> S {
 }
 
 /// log Σ exp xᵢ with the max trick (the maximum selected by value). `x` must not be empty.
+/// The maximum enters as a constant: the function does not depend on it (its derivative with
+/// respect to it is zero), so on the tape each `exp(xᵢ − max)` folds into a coefficient.
 pub fn logsumexp<S: Real>(x: &[S]) -> S {
     let mx = x[1..].iter().fold(x[0], |m, &v| if v > m { v } else { m });
+    let mx = S::from_f64(mx.to_f64());
     x.iter().map(|&v| (v - mx).exp()).sum::<S>().ln() + mx
 }
 
