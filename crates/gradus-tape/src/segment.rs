@@ -158,34 +158,6 @@ impl Default for Segment {
     }
 }
 
-/// An operand of [`Segment::push_sum`]: a node and its coefficient.
-pub(crate) trait Term {
-    fn id(&self) -> NodeId;
-    fn scale(&self) -> f64;
-}
-
-impl Term for Var<'_> {
-    #[inline(always)]
-    fn id(&self) -> NodeId {
-        Var::id(*self)
-    }
-    #[inline(always)]
-    fn scale(&self) -> f64 {
-        Var::scale(*self)
-    }
-}
-
-impl Term for (NodeId, f64) {
-    #[inline(always)]
-    fn id(&self) -> NodeId {
-        self.0
-    }
-    #[inline(always)]
-    fn scale(&self) -> f64 {
-        self.1
-    }
-}
-
 /// Entries of the cache in front of a segment's map of proxies.
 const CACHE: usize = 64;
 
@@ -512,7 +484,7 @@ impl Segment {
     /// coefficients folded), it is a [`DOT`] record with one dense side and the coefficients
     /// as partials: 8 bytes per term, resolved by one `axpy`. Otherwise a [`MANY`] record of
     /// the non-constant terms (12 bytes each).
-    pub(crate) fn push_sum<T: Term>(&mut self, terms: &[T]) -> NodeId {
+    pub(crate) fn push_sum(&mut self, terms: &[Var<'_>]) -> NodeId {
         let n = terms.len();
         let first = terms[0].id().bits();
         let rel = first ^ self.base;
@@ -532,6 +504,23 @@ impl Segment {
             return self.push_dot_record(start, n, DENSE | (rel as u32 + 1), NO_SIDE);
         }
         self.push_many(terms.iter().map(|t| (t.id(), t.scale())))
+    }
+
+    /// The sum of the `scales.len()` consecutive nodes from `first`, with the coefficients
+    /// `scales`: a dense record as in [`push_sum`](Self::push_sum) if the nodes lie in this
+    /// job, otherwise one that lists them (their proxies, for another job's nodes).
+    pub(crate) fn push_sum_dense(&mut self, first: NodeId, scales: &[f64]) -> NodeId {
+        let n = scales.len() as u64;
+        let rel = first.bits() ^ self.base;
+        let len = self.len() as u64;
+        if rel < len && n <= len - rel && rel + n < DENSE as u64 {
+            let parts = &mut self.extra_mut().many_partials;
+            let start = parts.len();
+            parts.extend_from_slice(scales);
+            return self.push_dot_record(start, n as usize, DENSE | (rel as u32 + 1), NO_SIDE);
+        }
+        let ids = (0..n).map(|i| NodeId::from_bits(first.bits().wrapping_add(i)));
+        self.push_many(ids.zip(scales.iter().copied()))
     }
 
     /// The dot product of `u` and `v` (equal lengths, not all constants) as one record of

@@ -185,18 +185,36 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     Var::from_parts(value, id)
 }
 
+/// The buffers of a [`sum_iter`] in progress: the coefficients of terms that are consecutive
+/// nodes so far (their nodes implied by the first), and (node, coefficient) pairs once they
+/// are not.
+#[derive(Default)]
+struct SumTerms {
+    scales: Vec<f64>,
+    pairs: Vec<(NodeId, f64)>,
+}
+
+impl SumTerms {
+    /// Appends the terms buffered as coefficients, nodes from `first` on, to the pairs.
+    fn list(&mut self, first: u64) {
+        let nodes = (0..).map(|i| NodeId::from_bits(first.wrapping_add(i)));
+        self.pairs.extend(nodes.zip(self.scales.iter().copied()));
+    }
+}
+
 std::thread_local! {
-    /// The terms of a [`sum_iter`] in progress, kept between calls (taken out while in use, so
-    /// a nested `sum_iter` gets a fresh one).
-    static SUM_TERMS: std::cell::Cell<Vec<(NodeId, f64)>> = const { std::cell::Cell::new(Vec::new()) };
+    /// Kept between calls of [`sum_iter`] (taken out while in use, so a nested `sum_iter` gets
+    /// fresh ones).
+    static SUM_TERMS: std::cell::Cell<SumTerms> = std::cell::Cell::new(SumTerms::default());
 }
 
 /// [`sum`] of the terms an iterator yields, without collecting them into a slice of `Var`s
 /// first: `sum_iter(x.iter().map(|&v| (v - m).exp()))` records one node, 8 bytes per term
-/// where the terms are consecutive nodes of the running job (as [`sum`]). The terms are
-/// buffered as (node, coefficient) pairs in a buffer the thread keeps, so a large sum
-/// allocates nothing after the first. The value is summed in order from 0, as `Iterator::sum`
-/// does; a single non-constant term records nothing, two record one addition.
+/// where the terms are consecutive nodes of the running job (as [`sum`]). While the terms are
+/// consecutive nodes only their coefficients are buffered (8 bytes each), otherwise
+/// (node, coefficient) pairs, in buffers the thread keeps, so a large sum allocates nothing
+/// after the first. The value is summed in order from 0, as `Iterator::sum` does; a single
+/// non-constant term records nothing, two record one addition.
 ///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| {
@@ -206,27 +224,52 @@ std::thread_local! {
 /// ```
 pub fn sum_iter<'r, I: IntoIterator<Item = Var<'r>>>(terms: I) -> Var<'r> {
     let mut buf = SUM_TERMS.take();
-    buf.clear();
+    buf.scales.clear();
+    buf.pairs.clear();
     let (mut value, mut last) = (0.0, Var::constant(0.0));
+    // The first term's node; `dense` while every term is the node after the previous one.
+    let (mut first, mut dense) = (0u64, true);
     for t in terms {
         value += t.value;
-        if !t.is_constant() {
-            buf.push((t.id, t.scale));
-            last = t;
+        if t.is_constant() {
+            continue;
         }
+        last = t;
+        if dense {
+            if buf.scales.is_empty() {
+                first = t.id.bits();
+            }
+            if t.id.bits() == first.wrapping_add(buf.scales.len() as u64) {
+                buf.scales.push(t.scale);
+                continue;
+            }
+            dense = false;
+            buf.list(first);
+        }
+        buf.pairs.push((t.id, t.scale));
     }
-    let out = match buf.len() {
-        0 => Var::constant(value),
-        // One operand: its node and coefficient, with the constants added to the value.
-        1 => Var { value, ..last },
-        2 => {
-            let [(a, pa), (b, pb)] = [buf[0], buf[1]];
-            let id = with_active!(|seg| seg.push_pair(a, pa, b, pb));
-            Var::from_parts(value, id)
-        }
-        _ => {
-            let id = with_active!(|seg| seg.push_sum(&buf));
-            Var::from_parts(value, id)
+    if dense && buf.scales.len() <= 2 {
+        // No node for fewer than three: the term itself, or one addition.
+        dense = false;
+        buf.list(first);
+    }
+    let out = if dense {
+        let id = with_active!(|seg| seg.push_sum_dense(NodeId::from_bits(first), &buf.scales));
+        Var::from_parts(value, id)
+    } else {
+        match buf.pairs.len() {
+            0 => Var::constant(value),
+            // One operand: its node and coefficient, with the constants added to the value.
+            1 => Var { value, ..last },
+            2 => {
+                let [(a, pa), (b, pb)] = [buf.pairs[0], buf.pairs[1]];
+                let id = with_active!(|seg| seg.push_pair(a, pa, b, pb));
+                Var::from_parts(value, id)
+            }
+            _ => {
+                let id = with_active!(|seg| seg.push_many(buf.pairs.iter().copied()));
+                Var::from_parts(value, id)
+            }
         }
     };
     SUM_TERMS.set(buf);

@@ -467,3 +467,34 @@ fn a_dot_of_a_slice_with_itself_is_one_side() {
     });
     assert_eq!(rec.stats().bytes, 24 + 12 * N);
 }
+
+#[test]
+fn sum_iter_of_a_dense_run_then_others_and_nested() {
+    let x = inputs(11);
+    // Consecutive inputs, then one out of order, then consecutive again; each term a sum of
+    // its own in the nested case.
+    let order: Vec<usize> = (0..6).chain([20, 7, 8, 9]).collect();
+    let (y, g) = grad(&x, |v| {
+        gradus_tape::sum_iter(order.iter().map(|&i| v[i].sin()))
+    });
+    let expect: f64 = order.iter().map(|&i| x[i].sin()).sum();
+    assert_eq!(y, expect);
+    let mut ge = vec![0.0; x.len()];
+    order.iter().for_each(|&i| ge[i] += x[i].cos());
+    compare(&g, &ge, Tolerance::ROUNDING).unwrap();
+    let (y, g) = grad(&x, |v| {
+        gradus_tape::sum_iter(
+            order
+                .iter()
+                .map(|&i| gradus_tape::sum_iter(v[i..i + 4].iter().map(|t| t.square())) * v[i]),
+        )
+    });
+    let f = |x: &[f64]| -> f64 {
+        order
+            .iter()
+            .map(|&i| x[i..i + 4].iter().map(|t| t * t).sum::<f64>() * x[i])
+            .sum()
+    };
+    assert!((y - f(&x)).abs() < 1e-12);
+    compare(&g, &fd::grad(&x, f), Tolerance::new(1e-6, 1e-6)).unwrap();
+}
