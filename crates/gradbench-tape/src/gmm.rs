@@ -48,7 +48,7 @@ struct Gradient {
     l: Vec<Vec<f64>>,
 }
 
-/// Points per tape in the objective's parallel sum.
+/// Points per task in the objective's parallel sum, and at most per tape in the gradient.
 const BATCH: usize = 8;
 
 /// Bytes of records per tape that [`Gmm::batch`] aims at.
@@ -99,13 +99,12 @@ impl Gmm {
     }
 
     /// Points per tape in the gradient: as many as make about [`BATCH_BYTES`] of records (a
-    /// point records about `8 d²` bytes per component), from 1 to 32. Each tape also costs a
-    /// pass over all the parameters (their inputs, adjoints and gradient), so small problems
-    /// take many points per tape; at d = 64 and K = 100 a point records 3.3 MB and 4 points
-    /// per tape took 1.00 s against 1.27 s with 8 (one thread).
+    /// point records about `8 d²` bytes per component), from 1 to [`BATCH`]. At d = 64 and
+    /// K = 100 a point records 3.3 MB, and 4 points per tape took 1.00 s against 1.27 s with 8
+    /// (one thread); at d = 10 and K = 5, 8 points took 2.1 ms against 2.6 ms with 2 or 32.
     fn batch(&self) -> usize {
         let per_point = self.k * (8 * self.d * self.d + 64 * self.d + 64);
-        (BATCH_BYTES / per_point).clamp(1, 32)
+        (BATCH_BYTES / per_point).clamp(1, BATCH)
     }
 
     fn lsz(&self) -> usize {
