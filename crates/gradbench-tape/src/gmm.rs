@@ -134,10 +134,47 @@ impl Gmm {
         self.points_by_rows(alpha, mu, q, &self.by_rows(l), xs)
     }
 
-    /// [`points`](Self::points) of parameters whose triangles are stored row by row.
-    fn points_packed<S: Real>(&self, p: &[S], xs: &[f64]) -> S {
-        let (alpha, mu, q, lrows) = self.split(p);
-        self.points_by_rows(alpha, mu, q, lrows, xs)
+    /// [`points`](Self::points) of the gradient's layout of the parameters: `alpha`, `mu`, then
+    /// per component its rows `i` of `Qₖ` from the left to the diagonal, `[lᵢ₀ … lᵢ,ᵢ₋₁, qᵢ]`
+    /// (`d(d+1)/2` numbers; the diagonal entry is `exp qᵢ`). Each row of the triangular
+    /// product `Qₖ(x − μₖ)` is then one `dot` of a row (with `exp qᵢ` folded into the last
+    /// operand's coefficient) and `x − μₖ` up to `i`, both sides consecutive nodes on the tape.
+    /// The sums are those of [`points_by_rows`](Self::points_by_rows), in the same order.
+    fn points_tri<S: Real>(&self, p: &[S], xs: &[f64]) -> S {
+        let (d, k) = (self.d, self.k);
+        let tsz = d * (d + 1) / 2;
+        let (alpha, rest) = p.split_at(k);
+        let (mu, tri) = rest.split_at(k * d);
+        let diagonal = |ik: usize, i: usize| ik * tsz + i * (i + 1) / 2 + i;
+        let mut rows = tri.to_vec();
+        let mut base = Vec::with_capacity(k);
+        for (ik, &a) in alpha.iter().enumerate() {
+            let mut sum_q = S::zero();
+            for i in 0..d {
+                let at = diagonal(ik, i);
+                sum_q += tri[at];
+                rows[at] = tri[at].exp();
+            }
+            base.push(a + sum_q);
+        }
+        let mut xc = vec![S::zero(); d];
+        let mut qx = vec![S::zero(); d];
+        let mut main = vec![S::zero(); k];
+        let mut total = S::zero();
+        for x in xs.chunks(d) {
+            for ik in 0..k {
+                let mu = &mu[ik * d..][..d];
+                for j in 0..d {
+                    xc[j] = S::from_f64(x[j]) - mu[j];
+                }
+                for (i, qxi) in qx.iter_mut().enumerate() {
+                    *qxi = S::dot(&rows[ik * tsz + i * (i + 1) / 2..][..i + 1], &xc[..i + 1]);
+                }
+                main[ik] = base[ik] - S::from_f64(0.5) * S::dot(&qx, &qx);
+            }
+            total += logsumexp(&main);
+        }
+        total
     }
 
     /// [`points`](Self::points) with the strictly lower triangles given row by row (see
@@ -226,23 +263,32 @@ impl Gmm {
     /// The gradient with respect to the flat parameters: one tape per batch of points, the
     /// batches spread over the rayon pool, the per-batch gradients summed.
     ///
-    /// The tape's inputs hold the triangles row by row, so that each row of the triangular
-    /// product is a `dot` whose both sides are dense ranges (8 bytes per operand, an `axpy` in
-    /// the reverse sweep) rather than a list of slots gathered from the columns.
+    /// The tape's inputs hold each `Qₖ` row by row with its diagonal entry (see
+    /// [`points_tri`](Self::points_tri)), so that each row of the triangular product is one
+    /// `dot` whose both sides are dense ranges (8 bytes per operand, an `axpy` in the reverse
+    /// sweep) rather than a list of slots gathered from the columns plus a product.
     pub fn gradient(&self) -> Vec<f64> {
         let np = self.params.len();
-        let lstart = np - self.k * self.lsz();
-        let mut packed = self.params[..lstart].to_vec();
-        packed.extend(self.by_rows(&self.params[lstart..]));
+        let (k, d, lsz) = (self.k, self.d, self.lsz());
+        let tsz = d * (d + 1) / 2;
+        let (alpha, mu, q, l) = self.split(&self.params);
+        // Where entry (i, j < i) of the strictly lower triangle of component `ik` is in `l`.
+        let column = |ik: usize, i: usize, j: usize| ik * lsz + j * (2 * d - j - 1) / 2 + i - j - 1;
+        let mut packed = [alpha, mu].concat();
+        for ik in 0..k {
+            for i in 0..d {
+                packed.extend((0..i).map(|j| l[column(ik, i, j)]));
+                packed.push(q[ik * d + i]);
+            }
+        }
         let new_tape = || Tape::with_options(ReverseOptions::sequential());
-        let (k, d) = (self.k, self.d);
         let data = self
             .x
             .par_chunks(self.d * self.batch())
             .fold(
                 || (new_tape(), vec![0.0; np], vec![0.0; np]),
                 |(mut tape, mut acc, mut g), xs| {
-                    tape.grad_into(&packed, |p| self.points_packed(p, xs), &mut g);
+                    tape.grad_into(&packed, |p| self.points_tri(p, xs), &mut g);
                     acc.iter_mut().zip(&g).for_each(|(a, b)| *a += b);
                     (tape, acc, g)
                 },
@@ -255,21 +301,22 @@ impl Gmm {
                     a
                 },
             );
-        // The data's gradient with respect to the triangles back to column order.
-        let (lsz, column_start) = (self.lsz(), |j: usize| j * (2 * d - j - 1) / 2);
-        let mut data_cols = data[..lstart].to_vec();
-        data_cols.resize(np, 0.0);
-        let mut at = lstart;
+        // The data's gradient back to the parameters' layout.
+        let mut data_flat = data[..k + k * d].to_vec();
+        data_flat.resize(np, 0.0);
+        let (qstart, lstart) = (k + k * d, k + 2 * k * d);
         for ik in 0..k {
+            let tri = &data[k + k * d + ik * tsz..][..tsz];
             for i in 0..d {
-                for j in 0..i {
-                    data_cols[lstart + ik * lsz + column_start(j) + i - j - 1] = data[at];
-                    at += 1;
+                let row = &tri[i * (i + 1) / 2..][..i + 1];
+                for (j, &g) in row[..i].iter().enumerate() {
+                    data_flat[lstart + column(ik, i, j)] = g;
                 }
+                data_flat[qstart + ik * d + i] = row[i];
             }
         }
         let (_, mut g) = gradus_tape::grad(&self.params, |p| self.rest(p));
-        g.iter_mut().zip(&data_cols).for_each(|(a, b)| *a += b);
+        g.iter_mut().zip(&data_flat).for_each(|(a, b)| *a += b);
         g
     }
 
