@@ -619,12 +619,21 @@ impl Segment {
     /// One side of a dot product: [`NO_SIDE`] if all its operands are constants; [`DENSE`]
     /// with its first slot if `consecutive` IDs lie in this job (all slots below 2³¹);
     /// otherwise the start of its slots in the side array.
+    /// The dense case is inline; a listed side is [`listed_side`](Self::listed_side).
+    #[inline(always)]
     fn dot_side(&mut self, ops: &[Var<'_>], consecutive: bool) -> u32 {
         let rel = ops[0].id().bits() ^ self.base;
         let (n, len) = (ops.len() as u64, self.len() as u64);
         if consecutive && rel < len && n <= len - rel && rel + n < DENSE as u64 {
             return DENSE | (rel as u32 + 1);
         }
+        self.listed_side(ops)
+    }
+
+    /// A side of [`dot_side`](Self::dot_side) that is not a dense range: [`NO_SIDE`] if all
+    /// its operands are constants, otherwise the start of its slots in the side array.
+    #[inline(never)]
+    fn listed_side(&mut self, ops: &[Var<'_>]) -> u32 {
         if ops.iter().all(|t| t.is_constant()) {
             return NO_SIDE;
         }

@@ -303,18 +303,11 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
         v.len()
     );
     if u.len() <= SHORT_DOT {
-        // Cheaper as operations than as a node with side arrays.
-        return u
-            .iter()
-            .zip(v)
-            .fold(Var::constant(0.0), |acc, (&a, &b)| acc + a * b);
+        return short_dot(u, v);
     }
-    if u.iter().chain(v).all(|t| t.is_constant()) {
-        let value = u
-            .iter()
-            .zip(v)
-            .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
-        return Var::constant(value);
+    // The first operands decide the common case without a pass over both sides.
+    if u[0].is_constant() && v[0].is_constant() && u.iter().chain(v).all(|t| t.is_constant()) {
+        return constant_dot(u, v);
     }
     let (value, id) = if std::ptr::eq(u, v) {
         // A squared norm: one side whose partials are 2 uᵢ.
@@ -323,6 +316,25 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
         with_active!(|seg| seg.push_dot(u, v))
     };
     Var::from_parts(value, id)
+}
+
+/// [`dot`] of one or two pairs, recorded as the operations of the loop: cheaper than a node
+/// with side arrays.
+#[inline(never)]
+fn short_dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    u.iter()
+        .zip(v)
+        .fold(Var::constant(0.0), |acc, (&a, &b)| acc + a * b)
+}
+
+/// [`dot`] of constants: a constant.
+#[cold]
+fn constant_dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    let value = u
+        .iter()
+        .zip(v)
+        .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
+    Var::constant(value)
 }
 
 /// The dot product `Σ uᵢ cᵢ` of values and constant weights (summed in index order from 0)
