@@ -1,12 +1,13 @@
 //! The `ba` eval: bundle adjustment (ADBench). The reprojection error of each observation and
 //! its 2 × 15 Jacobian block (11 camera parameters, 3 point coordinates, 1 weight), each block
-//! from one small tape recorded per observation and pulled back once per output row; the blocks
-//! are assembled into the sparse (CSR) Jacobian.
+//! by forward mode on 15 tangents at once (the tape's `DualN`); the weight errors' derivatives,
+//! the Jacobian's diagonal part, as the gradient of their sum in one recording. The blocks are
+//! assembled into the sparse (CSR) Jacobian.
 
 use crate::runner::{Runs, timed};
 use crate::{Evaluated, parse, to_json, unknown_function};
 use gradus_num::Real;
-use gradus_tape::{ReverseOptions, Tape};
+use gradus_tape::DualN;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -86,7 +87,7 @@ pub fn reproj_error<S: Real>(cam: &[S], x: &[S], w: S, feat: &[f64]) -> [S; 2] {
 
 /// The weight error 1 − w².
 pub fn weight_error<S: Real>(w: S) -> S {
-    S::one() - w * w
+    S::one() - w.square()
 }
 
 impl Ba {
@@ -139,39 +140,32 @@ impl Ba {
         (reproj.concat(), w_err)
     }
 
-    /// The 2 × 15 block of observation `i` (row-major: `[row][cam 11, point 3, weight 1]`).
-    fn block(&self, tape: &mut Tape, i: usize) -> [[f64; 15]; 2] {
+    /// The 2 × 15 block of observation `i` (row-major: `[row][cam 11, point 3, weight 1]`), by
+    /// forward mode: one evaluation of the residual on `DualN<f64, 15>`, each input carrying
+    /// its unit tangent. For a dense block of 2 rows and 15 columns this costs less than a
+    /// recording and two pullbacks per observation (3.2 against 10.5 thousand instructions per
+    /// observation, callgrind, ba1's sizes).
+    fn block(&self, i: usize) -> [[f64; 15]; 2] {
         let (c, pt) = self.observation(i);
-        let mut x = [0.0; 15];
-        x[..NCAM].copy_from_slice(&self.cams[c * NCAM..][..NCAM]);
-        x[NCAM..14].copy_from_slice(&self.xs[pt * 3..][..3]);
-        x[14] = self.w[i];
-        let feat = &self.feats[i * 2..][..2];
-        let rec = tape.record(&x, |v| {
-            reproj_error(&v[..NCAM], &v[NCAM..14], v[14], feat).to_vec()
-        });
-        let mut out = [[0.0; 15]; 2];
-        for (row, seed) in out.iter_mut().zip([[1.0, 0.0], [0.0, 1.0]]) {
-            rec.pullback_into(&seed, &ReverseOptions::sequential(), tape.adjoints(), row)
-                .expect("the seed has two entries and the row 15");
-        }
-        tape.recycle(rec);
-        out
+        let var = |k: usize, v: f64| DualN::<f64, 15>::variable(v, k);
+        let cam: [DualN<f64, 15>; NCAM] = std::array::from_fn(|k| var(k, self.cams[c * NCAM + k]));
+        let x: [DualN<f64, 15>; 3] = std::array::from_fn(|k| var(NCAM + k, self.xs[pt * 3 + k]));
+        let w = var(14, self.w[i]);
+        let e = reproj_error(&cam, &x, w, &self.feats[i * 2..][..2]);
+        [e[0].d, e[1].d]
     }
 
     /// The full sparse Jacobian of all 3p residuals with respect to the 11n + 3m + p parameters.
     fn jacobian(&self) -> Sparse {
-        let blocks: Vec<[[f64; 15]; 2]> = (0..self.p)
-            .into_par_iter()
-            .map_init(Tape::new, |tape, i| self.block(tape, i))
-            .collect();
-        let w_d: Vec<f64> = self
-            .w
-            .par_iter()
-            .map_init(Tape::new, |tape, &w| {
-                tape.grad(&[w], |v| weight_error(v[0])).1[0]
-            })
-            .collect();
+        let blocks: Vec<[[f64; 15]; 2]> =
+            (0..self.p).into_par_iter().map(|i| self.block(i)).collect();
+        // Each weight error depends on its own weight only: the Jacobian's diagonal is the
+        // gradient of their sum, one recording (each error folds into a coefficient of its
+        // input, and the sum is one node).
+        let w_d = gradus_tape::grad(&self.w, |v| {
+            gradus_tape::sum_iter(v.iter().map(|&w| weight_error(w)))
+        })
+        .1;
         let (n, m, p) = (self.n, self.m, self.p);
         let mut rows = Vec::with_capacity(3 * p + 1);
         let mut cols = Vec::with_capacity(31 * p);

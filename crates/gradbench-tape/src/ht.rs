@@ -3,17 +3,17 @@
 //! matched to a vertex) and the complicated one (each point matched to a point of a triangle,
 //! with barycentric parameters `us`).
 //!
-//! The Jacobian is taken in two stages on the tape. The pose maps θ to the 3 × 4 transform of
-//! each bone and the global rotation and translation: its Jacobian (a few hundred rows by 26)
-//! comes from one recording and one pullback per row. Each point's residual is then recorded
-//! as a function of the transforms of the few bones that move its vertices (and of its `us`),
-//! pulled back three times, and chained with the rows of the pose's Jacobian. Only the vertices
-//! that points are matched to are skinned.
+//! The Jacobian is taken in two stages. The pose maps θ to the 3 × 4 transform of each bone
+//! and the global rotation and translation: its Jacobian (a few hundred rows by 26) comes from
+//! one recording on the tape and one pullback per row. Each point's residual is then evaluated
+//! in forward mode on 28 tangents at once (its two `us`, then θ), the transforms' tangents
+//! being the rows of the pose's Jacobian. Only the vertices that points are matched to are
+//! skinned.
 
 use crate::runner::timed_json;
 use crate::{Evaluated, parse, unknown_function};
 use gradus_num::Real;
-use gradus_tape::Tape;
+use gradus_tape::DualN;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
@@ -304,63 +304,96 @@ impl Hand {
 
     /// The Jacobian of the residuals: one row per residual, with columns the point's two `us`
     /// (complicated only) then θ.
+    ///
+    /// The pose's Jacobian (the transforms' entries with respect to θ) comes from one
+    /// recording on the tape and one pullback per entry. Each point's residual then runs on
+    /// `DualN<f64, 28>` whose transform entries carry those rows as tangents and whose `us`
+    /// carry unit tangents: its three rows come out of one evaluation, in forward mode over
+    /// the few operations of one point, which costs less than a recording and three pullbacks
+    /// per point chained with the pose's rows.
     pub fn jacobian(&self) -> Vec<Vec<f64>> {
         let nb = self.parents.len();
         let (a, da) = gradus_tape::jacobian(&self.theta, |t| self.transforms(t));
         let complicated = self.complicated();
-        let rows: Vec<[Vec<f64>; 3]> = (0..self.points.len())
-            .into_par_iter()
-            .map_init(Tape::new, |tape, i| {
-                // The bones that move this point's vertices, then the global block.
-                let mut bones: Vec<usize> = self.vertices[i]
-                    .iter()
-                    .flat_map(|&v| self.weights[v].iter().map(|&(b, _)| b))
-                    .collect();
-                bones.sort_unstable();
-                bones.dedup();
-                bones.push(nb);
-                let mut x: Vec<f64> = bones
-                    .iter()
-                    .flat_map(|&b| a[BLOCK * b..BLOCK * (b + 1)].iter().copied())
-                    .collect();
-                let local = x.len();
-                if complicated {
-                    x.extend(self.us[i]);
-                }
-                let rec = tape.record(&x, |v| {
-                    let slot = |b: usize| {
-                        let k = bones.binary_search(&b).expect("a bone of the point");
-                        &v[BLOCK * k..BLOCK * (k + 1)]
-                    };
-                    let u = complicated.then(|| [v[local], v[local + 1]]);
-                    self.residual(i, slot, &v[local - BLOCK..local], u).to_vec()
-                });
-                let row = |r: usize| {
-                    let mut seed = [0.0; 3];
-                    seed[r] = 1.0;
-                    let bar = rec.pullback(&seed);
-                    let mut out = bar[local..].to_vec();
-                    let mut dtheta = vec![0.0; self.theta.len()];
-                    for (k, &b) in bones.iter().enumerate() {
-                        for j in 0..BLOCK {
-                            let w = bar[BLOCK * k + j];
-                            if w != 0.0 {
-                                let d = &da[BLOCK * b + j];
-                                dtheta.iter_mut().zip(d).for_each(|(t, d)| *t += w * d);
-                            }
-                        }
-                    }
-                    out.extend(dtheta);
-                    out
-                };
-                let rows = [row(0), row(1), row(2)];
-                tape.recycle(rec);
-                rows
+        let off = if complicated { 2 } else { 0 };
+        let nt = self.theta.len();
+        let lifted: Vec<Lane> = a
+            .iter()
+            .zip(&da)
+            .map(|(&v, row)| {
+                let mut d = [0.0; LANES];
+                d[off..off + nt].copy_from_slice(row);
+                DualN { v, d }
             })
             .collect();
-        rows.into_iter().flatten().collect()
+        let global = &lifted[BLOCK * nb..];
+        (0..self.points.len())
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let u = complicated.then(|| {
+                    let [u0, u1] = self.us[i];
+                    [DualN::variable(u0, 0), DualN::variable(u1, 1)]
+                });
+                let r = self.residual_lanes(i, &lifted, global, u);
+                r.map(|e| e.d[..off + nt].to_vec())
+            })
+            .collect()
     }
 }
+
+impl Hand {
+    /// [`residual`](Hand::residual) on [`Lane`]s, given all transform blocks: the skinned
+    /// position of a vertex is linear in the bones' transforms with constant coefficients
+    /// (weight times base position), so it is accumulated as `axpy`s on the tangents rather
+    /// than as products of duals; the global transform and the barycentric combination, which
+    /// multiply two values with tangents, use the duals' arithmetic.
+    fn residual_lanes(
+        &self,
+        i: usize,
+        blocks: &[Lane],
+        global: &[Lane],
+        u: Option<[Lane; 2]>,
+    ) -> [Lane; 3] {
+        let vertex = |v: usize| -> [Lane; 3] {
+            let p = self.base_positions[v];
+            let mut x = [Lane::default(); 3];
+            for &(bone, w) in &self.weights[v] {
+                let t = &blocks[BLOCK * bone..BLOCK * (bone + 1)];
+                for (r, xr) in x.iter_mut().enumerate() {
+                    for (c, &pc) in p.iter().enumerate() {
+                        let (k, e) = (w * pc, &t[4 * r + c]);
+                        xr.v += k * e.v;
+                        xr.d.iter_mut().zip(&e.d).for_each(|(a, b)| *a += k * b);
+                    }
+                }
+            }
+            if self.mirrored {
+                x[0] = -x[0];
+            }
+            std::array::from_fn(|r| {
+                global[3 * r] * x[0]
+                    + global[3 * r + 1] * x[1]
+                    + global[3 * r + 2] * x[2]
+                    + global[9 + r]
+            })
+        };
+        let vs = &self.vertices[i];
+        let hand = match u {
+            None => vertex(vs[0]),
+            Some(u) => {
+                let (a, b, c) = (vertex(vs[0]), vertex(vs[1]), vertex(vs[2]));
+                let w = Lane::one() - u[0] - u[1];
+                std::array::from_fn(|r| u[0] * a[r] + u[1] * b[r] + w * c[r])
+            }
+        };
+        std::array::from_fn(|r| Lane::from_f64(self.points[i][r]) - hand[r])
+    }
+}
+
+/// Tangents of the second stage of [`Hand::jacobian`]: two `us`, then 26 θ.
+const LANES: usize = 28;
+
+type Lane = DualN<f64, LANES>;
 
 /// Runs `objective` or `jacobian`.
 pub fn evaluate(function: &str, input: &Value) -> Evaluated {

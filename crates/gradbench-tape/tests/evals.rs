@@ -268,3 +268,23 @@ fn ht_jacobian() {
         }
     }
 }
+
+#[test]
+fn llsq_gradient_in_tasks_matches_the_sequential_one() {
+    let x = [0.5, -0.25, 1.5, 0.1, 0.3];
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for n in [9, 700] {
+        let g1 = one.install(|| gradbench_tape::llsq::gradient(&x, n));
+        let g2 = two.install(|| gradbench_tape::llsq::gradient(&x, n));
+        assert_close(&g1, &g2, 1e-12);
+        let fd = gradus_check::fd::grad(&x, |x| gradbench_tape::llsq::llsq(x, n));
+        assert_close(&g2, &fd, 1e-6);
+    }
+}

@@ -22,7 +22,7 @@
 //! * Every driver follows the vocabulary shared by the gradus engines (`docs/vocabulary.md`):
 //!   the point `x` first, then the tangent `xdot` or the cotangent `ybar`, the function last;
 //!   `_into` variants take their output buffer after the function.
-//! * [`dot`], [`dot_const`], [`matvec`] and [`sum`] record a vector operation as one node
+//! * [`dot`], [`dot_const`], [`matvec`], [`sum`] and [`sum_iter`] record a vector operation as one node
 //!   (`Real::dot`, `Real::dot_const` and `Real::matvec` reach them from generic code, and are
 //!   the plain loops on `f64` and duals); [`statement`]
 //!   records a whole expression over a few inputs as one node, its partials computed in
@@ -48,8 +48,9 @@
 //! multiplies by its partial and the next recorded operation folds into its own partials.
 //! An addition `acc + p` whose operands are the last two nodes, `p` an operation's, records
 //! nothing either: `p`'s record is flagged to stand for the sum too (a running `acc + u·v` is
-//! one record per pair; docs/tape.md §Fused sums). [`sum`] and `mul_add` are one record with 12 bytes per operand; [`dot`] (and
-//! [`matvec`], one `dot` per row; [`dot_const`], one side) is one record with 8 bytes per operand on a side of
+//! one record per pair; docs/tape.md §Fused sums). `mul_add` is one record with 12 bytes per operand; [`dot`] (and
+//! [`matvec`], one `dot` per row; [`dot_const`] and `dot(u, u)`, one side; [`sum`] and [`sum_iter`], one side whose
+//! partials are the terms' coefficients) is one record with 8 bytes per operand on a side of
 //! consecutive nodes, resolved by a vectorised `axpy`, and 12 elsewhere. Operations on
 //! constants only record nothing. A value captured from another job gets one proxy per
 //! job, whose adjoint is added to that job once. [`grad`], [`vjp`] and a reused [`Tape`]
@@ -143,4 +144,4 @@ pub use reverse::{
 };
 pub use scalars::{Scalars, grad_of};
 pub use statement::statement;
-pub use var::{Var, dot, dot_const, matvec, sum};
+pub use var::{Var, dot, dot_const, matvec, sum, sum_iter};

@@ -479,6 +479,50 @@ impl Segment {
         self.close_many(x, start)
     }
 
+    /// The sum of `terms` (not all constants) as one record. Where the terms are consecutive
+    /// nodes of this job (an elementwise function of a slice of inputs, say, whose
+    /// coefficients folded), it is a [`DOT`] record with one dense side and the coefficients
+    /// as partials: 8 bytes per term, resolved by one `axpy`. Otherwise a [`MANY`] record of
+    /// the non-constant terms (12 bytes each).
+    pub(crate) fn push_sum(&mut self, terms: &[Var<'_>]) -> NodeId {
+        let n = terms.len();
+        let first = terms[0].id().bits();
+        let rel = first ^ self.base;
+        let len = self.len() as u64;
+        if n > 2
+            && rel < len
+            && n as u64 <= len - rel
+            && rel + (n as u64) < DENSE as u64
+            && terms
+                .iter()
+                .enumerate()
+                .all(|(i, t)| t.id().bits() == first.wrapping_add(i as u64))
+        {
+            let parts = &mut self.extra_mut().many_partials;
+            let start = parts.len();
+            parts.extend(terms.iter().map(|t| t.scale()));
+            return self.push_dot_record(start, n, DENSE | (rel as u32 + 1), NO_SIDE);
+        }
+        self.push_many(terms.iter().map(|t| (t.id(), t.scale())))
+    }
+
+    /// The sum of the `scales.len()` consecutive nodes from `first`, with the coefficients
+    /// `scales`: a dense record as in [`push_sum`](Self::push_sum) if the nodes lie in this
+    /// job, otherwise one that lists them (their proxies, for another job's nodes).
+    pub(crate) fn push_sum_dense(&mut self, first: NodeId, scales: &[f64]) -> NodeId {
+        let n = scales.len() as u64;
+        let rel = first.bits() ^ self.base;
+        let len = self.len() as u64;
+        if rel < len && n <= len - rel && rel + n < DENSE as u64 {
+            let parts = &mut self.extra_mut().many_partials;
+            let start = parts.len();
+            parts.extend_from_slice(scales);
+            return self.push_dot_record(start, n as usize, DENSE | (rel as u32 + 1), NO_SIDE);
+        }
+        let ids = (0..n).map(|i| NodeId::from_bits(first.bits().wrapping_add(i)));
+        self.push_many(ids.zip(scales.iter().copied()))
+    }
+
     /// The dot product of `u` and `v` (equal lengths, not all constants) as one record of
     /// kind [`DOT`]; returns its value (summed in index order from 0) and ID. The partials (the
     /// values of `v`, then those of `u`) go to the side array of partials; each side's operand
@@ -491,6 +535,26 @@ impl Segment {
         let su = self.dot_side(u, dense_u);
         let sv = self.dot_side(v, dense_v);
         (value, self.push_dot_record(start, n, su, sv))
+    }
+
+    /// The dot product of `u` (not all constants) with itself, `Σ uᵢ uᵢ`, as one record of kind
+    /// [`DOT`] with one side: the partials `2 uᵢ` (times the coefficients), the slots of `u` a
+    /// dense range or listed as in [`push_dot`](Self::push_dot). Returns the value (summed in
+    /// index order from 0) and the ID.
+    pub(crate) fn push_dot_self(&mut self, u: &[Var<'_>]) -> (f64, NodeId) {
+        let n = u.len();
+        let parts = &mut self.extra_mut().many_partials;
+        let start = parts.len();
+        parts.reserve(n);
+        let first = u[0].id().bits();
+        let (mut value, mut dense) = (0.0, true);
+        for (i, a) in u.iter().enumerate() {
+            value += a.value() * a.value();
+            parts.push(2.0 * a.value() * a.scale());
+            dense &= a.id().bits() == first.wrapping_add(i as u64);
+        }
+        let su = self.dot_side(u, dense);
+        (value, self.push_dot_record(start, n, su, NO_SIDE))
     }
 
     /// The dot product of `u` (not all constants) with the constant weights `c` (equal
@@ -555,12 +619,21 @@ impl Segment {
     /// One side of a dot product: [`NO_SIDE`] if all its operands are constants; [`DENSE`]
     /// with its first slot if `consecutive` IDs lie in this job (all slots below 2³¹);
     /// otherwise the start of its slots in the side array.
+    /// The dense case is inline; a listed side is [`listed_side`](Self::listed_side).
+    #[inline(always)]
     fn dot_side(&mut self, ops: &[Var<'_>], consecutive: bool) -> u32 {
         let rel = ops[0].id().bits() ^ self.base;
         let (n, len) = (ops.len() as u64, self.len() as u64);
         if consecutive && rel < len && n <= len - rel && rel + n < DENSE as u64 {
             return DENSE | (rel as u32 + 1);
         }
+        self.listed_side(ops)
+    }
+
+    /// A side of [`dot_side`](Self::dot_side) that is not a dense range: [`NO_SIDE`] if all
+    /// its operands are constants, otherwise the start of its slots in the side array.
+    #[inline(never)]
+    fn listed_side(&mut self, ops: &[Var<'_>]) -> u32 {
         if ops.iter().all(|t| t.is_constant()) {
             return NO_SIDE;
         }

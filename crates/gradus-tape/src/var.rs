@@ -167,8 +167,10 @@ impl<'r> Var<'r> {
     }
 }
 
-/// The sum of `terms` as one n-ary node (24 bytes, and 12 per operand) rather than a chain of
-/// additions.
+/// The sum of `terms` as one n-ary node rather than a chain of additions: 24 bytes, and 12
+/// per non-constant operand, or 8 per operand where the terms are consecutive nodes of the
+/// running job (`xᵢ.exp()` over a slice of inputs, say: the coefficients folded from the
+/// elementwise functions become the partials, resolved by one `axpy`).
 ///
 /// ```
 /// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| gradus_tape::sum(x));
@@ -179,8 +181,99 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
     if terms.iter().all(|t| t.is_constant()) {
         return Var::constant(value);
     }
-    let id = with_active!(|seg| seg.push_many(terms.iter().map(|t| (t.id, t.scale))));
+    let id = with_active!(|seg| seg.push_sum(terms));
     Var::from_parts(value, id)
+}
+
+/// The buffers of a [`sum_iter`] in progress: the coefficients of terms that are consecutive
+/// nodes so far (their nodes implied by the first), and (node, coefficient) pairs once they
+/// are not.
+#[derive(Default)]
+struct SumTerms {
+    scales: Vec<f64>,
+    pairs: Vec<(NodeId, f64)>,
+}
+
+impl SumTerms {
+    /// Appends the terms buffered as coefficients, nodes from `first` on, to the pairs.
+    fn list(&mut self, first: u64) {
+        let nodes = (0..).map(|i| NodeId::from_bits(first.wrapping_add(i)));
+        self.pairs.extend(nodes.zip(self.scales.iter().copied()));
+    }
+}
+
+std::thread_local! {
+    /// Kept between calls of [`sum_iter`] (taken out while in use, so a nested `sum_iter` gets
+    /// fresh ones).
+    static SUM_TERMS: std::cell::Cell<SumTerms> = std::cell::Cell::new(SumTerms::default());
+}
+
+/// [`sum`] of the terms an iterator yields, without collecting them into a slice of `Var`s
+/// first: `sum_iter(x.iter().map(|&v| (v - m).exp()))` records one node, 8 bytes per term
+/// where the terms are consecutive nodes of the running job (as [`sum`]). While the terms are
+/// consecutive nodes only their coefficients are buffered (8 bytes each), otherwise
+/// (node, coefficient) pairs, in buffers the thread keeps, so a large sum allocates nothing
+/// after the first. The value is summed in order from 0, as `Iterator::sum` does; a single
+/// non-constant term records nothing, two record one addition.
+///
+/// ```
+/// let (y, g) = gradus_tape::grad(&[1.0, 2.0, 3.0], |x| {
+///     gradus_tape::sum_iter(x.iter().map(|&v| v * v))
+/// });
+/// assert_eq!((y, g), (14.0, vec![2.0, 4.0, 6.0]));
+/// ```
+pub fn sum_iter<'r, I: IntoIterator<Item = Var<'r>>>(terms: I) -> Var<'r> {
+    let mut buf = SUM_TERMS.take();
+    buf.scales.clear();
+    buf.pairs.clear();
+    let (mut value, mut last) = (0.0, Var::constant(0.0));
+    // The first term's node; `dense` while every term is the node after the previous one.
+    let (mut first, mut dense) = (0u64, true);
+    for t in terms {
+        value += t.value;
+        if t.is_constant() {
+            continue;
+        }
+        last = t;
+        if dense {
+            if buf.scales.is_empty() {
+                first = t.id.bits();
+            }
+            if t.id.bits() == first.wrapping_add(buf.scales.len() as u64) {
+                buf.scales.push(t.scale);
+                continue;
+            }
+            dense = false;
+            buf.list(first);
+        }
+        buf.pairs.push((t.id, t.scale));
+    }
+    if dense && buf.scales.len() <= 2 {
+        // No node for fewer than three: the term itself, or one addition.
+        dense = false;
+        buf.list(first);
+    }
+    let out = if dense {
+        let id = with_active!(|seg| seg.push_sum_dense(NodeId::from_bits(first), &buf.scales));
+        Var::from_parts(value, id)
+    } else {
+        match buf.pairs.len() {
+            0 => Var::constant(value),
+            // One operand: its node and coefficient, with the constants added to the value.
+            1 => Var { value, ..last },
+            2 => {
+                let [(a, pa), (b, pb)] = [buf.pairs[0], buf.pairs[1]];
+                let id = with_active!(|seg| seg.push_pair(a, pa, b, pb));
+                Var::from_parts(value, id)
+            }
+            _ => {
+                let id = with_active!(|seg| seg.push_many(buf.pairs.iter().copied()));
+                Var::from_parts(value, id)
+            }
+        }
+    };
+    SUM_TERMS.set(buf);
+    out
 }
 
 /// The dot product `Σ uᵢ vᵢ` (summed in index order from 0) as one node, rather than `2n`
@@ -189,7 +282,8 @@ pub fn sum<'r>(terms: &[Var<'r>]) -> Var<'r> {
 /// resolved by one vectorised `axpy`; another side takes 12 bytes per operand. The reverse
 /// pass makes `2n` independent updates instead of following a chain of additions. Dot products
 /// of one or two pairs are recorded as the operations of the loop, which cost less. The value is that of the loop
-/// `acc = acc + u[i] * v[i]` from `acc = 0`.
+/// `acc = acc + u[i] * v[i]` from `acc = 0`. `dot(u, u)` (the same slice on both sides) is a
+/// squared norm: one side, whose partials are `2 uᵢ`.
 ///
 /// # Panics
 /// If `u` and `v` differ in length.
@@ -209,21 +303,38 @@ pub fn dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
         v.len()
     );
     if u.len() <= SHORT_DOT {
-        // Cheaper as operations than as a node with side arrays.
-        return u
-            .iter()
-            .zip(v)
-            .fold(Var::constant(0.0), |acc, (&a, &b)| acc + a * b);
+        return short_dot(u, v);
     }
-    if u.iter().chain(v).all(|t| t.is_constant()) {
-        let value = u
-            .iter()
-            .zip(v)
-            .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
-        return Var::constant(value);
+    // The first operands decide the common case without a pass over both sides.
+    if u[0].is_constant() && v[0].is_constant() && u.iter().chain(v).all(|t| t.is_constant()) {
+        return constant_dot(u, v);
     }
-    let (value, id) = with_active!(|seg| seg.push_dot(u, v));
+    let (value, id) = if std::ptr::eq(u, v) {
+        // A squared norm: one side whose partials are 2 uᵢ.
+        with_active!(|seg| seg.push_dot_self(u))
+    } else {
+        with_active!(|seg| seg.push_dot(u, v))
+    };
     Var::from_parts(value, id)
+}
+
+/// [`dot`] of one or two pairs, recorded as the operations of the loop: cheaper than a node
+/// with side arrays.
+#[inline(never)]
+fn short_dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    u.iter()
+        .zip(v)
+        .fold(Var::constant(0.0), |acc, (&a, &b)| acc + a * b)
+}
+
+/// [`dot`] of constants: a constant.
+#[cold]
+fn constant_dot<'r>(u: &[Var<'r>], v: &[Var<'r>]) -> Var<'r> {
+    let value = u
+        .iter()
+        .zip(v)
+        .fold(0.0, |acc, (a, b)| acc + a.value * b.value);
+    Var::constant(value)
 }
 
 /// The dot product `Σ uᵢ cᵢ` of values and constant weights (summed in index order from 0)

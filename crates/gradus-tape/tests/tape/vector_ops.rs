@@ -308,3 +308,193 @@ fn loops_var<'r>(v: &[Var<'r>]) -> Var<'r> {
     let w: Vec<f64> = (0..N).map(|i| (i as f64).sin()).collect();
     dot_loop(&v[..N], &v[N..2 * N]) * dot_const_loop(&v[2 * N..], &w) + rows[3] * rows[N - 1]
 }
+
+/// Sums of every shape over `3 N` inputs, written over a sum function: elementwise functions
+/// of a slice of inputs (consecutive nodes with folded coefficients: a dense sum), values
+/// recorded one apart (listed), constants mixed in, a single term, and a pair.
+fn sums<S: Real>(x: &[S], s: impl Fn(Vec<S>) -> S) -> S {
+    let (a, rest) = x.split_at(N);
+    let (b, c) = rest.split_at(N);
+    let (half, three) = (S::from_f64(0.5), S::from_f64(3.0));
+    let dense = s(a.iter().map(|&t| (t * half).exp() * three).collect());
+    let products: Vec<S> = b.iter().zip(c).map(|(&p, &q)| p * q).collect();
+    let listed = s(products.iter().step_by(2).copied().collect());
+    let mixed = s((0..N)
+        .map(|i| {
+            if i % 4 == 0 {
+                S::from_f64(i as f64)
+            } else {
+                c[i].sin()
+            }
+        })
+        .collect());
+    let one = s(vec![S::from_f64(2.0), a[3].cos(), S::from_f64(-1.0)]);
+    let two = s(vec![a[1] * three, half, b[2].exp()]);
+    dense * listed + mixed.sin() * one + two * dense
+}
+
+fn sum_loop<S: Real>(terms: Vec<S>) -> S {
+    terms.into_iter().fold(S::zero(), |acc, t| acc + t)
+}
+
+#[test]
+fn sum_and_sum_iter_match_the_loop_and_finite_differences() {
+    for seed in 0..5 {
+        let x = inputs(seed);
+        let (y, g) = grad(&x, |v| sums(v, |t| gradus_tape::sum(&t)));
+        let (yi, gi) = grad(&x, |v| sums(v, gradus_tape::sum_iter));
+        let (ys, gs) = grad(&x, |v| sums(v, sum_loop));
+        assert_eq!(y, sums(&x, sum_loop));
+        assert_eq!(yi, sums(&x, sum_loop));
+        assert_eq!(ys, sums(&x, sum_loop));
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        compare(&gi, &gs, Tolerance::ROUNDING).unwrap();
+        let fd = fd::grad(&x, |x| sums(x, sum_loop));
+        compare(&g, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+        compare(&gi, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+    }
+}
+
+#[test]
+fn a_sum_of_consecutive_nodes_takes_8_bytes_per_term() {
+    let x = inputs(6);
+    for how in 0..2 {
+        fn pick<'r>(how: usize, t: Vec<Var<'r>>) -> Var<'r> {
+            if how == 0 {
+                gradus_tape::sum(&t)
+            } else {
+                gradus_tape::sum_iter(t)
+            }
+        }
+        // Inputs with folded coefficients: one record of 24 bytes and 8 per term.
+        let rec = record(&x, |v| {
+            vec![pick(how, v[..N].iter().map(|t| t.exp()).collect())]
+        });
+        assert_eq!(rec.stats().bytes, 24 + 8 * N);
+        let ybar = [1.0];
+        let g = rec.pullback(&ybar);
+        let expect: Vec<f64> = (0..3 * N)
+            .map(|i| if i < N { x[i].exp() } else { 0.0 })
+            .collect();
+        compare(&g, &expect, Tolerance::ROUNDING).unwrap();
+        // Every other input: listed, 12 bytes per term.
+        let rec = record(&x, |v| {
+            vec![pick(how, v.iter().step_by(2).take(N).copied().collect())]
+        });
+        assert_eq!(rec.stats().bytes, 24 + 12 * N);
+        // Products recorded one after the other: dense, after their own records.
+        let rec = record(&x, |v| {
+            vec![pick(how, (0..N).map(|i| v[i] * v[N + i]).collect())]
+        });
+        assert_eq!(rec.stats().bytes, 24 * N + 24 + 8 * N);
+    }
+}
+
+#[test]
+fn sum_iter_of_few_terms() {
+    let x = [0.5, -1.5, 2.0];
+    // No term, constants only: a constant.
+    let rec = record(&x, |_| {
+        vec![gradus_tape::sum_iter([
+            Var::constant(1.0),
+            Var::constant(2.0),
+        ])]
+    });
+    assert_eq!((rec.outputs(), rec.stats().bytes), (&[3.0][..], 0));
+    // One non-constant term: its node and coefficient, nothing recorded but the output.
+    let (y, g) = grad(&x, |v| {
+        gradus_tape::sum_iter([Var::constant(1.0), v[1] * 3.0])
+    });
+    assert_eq!((y, g), (1.0 - 4.5, vec![0.0, 3.0, 0.0]));
+    // Two: one addition.
+    let rec = record(&x, |v| {
+        vec![gradus_tape::sum_iter([v[0].exp(), v[2] * 4.0])]
+    });
+    assert_eq!(rec.stats().bytes, 24);
+    assert_eq!(rec.pullback(&[1.0]), vec![0.5f64.exp(), 0.0, 4.0]);
+    // Inside tasks of a fork, on values of the parent job.
+    let (y, g) = grad(&x, |v| {
+        let parts = par_map(&[0usize, 1, 2], |&k| {
+            gradus_tape::sum_iter((0..3).map(|i| v[(i + k) % 3] * (i + 1) as f64))
+        });
+        gradus_tape::sum_iter(parts)
+    });
+    let s: f64 = x.iter().sum();
+    assert_eq!(y, 6.0 * s);
+    assert_eq!(g, vec![6.0; 3]);
+}
+
+#[test]
+fn a_dot_of_a_slice_with_itself_is_one_side() {
+    for seed in 0..3 {
+        let x = inputs(seed);
+        // Dense (inputs with folded coefficients), listed (every other product), constants
+        // mixed in, and values of another job.
+        fn norms<'r>(
+            v: &[Var<'r>],
+            d: impl Fn(&[Var<'r>], &[Var<'r>]) -> Var<'r> + Sync,
+        ) -> Var<'r> {
+            let scaled: Vec<Var<'r>> = v[..N].iter().map(|&t| t * 1.5).collect();
+            let products: Vec<Var<'r>> = (0..N).map(|i| v[i] * v[N + i]).collect();
+            let listed: Vec<Var<'r>> = products.iter().step_by(2).copied().collect();
+            let mut mixed = v[2 * N..].to_vec();
+            mixed[3] = Var::constant(0.25);
+            let (a, b) = join(|| d(&scaled, &scaled), || d(&v[N..2 * N], &v[N..2 * N]));
+            a * d(&listed, &listed) + d(&mixed, &mixed).sin() + b
+        }
+        let (y, g) = grad(&x, |v| norms(v, dot));
+        let (ys, gs) = grad(&x, |v| norms(v, dot_loop));
+        assert_eq!(y, ys);
+        compare(&g, &gs, Tolerance::ROUNDING).unwrap();
+        let fd = fd::grad(&x, |x| {
+            let s: Vec<f64> = x[..N].iter().map(|t| t * 1.5).collect();
+            let p: Vec<f64> = (0..N).step_by(2).map(|i| x[i] * x[N + i]).collect();
+            let mut m = x[2 * N..].to_vec();
+            m[3] = 0.25;
+            dot_loop(&s, &s) * dot_loop(&p, &p)
+                + dot_loop(&m, &m).sin()
+                + dot_loop(&x[N..2 * N], &x[N..2 * N])
+        });
+        compare(&g, &fd, Tolerance::new(1e-6, 1e-6)).unwrap();
+    }
+    // One side: 24 bytes and 8 per operand (dense), 12 (listed).
+    let x = inputs(9);
+    let rec = record(&x, |v| vec![dot(&v[..N], &v[..N])]);
+    assert_eq!(rec.stats().bytes, 24 + 8 * N);
+    let rec = record(&x, |v| {
+        let odd: Vec<Var<'_>> = v.iter().skip(1).step_by(2).take(N).copied().collect();
+        vec![dot(&odd, &odd)]
+    });
+    assert_eq!(rec.stats().bytes, 24 + 12 * N);
+}
+
+#[test]
+fn sum_iter_of_a_dense_run_then_others_and_nested() {
+    let x = inputs(11);
+    // Consecutive inputs, then one out of order, then consecutive again; each term a sum of
+    // its own in the nested case.
+    let order: Vec<usize> = (0..6).chain([20, 7, 8, 9]).collect();
+    let (y, g) = grad(&x, |v| {
+        gradus_tape::sum_iter(order.iter().map(|&i| v[i].sin()))
+    });
+    let expect: f64 = order.iter().map(|&i| x[i].sin()).sum();
+    assert_eq!(y, expect);
+    let mut ge = vec![0.0; x.len()];
+    order.iter().for_each(|&i| ge[i] += x[i].cos());
+    compare(&g, &ge, Tolerance::ROUNDING).unwrap();
+    let (y, g) = grad(&x, |v| {
+        gradus_tape::sum_iter(
+            order
+                .iter()
+                .map(|&i| gradus_tape::sum_iter(v[i..i + 4].iter().map(|t| t.square())) * v[i]),
+        )
+    });
+    let f = |x: &[f64]| -> f64 {
+        order
+            .iter()
+            .map(|&i| x[i..i + 4].iter().map(|t| t * t).sum::<f64>() * x[i])
+            .sum()
+    };
+    assert!((y - f(&x)).abs() < 1e-12);
+    compare(&g, &fd::grad(&x, f), Tolerance::new(1e-6, 1e-6)).unwrap();
+}
