@@ -3,8 +3,8 @@
 //!
 //! **Takes** each process's vector of raw elements and every process's element count.
 //! **Guarantees** that the combined vector holds every process's elements in rank order, on
-//! every process (`Allgatherv`) or on rank 0 only (`Gatherv`; rank 0's own elements stay
-//! where they are, at the front, and the vector grows to hold the others after them). MPI
+//! every process (`Allgatherv`) or on rank 0 only (`Gatherv`; rank 0's own elements are
+//! copied to the front of a vector of the whole size, the others received after them). MPI
 //! writes the received elements straight into the vector's spare capacity: nothing is
 //! zero-filled first, so each page of a large result is touched once, by the copy that
 //! fills it. That capacity is advised to be backed by huge pages where the system allows
@@ -85,9 +85,9 @@ pub(crate) fn all_gather_vec<C: Communicator, T: Equivalence>(
 }
 
 /// Every process's `v` concatenated in rank order on rank 0, in its `v` (rank 0's own
-/// elements stay at the front; the others are written after them), by `Gatherv`; the other
+/// elements at the front; the others are written after them), by `Gatherv`; the other
 /// processes only send theirs. `counts` as for [`all_gather_vec`].
-pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence>(
+pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence + Copy>(
     comm: &C,
     v: &mut Vec<T>,
     counts: &[Count],
@@ -100,8 +100,13 @@ pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence>(
     let own = v.len();
     debug_assert_eq!(own, counts[0] as usize);
     let others: usize = counts[1..].iter().map(|&c| c as usize).sum();
-    v.reserve_exact(others);
-    advise_huge_pages(v.spare_capacity_mut());
+    // A new buffer of the whole size, with rank 0's rows copied to its front, rather than
+    // `v` grown in place: growing a large vector moves its mapping (`mremap`), which splits
+    // the huge pages its rows were copied into and took longer than copying them again.
+    let mut whole: Vec<T> = Vec::with_capacity(own + others);
+    advise_huge_pages(whole.spare_capacity_mut());
+    whole.extend_from_slice(&v[..]);
+    *v = whole;
     // Rank 0 receives nothing from itself: its block is empty, and the others' blocks are
     // placed from the start of the spare capacity.
     let mut counts = counts.to_vec();

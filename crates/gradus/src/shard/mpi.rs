@@ -469,7 +469,7 @@ fn gather_rows<C: Communicator>(comm: &C, mine: Value, counts: &[Count], to: Res
 
 /// `Gatherv`/`Allgatherv` of every process's `v` into one vector, in rank order, left in `v`
 /// where it is wanted (`super::gather`: received straight into uninitialised capacity).
-fn gather_vec<C: Communicator, T: Equivalence>(
+fn gather_vec<C: Communicator, T: Equivalence + Copy>(
     comm: &C,
     v: &mut Vec<T>,
     counts: &[Count],
