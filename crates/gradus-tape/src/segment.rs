@@ -542,19 +542,7 @@ impl Segment {
     /// dense range or listed as in [`push_dot`](Self::push_dot). Returns the value (summed in
     /// index order from 0) and the ID.
     pub(crate) fn push_dot_self(&mut self, u: &[Var<'_>]) -> (f64, NodeId) {
-        let n = u.len();
-        let parts = &mut self.extra_mut().many_partials;
-        let start = parts.len();
-        parts.reserve(n);
-        let first = u[0].id().bits();
-        let (mut value, mut dense) = (0.0, true);
-        for (i, a) in u.iter().enumerate() {
-            value += a.value() * a.value();
-            parts.push(2.0 * a.value() * a.scale());
-            dense &= a.id().bits() == first.wrapping_add(i as u64);
-        }
-        let su = self.dot_side(u, dense);
-        (value, self.push_dot_record(start, n, su, NO_SIDE))
+        self.push_one_sided_dot(u, std::iter::repeat(()), |x, ()| (x * x, 2.0 * x))
     }
 
     /// The dot product of `u` (not all constants) with the constant weights `c` (equal
@@ -563,15 +551,32 @@ impl Segment {
     /// `u` are a dense range or listed as in [`push_dot`](Self::push_dot). Returns the value
     /// (summed in index order from 0) and the ID.
     pub(crate) fn push_dot_const(&mut self, u: &[Var<'_>], c: &[f64]) -> (f64, NodeId) {
+        debug_assert_eq!(u.len(), c.len());
+        self.push_one_sided_dot(u, c.iter().copied(), |x, w| (x * w, w))
+    }
+
+    /// A record of kind [`DOT`] with one side, `u` (not all constants): `term(uᵢ, wᵢ)` gives
+    /// element `i`'s term of the value and its partial (before the coefficient), `wᵢ` the
+    /// `i`-th of `weights`. The value is
+    /// summed in index order from 0; the slots of `u` are a dense range or listed as in
+    /// [`push_dot`](Self::push_dot).
+    #[inline(always)]
+    fn push_one_sided_dot<W>(
+        &mut self,
+        u: &[Var<'_>],
+        weights: impl Iterator<Item = W>,
+        term: impl Fn(f64, W) -> (f64, f64),
+    ) -> (f64, NodeId) {
         let n = u.len();
         let parts = &mut self.extra_mut().many_partials;
         let start = parts.len();
         parts.reserve(n);
         let first = u[0].id().bits();
         let (mut value, mut dense) = (0.0, true);
-        for (i, (a, &w)) in u.iter().zip(c).enumerate() {
-            value += a.value() * w;
-            parts.push(w * a.scale());
+        for (i, (a, w)) in u.iter().zip(weights).enumerate() {
+            let (t, partial) = term(a.value(), w);
+            value += t;
+            parts.push(partial * a.scale());
             dense &= a.id().bits() == first.wrapping_add(i as u64);
         }
         let su = self.dot_side(u, dense);
