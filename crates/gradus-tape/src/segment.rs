@@ -487,12 +487,8 @@ impl Segment {
     pub(crate) fn push_sum(&mut self, terms: &[Var<'_>]) -> NodeId {
         let n = terms.len();
         let first = terms[0].id().bits();
-        let rel = first ^ self.base;
-        let len = self.len() as u64;
         if n > 2
-            && rel < len
-            && n as u64 <= len - rel
-            && rel + (n as u64) < DENSE as u64
+            && let Some(side) = self.dense_side(first, n as u64)
             && terms
                 .iter()
                 .enumerate()
@@ -501,7 +497,7 @@ impl Segment {
             let parts = &mut self.extra_mut().many_partials;
             let start = parts.len();
             parts.extend(terms.iter().map(|t| t.scale()));
-            return self.push_dot_record(start, n, DENSE | (rel as u32 + 1), NO_SIDE);
+            return self.push_dot_record(start, n, side, NO_SIDE);
         }
         self.push_many(terms.iter().map(|t| (t.id(), t.scale())))
     }
@@ -511,13 +507,11 @@ impl Segment {
     /// job, otherwise one that lists them (their proxies, for another job's nodes).
     pub(crate) fn push_sum_dense(&mut self, first: NodeId, scales: &[f64]) -> NodeId {
         let n = scales.len() as u64;
-        let rel = first.bits() ^ self.base;
-        let len = self.len() as u64;
-        if rel < len && n <= len - rel && rel + n < DENSE as u64 {
+        if let Some(side) = self.dense_side(first.bits(), n) {
             let parts = &mut self.extra_mut().many_partials;
             let start = parts.len();
             parts.extend_from_slice(scales);
-            return self.push_dot_record(start, n as usize, DENSE | (rel as u32 + 1), NO_SIDE);
+            return self.push_dot_record(start, n as usize, side, NO_SIDE);
         }
         let ids = (0..n).map(|i| NodeId::from_bits(first.bits().wrapping_add(i)));
         self.push_many(ids.zip(scales.iter().copied()))
@@ -627,12 +621,19 @@ impl Segment {
     /// The dense case is inline; a listed side is [`listed_side`](Self::listed_side).
     #[inline(always)]
     fn dot_side(&mut self, ops: &[Var<'_>], consecutive: bool) -> u32 {
-        let rel = ops[0].id().bits() ^ self.base;
-        let (n, len) = (ops.len() as u64, self.len() as u64);
-        if consecutive && rel < len && n <= len - rel && rel + n < DENSE as u64 {
-            return DENSE | (rel as u32 + 1);
+        if consecutive && let Some(side) = self.dense_side(ops[0].id().bits(), ops.len() as u64) {
+            return side;
         }
         self.listed_side(ops)
+    }
+
+    /// The side of the `n` consecutive nodes from the ID `first`: [`DENSE`] with the first
+    /// slot where they all lie in this job (all slots below 2³¹), `None` otherwise.
+    #[inline(always)]
+    fn dense_side(&self, first: u64, n: u64) -> Option<u32> {
+        let rel = first ^ self.base;
+        let len = self.len() as u64;
+        (rel < len && n <= len - rel && rel + n < DENSE as u64).then(|| DENSE | (rel as u32 + 1))
     }
 
     /// A side of [`dot_side`](Self::dot_side) that is not a dense range: [`NO_SIDE`] if all
