@@ -64,9 +64,19 @@ class Sharded:
     """An entry point split by rows over the processes of an MPI communicator; call it on
     every process with that process's rows of the sharded parameters."""
 
-    def __init__(self, prog: Any, entry: str, shard: Sequence[str], comm: Any = None):
+    def __init__(
+        self,
+        prog: Any,
+        entry: str,
+        shard: Sequence[str],
+        comm: Any = None,
+        rows: str = "gathered",
+    ):
         if isinstance(shard, str):
             shard = [shard]
+        if rows not in ("gathered", "local"):
+            raise ValueError(f"rows must be 'gathered' or 'local', not {rows!r}")
+        self.rows = rows
         self._MPI = _mpi()
         self.comm = self._MPI.COMM_WORLD if comm is None else comm
         self.entry = entry
@@ -76,7 +86,7 @@ class Sharded:
     def __repr__(self) -> str:
         return (
             f"<gradus.mpi.Sharded {self.entry} over {self.comm.size} processes, "
-            f"sharded parameters {self.sharded}, results {self.combine}>"
+            f"sharded parameters {self.sharded}, results {self.combine}, rows {self.rows}>"
         )
 
     def __call__(self, *args: Any) -> Any:
@@ -99,7 +109,7 @@ class Sharded:
         results = [out] if self._single else list(out)
         results = self._reduce(results)
         for i, how in enumerate(self.combine):
-            if how == "rows":
+            if how == "rows" and self.rows == "gathered":
                 results[i] = self._gather_rows(results[i])
         return results[0] if self._single else tuple(results)
 
@@ -218,8 +228,14 @@ def from_extremum_keys(keys: np.ndarray, largest: bool) -> np.ndarray:
     return x
 
 
-def function(prog: Any, entry: str, shard: Sequence[str], comm: Any = None) -> Sharded:
+def function(
+    prog: Any, entry: str, shard: Sequence[str], comm: Any = None, rows: str = "gathered"
+) -> Sharded:
     """The entry point ``entry`` of ``prog`` with the parameters named in ``shard`` split by
-    rows over ``comm`` (default: ``MPI.COMM_WORLD``). Raises ``ValueError`` with the location
-    of the offending statement where the entry point does not shard."""
-    return Sharded(prog, entry, shard, comm)
+    rows over ``comm`` (default: ``MPI.COMM_WORLD``). Results made of rows are concatenated
+    on every process (``rows="gathered"``), or each process keeps the block of rows it
+    computed (``rows="local"``: nothing gathered, for a caller that uses the rows where they
+    are, such as the blocks of a Jacobian); the other results are combined either way.
+    Raises ``ValueError`` with the location of the offending statement where the entry point
+    does not shard."""
+    return Sharded(prog, entry, shard, comm, rows)

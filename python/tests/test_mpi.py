@@ -39,6 +39,15 @@ for n in (2, 7, 40):
             assert np.shape(g) == np.shape(v), (entry, n, g, v)
             assert np.asarray(g).dtype == np.asarray(v).dtype, (entry, n, g, v)
             assert np.allclose(g, v, rtol=1e-10, atol=1e-12), (entry, n, g, v)
+        # Rows left where they were computed: this process's block of each rows result.
+        local = gradus.mpi.function(prog, entry, shard=["x", "y"], rows="local")
+        got = local(w, xs, ys)
+        got = got if isinstance(got, tuple) else (got,)
+        start, length = gradus.mpi.block(n, comm.size, comm.rank)
+        for g, v, how in zip(got, want, local.combine):
+            v = np.asarray(v)[start : start + length] if how == "rows" else v
+            assert np.shape(g) == np.shape(v), (entry, n, how, g, v)
+            assert np.allclose(g, v, rtol=1e-10, atol=1e-12), (entry, n, how, g, v)
 # NaNs in the rows of a maximum and a minimum with a NaN neutral element (a process whose
 # rows are all NaN has a NaN extremum): the first process's rows, then every row. The
 # results are those of one process (NaN only where every row is).

@@ -18,7 +18,7 @@ use gradus::data::{Reader, write_binary_into};
 use gradus::program::{CallError, Program};
 use gradus::shard::ShardPlan;
 use gradus::shard::combine::{self, Traffic};
-use gradus::value::{Scalar, Value};
+use gradus::value::{Scalar, Value, ValueRef};
 use std::time::Instant;
 
 /// The collective operations a sharded call needs, rooted at rank 0.
@@ -37,7 +37,7 @@ pub trait Comm {
     fn combine(
         &self,
         plan: &ShardPlan,
-        mine: Vec<Value>,
+        mine: &[ValueRef],
     ) -> Result<(Option<Vec<Value>>, Traffic), String>;
     /// Every rank's bytes on rank 0, in rank order (`None` elsewhere).
     fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>>;
@@ -63,13 +63,13 @@ impl Comm for Solo {
     fn combine(
         &self,
         plan: &ShardPlan,
-        mine: Vec<Value>,
+        mine: &[ValueRef],
     ) -> Result<(Option<Vec<Value>>, Traffic), String> {
         let traffic = Traffic {
-            reduced: combine::reduced_bytes(&plan.combine, &mine),
+            reduced: combine::reduced_bytes(&plan.combine, mine),
             gathered: 0,
         };
-        Ok((Some(mine), traffic))
+        Ok((Some(mine.iter().map(ValueRef::to_value).collect()), traffic))
     }
     fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
         Some(vec![mine])
@@ -144,20 +144,10 @@ fn run_on(comm: &dyn Comm, a: &RunArgs, path: &str, program: Program) -> u8 {
         // The previous call's results are freed before the next is timed.
         drop(results.take());
         comm.barrier();
-        let t0 = Instant::now();
-        let mine = call(&program, &plan, &args, path);
-        stats.compute.push(t0.elapsed().as_secs_f64());
-        let mine = match agree(comm, mine) {
-            Ok(mine) => mine,
-            Err(code) => return code,
-        };
-        let t1 = Instant::now();
-        results = match gather_results(comm, &plan, mine, &mut stats) {
+        results = match call_and_combine(comm, &program, &plan, &args, path, &mut stats) {
             Ok(r) => r,
             Err(code) => return code,
         };
-        stats.combine.push(t1.elapsed().as_secs_f64());
-        stats.call.push(t0.elapsed().as_secs_f64());
     }
     // Every rank's median computing time, for the statistics (after the timed calls).
     let slowest = if a.shard_stats {
@@ -270,22 +260,47 @@ fn split(size: usize, args: &[Value], plan: &ShardPlan) -> Step<Vec<Vec<u8>>> {
 /// A step's failure on one rank: the exit code and the message, not yet printed.
 type Failure = (u8, String);
 
-/// This rank's results, or its run-time error with its message.
-fn call(
+/// One timed call: this rank runs the per-process entry point, the ranks agree on its
+/// outcome, and the results are combined on rank 0 (`None` elsewhere) from where the call
+/// left them (a rank that only sends its rows copies nothing).
+fn call_and_combine(
+    comm: &dyn Comm,
     program: &Program,
     plan: &ShardPlan,
     args: &[Value],
     path: &str,
-) -> Result<Vec<Value>, Failure> {
-    match catch_panic(|| program.call(&plan.entry, args.to_vec())) {
-        Ok(Ok(r)) => Ok(r),
-        Ok(Err(CallError::Runtime(e))) => Err((2, e.to_string())),
-        Ok(Err(e)) => Err((3, format!("Error: {e}"))),
-        Err(p) => Err((
+    stats: &mut Stats,
+) -> Step<Option<Vec<Value>>> {
+    let refs: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+    let t0 = Instant::now();
+    let mut agreed = false;
+    let called = catch_panic(|| {
+        program.call_with(&plan.entry, &refs, |mine| {
+            stats.compute.push(t0.elapsed().as_secs_f64());
+            agreed = true;
+            agree(comm, Ok(()))?;
+            let t1 = Instant::now();
+            let results = gather_results(comm, plan, mine, stats)?;
+            stats.combine.push(t1.elapsed().as_secs_f64());
+            stats.call.push(t0.elapsed().as_secs_f64());
+            Ok(results)
+        })
+    });
+    let failure = match called {
+        Ok(Ok(combined)) => return combined,
+        Ok(Err(CallError::Runtime(e))) => (2, e.to_string()),
+        Ok(Err(e)) => (3, format!("Error: {e}")),
+        Err(p) => (
             4,
             format!("internal error: gradus panicked while running {path}: {p}"),
-        )),
+        ),
+    };
+    if agreed {
+        // A panic after the ranks agreed (in combining): every rank took part in it.
+        eprintln!("{}", failure.1);
+        return Err(failure.0);
     }
+    agree(comm, Err(failure))
 }
 
 /// Every process learns whether a step failed on any of them: the ranks' outcomes are
@@ -346,7 +361,7 @@ impl Stats {
 fn gather_results(
     comm: &dyn Comm,
     plan: &ShardPlan,
-    mine: Vec<Value>,
+    mine: &[ValueRef],
     stats: &mut Stats,
 ) -> Step<Option<Vec<Value>>> {
     let (out, traffic) = comm.combine(plan, mine).map_err(|e| {

@@ -4,7 +4,7 @@
 use crate::shard::Comm;
 use gradus::shard::ShardPlan;
 use gradus::shard::mpi::{Results, Traffic, combine_results};
-use gradus::value::Value;
+use gradus::value::{Value, ValueRef};
 use mpi::Count;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
@@ -77,7 +77,7 @@ impl Comm for World {
     fn combine(
         &self,
         plan: &ShardPlan,
-        mine: Vec<Value>,
+        mine: &[ValueRef],
     ) -> Result<(Option<Vec<Value>>, Traffic), String> {
         combine_results(&self.0, plan, mine, Results::Root)
     }

@@ -3,7 +3,7 @@
 //! in one process. The in-process simulation of the tests and the MPI runtime share it.
 
 use super::Combine;
-use crate::value::{Array, Buffer, Scalar, Value};
+use crate::value::{Array, Buffer, Scalar, Value, ValueRef};
 
 /// Where a call's combined results are wanted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct Traffic {
 /// Bytes of the results among `mine` that are reduced across processes (sums, maxima and
 /// minima; `combine` says which), as packed for their reductions ([`pack_sum`]: 8 per
 /// element).
-pub fn reduced_bytes(combine: &[Combine], mine: &[Value]) -> usize {
+pub fn reduced_bytes(combine: &[Combine], mine: &[ValueRef]) -> usize {
     mine.iter()
         .zip(combine)
         .filter(|(_, how)| matches!(how, Combine::Sum | Combine::Max | Combine::Min))

@@ -1,7 +1,8 @@
 //! Gathering the rows results of a sharded call (the cargo feature `mpi`; docs/mpi.md
 //! §Combining results): every process's rows, in rank order, into one vector.
 //!
-//! **Takes** each process's vector of raw elements and every process's element count.
+//! **Takes** each process's raw elements, borrowed where they lie (the native backend's
+//! buffers: a process that only sends copies nothing), and every process's element count.
 //! **Guarantees** that the combined vector holds every process's elements in rank order, on
 //! every process (`Allgatherv`) or on rank 0 only (`Gatherv`; rank 0's own elements are
 //! copied to the front of a vector of the whole size, the others received after them). MPI
@@ -61,52 +62,49 @@ pub(crate) fn displacements(counts: &[Count]) -> Vec<Count> {
         .collect()
 }
 
-/// Every process's `v` concatenated in rank order, left in `v`, on every process
-/// (`Allgatherv`): `counts[r]` is the number of elements of process `r`, this process's
-/// among them (`v.len()`), and all of them together fit in one MPI count.
+/// Every process's `mine` concatenated in rank order, on every process (`Allgatherv`):
+/// `counts[r]` is the number of elements of process `r`, this process's among them
+/// (`mine.len()`), and all of them together fit in one MPI count.
 pub(crate) fn all_gather_vec<C: Communicator, T: Equivalence>(
     comm: &C,
-    v: &mut Vec<T>,
+    mine: &[T],
     counts: &[Count],
-) {
+) -> Vec<T> {
     let total: usize = counts.iter().map(|&c| c as usize).sum();
     let displs = displacements(counts);
     let mut whole: Vec<T> = Vec::with_capacity(total);
     advise_huge_pages(whole.spare_capacity_mut());
     let mut spare = Spare(&mut whole.spare_capacity_mut()[..total]);
     let mut recv = PartitionMut::new(&mut spare, counts, &displs[..]);
-    comm.all_gather_varcount_into(&v[..], &mut recv);
+    comm.all_gather_varcount_into(mine, &mut recv);
     // SAFETY: `Allgatherv` has written `counts[r]` elements at `displs[r]` for every process
     // `r`; these blocks are adjacent and start at 0, so they cover the first `total` elements.
     // Each is a copy of an initialised element of type `T` sent by a process of the same
     // program (the callers check that the element types agree), so it is a valid `T`.
     unsafe { whole.set_len(total) };
-    *v = whole;
+    whole
 }
 
-/// Every process's `v` concatenated in rank order on rank 0, in its `v` (rank 0's own
-/// elements at the front; the others are written after them), by `Gatherv`; the other
-/// processes only send theirs. `counts` as for [`all_gather_vec`].
+/// Every process's `mine` concatenated in rank order on rank 0 (`Some` there, `None`
+/// elsewhere), by `Gatherv`: rank 0 copies its own elements to the front of a vector of the
+/// whole size and receives the others after them; the other processes send theirs from
+/// where they lie. `counts` as for [`all_gather_vec`].
 pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence + Copy>(
     comm: &C,
-    v: &mut Vec<T>,
+    mine: &[T],
     counts: &[Count],
-) {
+) -> Option<Vec<T>> {
     let root = comm.process_at_rank(0);
     if comm.rank() != 0 {
-        root.gather_varcount_into(&v[..]);
-        return;
+        root.gather_varcount_into(mine);
+        return None;
     }
-    let own = v.len();
+    let own = mine.len();
     debug_assert_eq!(own, counts[0] as usize);
     let others: usize = counts[1..].iter().map(|&c| c as usize).sum();
-    // A new buffer of the whole size, with rank 0's rows copied to its front, rather than
-    // `v` grown in place: growing a large vector moves its mapping (`mremap`), which splits
-    // the huge pages its rows were copied into and took longer than copying them again.
     let mut whole: Vec<T> = Vec::with_capacity(own + others);
     advise_huge_pages(whole.spare_capacity_mut());
-    whole.extend_from_slice(&v[..]);
-    *v = whole;
+    whole.extend_from_slice(mine);
     // Rank 0 receives nothing from itself: its block is empty, and the others' blocks are
     // placed from the start of the spare capacity.
     let mut counts = counts.to_vec();
@@ -115,7 +113,7 @@ pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence + Copy>(
     // A distinct, real address for rank 0's empty contribution (Open MPI rejects a send
     // buffer that looks like it aliases the receive buffer).
     let nothing = [0u8; 1];
-    let mut spare = Spare(&mut v.spare_capacity_mut()[..others]);
+    let mut spare = Spare(&mut whole.spare_capacity_mut()[..others]);
     let mut recv = PartitionMut::new(&mut spare, &counts[..], &displs[..]);
     root.gather_varcount_into_root(&nothing[..0], &mut recv);
     // SAFETY: `Gatherv` has written `counts[r]` elements at `displs[r]` of the spare capacity
@@ -123,5 +121,6 @@ pub(crate) fn gather_vec_to_root<C: Communicator, T: Equivalence + Copy>(
     // first `others` elements. Each is a copy of an initialised element of type `T` sent by a
     // process of the same program (the callers check that the element types agree), so it is
     // a valid `T`.
-    unsafe { v.set_len(own + others) };
+    unsafe { whole.set_len(own + others) };
+    Some(whole)
 }

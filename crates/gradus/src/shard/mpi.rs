@@ -23,7 +23,7 @@ pub use super::combine::{Results, Traffic};
 use super::{Combine, ShardPlan, combine, gather};
 use crate::diag::Diagnostics;
 use crate::program::{CallError, Program};
-use crate::value::{Array, Scalar, Value};
+use crate::value::{Array, Buffer, Scalar, Value, ValueRef, ViewData};
 use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
@@ -62,7 +62,7 @@ impl Sharded {
         comm: &C,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, CallError> {
-        let out = self.call_to(comm, args, Results::Everywhere)?;
+        let out = self.call_to(comm, &args, Results::Everywhere)?;
         Ok(out.expect("results everywhere"))
     }
 
@@ -75,7 +75,7 @@ impl Sharded {
         comm: &C,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, CallError> {
-        let out = self.call_to(comm, args, Results::Local)?;
+        let out = self.call_to(comm, &args, Results::Local)?;
         Ok(out.expect("results on every process"))
     }
 
@@ -87,33 +87,43 @@ impl Sharded {
         comm: &C,
         args: Vec<Value>,
     ) -> Result<Option<Vec<Value>>, CallError> {
-        self.call_to(comm, args, Results::Root)
+        self.call_to(comm, &args, Results::Root)
     }
 
     fn call_to<C: Communicator>(
         &self,
         comm: &C,
-        args: Vec<Value>,
+        args: &[Value],
         to: Results,
     ) -> Result<Option<Vec<Value>>, CallError> {
-        let local = self.local_rows(&args)?;
-        self.check_shapes(comm, &args)?;
+        let local = self.local_rows(args)?;
+        self.check_shapes(comm, args)?;
         let mut offset = 0i64;
         comm.exclusive_scan_into(&local, &mut offset, SystemOperation::sum());
         if comm.rank() == 0 {
             // Left undefined by MPI on the first process.
             offset = 0;
         }
-        let mut full = args;
-        full.push(Value::Scalar(Scalar::I64(i64::from(comm.rank()))));
-        full.push(Value::Scalar(Scalar::I64(offset)));
-        let mine = agree(
-            comm,
-            &self.plan.entry,
-            self.program.call(&self.plan.entry, full),
-        )?;
-        let (out, _) = combine_results(comm, &self.plan, mine, to).map_err(CallError::BadInput)?;
-        Ok(out)
+        let mut full: Vec<ValueRef> = args.iter().map(Value::as_value_ref).collect();
+        full.push(ValueRef::Scalar(Scalar::I64(i64::from(comm.rank()))));
+        full.push(ValueRef::Scalar(Scalar::I64(offset)));
+        // The results are combined from the native backend's buffers, where the call leaves
+        // them (no copy of rows a process only sends); every process agrees on the call's
+        // outcome first, whether or not its own call succeeded.
+        let entry = &self.plan.entry;
+        let mut agreed = false;
+        let combined = self.program.call_with(entry, &full, |mine| {
+            agreed = true;
+            agree(comm, entry, Ok(()))?;
+            let (out, _) =
+                combine_results(comm, &self.plan, mine, to).map_err(CallError::BadInput)?;
+            Ok(out)
+        });
+        match combined {
+            Ok(out) => out,
+            Err(e) if agreed => Err(e),
+            Err(e) => agree(comm, entry, Err(e)),
+        }
     }
 
     /// The number of rows of this process's sharded arguments, which must agree.
@@ -245,20 +255,20 @@ fn element_bytes<T: Equivalence>(v: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
 }
 
-/// Combines every process's results `mine` of the per-process entry point of `plan` into
-/// those of the unsharded call, on the processes `to` names (`None` on the others): the
-/// partial sums packed into one reduction per element kind, each result made of rows
-/// gathered, as raw elements, straight into the buffer of the combined result (rank 0's own
-/// rows stay where they are when only rank 0 gets results). Every process must call it
-/// together; an error (rows results of different types or inner shapes) is the same on all.
+/// Combines every process's results `mine` of the per-process entry point of `plan` (borrowed
+/// where the call left them) into those of the unsharded call, on the processes `to` names
+/// (`None` on the others): the partial sums packed into one reduction per element kind, each
+/// result made of rows gathered, as raw elements, straight from where it lies into the
+/// buffer of the combined result. Every process must call it together; an error (rows
+/// results of different types or inner shapes) is the same on all.
 pub fn combine_results<C: Communicator>(
     comm: &C,
     plan: &ShardPlan,
-    mine: Vec<Value>,
+    mine: &[ValueRef],
     to: Results,
 ) -> Result<(Option<Vec<Value>>, Traffic), String> {
     let mut traffic = Traffic {
-        reduced: combine::reduced_bytes(&plan.combine, &mine),
+        reduced: combine::reduced_bytes(&plan.combine, mine),
         gathered: 0,
     };
     let receives = to != Results::Root || comm.rank() == 0;
@@ -267,7 +277,7 @@ pub fn combine_results<C: Communicator>(
         let (mut floats, mut ints) = (Vec::new(), Vec::new());
         for (v, h) in mine.iter().zip(&plan.combine) {
             if *h == how {
-                combine::pack_sum(v, &mut floats, &mut ints);
+                combine::pack_sum(&v.to_value(), &mut floats, &mut ints);
             }
         }
         if how == Combine::Sum {
@@ -278,28 +288,28 @@ pub fn combine_results<C: Communicator>(
         reduce(comm, &mut ints, how, to);
         packed.push((how, floats, ints, 0, 0));
     }
-    let layout = RowsLayout::exchange(comm, plan, &mine)?;
+    let layout = RowsLayout::exchange(comm, plan, mine)?;
     let mut ci = 0;
     let mut out = Vec::with_capacity(mine.len());
-    for (v, how) in mine.into_iter().zip(&plan.combine) {
-        out.push(match how {
-            Combine::Replicated => v,
-            Combine::Concat if to == Results::Local => v,
-            Combine::Concat => {
+    for (v, how) in mine.iter().zip(&plan.combine) {
+        let combined = match how {
+            Combine::Concat if to != Results::Local => {
                 ci += 1;
                 let width = v.elem_type().byte_width();
                 traffic.gathered += width * layout.received(comm.rank() as usize, ci - 1, to);
                 gather_rows(comm, v, &layout.counts(ci - 1), to)
             }
-            _ if !receives => v,
+            _ if !receives => None,
+            Combine::Replicated | Combine::Concat => Some(v.to_value()),
             reduced => {
                 let (_, floats, ints, fi, ii) = packed
                     .iter_mut()
                     .find(|p| p.0 == *reduced)
                     .expect("a reduction");
-                combine::unpack_sum(&v, floats, ints, fi, ii)
+                Some(combine::unpack_sum(&v.to_value(), floats, ints, fi, ii))
             }
-        });
+        };
+        out.extend(combined);
     }
     Ok((receives.then_some(out), traffic))
 }
@@ -364,7 +374,7 @@ impl RowsLayout {
     fn exchange<C: Communicator>(
         comm: &C,
         plan: &ShardPlan,
-        mine: &[Value],
+        mine: &[ValueRef],
     ) -> Result<RowsLayout, String> {
         let mut local = Vec::new();
         for (v, how) in mine.iter().zip(&plan.combine) {
@@ -449,34 +459,47 @@ impl RowsLayout {
 }
 
 /// The concatenation of every process's `mine` (an array of its rows) in rank order, on the
-/// processes `to` names; `mine` itself elsewhere (which the caller drops).
-fn gather_rows<C: Communicator>(comm: &C, mine: Value, counts: &[Count], to: Results) -> Value {
-    let Value::Array(a) = mine else {
-        return mine;
+/// processes `to` names (`None` elsewhere).
+fn gather_rows<C: Communicator>(
+    comm: &C,
+    mine: &ValueRef,
+    counts: &[Count],
+    to: Results,
+) -> Option<Value> {
+    let ValueRef::Array(a) = mine else {
+        return (to != Results::Root || comm.rank() == 0).then(|| mine.to_value());
     };
     let mut shape = a.shape().to_vec();
     let row: usize = shape[1..].iter().product();
     let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let mut buf = a.into_buffer();
-    if total > 0 {
-        crate::with_buffer!(&mut buf, v => gather_vec(comm, v, counts, to));
+    shape[0] = total.checked_div(row).unwrap_or(0);
+    macro_rules! gathered {
+        ($($v:ident),*) => {
+            match a.data() {
+                $(ViewData::$v(s) => gather_vec(comm, s, counts, to).map(Buffer::$v)),*
+            }
+        };
     }
-    if to != Results::Root || comm.rank() == 0 {
-        shape[0] = total.checked_div(row).unwrap_or(0);
-    }
-    Value::Array(Array::new(shape, buf).expect("the shape of the gathered rows"))
+    let buf = gathered!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64)?;
+    Some(Value::Array(
+        Array::new(shape, buf).expect("the shape of the gathered rows"),
+    ))
 }
 
-/// `Gatherv`/`Allgatherv` of every process's `v` into one vector, in rank order, left in `v`
-/// where it is wanted (`super::gather`: received straight into uninitialised capacity).
+/// `Gatherv`/`Allgatherv` of every process's `mine` into one vector, in rank order, on the
+/// processes `to` names (`super::gather`: received straight into uninitialised capacity).
 fn gather_vec<C: Communicator, T: Equivalence + Copy>(
     comm: &C,
-    v: &mut Vec<T>,
+    mine: &[T],
     counts: &[Count],
     to: Results,
-) {
+) -> Option<Vec<T>> {
+    if counts.iter().all(|&c| c == 0) {
+        // Nothing anywhere (the same on every process): no collective.
+        return (to != Results::Root || comm.rank() == 0).then(Vec::new);
+    }
     match to {
-        Results::Everywhere | Results::Local => gather::all_gather_vec(comm, v, counts),
-        Results::Root => gather::gather_vec_to_root(comm, v, counts),
+        Results::Everywhere | Results::Local => Some(gather::all_gather_vec(comm, mine, counts)),
+        Results::Root => gather::gather_vec_to_root(comm, mine, counts),
     }
 }
