@@ -152,15 +152,15 @@ impl Printer<'_> {
         self.lanes_off = true;
         self.plain_for(s, d + 1);
         self.lanes_off = false;
-        let marked = self.out[start..].contains("GR_SIMD_SUM(");
-        self.line(d, "} else {");
-        self.plain_for(s, d + 1);
-        self.line(d, "}");
-        if !marked {
+        if !self.out[start..].contains("GR_SIMD_SUM(") {
             // Not vectorisable across rows (it can leave the loop early): lanes only.
             self.out.truncate(start);
             self.plain_for(s, d);
+            return true;
         }
+        self.line(d, "} else {");
+        self.plain_for(s, d + 1);
+        self.line(d, "}");
         true
     }
 }
