@@ -296,7 +296,8 @@ fn call_and_combine(
         ),
     };
     if agreed {
-        // A panic after the ranks agreed (in combining): every rank took part in it.
+        // A panic while combining, after the ranks agreed, is a bug in gradus: reported on
+        // this rank, with no further collective to join.
         eprintln!("{}", failure.1);
         return Err(failure.0);
     }
