@@ -12,6 +12,7 @@ mod alloc_slots;
 mod api;
 mod compile_units;
 mod gpu_cuda_kernels;
+mod gpu_sub_hist;
 mod in_place;
 mod map_takes_input;
 mod program_call_with;

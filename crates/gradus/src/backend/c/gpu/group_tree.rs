@@ -41,59 +41,44 @@ impl Printer<'_> {
         t: &GroupTree,
     ) -> String {
         let g = GPU_GROUP_SIZE;
-        let host_out = std::mem::take(&mut self.out);
-        let host_prims = std::mem::take(&mut self.prims);
-        let saved_labels = std::mem::take(&mut self.fail_labels);
-        let saved_key = self.iter_key.replace("(gr_base + gr_lid)".into());
-        if let Some(s) = self.gpu.as_mut() {
-            s.in_kernel = true;
-        }
-        self.fail_labels.push((KERNEL_EXIT.into(), false));
-        for (j, (_, elem)) in t.parts.iter().enumerate() {
-            self.line(1, &format!("__local {} gr_t{j}[{g}];", kernel_elem(*elem)));
-        }
-        self.out.push_str(views);
-        self.line(1, "if (gr_lid < gr_cnt) {");
-        for (j, (arr, _)) in t.parts.iter().enumerate() {
-            self.line(2, &format!("gr_t{j}[gr_lid] = {arr}[gr_base + gr_lid];"));
-        }
-        self.line(1, "}");
-        self.line(
-            1,
-            &format!("for (int64_t gr_s = 1; gr_s < {g}; gr_s *= 2) {{"),
-        );
-        self.line(2, "barrier(CLK_LOCAL_MEM_FENCE);");
-        self.line(
-            2,
-            "if (gr_lid % (2 * gr_s) == 0 && gr_lid + gr_s < gr_cnt) {",
-        );
-        for (j, (_, elem)) in t.parts.iter().enumerate() {
-            let ct = c_type(*elem);
-            let (l, r) = (&t.left[j], &t.right[j]);
-            self.line(3, &format!("{ct} {l} GR_UNUSED = gr_t{j}[gr_lid];"));
-            self.line(3, &format!("{ct} {r} GR_UNUSED = gr_t{j}[gr_lid + gr_s];"));
-        }
-        self.kernel_stms(&t.op, 3);
-        for (j, r) in t.res.iter().enumerate() {
-            self.line(3, &format!("gr_t{j}[gr_lid] = {r};"));
-        }
-        self.line(2, "}");
-        self.line(1, "}");
-        self.line(1, "if (gr_lid == 0) {");
-        for (j, (arr, _)) in t.out.iter().enumerate() {
-            self.line(2, &format!("{arr}[gr_grp] = gr_t{j}[0];"));
-        }
-        self.line(1, "}");
-        self.fail_labels = saved_labels;
-        self.iter_key = saved_key;
-        if let Some(s) = self.gpu.as_mut() {
-            s.in_kernel = false;
-        }
-        let body = std::mem::replace(&mut self.out, host_out);
-        let kernel_prims = std::mem::replace(&mut self.prims, host_prims);
-        if let Some(s) = self.gpu.as_mut() {
-            s.prims.extend(kernel_prims);
-        }
+        let key = "(gr_base + gr_lid)".to_string();
+        let (body, _) = self.kernel_body(key, KERNEL_EXIT, |p| {
+            for (j, (_, elem)) in t.parts.iter().enumerate() {
+                p.line(1, &format!("__local {} gr_t{j}[{g}];", kernel_elem(*elem)));
+            }
+            p.out.push_str(views);
+            p.line(1, "if (gr_lid < gr_cnt) {");
+            for (j, (arr, _)) in t.parts.iter().enumerate() {
+                p.line(2, &format!("gr_t{j}[gr_lid] = {arr}[gr_base + gr_lid];"));
+            }
+            p.line(1, "}");
+            p.line(
+                1,
+                &format!("for (int64_t gr_s = 1; gr_s < {g}; gr_s *= 2) {{"),
+            );
+            p.line(2, "barrier(CLK_LOCAL_MEM_FENCE);");
+            p.line(
+                2,
+                "if (gr_lid % (2 * gr_s) == 0 && gr_lid + gr_s < gr_cnt) {",
+            );
+            for (j, (_, elem)) in t.parts.iter().enumerate() {
+                let ct = c_type(*elem);
+                let (l, r) = (&t.left[j], &t.right[j]);
+                p.line(3, &format!("{ct} {l} GR_UNUSED = gr_t{j}[gr_lid];"));
+                p.line(3, &format!("{ct} {r} GR_UNUSED = gr_t{j}[gr_lid + gr_s];"));
+            }
+            p.kernel_stms(&t.op, 3);
+            for (j, r) in t.res.iter().enumerate() {
+                p.line(3, &format!("gr_t{j}[gr_lid] = {r};"));
+            }
+            p.line(2, "}");
+            p.line(1, "}");
+            p.line(1, "if (gr_lid == 0) {");
+            for (j, (arr, _)) in t.out.iter().enumerate() {
+                p.line(2, &format!("{arr}[gr_grp] = gr_t{j}[0];"));
+            }
+            p.line(1, "}");
+        });
         format!(
             "__kernel void gr_k{id}({}) {{\n  const int64_t gr_lid = (int64_t)get_local_id(0);\n  const int64_t gr_grp = (int64_t)get_group_id(0);\n  const int64_t gr_base = gr_grp * {g};\n  const int64_t gr_cnt = gr_n - gr_base < {g} ? gr_n - gr_base : {g};\n{body}}}\n",
             params.join(", ")

@@ -307,6 +307,12 @@ static GR_UNUSED int gr_gpu_arr(struct gr_ctx *ctx, int k, int arg, const void *
   return 0;
 }
 
+/* Bytes from `p` to the end of the array the device runtime knows it in (0 for none). */
+static GR_UNUSED int64_t gr_gpu_span(const void *p) {
+  gr_mirror *m = gr_gpu_find(p);
+  return m ? (int64_t)(m->host + m->bytes - (const char *)p) : 0;
+}
+
 /* Kernel argument `arg` of kernel `k`: a scalar of `n` bytes at `v`. */
 static GR_UNUSED int gr_gpu_val(struct gr_ctx *ctx, int k, int arg, const void *v, size_t n) {
   int e = gr_gpu.ops.arg(k, arg, v, n);

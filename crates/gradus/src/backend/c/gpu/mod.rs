@@ -23,6 +23,7 @@ mod hoist;
 pub mod host;
 pub mod opencl;
 pub mod prelude;
+mod sub_hist;
 
 use super::prims::{c_type, definition};
 use super::print::Printer;
@@ -49,6 +50,8 @@ pub(super) struct GpuState {
     pub host_loops: Vec<String>,
     /// The most parameters of any kernel.
     pub max_params: usize,
+    /// In a kernel with sub-histograms, the arrays whose atomic additions go to local copies.
+    pub sub_hist: sub_hist::SubHistViews,
 }
 
 /// The kernels' dialect: the OpenCL C they are written in, or the CUDA C++ that NVRTC
@@ -74,6 +77,13 @@ pub(super) struct Uses {
     pub arrays: BTreeMap<String, (bool, bool)>,
     /// What keeps the code from running as a kernel, if anything.
     pub blocker: Option<&'static str>,
+    /// The outer arrays that atomic additions update, with their element types.
+    pub atomic_roots: BTreeMap<String, BTreeSet<PrimType>>,
+    /// The outer array each array that atomic additions update views, where it views one.
+    pub atomic_views: HashMap<String, String>,
+    /// Outer arrays touched otherwise: read, stored into, copied, added to without an atomic
+    /// operation, or updated through a view of more than one outer array.
+    pub touched_otherwise: BTreeSet<String>,
 }
 
 /// Collects [`Uses`] (see [`uses`]).
@@ -125,6 +135,7 @@ impl UseWalk<'_> {
     fn touch(&mut self, arr: &str, write: bool) {
         self.mention(arr);
         for r in self.roots(arr) {
+            self.out.touched_otherwise.insert(r.clone());
             let e = self.out.arrays.entry(r).or_default();
             if write {
                 e.1 = true;
@@ -161,6 +172,26 @@ impl UseWalk<'_> {
                 self.ex(idx);
             }
             Ex::Not(a) => self.ex(a),
+        }
+    }
+
+    /// An atomic addition of `elem`s into `arr`: a write, recorded with the outer array it
+    /// updates where `arr` views exactly one.
+    fn atomic_add(&mut self, arr: &str, elem: PrimType) {
+        let roots = self.roots(arr);
+        if roots.len() != 1 {
+            self.touch(arr, true);
+            return;
+        }
+        self.mention(arr);
+        for r in roots {
+            self.out.arrays.entry(r.clone()).or_default().1 = true;
+            self.out
+                .atomic_roots
+                .entry(r.clone())
+                .or_default()
+                .insert(elem);
+            self.out.atomic_views.insert(arr.to_string(), r);
         }
     }
 
@@ -205,6 +236,17 @@ impl UseWalk<'_> {
                     }
                     _ => {}
                 }
+            }
+            Stm::AtomicAdd {
+                elem,
+                arr,
+                idx,
+                val,
+                atomic: true,
+            } => {
+                self.ex(idx);
+                self.ex(val);
+                self.atomic_add(arr, *elem);
             }
             Stm::Store { arr, idx, val, .. } | Stm::AtomicAdd { arr, idx, val, .. } => {
                 self.ex(idx);
@@ -421,6 +463,21 @@ impl Printer<'_> {
         let text = self.kernel_text(id, var, &params, &views, body);
         self.add_kernel(text, params.len());
         let b = self.ex(bound);
+        let targets = sub_hist::targets(&u);
+        if !targets.is_empty() {
+            let (_, _, sub_launch) = self.kernel_params(&u, id + 1);
+            let text = self.sub_hist_kernel_text(
+                id + 1,
+                (var, body),
+                (&params, &views),
+                &targets,
+                &u.atomic_views,
+            );
+            self.add_kernel(text, params.len() + targets.len());
+            let sizes = (id, b.as_str(), params.len());
+            self.launch_sub_hist_choice(&targets, (&launch, &sub_launch), sizes, d);
+            return;
+        }
         self.line(d, &format!("/* kernel gr_k{id} */"));
         self.launch_line(
             &launch,
@@ -496,29 +553,45 @@ impl Printer<'_> {
         views: &str,
         body: &[Stm],
     ) -> String {
+        let (kernel_body, _) =
+            self.kernel_body(var.to_string(), KERNEL_EXIT, |p| p.kernel_stms(body, 1));
+        format!(
+            "__kernel void gr_k{id}({}) {{\n  int64_t {var} = (int64_t)get_global_id(0);\n  if ({var} >= gr_n) return;\n{views}{kernel_body}}}\n",
+            params.join(", ")
+        )
+    }
+
+    /// What `print` prints as kernel code, with `iter_key` as the position of its errors in
+    /// the order of errors and `exit` where they leave to (see [`KERNEL_EXIT`]); the printer's
+    /// host state is kept aside meanwhile, and the primitive operations used go to the
+    /// kernels'. Returns the text and whether an error may leave to `exit`.
+    pub(super) fn kernel_body(
+        &mut self,
+        iter_key: String,
+        exit: &str,
+        print: impl FnOnce(&mut Self),
+    ) -> (String, bool) {
         let host_out = std::mem::take(&mut self.out);
         let host_prims = std::mem::take(&mut self.prims);
         let saved_labels = std::mem::take(&mut self.fail_labels);
-        let saved_key = self.iter_key.replace(var.to_string());
+        let saved_key = self.iter_key.replace(iter_key);
         if let Some(g) = self.gpu.as_mut() {
             g.in_kernel = true;
         }
-        self.fail_labels.push((KERNEL_EXIT.into(), false));
-        self.kernel_stms(body, 1);
+        self.fail_labels.push((exit.into(), false));
+        print(self);
+        let exit_used = self.fail_labels.pop().is_some_and(|(_, used)| used);
         self.fail_labels = saved_labels;
         self.iter_key = saved_key;
         if let Some(g) = self.gpu.as_mut() {
             g.in_kernel = false;
         }
-        let kernel_body = std::mem::replace(&mut self.out, host_out);
+        let text = std::mem::replace(&mut self.out, host_out);
         let kernel_prims = std::mem::replace(&mut self.prims, host_prims);
         if let Some(g) = self.gpu.as_mut() {
             g.prims.extend(kernel_prims);
         }
-        format!(
-            "__kernel void gr_k{id}({}) {{\n  int64_t {var} = (int64_t)get_global_id(0);\n  if ({var} >= gr_n) return;\n{views}{kernel_body}}}\n",
-            params.join(", ")
-        )
+        (text, exit_used)
     }
 
     fn kernel_stms(&mut self, stms: &[Stm], d: usize) {
@@ -551,26 +624,24 @@ impl Printer<'_> {
                 val,
                 atomic: true,
             } => {
+                if let Some(line) = self.sub_hist_add(*elem, arr, idx, val) {
+                    self.line(d, &line);
+                    return;
+                }
                 let (i, v) = (self.ex(idx), self.ex(val));
                 let slot = format!("&{arr}[{i}]");
-                let line = match (*elem, elem.bits()) {
-                    (PrimType::Bool, _) => {
-                        format!(
-                            "gr_atomic_op_small((volatile __global uchar *){slot}, (uint)({v}), 1, 1);"
-                        )
-                    }
-                    (PrimType::F64, _) => format!("gr_atomic_add_f64({slot}, {v});"),
-                    (PrimType::F32, _) => format!("gr_atomic_add_f32({slot}, {v});"),
-                    (t, 8 | 16) => format!(
-                        "gr_atomic_op_small((volatile __global uchar *){slot}, (uint)({}){v}, {}, 0);",
-                        if t.bits() == 8 { "uchar" } else { "ushort" },
-                        t.bits() / 8
-                    ),
-                    (_, 32) => {
-                        format!("atomic_add((volatile __global uint *){slot}, (uint)({v}));")
-                    }
-                    _ => format!("atom_add((volatile __global ulong *){slot}, (ulong)({v}));"),
-                };
+                let line =
+                    sub_hist::atomic_add(*elem, "__global", &slot, &v).unwrap_or_else(|| {
+                        // Booleans (an or) and bytes and halves: the aligned word that holds them.
+                        let small = "gr_atomic_op_small((volatile __global uchar *)";
+                        match elem.bits() {
+                            _ if *elem == PrimType::Bool => {
+                                format!("{small}{slot}, (uint)({v}), 1, 1);")
+                            }
+                            8 => format!("{small}{slot}, (uint)(uchar){v}, 1, 0);"),
+                            _ => format!("{small}{slot}, (uint)(ushort){v}, 2, 0);"),
+                        }
+                    });
                 self.line(d, &line);
             }
             Stm::SetArr {

@@ -3,14 +3,16 @@
 //! same text CUDA C++ for NVRTC (compiled with `--device-as-default-execution-space`): it
 //! defines OpenCL's address-space qualifiers away (`__local` as `__shared__`) and its built-in
 //! functions (`get_global_id`, `get_local_id`, `get_group_id`, `barrier`, `as_*`, the
-//! atomics) over CUDA's. [`COMMON`] follows either: the
-//! fixed-width integer limits, the error record and the atomic additions by
-//! compare-and-swap.
+//! atomics) over CUDA's, and `GR_LPTR` as the local address space of a pointer (OpenCL's
+//! `__local`, nothing in CUDA). [`COMMON`] follows either: the fixed-width integer limits,
+//! the error record and the atomic additions by compare-and-swap, in global and in local
+//! memory.
 
 /// The OpenCL compiler's prelude.
 pub const OPENCL: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL FP_CONTRACT OFF
+#define GR_LPTR __local
 typedef char int8_t;
 typedef short int16_t;
 typedef int int32_t;
@@ -96,6 +98,7 @@ typedef unsigned long ulong;
 #define CLK_LOCAL_MEM_FENCE 1
 #define mem_fence(flags) __threadfence()
 #define __local __shared__
+#define GR_LPTR
 #define barrier(flags) __syncthreads()
 static inline unsigned long get_global_id(int dim) {
   return (unsigned long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -174,6 +177,18 @@ static inline void gr_atomic_add_f64(volatile __global double *p, double v) {
 }
 static inline void gr_atomic_add_f32(volatile __global float *p, float v) {
   volatile __global uint *q = (volatile __global uint *)p;
+  uint old = *q, seen;
+  do { seen = old; old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v)); } while (old != seen);
+}
+/* The same in local memory (`GR_LPTR`: OpenCL's `__local`; nothing in CUDA, whose atomics
+   take generic pointers). */
+static inline void gr_local_add_f64(volatile GR_LPTR double *p, double v) {
+  volatile GR_LPTR ulong *q = (volatile GR_LPTR ulong *)p;
+  ulong old = *q, seen;
+  do { seen = old; old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v)); } while (old != seen);
+}
+static inline void gr_local_add_f32(volatile GR_LPTR float *p, float v) {
+  volatile GR_LPTR uint *q = (volatile GR_LPTR uint *)p;
   uint old = *q, seen;
   do { seen = old; old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v)); } while (old != seen);
 }
