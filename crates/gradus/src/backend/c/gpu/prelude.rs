@@ -170,28 +170,22 @@ static void gr_kfail(volatile __global struct gr_kerr *e, int64_t seq, int64_t i
 
 static inline int64_t gr_bits_f64(double x) { return as_long(x); }
 
-static inline void gr_atomic_add_f64(volatile __global double *p, double v) {
-  volatile __global ulong *q = (volatile __global ulong *)p;
-  ulong old = *q, seen;
-  do { seen = old; old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v)); } while (old != seen);
+/* Atomic additions of floats by compare-and-swap, in global memory (`gr_atomic_add_*`) and
+   in local memory (`gr_local_add_*`; `GR_LPTR`: OpenCL's `__local`, nothing in CUDA, whose
+   atomics take generic pointers). */
+#define GR_FLOAT_ADDS(kind, space) \
+static inline void gr_##kind##_add_f64(volatile space double *p, double v) { \
+  volatile space ulong *q = (volatile space ulong *)p; \
+  ulong old = *q, seen; \
+  do { seen = old; old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v)); } while (old != seen); \
+} \
+static inline void gr_##kind##_add_f32(volatile space float *p, float v) { \
+  volatile space uint *q = (volatile space uint *)p; \
+  uint old = *q, seen; \
+  do { seen = old; old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v)); } while (old != seen); \
 }
-static inline void gr_atomic_add_f32(volatile __global float *p, float v) {
-  volatile __global uint *q = (volatile __global uint *)p;
-  uint old = *q, seen;
-  do { seen = old; old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v)); } while (old != seen);
-}
-/* The same in local memory (`GR_LPTR`: OpenCL's `__local`; nothing in CUDA, whose atomics
-   take generic pointers). */
-static inline void gr_local_add_f64(volatile GR_LPTR double *p, double v) {
-  volatile GR_LPTR ulong *q = (volatile GR_LPTR ulong *)p;
-  ulong old = *q, seen;
-  do { seen = old; old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v)); } while (old != seen);
-}
-static inline void gr_local_add_f32(volatile GR_LPTR float *p, float v) {
-  volatile GR_LPTR uint *q = (volatile GR_LPTR uint *)p;
-  uint old = *q, seen;
-  do { seen = old; old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v)); } while (old != seen);
-}
+GR_FLOAT_ADDS(atomic, __global)
+GR_FLOAT_ADDS(local, GR_LPTR)
 /* Bytes and halves: a compare-and-swap of the aligned word that holds them. */
 static inline void gr_atomic_op_small(volatile __global uchar *p, uint v, int bytes, int is_or) {
   volatile __global uint *w = (volatile __global uint *)((uintptr_t)p & ~(uintptr_t)3);
