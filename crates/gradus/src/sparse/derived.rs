@@ -94,6 +94,8 @@ pub struct SparseDerived {
     point: usize,
     elem: PrimType,
     traced: Traced,
+    /// For a Hessian, the gradient its pattern is traced on (to report its errors).
+    gradient: Option<crate::derive::Derived>,
     /// The derived program: the entry point itself (to report its errors) and the products.
     program: Program,
     columns_entry: String,
@@ -129,12 +131,13 @@ pub(crate) fn derive_sparse(
     };
     check_result(kind, &ep)?;
     let what = format!("the {} of `{entry}`", kind.name());
-    let traced = match kind {
-        SparseKind::Jacobian => Traced::new(prog, entry),
-        SparseKind::Hessian => {
-            let g = prog.derive(Derivative::Grad, entry, Some(&[point]))?;
-            Traced::new(g.program(), g.entry())
-        }
+    let gradient = match kind {
+        SparseKind::Jacobian => None,
+        SparseKind::Hessian => Some(prog.derive(Derivative::Grad, entry, Some(&[point]))?),
+    };
+    let traced = match &gradient {
+        None => Traced::new(prog, entry),
+        Some(g) => Traced::new(g.program(), g.entry()),
     }
     .map_err(|m| DeriveError::new(format!("{what}: {m}")))?;
     let (source, columns_entry, rows_entry) = products_source(prog, kind, &ep, point)?;
@@ -149,6 +152,7 @@ pub(crate) fn derive_sparse(
         point,
         elem,
         traced,
+        gradient,
         program,
         columns_entry,
         rows_entry,
@@ -548,11 +552,21 @@ impl SparseDerived {
         })
     }
 
-    /// The error of the entry point itself at `args` (the trace found that it fails).
+    /// The error of the entry point itself at `args` (the trace found that it fails), or
+    /// else of the gradient a Hessian's pattern is traced on: that may fail where the entry
+    /// point does not, when the entry point's optimisation removed a failing operation whose
+    /// result it does not use (an index out of bounds, say) and the gradient's kept it.
     fn failure(&self, args: &[ValueRef]) -> CallError {
-        match self.program.call_ref(&self.entry.name, args) {
-            Err(e) => e,
-            Ok(_) => CallError::BadInput(format!(
+        if let Err(e) = self.program.call_ref(&self.entry.name, args) {
+            return e;
+        }
+        let gradient_error = self
+            .gradient
+            .as_ref()
+            .and_then(|g| g.program().call_ref(g.entry(), args).err());
+        match gradient_error {
+            Some(e) => e,
+            None => CallError::BadInput(format!(
                 "internal error: tracing {} of `{}` failed where the entry point does not",
                 self.kind.name(),
                 self.entry.name

@@ -530,3 +530,31 @@ entry f [n] (x: [n]f64) : [2]f64 =
     ];
     one_plan_holds_at(src, "f", &points, 0);
 }
+
+/// A Hessian whose gradient fails at the point where the function does not: the function's
+/// optimised code drops an index out of bounds whose result it does not use (`a[3]` of an
+/// array of 2), and the gradient's code, which the pattern is traced on, keeps it. The error
+/// is the gradient's, located, not an internal error (found by `gradus-fuzz`, seed 46400099).
+#[test]
+fn a_gradient_that_fails_where_the_function_does_not_reports_its_error() {
+    let src = "
+def f [n] [m] (c: [n][m]f64) (x: [n]f64, s: f64) : [n][m]f64 =
+  map (\\_ -> map (\\y -> y) (replicate m s))
+      (map2 (\\_ _ -> let a = replicate m (replicate m (replicate m s)) in a[3])
+            (loop acc = replicate n (iota n) for _z in replicate m m do acc) c)
+
+entry sh [n] [m] (c: [n][m]f64) (w: []f64) (v: []f64) : f64 =
+  let fy = flatten (f c (take n v, v[n]))
+  in f64.sum (map (\\i -> w[i] * fy[i]) (iota (length fy)))
+";
+    let prog = Program::from_source("h.fut", src).unwrap();
+    let c = Value::from_ndarray(ndarray::Array2::from_shape_vec((2, 2), random(4, 7)).unwrap());
+    let args = vec![c, f64s(&random(4, 8)), f64s(&random(3, 9))];
+    prog.call("sh", args.clone()).unwrap();
+    let hessian = prog.sparse(SparseKind::Hessian, "sh", Some(2)).unwrap();
+    let e = hessian.call(args).unwrap_err().to_string();
+    assert!(
+        e.contains("out of bounds") && e.contains("h.fut:") && !e.contains("internal error"),
+        "{e}"
+    );
+}
