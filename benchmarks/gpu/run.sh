@@ -64,12 +64,19 @@ bench() {
           esac
       done; } >> "/tmp/bench/$name.fut"
     local es=(); for e in $entries; do es+=(-e "$e"); done
-    # gpu-inner: loops of fewer than 4096 iterations run on the host, launching inner loops.
-    for config in gpu gpu-inner multicore; do
-        local backend=${config%-inner} min_outer=0
+    # gpu-inner: loops of fewer than 4096 iterations run on the host, launching inner loops;
+    # gpu-nosub: no sub-histograms in local memory (atomics into global memory only).
+    for config in gpu gpu-inner gpu-nosub multicore; do
+        local backend=${config%-*} min_outer=0 sub_hist=1024
         [ "$config" = gpu-inner ] && min_outer=4096
+        if [ "$config" = gpu-nosub ]; then
+            # Only where reverse mode's accumulators are small (k-means' centres, GMM's
+            # parameters): elsewhere it is the same kernel.
+            case $name in gmm|kmeans) sub_hist=0 ;; *) continue ;; esac
+        fi
         log "bench $name on $config"
-        GRADUS_GPU_MIN_OUTER=$min_outer timeout 300 gradus bench "/tmp/bench/$name.fut" \
+        GRADUS_GPU_MIN_OUTER=$min_outer GRADUS_GPU_SUB_HIST=$sub_hist \
+            timeout 300 gradus bench "/tmp/bench/$name.fut" \
             --backend "$backend" --runs "$runs" "${es[@]}" \
             --json "$out/bench-$name-$config.json" > "$out/bench-$name-$config.txt" 2>&1
         tail -n 4 "$out/bench-$name-$config.txt" | tee -a "$out/progress.txt"

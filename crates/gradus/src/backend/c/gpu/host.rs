@@ -145,6 +145,18 @@ static GR_UNUSED int64_t gr_gpu_min_outer(void) {
   return v;
 }
 
+/* The longest histogram that kernels copy into local memory (GRADUS_GPU_SUB_HIST, at most
+   the local copies' length; 0 switches the copies off, to compare). */
+static GR_UNUSED int64_t gr_gpu_sub_hist(int64_t most) {
+  static int64_t v = -1;
+  if (v < 0) {
+    const char *s = getenv("GRADUS_GPU_SUB_HIST");
+    v = s && *s ? atoll(s) : INT64_MAX;
+    if (v < 0) v = 0;
+  }
+  return v < most ? v : most;
+}
+
 /* Picks the device runtime (see GRADUS_GPU_RUNTIME) and builds the kernels; once per
    library. */
 static GR_UNUSED int gr_gpu_setup(void) {

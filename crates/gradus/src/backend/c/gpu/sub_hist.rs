@@ -173,8 +173,9 @@ impl Printer<'_> {
 
     /// Launches kernel `gr_k{id}` (plain, `plain` its launch) or `gr_k{id + 1}` (with local
     /// copies of `targets`, `sub` its launch, which sets every argument but the copies'
-    /// lengths, its last ones after the `nparams` of the plain kernel): the latter when every target is at most [`SUB_HIST`] elements long, from
-    /// its view to the end of its buffer (the copy's length).
+    /// lengths, its last ones after the `nparams` of the plain kernel): the latter when every
+    /// target is at most [`SUB_HIST`] elements long (or as many as `GRADUS_GPU_SUB_HIST`
+    /// says, if fewer), from its view to the end of its buffer (the copy's length).
     pub(super) fn launch_sub_hist_choice(
         &mut self,
         targets: &[(String, PrimType)],
@@ -196,7 +197,7 @@ impl Printer<'_> {
                 d + 1,
                 &format!("int64_t gr_sublen{j} = gr_gpu_span({root}) / {width};"),
             );
-            small.push(format!("gr_sublen{j} <= {SUB_HIST}"));
+            small.push(format!("gr_sublen{j} <= gr_gpu_sub_hist({SUB_HIST})"));
             sub.push(format!(
                 "gr_gpu_val(ctx, {sub_id}, {}, &gr_sublen{j}, sizeof gr_sublen{j})",
                 nparams + j
