@@ -463,7 +463,7 @@ impl Printer<'_> {
         let text = self.kernel_text(id, var, &params, &views, body);
         self.add_kernel(text, params.len());
         let b = self.ex(bound);
-        let targets = sub_hist::targets(&u);
+        let targets = sub_hist::targets(&u, self.gpu_types());
         if !targets.is_empty() {
             let (_, _, sub_launch) = self.kernel_params(&u, id + 1);
             let text = self.sub_hist_kernel_text(

@@ -7,8 +7,9 @@
 //!
 //! **Takes** a parallel loop that runs as a kernel, and the [`Uses`] of its body.
 //! **Guarantees**: where the body's atomic additions update at most [`MAX_TARGETS`] outer
-//! arrays, each of one float type (`f64` or `f32`), and the body touches those arrays in no other way, a second kernel is
-//! printed beside the plain one, and the host picks it at run time when every such array is
+//! arrays, each of one float type (`f64` or `f32`, the type of the array and of every view
+//! of it they go through), and the body touches those arrays in no other way, a second
+//! kernel is printed beside the plain one, and the host picks it at run time when every such array is
 //! at most [`SUB_HIST`] elements long (from its view to the end of its buffer). In that
 //! kernel every work-item reaches both barriers: the loop's body is guarded by the iteration
 //! count instead of returning early, and an error jumps to the end of the body instead of
@@ -22,7 +23,7 @@ use super::super::prims::c_type;
 use super::super::print::Printer;
 use super::{Uses, kernel_elem};
 use crate::backend::lower::GPU_GROUP_SIZE;
-use crate::backend::lower::imp::{Ex, Stm};
+use crate::backend::lower::imp::{Ex, Stm, Ty};
 use crate::core::scalar::PrimType;
 use std::collections::HashMap;
 
@@ -39,14 +40,23 @@ pub(super) type SubHistViews = HashMap<String, (usize, String)>;
 /// The outer arrays of a kernel body, with their element types, whose atomic additions can
 /// go through local copies (see the module's guarantees); empty where there are none or the
 /// body does not qualify.
-pub(super) fn targets(u: &Uses) -> Vec<(String, PrimType)> {
+pub(super) fn targets(u: &Uses, types: &HashMap<String, Ty>) -> Vec<(String, PrimType)> {
+    let of_type = |arr: &str, elem: PrimType| matches!(types.get(arr), Some(Ty::Array(t) | Ty::Ptr(t)) if *t == elem);
     let mut out = Vec::new();
     for (root, elems) in &u.atomic_roots {
         let mut elems = elems.iter();
         let (Some(&elem), None) = (elems.next(), elems.next()) else {
             return Vec::new();
         };
-        if u.touched_otherwise.contains(root) || !has_local_add(elem) {
+        let views_typed = u
+            .atomic_views
+            .iter()
+            .all(|(arr, r)| r != root || of_type(arr, elem));
+        if u.touched_otherwise.contains(root)
+            || !has_local_add(elem)
+            || !of_type(root, elem)
+            || !views_typed
+        {
             return Vec::new();
         }
         out.push((root.clone(), elem));
