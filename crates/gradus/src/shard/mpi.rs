@@ -109,11 +109,10 @@ impl Sharded {
         full.push(ValueRef::Scalar(Scalar::I64(offset)));
         // The results are combined from the native backend's buffers, where the call leaves
         // them (no copy of rows a process only sends); every process agrees on the call's
-        // outcome first, whether or not its own call succeeded.
+        // outcome first, whether or not its own call succeeded: inside the closure where it
+        // did (`call_with` runs it only then, and returns its result), outside where not.
         let entry = &self.plan.entry;
-        let mut agreed = false;
         let combined = self.program.call_with(entry, &full, |mine| {
-            agreed = true;
             agree(comm, entry, Ok(()))?;
             let (out, _) =
                 combine_results(comm, &self.plan, mine, to).map_err(CallError::BadInput)?;
@@ -121,7 +120,6 @@ impl Sharded {
         });
         match combined {
             Ok(out) => out,
-            Err(e) if agreed => Err(e),
             Err(e) => agree(comm, entry, Err(e)),
         }
     }

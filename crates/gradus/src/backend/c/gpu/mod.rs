@@ -179,20 +179,15 @@ impl UseWalk<'_> {
     /// updates where `arr` views exactly one.
     fn atomic_add(&mut self, arr: &str, elem: PrimType) {
         let roots = self.roots(arr);
-        if roots.len() != 1 {
+        let (Some(root), 1) = (roots.first(), roots.len()) else {
             self.touch(arr, true);
             return;
-        }
+        };
         self.mention(arr);
-        for r in roots {
-            self.out.arrays.entry(r.clone()).or_default().1 = true;
-            self.out
-                .atomic_roots
-                .entry(r.clone())
-                .or_default()
-                .insert(elem);
-            self.out.atomic_views.insert(arr.to_string(), r);
-        }
+        self.out.arrays.entry(root.clone()).or_default().1 = true;
+        let elems = self.out.atomic_roots.entry(root.clone()).or_default();
+        elems.insert(elem);
+        self.out.atomic_views.insert(arr.to_string(), root.clone());
     }
 
     /// `dst` (an array or pointer) now views what `src` views.
